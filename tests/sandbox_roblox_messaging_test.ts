@@ -187,7 +187,7 @@ Deno.test("startMessagingStandIn() exposes its controls and inbox over HTTP", as
     await t.step("POST /_control/mode queues failures and normal clears them", async () => {
       let res = await control("/_control/mode", { mode: "500", count: 3 });
       assert.deepEqual(await res.json(), {
-        pending: [{ count: 3, plan: { failure: "500", retryAfter: 1 } }],
+        pending: [{ mode: "500", count: 3 }],
       });
       res = await control("/_control/mode", { mode: "normal" });
       assert.deepEqual(await res.json(), { pending: [] });
