@@ -1,0 +1,119 @@
+/** API keys: only SHA-256 hashes are stored; the plaintext exists once, in the creation answer. */
+import { sha256Hex } from "../lib/crypto/hash.ts";
+import { randomToken, ulid } from "../lib/ids.ts";
+
+/** An API key as stored (no plaintext). */
+export interface ApiKeyRecord {
+  id: string;
+  projectId: string;
+  /** The first characters of the key, for recognising it in the dashboard. */
+  preview: string;
+  hash: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+/** What the hash index points to. */
+export interface ApiKeyRef {
+  projectId: string;
+  keyId: string;
+}
+
+/** The most active keys one project may have. */
+export const MAX_ACTIVE_KEYS_PER_PROJECT = 10;
+
+/** Every key starts with this; the live marker leaves room for test keys later. */
+export const API_KEY_PREFIX = "blk_live_";
+const API_KEY_PATTERN = /^blk_live_[A-Za-z0-9_-]{43}$/;
+
+/** Key of a key record. */
+export function apiKeyKey(projectId: string, keyId: string): Deno.KvKey {
+  return ["api_keys", projectId, keyId];
+}
+/** Key of the hash index (value: ApiKeyRef). */
+export function apiKeyHashKey(hash: string): Deno.KvKey {
+  return ["api_keys_by_hash", hash];
+}
+/** Key of a project's active key count. */
+export function activeKeyCountKey(projectId: string): Deno.KvKey {
+  return ["api_key_counts", projectId];
+}
+
+/** True when `key` has the API key shape; checked before any store read. */
+export function isApiKeyShape(key: string): boolean {
+  return API_KEY_PATTERN.test(key);
+}
+
+/** Thrown by `createApiKey` when the project already has the maximum of active keys. */
+export class KeyLimitError extends Error {}
+
+/** Creates a key for the project and returns its record and the plaintext (shown once). */
+export async function createApiKey(
+  kv: Deno.Kv,
+  projectId: string,
+  now: number,
+): Promise<{ record: ApiKeyRecord; plaintext: string }> {
+  const plaintext = API_KEY_PREFIX + randomToken(32);
+  const record: ApiKeyRecord = {
+    id: ulid(now),
+    projectId,
+    preview: plaintext.slice(0, API_KEY_PREFIX.length + 4),
+    hash: await sha256Hex(plaintext),
+    createdAt: now,
+    revokedAt: null,
+  };
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const countEntry = await kv.get<number>(activeKeyCountKey(projectId));
+    const count = countEntry.value ?? 0;
+    if (count >= MAX_ACTIVE_KEYS_PER_PROJECT) throw new KeyLimitError();
+    const ref: ApiKeyRef = { projectId, keyId: record.id };
+    const result = await kv.atomic()
+      .check(countEntry)
+      .check({ key: apiKeyHashKey(record.hash), versionstamp: null })
+      .set(apiKeyKey(projectId, record.id), record)
+      .set(apiKeyHashKey(record.hash), ref)
+      .set(activeKeyCountKey(projectId), count + 1)
+      .commit();
+    if (result.ok) return { record, plaintext };
+  }
+  throw new Error("Cannot create API key: too many concurrent changes");
+}
+
+/** Lists a project's keys, revoked ones included, oldest first. */
+export async function listApiKeys(kv: Deno.Kv, projectId: string): Promise<ApiKeyRecord[]> {
+  const keys: ApiKeyRecord[] = [];
+  for await (const e of kv.list<ApiKeyRecord>({ prefix: ["api_keys", projectId] })) {
+    keys.push(e.value);
+  }
+  return keys;
+}
+
+/** Revokes an active key; false when it is unknown in this project or already revoked. */
+export async function revokeApiKey(
+  kv: Deno.Kv,
+  projectId: string,
+  keyId: string,
+  now: number,
+): Promise<boolean> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const [entry, countEntry] = await kv.getMany<[ApiKeyRecord, number]>([
+      apiKeyKey(projectId, keyId),
+      activeKeyCountKey(projectId),
+    ]);
+    if (!entry.value || entry.value.revokedAt !== null) return false;
+    const result = await kv.atomic()
+      .check(entry, countEntry)
+      .set(apiKeyKey(projectId, keyId), { ...entry.value, revokedAt: now })
+      .set(activeKeyCountKey(projectId), Math.max(0, (countEntry.value ?? 1) - 1))
+      .commit();
+    if (result.ok) return true;
+  }
+  throw new Error("Cannot revoke API key: too many concurrent changes");
+}
+
+/** Finds the key record for a plaintext key's hash, or null. */
+export async function getApiKeyByHash(kv: Deno.Kv, hash: string): Promise<ApiKeyRecord | null> {
+  const ref = (await kv.get<ApiKeyRef>(apiKeyHashKey(hash))).value;
+  if (!ref) return null;
+  return (await kv.get<ApiKeyRecord>(apiKeyKey(ref.projectId, ref.keyId))).value;
+}

@@ -1,0 +1,163 @@
+/** Projects: the tenant record every other entity hangs off. */
+import type { Cluster } from "../lib/config.ts";
+import { ulid } from "../lib/ids.ts";
+
+/** Per-project settings edited in the dashboard; secrets are stored encrypted. */
+export interface ProjectSettings {
+  oauthClientId: string | null;
+  oauthClientSecretEnc: string | null;
+  universeId: string | null;
+  publishingKeyEnc: string | null;
+  topic: string;
+}
+
+/** A project as stored. */
+export interface Project {
+  id: string;
+  name: string;
+  /** Derived from the name at creation; never changes, and stays reserved after deletion. */
+  slug: string;
+  cluster: Cluster;
+  /** Wallet address of the developer who created it. */
+  createdBy: string;
+  createdAt: number;
+  deletedAt: number | null;
+  walletAddress: string | null;
+  settings: ProjectSettings;
+}
+
+/** The most active projects one developer may have. */
+export const MAX_PROJECTS_PER_DEVELOPER = 5;
+
+/** Key of a project record. */
+export function projectKey(id: string): Deno.KvKey {
+  return ["projects", id];
+}
+/** Key of the slug index (value: project id). */
+export function projectSlugKey(slug: string): Deno.KvKey {
+  return ["projects_by_slug", slug];
+}
+/** Key of a developer's project index entry (value: project id). */
+export function developerProjectKey(developer: string, id: string): Deno.KvKey {
+  return ["projects_by_developer", developer, id];
+}
+/** Key of a developer's active project count. */
+export function developerProjectCountKey(developer: string): Deno.KvKey {
+  return ["project_counts_by_developer", developer];
+}
+
+/** Thrown by `createProject` when the developer already has the maximum of active projects. */
+export class ProjectLimitError extends Error {}
+
+/** Turns a name into a URL slug: lowercase letters, digits and single dashes. */
+export function slugify(name: string): string {
+  const slug = name.normalize("NFKD").toLowerCase().replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "").slice(0, 40).replace(/-+$/, "");
+  return slug || "game";
+}
+
+/** Creates a project with a unique slug derived from its name, within the developer's limit. */
+export async function createProject(
+  kv: Deno.Kv,
+  input: { name: string; cluster: Cluster; createdBy: string; now: number },
+): Promise<Project> {
+  const base = slugify(input.name);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const slug = attempt === 0 ? base : `${base}-${attempt + 1}`;
+    const [slugEntry, countEntry] = await kv.getMany<[string, number]>([
+      projectSlugKey(slug),
+      developerProjectCountKey(input.createdBy),
+    ]);
+    if (slugEntry.value !== null) continue;
+    const count = countEntry.value ?? 0;
+    if (count >= MAX_PROJECTS_PER_DEVELOPER) throw new ProjectLimitError();
+    const project: Project = {
+      id: ulid(input.now),
+      name: input.name,
+      slug,
+      cluster: input.cluster,
+      createdBy: input.createdBy,
+      createdAt: input.now,
+      deletedAt: null,
+      walletAddress: null,
+      settings: {
+        oauthClientId: null,
+        oauthClientSecretEnc: null,
+        universeId: null,
+        publishingKeyEnc: null,
+        topic: "svc",
+      },
+    };
+    const result = await kv.atomic()
+      .check(slugEntry, countEntry)
+      .check({ key: projectKey(project.id), versionstamp: null })
+      .set(projectKey(project.id), project)
+      .set(projectSlugKey(slug), project.id)
+      .set(developerProjectKey(input.createdBy, project.id), project.id)
+      .set(developerProjectCountKey(input.createdBy), count + 1)
+      .commit();
+    if (result.ok) return project;
+  }
+  throw new Error("Cannot create project: too many concurrent changes");
+}
+
+/** Returns the project, deleted or not, or null. */
+export async function getProject(kv: Deno.Kv, id: string): Promise<Project | null> {
+  return (await kv.get<Project>(projectKey(id))).value;
+}
+
+/** Returns the active (not deleted) project with this slug, or null. */
+export async function getActiveProjectBySlug(kv: Deno.Kv, slug: string): Promise<Project | null> {
+  const id = (await kv.get<string>(projectSlugKey(slug))).value;
+  if (!id) return null;
+  const project = await getProject(kv, id);
+  return project && project.deletedAt === null ? project : null;
+}
+
+/** Lists a developer's active projects, oldest first. */
+export async function listProjectsByDeveloper(kv: Deno.Kv, developer: string): Promise<Project[]> {
+  const ids: string[] = [];
+  for await (const e of kv.list<string>({ prefix: ["projects_by_developer", developer] })) {
+    ids.push(e.value);
+  }
+  const projects: Project[] = [];
+  for (let i = 0; i < ids.length; i += 10) {
+    const entries = await kv.getMany<Project[]>(ids.slice(i, i + 10).map(projectKey));
+    for (const e of entries) if (e.value && e.value.deletedAt === null) projects.push(e.value);
+  }
+  return projects;
+}
+
+/** Applies `change` to the project with an optimistic check; null when it does not exist. */
+export async function updateProject(
+  kv: Deno.Kv,
+  id: string,
+  change: (project: Project) => Project,
+): Promise<Project | null> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const entry = await kv.get<Project>(projectKey(id));
+    if (!entry.value) return null;
+    const next = change(entry.value);
+    const result = await kv.atomic().check(entry).set(projectKey(id), next).commit();
+    if (result.ok) return next;
+  }
+  throw new Error("Cannot update project: too many concurrent changes");
+}
+
+/** Soft-deletes a project; its slug stays reserved so old links never reach another game. */
+export async function deleteProject(kv: Deno.Kv, id: string, now: number): Promise<boolean> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const entry = await kv.get<Project>(projectKey(id));
+    if (!entry.value || entry.value.deletedAt !== null) return false;
+    const countKey = developerProjectCountKey(entry.value.createdBy);
+    const countEntry = await kv.get<number>(countKey);
+    const result = await kv.atomic()
+      .check(entry, countEntry)
+      .set(projectKey(id), { ...entry.value, deletedAt: now })
+      .delete(developerProjectKey(entry.value.createdBy, id))
+      .set(countKey, Math.max(0, (countEntry.value ?? 1) - 1))
+      .commit();
+    if (result.ok) return true;
+  }
+  throw new Error("Cannot delete project: too many concurrent changes");
+}

@@ -1,0 +1,36 @@
+/** The spec's Project object, as `GET /v1/project` answers it. */
+import type { Project } from "../../kv/projects.ts";
+
+/** Public view of a project. */
+export interface ProjectView {
+  id: string;
+  name: string;
+  slug: string;
+  cluster: string;
+  walletAddress: string | null;
+  linkUrl: string;
+  events: boolean;
+}
+
+/** URL of the project's hosted linking page. */
+export function linkUrl(baseUrl: string, slug: string): string {
+  return `${baseUrl}/link/${slug}`;
+}
+
+/** True when both event settings exist, so events are published. */
+export function eventsEnabled(project: Project): boolean {
+  return Boolean(project.settings.universeId && project.settings.publishingKeyEnc);
+}
+
+/** Builds the Project object from the stored record. */
+export function projectView(project: Project, baseUrl: string): ProjectView {
+  return {
+    id: project.id,
+    name: project.name,
+    slug: project.slug,
+    cluster: project.cluster,
+    walletAddress: project.walletAddress,
+    linkUrl: linkUrl(baseUrl, project.slug),
+    events: eventsEnabled(project),
+  };
+}

@@ -1,0 +1,24 @@
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppContext } from "../lib/context.ts";
+import { ApiError, errorBody } from "../lib/http/errors.ts";
+import { log } from "../lib/log.ts";
+import { healthRoutes } from "./health.ts";
+import { v1Routes } from "./v1/mod.ts";
+
+/** Composes every route of the service into one app with the one error path. */
+export function createApp(ctx: AppContext): Hono {
+  const app = new Hono();
+  app.route("/", healthRoutes(ctx));
+  app.route("/v1", v1Routes(ctx));
+  app.notFound((c) => c.json(errorBody("not_found", "No such route"), 404));
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return c.json(errorBody(err.code, err.message), err.status);
+    if (err instanceof HTTPException && err.status < 500) {
+      return c.json(errorBody("invalid_request", err.message || "Bad request"), err.status);
+    }
+    log("error", "Unhandled error", { method: c.req.method, path: c.req.path, error: err });
+    return c.json(errorBody("internal", "Internal error"), 500);
+  });
+  return app;
+}
