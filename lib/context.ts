@@ -4,6 +4,7 @@ import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { deriveSecretKeys, type SecretKeys } from "./crypto/secret_keys.ts";
 import { RequestQuota } from "./quota/request_quota.ts";
+import { createRpcClients, type RpcClients } from "./chain/rpc_clients.ts";
 
 /** The service's shared dependencies. */
 export interface AppContext {
@@ -13,6 +14,8 @@ export interface AppContext {
   keys: SecretKeys;
   apiKeys: ApiKeyResolver;
   quota: RequestQuota;
+  /** JSON-RPC clients per cluster. */
+  rpc: RpcClients;
 }
 
 /** Builds the context for one process (or one test). */
@@ -27,5 +30,6 @@ export async function createAppContext(
     keys: await deriveSecretKeys(input.config.secret),
     apiKeys: new ApiKeyResolver(input.kv, clock),
     quota: new RequestQuota(input.kv, clock),
+    rpc: createRpcClients(input.config),
   };
 }

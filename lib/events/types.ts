@@ -1,0 +1,30 @@
+/** The events pushed to game servers (spec "Events"); `v` is added when a message is encoded. */
+
+/** Kinds of transaction request. */
+export type TxKind = "transfer-sol" | "transfer-token" | "mint-token";
+
+/** One event, before encoding. Null fields are dropped from the message. */
+export type ServiceEvent =
+  | { type: "wallet_linked"; userId: number; address: string }
+  | { type: "wallet_unlinked"; userId: number; address: string }
+  | {
+    type: "tx";
+    key: string;
+    kind: TxKind;
+    status: "confirmed" | "failed";
+    signature: string | null;
+    userId: number | null;
+    error: string | null;
+  }
+  | {
+    type: "watch";
+    name: string;
+    address: string;
+    signature: string;
+    slot: number;
+    failed: boolean;
+  }
+  | { type: "ping"; at: number };
+
+/** The event type names. */
+export type ServiceEventType = ServiceEvent["type"];
