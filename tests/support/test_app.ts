@@ -1,0 +1,88 @@
+/** Builds the real app on a fresh in-memory KV for one test. */
+import type { Hono } from "hono";
+import { ManualClock } from "../../lib/clock.ts";
+import type { Cluster, Config } from "../../lib/config.ts";
+import { type AppContext, createAppContext } from "../../lib/context.ts";
+import { createApp } from "../../routes/mod.ts";
+import { createProject, type Project } from "../../kv/projects.ts";
+import { createApiKey } from "../../kv/api_keys.ts";
+
+/** Base URL the test app believes it is served at. */
+export const TEST_BASE_URL = "http://localhost:8000";
+
+/** A complete config for tests; override what the test is about. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    port: 8000,
+    baseUrl: TEST_BASE_URL,
+    kvPath: ":memory:",
+    secret: "test-secret-test-secret-test-secret-0123",
+    walletProvider: "managed",
+    rpcUrls: { devnet: "http://127.0.0.1:9", mainnet: "http://127.0.0.1:9" },
+    dasUrls: { devnet: undefined, mainnet: undefined },
+    idpUrl: "http://127.0.0.1:9/oauth",
+    publishUrl: "http://127.0.0.1:9",
+    serviceName: "Blocklink",
+    ...overrides,
+  };
+}
+
+/** A running test app with its context; `close()` releases the KV. */
+export interface TestApp extends AsyncDisposable {
+  app: Hono;
+  ctx: AppContext;
+  kv: Deno.Kv;
+  clock: ManualClock;
+  close(): Promise<void>;
+}
+
+/** Opens a KV (`:memory:` unless a path is given) and builds the real app on it. */
+export async function createTestApp(
+  options: { config?: Partial<Config>; kvPath?: string; clock?: ManualClock } = {},
+): Promise<TestApp> {
+  const kv = await Deno.openKv(options.kvPath ?? ":memory:");
+  const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 21, 12, 0, 0));
+  const ctx = await createAppContext({ kv, config: testConfig(options.config), clock });
+  const app = createApp(ctx);
+  const close = () => Promise.resolve(kv.close());
+  return { app, ctx, kv, clock, close, [Symbol.asyncDispose]: close };
+}
+
+/** Creates a project with one API key; returns both. */
+export async function createTestProject(
+  t: { ctx: AppContext },
+  options: { name?: string; cluster?: Cluster; developer?: string } = {},
+): Promise<{ project: Project; apiKey: string }> {
+  const project = await createProject(t.ctx.kv, {
+    name: options.name ?? `Game ${crypto.randomUUID().slice(0, 8)}`,
+    cluster: options.cluster ?? "devnet",
+    createdBy: options.developer ?? "Dev1111111111111111111111111111111111111111",
+    now: t.ctx.clock.now(),
+  });
+  const { plaintext } = await createApiKey(t.ctx.kv, project.id, t.ctx.clock.now());
+  return { project, apiKey: plaintext };
+}
+
+/** Sends a request to the app; `json` becomes the body with the JSON content type. */
+export function call(
+  app: Hono,
+  path: string,
+  init: {
+    method?: string;
+    apiKey?: string;
+    json?: unknown;
+    body?: string;
+    headers?: Record<string, string>;
+  } = {},
+): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (init.apiKey) headers.set("x-api-key", init.apiKey);
+  let body = init.body;
+  if (init.json !== undefined) {
+    body = JSON.stringify(init.json);
+    headers.set("content-type", "application/json");
+  }
+  return Promise.resolve(
+    app.request(`${TEST_BASE_URL}${path}`, { method: init.method ?? "GET", headers, body }),
+  );
+}
