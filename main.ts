@@ -1,6 +1,7 @@
 import { ConfigError, isDenoDeploy, loadConfig } from "./lib/config.ts";
 import { createAppContext } from "./lib/context.ts";
 import { log } from "./lib/log.ts";
+import { openKv } from "./kv/open_kv.ts";
 import { createApp } from "./routes/mod.ts";
 
 function readConfig() {
@@ -14,7 +15,7 @@ function readConfig() {
 }
 
 const config = readConfig();
-const kv = await Deno.openKv(config.kvPath);
+const kv = await openKv(config.kvPath);
 const ctx = await createAppContext({ kv, config });
 const app = createApp(ctx);
 Deno.serve(

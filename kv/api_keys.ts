@@ -62,7 +62,7 @@ export async function createApiKey(
     createdAt: now,
     revokedAt: null,
   };
-  for (let attempt = 0; attempt < 10; attempt++) {
+  for (let attempt = 0; attempt < 100; attempt++) {
     const countEntry = await kv.get<number>(activeKeyCountKey(projectId));
     const count = countEntry.value ?? 0;
     if (count >= MAX_ACTIVE_KEYS_PER_PROJECT) throw new KeyLimitError();
@@ -95,7 +95,7 @@ export async function revokeApiKey(
   keyId: string,
   now: number,
 ): Promise<boolean> {
-  for (let attempt = 0; attempt < 10; attempt++) {
+  for (let attempt = 0; attempt < 100; attempt++) {
     const [entry, countEntry] = await kv.getMany<[ApiKeyRecord, number]>([
       apiKeyKey(projectId, keyId),
       activeKeyCountKey(projectId),

@@ -36,7 +36,7 @@ export async function linkWallet(
   link: { userId: number; address: string; now: number },
 ): Promise<LinkOutcome> {
   const { userId, address, now } = link;
-  for (let attempt = 0; attempt < 20; attempt++) {
+  for (let attempt = 0; attempt < 100; attempt++) {
     const [userEntry, addressEntry] = await kv.getMany<[LinkByUser, LinkByAddress]>([
       linkByUserKey(projectId, userId),
       linkByAddressKey(projectId, address),
@@ -72,7 +72,7 @@ export async function unlinkWallet(
   projectId: string,
   userId: number,
 ): Promise<string | null> {
-  for (let attempt = 0; attempt < 20; attempt++) {
+  for (let attempt = 0; attempt < 100; attempt++) {
     const userEntry = await kv.get<LinkByUser>(linkByUserKey(projectId, userId));
     if (!userEntry.value) return null;
     const addressEntry = await kv.get<LinkByAddress>(

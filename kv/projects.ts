@@ -51,7 +51,8 @@ export class ProjectLimitError extends Error {}
 
 /** Turns a name into a URL slug: lowercase letters, digits and single dashes. */
 export function slugify(name: string): string {
-  const slug = name.normalize("NFKD").toLowerCase().replace(/[^a-z0-9]+/g, "-")
+  const slug = name.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "").slice(0, 40).replace(/-+$/, "");
   return slug || "game";
 }
@@ -62,13 +63,17 @@ export async function createProject(
   input: { name: string; cluster: Cluster; createdBy: string; now: number },
 ): Promise<Project> {
   const base = slugify(input.name);
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const slug = attempt === 0 ? base : `${base}-${attempt + 1}`;
+  let suffix = 1;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const slug = suffix === 1 ? base : `${base}-${suffix}`;
     const [slugEntry, countEntry] = await kv.getMany<[string, number]>([
       projectSlugKey(slug),
       developerProjectCountKey(input.createdBy),
     ]);
-    if (slugEntry.value !== null) continue;
+    if (slugEntry.value !== null) {
+      suffix++;
+      continue;
+    }
     const count = countEntry.value ?? 0;
     if (count >= MAX_PROJECTS_PER_DEVELOPER) throw new ProjectLimitError();
     const project: Project = {
@@ -134,7 +139,7 @@ export async function updateProject(
   id: string,
   change: (project: Project) => Project,
 ): Promise<Project | null> {
-  for (let attempt = 0; attempt < 10; attempt++) {
+  for (let attempt = 0; attempt < 100; attempt++) {
     const entry = await kv.get<Project>(projectKey(id));
     if (!entry.value) return null;
     const next = change(entry.value);
@@ -146,7 +151,7 @@ export async function updateProject(
 
 /** Soft-deletes a project; its slug stays reserved so old links never reach another game. */
 export async function deleteProject(kv: Deno.Kv, id: string, now: number): Promise<boolean> {
-  for (let attempt = 0; attempt < 10; attempt++) {
+  for (let attempt = 0; attempt < 100; attempt++) {
     const entry = await kv.get<Project>(projectKey(id));
     if (!entry.value || entry.value.deletedAt !== null) return false;
     const countKey = developerProjectCountKey(entry.value.createdBy);

@@ -5,6 +5,10 @@ import type { Config } from "./config.ts";
 import { deriveSecretKeys, type SecretKeys } from "./crypto/secret_keys.ts";
 import { RequestQuota } from "./quota/request_quota.ts";
 import { createRpcClients, type RpcClients } from "./chain/rpc_clients.ts";
+import { createWalletProvider, type WalletProvider } from "./wallets/mod.ts";
+import { defaultTxTiming, type TxTiming } from "./tx/timing.ts";
+import { createEventRuntime, type EventRuntime } from "./events/publish_targets.ts";
+import { JobWaker } from "../jobs/waker.ts";
 
 /** The service's shared dependencies. */
 export interface AppContext {
@@ -16,6 +20,14 @@ export interface AppContext {
   quota: RequestQuota;
   /** JSON-RPC clients per cluster. */
   rpc: RpcClients;
+  /** Event pipeline state: cached publish targets, attempt timeout. */
+  events: EventRuntime;
+  /** Wakes this process's job workers when new work is due. */
+  jobWaker: JobWaker;
+  /** Holds the projects' managed wallets (`none` while they are turned off). */
+  wallets: WalletProvider;
+  /** Confirmation wait and check intervals of transaction requests. */
+  txTiming: TxTiming;
 }
 
 /** Builds the context for one process (or one test). */
@@ -23,13 +35,18 @@ export async function createAppContext(
   input: { kv: Deno.Kv; config: Config; clock?: Clock },
 ): Promise<AppContext> {
   const clock = input.clock ?? systemClock;
+  const keys = await deriveSecretKeys(input.config.secret);
   return {
     kv: input.kv,
     config: input.config,
     clock,
-    keys: await deriveSecretKeys(input.config.secret),
+    keys,
     apiKeys: new ApiKeyResolver(input.kv, clock),
     quota: new RequestQuota(input.kv, clock),
     rpc: createRpcClients(input.config),
+    events: createEventRuntime(input.kv, clock),
+    jobWaker: new JobWaker(),
+    wallets: createWalletProvider(input.config, { kv: input.kv, keys, clock }),
+    txTiming: defaultTxTiming(),
   };
 }

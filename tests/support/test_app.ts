@@ -6,6 +6,7 @@ import { type AppContext, createAppContext } from "../../lib/context.ts";
 import { createApp } from "../../routes/mod.ts";
 import { createProject, type Project } from "../../kv/projects.ts";
 import { createApiKey } from "../../kv/api_keys.ts";
+import { openKv } from "../../kv/open_kv.ts";
 
 /** Base URL the test app believes it is served at. */
 export const TEST_BASE_URL = "http://localhost:8000";
@@ -40,7 +41,7 @@ export interface TestApp extends AsyncDisposable {
 export async function createTestApp(
   options: { config?: Partial<Config>; kvPath?: string; clock?: ManualClock } = {},
 ): Promise<TestApp> {
-  const kv = await Deno.openKv(options.kvPath ?? ":memory:");
+  const kv = await openKv(options.kvPath ?? ":memory:");
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 21, 12, 0, 0));
   const ctx = await createAppContext({ kv, config: testConfig(options.config), clock });
   const app = createApp(ctx);

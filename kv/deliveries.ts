@@ -1,0 +1,81 @@
+/** Per-project delivery log: the last 100 event deliveries, for the dashboard and for support. */
+import { ulid } from "../lib/ids.ts";
+import type { ServiceEventType } from "../lib/events/types.ts";
+
+/** How a delivery ended. */
+export type DeliveryOutcome =
+  /** The messaging service accepted the message. */
+  | "delivered"
+  /** Answered with a status that is not retried (400, 401, 403...): dropped. */
+  | "rejected"
+  /** Still failing (network, timeout, 429, 5xx) after the last attempt: dropped. */
+  | "gave_up"
+  /** Events were turned off (or the project deleted) before delivery: nothing sent. */
+  | "skipped";
+
+/** One delivery as logged. */
+export interface Delivery {
+  id: string;
+  at: number;
+  type: ServiceEventType;
+  outcome: DeliveryOutcome;
+  attempts: number;
+  /** HTTP status of the last attempt; null for timeouts, network errors and skips. */
+  status: number | null;
+  /** Short reason for a failure; never contains the key. */
+  error: string | null;
+}
+
+/** Deliveries kept per project. */
+export const DELIVERY_LOG_SIZE = 100;
+// A backstop for projects that stop publishing; the trim keeps the count at 100.
+const DELIVERY_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Key of one delivery log entry. */
+export function deliveryKey(projectId: string, id: string): Deno.KvKey {
+  return ["deliveries", projectId, id];
+}
+
+/** Appends a delivery to `op` (so it lands with the job's completion); returns the entry. */
+export function addDelivery(
+  op: Deno.AtomicOperation,
+  projectId: string,
+  input: Omit<Delivery, "id">,
+): Delivery {
+  const delivery: Delivery = { id: ulid(input.at), ...input };
+  op.set(deliveryKey(projectId, delivery.id), delivery, { expireIn: DELIVERY_TTL_MS });
+  return delivery;
+}
+
+/** Lists the project's logged deliveries, newest first. */
+export async function listDeliveries(
+  kv: Deno.Kv,
+  projectId: string,
+  limit = DELIVERY_LOG_SIZE,
+): Promise<Delivery[]> {
+  const out: Delivery[] = [];
+  const iter = kv.list<Delivery>({ prefix: ["deliveries", projectId] }, { reverse: true, limit });
+  for await (const entry of iter) out.push(entry.value);
+  return out;
+}
+
+/** Deletes all but the newest 100 entries of the project's log. */
+export async function trimDeliveries(kv: Deno.Kv, projectId: string): Promise<void> {
+  const iter = kv.list({ prefix: ["deliveries", projectId] }, {
+    reverse: true,
+    limit: DELIVERY_LOG_SIZE + 200,
+  });
+  let seen = 0;
+  let op = kv.atomic();
+  let pending = 0;
+  for await (const entry of iter) {
+    if (++seen <= DELIVERY_LOG_SIZE) continue;
+    op.delete(entry.key);
+    if (++pending === 100) {
+      await op.commit();
+      op = kv.atomic();
+      pending = 0;
+    }
+  }
+  if (pending > 0) await op.commit();
+}

@@ -1,0 +1,35 @@
+/** Developer accounts: the account is the wallet address that signed in to the dashboard. */
+
+/** A developer account as stored. */
+export interface Developer {
+  address: string;
+  createdAt: number;
+  lastSignInAt: number;
+}
+
+/** Key of a developer account. */
+export function developerKey(address: string): Deno.KvKey {
+  return ["developers", address];
+}
+
+/** Returns the developer account, or null. */
+export async function getDeveloper(kv: Deno.Kv, address: string): Promise<Developer | null> {
+  return (await kv.get<Developer>(developerKey(address))).value;
+}
+
+/** Records a sign-in, creating the account on the first one; `created` says which happened. */
+export async function recordDeveloperSignIn(
+  kv: Deno.Kv,
+  address: string,
+  now: number,
+): Promise<{ developer: Developer; created: boolean }> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const entry = await kv.get<Developer>(developerKey(address));
+    const developer: Developer = entry.value
+      ? { ...entry.value, lastSignInAt: now }
+      : { address, createdAt: now, lastSignInAt: now };
+    const result = await kv.atomic().check(entry).set(entry.key, developer).commit();
+    if (result.ok) return { developer, created: entry.value === null };
+  }
+  throw new Error("Cannot record developer sign-in: too many concurrent changes");
+}

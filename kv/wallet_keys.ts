@@ -1,0 +1,36 @@
+/** Managed wallet keys: one per project, the secret stored only encrypted (AES-256-GCM). */
+
+/** A managed wallet key as stored. */
+export interface WalletKeyRecord {
+  address: string;
+  /** The 32-byte ed25519 seed, sealed by `encryptSecret` with the project bound as associated data. */
+  secretKeyEnc: string;
+  createdAt: number;
+}
+
+/** Key of a project's managed wallet key. */
+export function walletKeyKey(projectId: string): Deno.KvKey {
+  return ["wallet_keys", projectId];
+}
+
+/** Stores the project's wallet key unless one exists; returns the stored record either way. */
+export async function createWalletKey(
+  kv: Deno.Kv,
+  projectId: string,
+  record: WalletKeyRecord,
+): Promise<{ record: WalletKeyRecord; created: boolean }> {
+  const key = walletKeyKey(projectId);
+  const result = await kv.atomic().check({ key, versionstamp: null }).set(key, record).commit();
+  if (result.ok) return { record, created: true };
+  const existing = await getWalletKey(kv, projectId);
+  if (!existing) throw new Error("Cannot create wallet key: concurrent change");
+  return { record: existing, created: false };
+}
+
+/** Returns the project's wallet key record, or null. */
+export async function getWalletKey(
+  kv: Deno.Kv,
+  projectId: string,
+): Promise<WalletKeyRecord | null> {
+  return (await kv.get<WalletKeyRecord>(walletKeyKey(projectId))).value;
+}

@@ -1,0 +1,80 @@
+/** NFTs a wallet holds, read straight from the chain when no DAS endpoint is configured. */
+import { type Address, getAddressEncoder, type Rpc, type SolanaRpcApi } from "@solana/kit";
+import type { Asset } from "./assets.ts";
+import { base64Bytes, decodeMint } from "./mints.ts";
+import {
+  dasInterface,
+  decodeMetadata,
+  findMetadataAddress,
+  TOKEN_METADATA_PROGRAM,
+} from "./metaplex.ts";
+import { fetchOwnedTokenAccounts } from "./token_balances.ts";
+
+// getMultipleAccounts takes at most 100 keys: a metadata account and a mint per candidate.
+const MINTS_PER_BATCH = 50;
+
+/**
+ * Classic NFTs of `owner`: Token Metadata NFTs, programmable NFTs and editions whose mint has
+ * supply 1 and 0 decimals, found from token accounts holding exactly 1. Sorted by mint bytes, as
+ * the DAS `id` sort; `image` is null because it lives in off-chain metadata.
+ */
+export async function fetchAssetsFromChain(
+  rpc: Rpc<SolanaRpcApi>,
+  owner: Address,
+  options: { collection?: Address; limit: number; abortSignal?: AbortSignal },
+): Promise<Asset[]> {
+  const accounts = await fetchOwnedTokenAccounts(rpc, owner, options);
+  const candidates = [
+    ...new Set(accounts.filter((a) => a.amount === 1n && a.decimals === 0).map((a) => a.mint)),
+  ].sort(compareAddressBytes);
+  const assets: Asset[] = [];
+  for (let i = 0; i < candidates.length && assets.length < options.limit; i += MINTS_PER_BATCH) {
+    const batch = candidates.slice(i, i + MINTS_PER_BATCH);
+    const metadataAddresses = await Promise.all(batch.map(findMetadataAddress));
+    const { value } = await rpc
+      .getMultipleAccounts([...metadataAddresses, ...batch], {
+        commitment: "confirmed",
+        encoding: "base64",
+      })
+      .send({ abortSignal: options.abortSignal });
+    batch.forEach((mint, j) => {
+      const asset = readAsset(mint, value[j], value[batch.length + j]);
+      if (asset && (!options.collection || asset.collection === options.collection)) {
+        assets.push(asset);
+      }
+    });
+  }
+  return assets.slice(0, options.limit);
+}
+
+type EncodedAccount = { owner: Address; data: readonly [string, "base64"] } | null;
+
+function readAsset(mint: Address, metadataAccount: EncodedAccount, mintAccount: EncodedAccount) {
+  if (!metadataAccount || metadataAccount.owner !== TOKEN_METADATA_PROGRAM || !mintAccount) {
+    return null;
+  }
+  const info = decodeMint(mint, mintAccount.owner, base64Bytes(mintAccount.data[0]));
+  if (!info || info.supply !== 1n || info.decimals !== 0) return null;
+  const metadata = decodeMetadata(base64Bytes(metadataAccount.data[0]));
+  if (!metadata || metadata.mint !== mint) return null;
+  const standard = metadata.tokenStandard;
+  if (standard === "Fungible" || standard === "FungibleAsset") return null;
+  return {
+    id: mint,
+    name: metadata.name || null,
+    // An unverified collection is only a claim by whoever minted the NFT.
+    collection: metadata.collection?.verified ? metadata.collection.key : null,
+    image: null,
+    interface: dasInterface(standard),
+  } satisfies Asset;
+}
+
+const addressEncoder = getAddressEncoder();
+
+/** Orders addresses by their 32 bytes, as an indexer sorting by id does. */
+export function compareAddressBytes(a: Address, b: Address): number {
+  const x = addressEncoder.encode(a);
+  const y = addressEncoder.encode(b);
+  for (let i = 0; i < 32; i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return 0;
+}

@@ -1,0 +1,34 @@
+/** zod schema of `ServiceEvent`, so events stored inside job payloads are validated when read back. */
+import { z } from "zod";
+import type { ServiceEvent } from "./types.ts";
+
+const userId = z.number().int().positive();
+
+/** Validates one `ServiceEvent`. */
+export const serviceEventSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("wallet_linked"), userId, address: z.string().min(1) }),
+  z.object({ type: z.literal("wallet_unlinked"), userId, address: z.string().min(1) }),
+  z.object({
+    type: z.literal("tx"),
+    key: z.string().min(1),
+    kind: z.enum(["transfer-sol", "transfer-token", "mint-token"]),
+    status: z.enum(["confirmed", "failed"]),
+    signature: z.string().nullable(),
+    userId: userId.nullable(),
+    error: z.string().nullable(),
+  }),
+  z.object({
+    type: z.literal("watch"),
+    name: z.string().min(1).max(32),
+    address: z.string().min(1),
+    signature: z.string().min(1),
+    slot: z.number().int().nonnegative(),
+    failed: z.boolean(),
+  }),
+  z.object({ type: z.literal("ping"), at: z.number().int() }),
+]);
+
+// Compile-time guard: the schema and the shared type must describe the same events.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _sameAsServiceEvent: Same<z.infer<typeof serviceEventSchema>, ServiceEvent> = true;
+void _sameAsServiceEvent;

@@ -1,0 +1,57 @@
+/** Where a project's events go, read from its settings with a short per-instance cache. */
+import { getProject, type Project } from "../../kv/projects.ts";
+import type { Clock } from "../clock.ts";
+
+/** A project's complete event settings; the key stays encrypted until the moment of publishing. */
+export interface PublishTarget {
+  universeId: string;
+  publishingKeyEnc: string;
+  topic: string;
+}
+
+// Settings changes must apply on every instance within about 30 s; 10 s leaves a wide margin.
+const CACHE_TTL_MS = 10_000;
+const CACHE_MAX_ENTRIES = 10_000;
+
+/** The publish target of a project, or null when events are off (a setting missing) or it is deleted. */
+export function publishTargetOf(project: Project | null): PublishTarget | null {
+  if (!project || project.deletedAt !== null) return null;
+  const { universeId, publishingKeyEnc, topic } = project.settings;
+  if (!universeId || !publishingKeyEnc) return null;
+  return { universeId, publishingKeyEnc, topic: topic || "svc" };
+}
+
+/** Caches each project's publish target for at most 10 seconds. */
+export class PublishTargetCache {
+  #cache = new Map<string, { value: PublishTarget | null; fetchedAt: number }>();
+
+  constructor(private kv: Deno.Kv, private clock: Clock) {}
+
+  /** Returns the project's target (null when events are off), at most 10 s old. */
+  async get(projectId: string): Promise<PublishTarget | null> {
+    const cached = this.#cache.get(projectId);
+    if (cached && this.clock.now() - cached.fetchedAt < CACHE_TTL_MS) return cached.value;
+    const fetchedAt = this.clock.now();
+    const value = publishTargetOf(await getProject(this.kv, projectId));
+    if (this.#cache.size >= CACHE_MAX_ENTRIES) this.#cache.clear();
+    this.#cache.set(projectId, { value, fetchedAt });
+    return value;
+  }
+
+  /** Drops the cached target, so a change made by this instance applies here at once. */
+  forget(projectId: string): void {
+    this.#cache.delete(projectId);
+  }
+}
+
+/** Per-process state of the event pipeline. */
+export interface EventRuntime {
+  targets: PublishTargetCache;
+  /** Timeout of one publish attempt (5 s per the spec; tests shorten it). */
+  attemptTimeoutMs: number;
+}
+
+/** Builds the event runtime of one process. */
+export function createEventRuntime(kv: Deno.Kv, clock: Clock): EventRuntime {
+  return { targets: new PublishTargetCache(kv, clock), attemptTimeoutMs: 5_000 };
+}

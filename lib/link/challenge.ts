@@ -1,0 +1,71 @@
+/** The player linking challenge: a SIWS message tied to the project, the player and one wallet. */
+import { consumeLinkNonce, createLinkNonce } from "../../kv/nonces.ts";
+import type { Project } from "../../kv/projects.ts";
+import type { Player } from "../auth/player_session.ts";
+import { assertSignedBy, createSiwsMessage, createSiwsNonce, decodeAddress } from "../auth/siws.ts";
+import type { AppContext } from "../context.ts";
+import { ApiError } from "../http/errors.ts";
+import { linkUrl } from "../projects/project_view.ts";
+
+/** How long a challenge can be answered. */
+export const CHALLENGE_TTL_MS = 10 * 60_000;
+
+/** The game platform's name in the message. */
+export const PLATFORM_NAME = "Roblox";
+
+/** The linking message's statement line. */
+export function linkStatement(project: Project, player: Player): string {
+  return `Link this wallet to ${PLATFORM_NAME} account @${player.name} (${player.id}) in ${project.name}. Signing is free and does not send a transaction.`;
+}
+
+/** Issues a single-use challenge for `address`; throws 400 `invalid_address` when it is not a wallet address. */
+export async function issueLinkChallenge(
+  ctx: AppContext,
+  request: { project: Project; player: Player; address: string },
+): Promise<{ nonce: string; message: string }> {
+  const { project, player, address } = request;
+  if (!decodeAddress(address)) {
+    throw new ApiError(400, "invalid_address", "address is not a Solana address");
+  }
+  const now = ctx.clock.now();
+  const nonce = createSiwsNonce();
+  const expiresAt = now + CHALLENGE_TTL_MS;
+  const message = createSiwsMessage({
+    host: new URL(ctx.config.baseUrl).host,
+    address,
+    statement: linkStatement(project, player),
+    uri: linkUrl(ctx.config.baseUrl, project.slug),
+    chainId: project.cluster,
+    nonce,
+    issuedAt: now,
+    expiresAt,
+  });
+  await createLinkNonce(ctx.kv, {
+    nonce,
+    projectId: project.id,
+    userId: player.id,
+    address,
+    message,
+    expiresAt,
+  }, now);
+  return { nonce, message };
+}
+
+/**
+ * Consumes the nonce (even when the rest fails), then checks it belongs to this project and
+ * player and is unexpired, then checks the signature; returns the wallet address proven.
+ */
+export async function verifyLinkChallenge(
+  ctx: AppContext,
+  request: { project: Project; player: Player; nonce: string; signature: string },
+): Promise<string> {
+  const record = await consumeLinkNonce(ctx.kv, request.nonce);
+  if (
+    !record || record.projectId !== request.project.id || record.userId !== request.player.id ||
+    record.expiresAt <= ctx.clock.now()
+  ) {
+    throw new ApiError(400, "challenge_expired", "The challenge is unknown, used or expired");
+  }
+  assertSignedBy(record.message, request.signature, record.address);
+  return record.address;
+}

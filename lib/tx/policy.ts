@@ -1,0 +1,141 @@
+/**
+ * The transaction policy (spec "Transaction policy"): per-transaction maxima, hourly counts per
+ * recipient wallet and per player, and hourly amount budgets per asset. Amounts stay decimal
+ * strings exactly as the developer typed them; whether an asset's decimals can represent them is
+ * only known per mint, so that is checked when a request uses them (`invalid_limit_config`).
+ */
+import { z } from "zod";
+import { ApiError } from "../http/errors.ts";
+import { DECIMAL_PATTERN } from "../chain/amounts.ts";
+import { parseAddress } from "../chain/validation.ts";
+
+/** The asset name SOL has in budgets; tokens use their mint address. */
+export const SOL_ASSET = "SOL";
+
+/** A mint the project may send or mint, with its per-transaction maximum. */
+export interface MintAllowance {
+  mint: string;
+  maxPerTransaction: string;
+}
+
+/** An hourly amount budget for one asset across all recipients. */
+export interface AssetBudget {
+  /** `SOL` or a mint address. */
+  asset: string;
+  amount: string;
+}
+
+/** A project's transaction policy as stored. */
+export interface TxPolicy {
+  /** Max SOL per transfer; SOL transfers are disabled while it is null. */
+  maxSolPerTransfer: string | null;
+  allowedMints: MintAllowance[];
+  /** Most transactions one recipient wallet may receive in a rolling hour; null means no limit. */
+  perRecipientPerHour: number | null;
+  /** Most transactions one player may receive in a rolling hour, across all their wallets. */
+  perPlayerPerHour: number | null;
+  hourlyBudgets: AssetBudget[];
+}
+
+/** Most allowed mints and budgets one policy may list. */
+export const MAX_POLICY_ENTRIES = 50;
+/** Largest hourly count limit accepted. */
+export const MAX_HOURLY_COUNT = 1_000_000;
+
+/** The policy of a project that never saved one: nothing may be sent. */
+export function emptyPolicy(): TxPolicy {
+  return {
+    maxSolPerTransfer: null,
+    allowedMints: [],
+    perRecipientPerHour: null,
+    perPlayerPerHour: null,
+    hourlyBudgets: [],
+  };
+}
+
+const blankToNull = (value: unknown) =>
+  value === undefined || (typeof value === "string" && value.trim() === "") ? null : value;
+
+const amount = z.string().trim().max(40, "must be at most 40 characters").regex(
+  DECIMAL_PATTERN,
+  "must be a decimal amount such as 1.5",
+).refine((text) => /[1-9]/.test(text), "must be greater than zero");
+
+const hourlyCount = z.preprocess(
+  (value) => typeof value === "string" && /^\s*[0-9]+\s*$/.test(value) ? Number(value) : value,
+  z.number({ error: "must be a whole number" }).int("must be a whole number")
+    .min(1, "must be at least 1").max(MAX_HOURLY_COUNT, `must be at most ${MAX_HOURLY_COUNT}`),
+);
+
+const mintAddress = z.string().trim().refine((text) => parseAddress(text) !== null, {
+  message: "must be a mint address",
+});
+
+const policyInput = z.object({
+  maxSolPerTransfer: z.preprocess(blankToNull, amount.nullable()),
+  allowedMints: z.array(z.object({ mint: mintAddress, maxPerTransaction: amount }))
+    .max(MAX_POLICY_ENTRIES, `must list at most ${MAX_POLICY_ENTRIES} mints`).default([]),
+  perRecipientPerHour: z.preprocess(blankToNull, hourlyCount.nullable()),
+  perPlayerPerHour: z.preprocess(blankToNull, hourlyCount.nullable()),
+  hourlyBudgets: z.array(z.object({
+    asset: z.string().trim().refine(
+      (text) => text === SOL_ASSET || parseAddress(text) !== null,
+      { message: `must be ${SOL_ASSET} or a mint address` },
+    ),
+    amount,
+  })).max(MAX_POLICY_ENTRIES, `must list at most ${MAX_POLICY_ENTRIES} budgets`).default([]),
+}).superRefine((policy, ctx) => {
+  const seenMints = new Set<string>();
+  policy.allowedMints.forEach((entry, i) => {
+    if (seenMints.has(entry.mint)) {
+      ctx.addIssue({ code: "custom", path: ["allowedMints", i, "mint"], message: "is listed twice" });
+    }
+    seenMints.add(entry.mint);
+  });
+  const seenAssets = new Set<string>();
+  policy.hourlyBudgets.forEach((entry, i) => {
+    if (seenAssets.has(entry.asset)) {
+      ctx.addIssue({ code: "custom", path: ["hourlyBudgets", i, "asset"], message: "is listed twice" });
+    }
+    seenAssets.add(entry.asset);
+  });
+});
+
+/**
+ * Validates a policy sent by the dashboard and returns it normalised (trimmed strings, blank
+ * fields unset); throws 400 `invalid_settings` naming each bad field.
+ */
+export function validatePolicy(input: unknown): TxPolicy {
+  const result = policyInput.safeParse(input);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) =>
+      `${formatPath(issue.path)}: ${issue.message}`
+    );
+    throw new ApiError(400, "invalid_settings", problems.join("; "));
+  }
+  const p = result.data;
+  return {
+    maxSolPerTransfer: p.maxSolPerTransfer,
+    allowedMints: p.allowedMints,
+    perRecipientPerHour: p.perRecipientPerHour,
+    perPlayerPerHour: p.perPlayerPerHour,
+    hourlyBudgets: p.hourlyBudgets,
+  };
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return "policy";
+  return path.map((part, i) =>
+    typeof part === "number" ? `[${part}]` : `${i === 0 ? "" : "."}${String(part)}`
+  ).join("");
+}
+
+/** The allowance of `mint`, or null when the mint is not allowed. */
+export function findMintAllowance(policy: TxPolicy, mint: string): MintAllowance | null {
+  return policy.allowedMints.find((entry) => entry.mint === mint) ?? null;
+}
+
+/** The hourly budget of an asset (`SOL` or a mint), or null when it has none. */
+export function findAssetBudget(policy: TxPolicy, asset: string): string | null {
+  return policy.hourlyBudgets.find((entry) => entry.asset === asset)?.amount ?? null;
+}

@@ -1,0 +1,111 @@
+/**
+ * The built-in provider: ed25519 keys generated in the service and stored only encrypted under a
+ * key derived from SECRET. A decrypted key lives only as a non-extractable WebCrypto key in memory,
+ * so it can sign but can never be read back, logged or exported.
+ */
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { getAddressDecoder } from "@solana/kit";
+import type { Clock } from "../clock.ts";
+import { decryptSecret, encryptSecret } from "../crypto/encryption.ts";
+import type { SecretKeys } from "../crypto/secret_keys.ts";
+import { log } from "../log.ts";
+import { createWalletKey, getWalletKey } from "../../kv/wallet_keys.ts";
+import { type WalletProvider, WalletUnavailableError } from "./provider.ts";
+
+// PKCS#8 header of an Ed25519 private key (RFC 8410); the 32-byte seed follows it.
+const PKCS8_ED25519_PREFIX = new Uint8Array([
+  0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+]);
+const MAX_CACHED_KEYS = 1_000;
+
+/** The associated data sealed with a wallet key: the purpose and the project it belongs to. */
+export function walletKeyContext(projectId: string): string {
+  return `wallet_key:${projectId}`;
+}
+
+/** Creates the managed provider over the store and the keys derived from SECRET. */
+export function createManagedWalletProvider(
+  deps: { kv: Deno.Kv; keys: SecretKeys; clock: Clock },
+): WalletProvider {
+  const signingKeys = new Map<string, Promise<CryptoKey>>();
+
+  async function loadSigningKey(projectId: string): Promise<CryptoKey> {
+    const record = await getWalletKey(deps.kv, projectId);
+    if (!record) throw new WalletUnavailableError("Cannot sign: the project has no managed wallet");
+    let seed: Uint8Array;
+    try {
+      seed = await decryptSecret(deps.keys, record.secretKeyEnc, walletKeyContext(projectId));
+    } catch {
+      throw new WalletUnavailableError(
+        "Cannot sign: the managed wallet key cannot be decrypted with the current SECRET",
+      );
+    }
+    try {
+      const address = getAddressDecoder().decode(ed25519.getPublicKey(seed));
+      if (address !== record.address) {
+        throw new WalletUnavailableError("Cannot sign: the stored wallet key does not match its address");
+      }
+      const pkcs8 = new Uint8Array(PKCS8_ED25519_PREFIX.length + 32);
+      pkcs8.set(PKCS8_ED25519_PREFIX);
+      pkcs8.set(seed, PKCS8_ED25519_PREFIX.length);
+      const key = await crypto.subtle.importKey("pkcs8", pkcs8, { name: "Ed25519" }, false, [
+        "sign",
+      ]);
+      pkcs8.fill(0);
+      return key;
+    } finally {
+      seed.fill(0);
+    }
+  }
+
+  function signingKey(projectId: string): Promise<CryptoKey> {
+    let key = signingKeys.get(projectId);
+    if (!key) {
+      if (signingKeys.size >= MAX_CACHED_KEYS) signingKeys.delete(signingKeys.keys().next().value!);
+      key = loadSigningKey(projectId);
+      // A failure is not cached: the next attempt reads the store again.
+      key.catch(() => signingKeys.delete(projectId));
+      signingKeys.set(projectId, key);
+    }
+    return key;
+  }
+
+  return {
+    name: "managed",
+    async createWallet(projectId: string): Promise<string> {
+      const existing = await getWalletKey(deps.kv, projectId);
+      if (existing) return existing.address;
+      const seed = ed25519.utils.randomSecretKey();
+      try {
+        const address = getAddressDecoder().decode(ed25519.getPublicKey(seed));
+        const secretKeyEnc = await encryptSecret(deps.keys, seed, walletKeyContext(projectId));
+        const { record, created } = await createWalletKey(deps.kv, projectId, {
+          address,
+          secretKeyEnc,
+          createdAt: deps.clock.now(),
+        });
+        if (created) log("info", "Managed wallet created", { projectId, address });
+        return record.address;
+      } finally {
+        seed.fill(0);
+      }
+    },
+    async getAddress(projectId: string): Promise<string | null> {
+      return (await getWalletKey(deps.kv, projectId))?.address ?? null;
+    },
+    async signMessage(projectId: string, message: Uint8Array): Promise<Uint8Array> {
+      const key = await signingKey(projectId);
+      try {
+        const signature = await crypto.subtle.sign(
+          "Ed25519",
+          key,
+          message as Uint8Array<ArrayBuffer>,
+        );
+        return new Uint8Array(signature);
+      } catch (error) {
+        log("error", "Managed wallet could not sign", { projectId, error });
+        throw new WalletUnavailableError("Cannot sign: the signing operation failed");
+      }
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/** Creating a project's managed wallet (a dashboard action): at most one per project, ever. */
+import type { AppContext } from "../context.ts";
+import { ApiError } from "../http/errors.ts";
+import { getProject, updateProject } from "../../kv/projects.ts";
+
+/** Creates the project's managed wallet and records its address on the project; refuses a second. */
+export async function createProjectWallet(ctx: AppContext, projectId: string): Promise<string> {
+  if (ctx.wallets.name === "none") {
+    throw new ApiError(503, "wallets_unavailable", "Managed wallets are not turned on");
+  }
+  const project = await getProject(ctx.kv, projectId);
+  if (!project || project.deletedAt !== null) {
+    throw new ApiError(404, "project_not_found", "Project not found");
+  }
+  if (project.walletAddress) throw walletExists();
+  // The provider returns the existing key when a previous attempt stored it but stopped before
+  // the project was updated, so a crash in between never leaves the project without a wallet.
+  const address = await ctx.wallets.createWallet(projectId);
+  let refused = false;
+  await updateProject(ctx.kv, projectId, (current) => {
+    refused = current.walletAddress !== null;
+    return refused ? current : { ...current, walletAddress: address };
+  });
+  if (refused) throw walletExists();
+  ctx.apiKeys.forgetProject(projectId);
+  return address;
+}
+
+function walletExists(): ApiError {
+  return new ApiError(409, "wallet_exists", "The project already has a managed wallet");
+}

@@ -1,0 +1,49 @@
+import { assertEquals, assertRejects } from "./support/assertions.ts";
+import { ConfigError, loadConfig } from "../lib/config.ts";
+
+const SECRET = "s".repeat(32);
+
+Deno.test("loadConfig() applies the documented defaults", () => {
+  const config = loadConfig({ SECRET });
+  assertEquals(config.port, 8000);
+  assertEquals(config.baseUrl, "http://localhost:8000");
+  assertEquals(config.kvPath, "./data/blocklink.kv");
+  assertEquals(config.walletProvider, "managed");
+  assertEquals(config.rpcUrls, {
+    devnet: "https://api.devnet.solana.com",
+    mainnet: "https://api.mainnet-beta.solana.com",
+  });
+  assertEquals(config.dasUrls, { devnet: undefined, mainnet: undefined });
+  assertEquals(config.idpUrl, "https://apis.roblox.com/oauth");
+  assertEquals(config.publishUrl, "https://apis.roblox.com");
+  assertEquals(config.serviceName, "Blocklink");
+  assertEquals(loadConfig({ SECRET, PORT: "9000" }).baseUrl, "http://localhost:9000");
+  assertEquals(loadConfig({ SECRET, BASE_URL: "https://x.example/" }).baseUrl, "https://x.example");
+  assertEquals(loadConfig({ SECRET, KV_PATH: ":memory:" }).kvPath, ":memory:");
+  assertEquals(loadConfig({ SECRET }, { onDeploy: true }).kvPath, undefined);
+});
+
+Deno.test("loadConfig() names every bad variable", async () => {
+  await assertRejects(
+    async () =>
+      loadConfig({ PORT: "x", WALLET_PROVIDER: "hsm", RPC_URL_DEVNET: "ftp://a", SECRET: "short" }),
+    (e: Error) => {
+      assertEquals(e instanceof ConfigError, true);
+      for (const name of ["PORT", "WALLET_PROVIDER", "RPC_URL_DEVNET", "SECRET"]) {
+        assertEquals(e.message.includes(`${name}:`), true, e.message);
+      }
+      return true;
+    },
+  );
+  await assertRejects(async () => loadConfig({}, { onDeploy: true }), /SECRET: required/);
+});
+
+Deno.test("loadConfig() generates a SECRET once and keeps it", async () => {
+  const dataDir = await Deno.makeTempDir();
+  const first = loadConfig({}, { dataDir });
+  const second = loadConfig({}, { dataDir });
+  assertEquals(first.secret.length >= 43, true);
+  assertEquals(second.secret, first.secret);
+  assertEquals((await Deno.stat(`${dataDir}/secret`)).mode! & 0o777, 0o600);
+  await Deno.remove(dataDir, { recursive: true });
+});

@@ -1,0 +1,102 @@
+import { assertEquals, assertErrorCode } from "./support/assertions.ts";
+import { call, createTestApp, createTestProject } from "./support/test_app.ts";
+import { dayCountKey, minuteCountKey } from "../kv/request_counts.ts";
+
+function tally(statuses: number[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const s of statuses) counts[s] = (counts[s] ?? 0) + 1;
+  return counts;
+}
+
+Deno.test("RequestQuota lets exactly 600 of 700 concurrent requests through in one minute", async () => {
+  await using env = await createTestApp();
+  const { apiKey } = await createTestProject(env);
+  const responses = await Promise.all(
+    Array.from({ length: 700 }, () => call(env.app, "/v1/players/1/wallet", { apiKey })),
+  );
+  const bodies = await Promise.all(responses.map((r) => r.json()));
+  assertEquals(tally(responses.map((r) => r.status)), { 200: 600, 429: 100 });
+  assertEquals(
+    new Set(bodies.filter((b) => b.error).map((b) => b.error.code)),
+    new Set(["rate_limited"]),
+  );
+  assertEquals(
+    responses.some((r) => [...r.headers.keys()].some((h) => h.includes("ratelimit"))),
+    false,
+  );
+});
+
+Deno.test("RequestQuota stays exact across two instances sharing one KV", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  await using a = await createTestApp({ kvPath: path });
+  await using b = await createTestApp({ kvPath: path, clock: a.clock });
+  const { apiKey } = await createTestProject(a);
+  const responses = await Promise.all(
+    Array.from(
+      { length: 700 },
+      (_, i) => call(i % 2 ? a.app : b.app, "/v1/players/1/wallet", { apiKey }),
+    ),
+  );
+  await Promise.all(responses.map((r) => r.body?.cancel()));
+  assertEquals(tally(responses.map((r) => r.status)), { 200: 600, 429: 100 });
+  await Deno.remove(path);
+});
+
+Deno.test("RequestQuota starts a new window each clock minute", async () => {
+  await using env = await createTestApp();
+  const { apiKey } = await createTestProject(env);
+  const burst = () =>
+    Promise.all(
+      Array.from({ length: 601 }, () => call(env.app, "/v1/players/1/wallet", { apiKey })),
+    );
+  assertEquals(tally((await burst()).map((r) => r.status)), { 200: 600, 429: 1 });
+  env.clock.advance(60_000);
+  assertEquals(tally((await burst()).map((r) => r.status)), { 200: 600, 429: 1 });
+});
+
+Deno.test("RequestQuota answers daily_quota_exceeded once the UTC day's 100,000 are used", async () => {
+  await using env = await createTestApp();
+  const { project, apiKey } = await createTestProject(env);
+  const day = Math.floor(env.clock.now() / 86_400_000);
+  // Given 99,999 requests already counted today (spread over earlier minutes)
+  await env.kv.set(dayCountKey(project.id, day), 99_999);
+  // When two more arrive
+  const first = await call(env.app, "/v1/project", { apiKey });
+  const second = await call(env.app, "/v1/project", { apiKey });
+  // Then the first is the last one allowed today
+  assertEquals(first.status, 200);
+  await assertErrorCode(second, 429, "daily_quota_exceeded");
+  // And a new UTC day starts afresh
+  env.clock.set((day + 1) * 86_400_000);
+  assertEquals((await call(env.app, "/v1/project", { apiKey })).status, 200);
+});
+
+Deno.test("RequestQuota counts every keyed /v1 request whatever its answer, and never /health", async () => {
+  await using env = await createTestApp();
+  const { project, apiKey } = await createTestProject(env);
+  const minute = Math.floor(env.clock.now() / 60_000);
+  await call(env.app, "/health");
+  await call(env.app, "/v1/players/abc/wallet", { apiKey }); // 400
+  await call(env.app, "/v1/players/wallets", { apiKey, method: "POST", body: "{" }); // 400
+  await call(env.app, "/v1/players/wallets", {
+    apiKey,
+    method: "POST",
+    json: { userIds: [1, 2, 3] },
+  });
+  await call(env.app, "/v1/project", { apiKey: "blk_live_" + "B".repeat(43) }); // unknown key
+  assertEquals((await env.kv.get(minuteCountKey(project.id, minute))).value, 3);
+});
+
+Deno.test("RequestQuota counts projects separately", async () => {
+  await using env = await createTestApp();
+  const one = await createTestProject(env);
+  const two = await createTestProject(env);
+  const responses = await Promise.all(
+    Array.from(
+      { length: 1200 },
+      (_, i) => call(env.app, "/v1/project", { apiKey: i % 2 ? one.apiKey : two.apiKey }),
+    ),
+  );
+  await Promise.all(responses.map((r) => r.body?.cancel()));
+  assertEquals(tally(responses.map((r) => r.status)), { 200: 1200 });
+});
