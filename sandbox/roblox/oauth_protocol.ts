@@ -16,7 +16,7 @@ export interface OauthUser {
   displayName: string;
   /** Avatar URL; null when the player has none. */
   picture?: string | null;
-  /** Account creation time in Unix seconds. */
+  /** Account creation time in Unix seconds (default 1600000000). */
   createdAt?: number;
 }
 
