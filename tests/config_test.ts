@@ -1,4 +1,5 @@
-import { assertEquals, assertRejects } from "./support/assertions.ts";
+import { assertEquals } from "./support/assertions.ts";
+import { throws } from "node:assert/strict";
 import { ConfigError, loadConfig } from "../lib/config.ts";
 
 const SECRET = "s".repeat(32);
@@ -23,9 +24,9 @@ Deno.test("loadConfig() applies the documented defaults", () => {
   assertEquals(loadConfig({ SECRET }, { onDeploy: true }).kvPath, undefined);
 });
 
-Deno.test("loadConfig() names every bad variable", async () => {
-  await assertRejects(
-    async () =>
+Deno.test("loadConfig() names every bad variable", () => {
+  throws(
+    () =>
       loadConfig({ PORT: "x", WALLET_PROVIDER: "hsm", RPC_URL_DEVNET: "ftp://a", SECRET: "short" }),
     (e: Error) => {
       assertEquals(e instanceof ConfigError, true);
@@ -35,7 +36,7 @@ Deno.test("loadConfig() names every bad variable", async () => {
       return true;
     },
   );
-  await assertRejects(async () => loadConfig({}, { onDeploy: true }), /SECRET: required/);
+  throws(() => loadConfig({}, { onDeploy: true }), /SECRET: required/);
 });
 
 Deno.test("loadConfig() generates a SECRET once and keeps it", async () => {
