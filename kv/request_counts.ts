@@ -1,15 +1,16 @@
-/** Per-project request counters for the minute and UTC-day quotas. */
+/** Per-project request counters for the minute and UTC-day quotas, in one record so one check guards both. */
 
-/** Key of a project's request count in one clock minute (minutes since the epoch). */
-export function minuteCountKey(projectId: string, minute: number): Deno.KvKey {
-  return ["request_counts_minute", projectId, minute];
-}
-/** Key of a project's request count in one UTC day (days since the epoch). */
-export function dayCountKey(projectId: string, day: number): Deno.KvKey {
-  return ["request_counts_day", projectId, day];
+/** A project's counters; a window that has passed counts as zero. */
+export interface RequestCounts {
+  /** Clock minute (minutes since the epoch) that `minuteCount` belongs to. */
+  minute: number;
+  minuteCount: number;
+  /** UTC day (days since the epoch) that `dayCount` belongs to. */
+  day: number;
+  dayCount: number;
 }
 
-/** How long counters outlive their window: long enough that a late read never sees a reset. */
-export const MINUTE_COUNT_TTL_MS = 2 * 60_000;
-/** See `MINUTE_COUNT_TTL_MS`. */
-export const DAY_COUNT_TTL_MS = 2 * 86_400_000;
+/** Key of a project's request counters. */
+export function requestCountsKey(projectId: string): Deno.KvKey {
+  return ["request_counts", projectId];
+}

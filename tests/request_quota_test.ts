@@ -1,6 +1,6 @@
 import { assertEquals, assertErrorCode } from "./support/assertions.ts";
 import { call, createTestApp, createTestProject } from "./support/test_app.ts";
-import { dayCountKey, minuteCountKey } from "../kv/request_counts.ts";
+import { requestCountsKey } from "../kv/request_counts.ts";
 
 function tally(statuses: number[]): Record<number, number> {
   const counts: Record<number, number> = {};
@@ -58,8 +58,13 @@ Deno.test("RequestQuota answers daily_quota_exceeded once the UTC day's 100,000 
   await using env = await createTestApp();
   const { project, apiKey } = await createTestProject(env);
   const day = Math.floor(env.clock.now() / 86_400_000);
-  // Given 99,999 requests already counted today (spread over earlier minutes)
-  await env.kv.set(dayCountKey(project.id, day), 99_999);
+  // Given 99,999 requests already counted today, in earlier minutes
+  await env.kv.set(requestCountsKey(project.id), {
+    minute: 0,
+    minuteCount: 0,
+    day,
+    dayCount: 99_999,
+  });
   // When two more arrive
   const first = await call(env.app, "/v1/project", { apiKey });
   const second = await call(env.app, "/v1/project", { apiKey });
@@ -74,7 +79,6 @@ Deno.test("RequestQuota answers daily_quota_exceeded once the UTC day's 100,000 
 Deno.test("RequestQuota counts every keyed /v1 request whatever its answer, and never /health", async () => {
   await using env = await createTestApp();
   const { project, apiKey } = await createTestProject(env);
-  const minute = Math.floor(env.clock.now() / 60_000);
   await call(env.app, "/health");
   await call(env.app, "/v1/players/abc/wallet", { apiKey }); // 400
   await call(env.app, "/v1/players/wallets", { apiKey, method: "POST", body: "{" }); // 400
@@ -84,7 +88,10 @@ Deno.test("RequestQuota counts every keyed /v1 request whatever its answer, and 
     json: { userIds: [1, 2, 3] },
   });
   await call(env.app, "/v1/project", { apiKey: "blk_live_" + "B".repeat(43) }); // unknown key
-  assertEquals((await env.kv.get(minuteCountKey(project.id, minute))).value, 3);
+  const counts = (await env.kv.get<{ minuteCount: number; dayCount: number }>(
+    requestCountsKey(project.id),
+  )).value;
+  assertEquals([counts?.minuteCount, counts?.dayCount], [3, 3]);
 });
 
 Deno.test("RequestQuota counts projects separately", async () => {

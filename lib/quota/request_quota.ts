@@ -2,19 +2,14 @@
  * Exact per-project request quotas with group commit.
  *
  * A durable commit per request would cap a route near the store's commit rate, so concurrent
- * requests are counted together: each round reads the counters of up to five projects, assigns
+ * requests are counted together: each round reads the counters of up to ten projects, assigns
  * every waiting request its position in the window, and writes the new totals in one atomic
  * commit guarded by versionstamp checks. A conflict with another instance re-reads and retries,
  * so the limits stay exact across instances sharing one KV.
  */
 import type { Clock } from "../clock.ts";
 import { log } from "../log.ts";
-import {
-  DAY_COUNT_TTL_MS,
-  dayCountKey,
-  MINUTE_COUNT_TTL_MS,
-  minuteCountKey,
-} from "../../kv/request_counts.ts";
+import { type RequestCounts, requestCountsKey } from "../../kv/request_counts.ts";
 
 /** Requests a project may make in one clock minute. */
 export const REQUESTS_PER_MINUTE = 600;
@@ -34,8 +29,8 @@ interface ProjectQueue {
   inFlight: boolean;
 }
 
-// Two checks per project; the self-hosted KV server allows ten per commit.
-const PROJECTS_PER_COMMIT = 5;
+// One check per project; the self-hosted KV server allows ten per commit.
+const PROJECTS_PER_COMMIT = 10;
 
 /** Counts every request durably before it is answered, batching concurrent ones into shared commits. */
 export class RequestQuota {
@@ -116,14 +111,16 @@ export class RequestQuota {
       const now = this.clock.now();
       const minute = Math.floor(now / 60_000);
       const day = Math.floor(now / 86_400_000);
-      const keys = counts.flatMap(({ id }) => [minuteCountKey(id, minute), dayCountKey(id, day)]);
-      const entries = await this.kv.getMany<number[]>(keys);
+      const entries = await this.kv.getMany<RequestCounts[]>(
+        counts.map(({ id }) => requestCountsKey(id)),
+      );
       const op = this.kv.atomic().check(...entries);
       const before = counts.map(({ id, n }, i) => {
-        const m = entries[2 * i].value ?? 0;
-        const d = entries[2 * i + 1].value ?? 0;
-        op.set(minuteCountKey(id, minute), m + n, { expireIn: MINUTE_COUNT_TTL_MS });
-        op.set(dayCountKey(id, day), d + n, { expireIn: DAY_COUNT_TTL_MS });
+        const stored = entries[i].value;
+        const m = stored?.minute === minute ? stored.minuteCount : 0;
+        const d = stored?.day === day ? stored.dayCount : 0;
+        const next: RequestCounts = { minute, minuteCount: m + n, day, dayCount: d + n };
+        op.set(requestCountsKey(id), next);
         return { minute: m, day: d };
       });
       if ((await op.commit()).ok) return before;

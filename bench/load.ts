@@ -1,0 +1,173 @@
+/** Load generators for `deno task bench`: Debian's wrk when installed, else a Deno fetch loop. */
+
+/** One measured run. */
+export interface LoadResult {
+  name: string;
+  tool: string;
+  requests: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+}
+
+/** Options for one load run. */
+export interface LoadOptions {
+  connections: number;
+  seconds: number;
+  /** Lua for wrk's `request` function; each call must return one request. */
+  wrkScript?: string;
+  /** The equivalent request for the Deno generator. */
+  request?: (i: number) => Request;
+}
+
+/** True when wrk is on PATH. */
+export async function hasWrk(): Promise<boolean> {
+  try {
+    const out = await new Deno.Command("wrk", {
+      args: ["--version"],
+      stdout: "null",
+      stderr: "null",
+    })
+      .output();
+    return out.code === 0 || out.code === 1;
+  } catch {
+    return false;
+  }
+}
+
+/** Loads `url` for `seconds` with `connections` concurrent connections. */
+export async function runLoad(
+  name: string,
+  url: string,
+  options: LoadOptions,
+): Promise<LoadResult> {
+  if (options.wrkScript && await hasWrk()) return await runWrk(name, url, options);
+  return await runFetchLoop(name, url, options);
+}
+
+async function runWrk(name: string, url: string, options: LoadOptions): Promise<LoadResult> {
+  const script = await Deno.makeTempFile({ suffix: ".lua" });
+  await Deno.writeTextFile(script, options.wrkScript + STATUS_LUA);
+  const out = await new Deno.Command("wrk", {
+    args: [
+      "-t2",
+      `-c${options.connections}`,
+      `-d${options.seconds}s`,
+      "--latency",
+      "-s",
+      script,
+      url,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  await Deno.remove(script);
+  const text = new TextDecoder().decode(out.stdout);
+  const field = (re: RegExp) => text.match(re)?.[1];
+  const requests = Number(field(/(\d+) requests in/));
+  const errors = Number(field(/non2xx=(\d+)/) ?? 0) +
+    Number(field(/Socket errors:.*?timeout (\d+)/) ?? 0);
+  return {
+    name,
+    tool: "wrk",
+    requests,
+    rps: Number(field(/Requests\/sec:\s+([\d.]+)/)),
+    p50Ms: toMs(field(/50%\s+([\d.]+\w+)/)),
+    p99Ms: toMs(field(/99%\s+([\d.]+\w+)/)),
+    errors,
+  };
+}
+
+// Counts answers outside 2xx so a run that measured errors cannot pass for a fast one.
+const STATUS_LUA = `
+local non2xx = 0
+response = function(status, headers, body)
+  if status < 200 or status > 299 then non2xx = non2xx + 1 end
+end
+done = function(summary, latency, requests)
+  io.write("non2xx=" .. non2xx .. "\\n")
+end
+`;
+
+function toMs(value: string | undefined): number {
+  const m = value?.match(/^([\d.]+)(us|ms|s)$/);
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === "us" ? n / 1000 : m[2] === "s" ? n * 1000 : n;
+}
+
+async function runFetchLoop(name: string, url: string, options: LoadOptions): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let i = 0;
+  const end = performance.now() + options.seconds * 1000;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: options.connections }, async () => {
+    while (performance.now() < end) {
+      const request = options.request ? options.request(i++) : new Request(url);
+      const t0 = performance.now();
+      const res = await fetch(request);
+      await res.body?.cancel();
+      latencies.push(performance.now() - t0);
+      if (!res.ok) errors++;
+    }
+  }));
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    name,
+    tool: "deno-fetch-loop",
+    requests: latencies.length,
+    rps: latencies.length / elapsed,
+    p50Ms: latencies[Math.floor(latencies.length * 0.5)],
+    p99Ms: latencies[Math.floor(latencies.length * 0.99)],
+    errors,
+  };
+}
+
+/** Starts a bench server script in its own process and waits for it to print its JSON start line. */
+export async function startServer(
+  script: string,
+  env: Record<string, string> = {},
+): Promise<{ info: Record<string, unknown>; stop: () => Promise<void> }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", "--unstable-cron", script],
+    env: { ...env, LOG_LEVEL: "warn" },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  while (!buffer.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`Bench server ${script} exited before starting`);
+    buffer += value;
+  }
+  const info = JSON.parse(buffer.slice(0, buffer.indexOf("\n")));
+  // Keep draining so the child never blocks on a full pipe.
+  (async () => {
+    while (!(await reader.read()).done);
+  })();
+  return {
+    info,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}
+
+/** Formats results as a Markdown table with ratios against `baseline`. */
+export function resultTable(results: LoadResult[], baseline: LoadResult): string {
+  const rows = results.map((r) =>
+    `| ${r.name} | ${r.tool} | ${Math.round(r.rps)} | ${r.p50Ms.toFixed(2)} | ${
+      r.p99Ms.toFixed(2)
+    } | ${(r.rps / baseline.rps).toFixed(2)} | ${r.errors} |`
+  );
+  return [
+    `| run | tool | requests/s | p50 ms | p99 ms | ratio to ${baseline.name} | errors |`,
+    "|---|---|---|---|---|---|---|",
+    ...rows,
+  ].join("\n");
+}

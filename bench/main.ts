@@ -1,0 +1,19 @@
+/** `deno task bench`: every benchmark, each against a baseline measured in the same run. */
+import { hasWrk, resultTable } from "./load.ts";
+import { benchPlayerWallet } from "./player_wallet.ts";
+
+const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
+console.log(
+  `# Blocklink benchmarks (${navigator.hardwareConcurrency} cores, ${seconds} s per run)`,
+);
+console.log(
+  `Load generator: ${
+    (await hasWrk()) ? "wrk (Debian)" : "Deno fetch loop (install wrk for better numbers)"
+  }\n`,
+);
+
+console.log("## GET /v1/players/:userId/wallet, 64 connections, 1,000 projects");
+const wallet = await benchPlayerWallet(seconds);
+const kvBaseline = wallet.find((r) => r.name === "KV-read baseline")!;
+console.log(resultTable(wallet, kvBaseline));
+console.log();

@@ -1,0 +1,49 @@
+/** Bench: the counted `GET /v1/players/:userId/wallet` against two bare Deno.serve baselines. */
+import { type LoadResult, runLoad, startServer } from "./load.ts";
+
+const CONNECTIONS = 64;
+
+/** Runs the three servers one after another and returns their results, baseline first. */
+export async function benchPlayerWallet(seconds: number): Promise<LoadResult[]> {
+  const results: LoadResult[] = [];
+  for (
+    const [name, script] of [["static baseline", "baseline_static.ts"], [
+      "KV-read baseline",
+      "baseline_kv.ts",
+    ]]
+  ) {
+    const server = await startServer(new URL(`./servers/${script}`, import.meta.url).pathname);
+    const url = `${server.info.url}/v1/players/1/wallet`;
+    await runLoad(name, url, { connections: CONNECTIONS, seconds: 1, wrkScript: "request = nil" });
+    results.push(
+      await runLoad(name, url, { connections: CONNECTIONS, seconds, wrkScript: "request = nil" }),
+    );
+    await server.stop();
+  }
+  const service = await startServer(new URL("./servers/service.ts", import.meta.url).pathname);
+  const keys = service.info.keys as string[];
+  const url = `${service.info.url}/v1/players/1/wallet`;
+  // Round-robin over every project's key so quotas are counted but never reached.
+  const wrkScript = `
+local keys = {${keys.map((k) => `"${k}"`).join(",")}}
+local i = 0
+request = function()
+  i = i + 1
+  return wrk.format("GET", "/v1/players/1/wallet", { ["x-api-key"] = keys[(i % #keys) + 1] })
+end
+`;
+  let n = 0;
+  const request = (_: number) =>
+    new Request(url, { headers: { "x-api-key": keys[n++ % keys.length] } });
+  await runLoad("warm-up", url, { connections: CONNECTIONS, seconds: 1, wrkScript, request });
+  results.push(
+    await runLoad("counted /v1 route", url, {
+      connections: CONNECTIONS,
+      seconds,
+      wrkScript,
+      request,
+    }),
+  );
+  await service.stop();
+  return results;
+}

@@ -1,0 +1,38 @@
+/** Bench server: the real app on a fresh KV file, seeded with many projects, each with a key and a linked player. */
+import { ManualClock } from "../../lib/clock.ts";
+import { createAppContext } from "../../lib/context.ts";
+import { loadConfig } from "../../lib/config.ts";
+import { createApp } from "../../routes/mod.ts";
+import { openKv } from "../../kv/open_kv.ts";
+import { createProject } from "../../kv/projects.ts";
+import { createApiKey } from "../../kv/api_keys.ts";
+import { linkWallet } from "../../kv/links.ts";
+
+const projects = Number(Deno.env.get("BENCH_PROJECTS") ?? 1000);
+const dir = await Deno.makeTempDir();
+const kv = await openKv(`${dir}/bench.kv`);
+const config = loadConfig({ SECRET: "bench-secret-bench-secret-bench-secret!!", PORT: "0" });
+// The clock stays in one minute so a bench run can never straddle a quota window.
+const clock = Deno.env.get("BENCH_REAL_CLOCK") ? undefined : new ManualClock(Date.now());
+const ctx = await createAppContext({ kv, config, clock });
+const keys: string[] = [];
+for (let i = 0; i < projects; i++) {
+  const project = await createProject(kv, {
+    name: `bench ${i}`,
+    cluster: "devnet",
+    createdBy: `dev-${i}`,
+    now: Date.now(),
+  });
+  keys.push((await createApiKey(kv, project.id, Date.now())).plaintext);
+  await linkWallet(kv, project.id, {
+    userId: 1,
+    address: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
+    now: Date.now(),
+  });
+}
+const app = createApp(ctx);
+Deno.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  onListen: ({ port }) => console.log(JSON.stringify({ url: `http://127.0.0.1:${port}`, keys })),
+}, app.fetch);

@@ -1,0 +1,139 @@
+/**
+ * Transaction requests, one record per (project, idempotency key), kept permanently. The record
+ * holds the latest attempt; a retried failed key starts a new attempt in the same record.
+ */
+import type { TxBody, TxKind, TxResult, TxStatus } from "../lib/tx/types.ts";
+
+/** What an attempt reserved against the rolling limits, so a failure can give it back. */
+export interface TxUsageClaim {
+  /** Clock time of the reservation: the entry's position in every window. */
+  at: number;
+  /** `SOL` or the mint. */
+  asset: string;
+  /** Raw base units. */
+  amount: bigint;
+  recipient: string;
+  userId: number | null;
+}
+
+/** A signed transaction, stored before it is first sent so it can be rebroadcast or proven expired. */
+export interface SignedTx {
+  /** The signed wire transaction, base64. */
+  wire: string;
+  blockhash: string;
+  lastValidBlockHeight: bigint;
+  /** Clock time of the last send attempt; null before the first. */
+  lastSentAt: number | null;
+  /** True once an RPC node accepted it (after preflight); later sends skip preflight. */
+  accepted: boolean;
+}
+
+/** A transaction request as stored. */
+export interface TxRequestRecord {
+  projectId: string;
+  key: string;
+  kind: TxKind;
+  /** The body as sent, compared field by field when the key is used again. */
+  body: TxBody;
+  /** 1 for the first attempt, +1 for each retry of a failed one. */
+  attempt: number;
+  /** Unique id of the current attempt (a ULID, so it also orders attempts by time). */
+  attemptId: string;
+  status: TxStatus;
+  recipient: string;
+  /** The recipient player at request time, for the `tx` event; null when none. */
+  recipientUserId: number | null;
+  signature: string | null;
+  error: string | null;
+  usage: TxUsageClaim;
+  signed: SignedTx | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Index entry of a request not yet final (value of `txUnsettledKey`). */
+export interface TxUnsettledRef {
+  attemptId: string;
+  since: number;
+}
+
+/** Key of a request record. */
+export function txRequestKey(projectId: string, key: string): Deno.KvKey {
+  return ["tx_requests", projectId, key];
+}
+/** Key of a project's attempt in time order (value: the idempotency key). */
+export function txAttemptByTimeKey(projectId: string, attemptId: string): Deno.KvKey {
+  return ["tx_attempts_by_time", projectId, attemptId];
+}
+/** Key of a pending or submitted attempt, listed by the sweep (value: `TxUnsettledRef`). */
+export function txUnsettledKey(projectId: string, key: string): Deno.KvKey {
+  return ["tx_unsettled", projectId, key];
+}
+
+/** Returns the request's entry (versionstamp null when the key was never used). */
+export function getTxRequestEntry(
+  kv: Deno.Kv,
+  projectId: string,
+  key: string,
+): Promise<Deno.KvEntryMaybe<TxRequestRecord>> {
+  return kv.get<TxRequestRecord>(txRequestKey(projectId, key));
+}
+
+/** Returns the request, or null when the key was never used in the project. */
+export async function getTxRequest(
+  kv: Deno.Kv,
+  projectId: string,
+  key: string,
+): Promise<TxRequestRecord | null> {
+  return (await getTxRequestEntry(kv, projectId, key)).value;
+}
+
+/** The TxResult of a stored request. */
+export function txResultOf(record: TxRequestRecord): TxResult {
+  return {
+    idempotencyKey: record.key,
+    kind: record.kind,
+    status: record.status,
+    signature: record.signature,
+    recipient: record.recipient,
+    error: record.error,
+  };
+}
+
+/** Lists a project's most recent attempts, newest first (for the dashboard). */
+export async function listRecentTx(
+  kv: Deno.Kv,
+  projectId: string,
+  options: { limit?: number } = {},
+): Promise<TxRequestRecord[]> {
+  const limit = Math.min(Math.max(options.limit ?? 50, 1), 500);
+  const keys: string[] = [];
+  const iter = kv.list<string>({ prefix: ["tx_attempts_by_time", projectId] }, {
+    reverse: true,
+    limit,
+  });
+  for await (const entry of iter) keys.push(entry.value);
+  const records: TxRequestRecord[] = [];
+  for (let i = 0; i < keys.length; i += 10) {
+    const entries = await kv.getMany<TxRequestRecord[]>(
+      keys.slice(i, i + 10).map((key) => txRequestKey(projectId, key)),
+    );
+    for (const entry of entries) if (entry.value) records.push(entry.value);
+  }
+  return records;
+}
+
+/** Lists every attempt still pending or submitted, across projects (for the sweep). */
+export async function listUnsettledTx(
+  kv: Deno.Kv,
+  options: { limit?: number } = {},
+): Promise<Array<{ projectId: string; key: string } & TxUnsettledRef>> {
+  const found: Array<{ projectId: string; key: string } & TxUnsettledRef> = [];
+  const iter = kv.list<TxUnsettledRef>({ prefix: ["tx_unsettled"] }, {
+    limit: options.limit ?? 10_000,
+  });
+  for await (const entry of iter) {
+    found.push({ projectId: entry.key[1] as string, key: entry.key[2] as string, ...entry.value });
+  }
+  return found;
+}

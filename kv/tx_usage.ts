@@ -1,0 +1,77 @@
+/**
+ * Rolling-window usage of the transaction limits: one small record per scope listing the
+ * reservation times (and amounts, for budgets) of attempts that have not failed. A failed attempt
+ * removes its own entries, so failed transactions never count.
+ */
+
+/** The reservations of one scope inside its window, oldest first. */
+export interface UsageWindow {
+  times: number[];
+  /** Raw amounts, parallel to `times`; empty for count-only scopes. */
+  amounts: bigint[];
+}
+
+/** The project's transactions of the last 24 hours. */
+export const DAY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** The per-recipient, per-player and per-asset windows. */
+export const HOUR_WINDOW_MS = 60 * 60 * 1000;
+
+/** Key of a project's 24-hour transaction count. */
+export function txDayUsageKey(projectId: string): Deno.KvKey {
+  return ["tx_usage_day", projectId];
+}
+/** Key of a recipient wallet's hourly count. */
+export function txRecipientUsageKey(projectId: string, address: string): Deno.KvKey {
+  return ["tx_usage_recipient", projectId, address];
+}
+/** Key of a player's hourly count, across all their wallets. */
+export function txPlayerUsageKey(projectId: string, userId: number): Deno.KvKey {
+  return ["tx_usage_player", projectId, userId];
+}
+/** Key of an asset's hourly amount (`SOL` or a mint). */
+export function txAssetUsageKey(projectId: string, asset: string): Deno.KvKey {
+  return ["tx_usage_asset", projectId, asset];
+}
+
+/** An empty window. */
+export function emptyWindow(): UsageWindow {
+  return { times: [], amounts: [] };
+}
+
+/** The entries newer than `since` (older ones have left the window). */
+export function pruneWindow(window: UsageWindow | null, since: number): UsageWindow {
+  if (!window) return emptyWindow();
+  let first = 0;
+  while (first < window.times.length && window.times[first] <= since) first++;
+  return {
+    times: window.times.slice(first),
+    amounts: window.amounts.length ? window.amounts.slice(first) : [],
+  };
+}
+
+/** Sum of the amounts in a window. */
+export function windowTotal(window: UsageWindow): bigint {
+  return window.amounts.reduce((sum, amount) => sum + amount, 0n);
+}
+
+/** Adds one reservation, keeping the times in order. */
+export function addToWindow(window: UsageWindow, at: number, amount?: bigint): UsageWindow {
+  let i = window.times.length;
+  while (i > 0 && window.times[i - 1] > at) i--;
+  const times = [...window.times.slice(0, i), at, ...window.times.slice(i)];
+  if (amount === undefined) return { times, amounts: window.amounts };
+  const amounts = [...window.amounts.slice(0, i), amount, ...window.amounts.slice(i)];
+  return { times, amounts };
+}
+
+/** Removes one reservation made at `at` (with `amount`, for budgets); unchanged when it is gone already. */
+export function removeFromWindow(window: UsageWindow, at: number, amount?: bigint): UsageWindow {
+  const i = window.times.findIndex((time, j) =>
+    time === at && (amount === undefined || window.amounts[j] === amount)
+  );
+  if (i < 0) return window;
+  return {
+    times: window.times.filter((_, j) => j !== i),
+    amounts: window.amounts.length ? window.amounts.filter((_, j) => j !== i) : [],
+  };
+}
