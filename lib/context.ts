@@ -5,6 +5,8 @@ import type { Config } from "./config.ts";
 import { deriveSecretKeys, type SecretKeys } from "./crypto/secret_keys.ts";
 import { RequestQuota } from "./quota/request_quota.ts";
 import { createRpcClients, type RpcClients } from "./chain/rpc_clients.ts";
+import { ChainReads } from "./chain/reads.ts";
+import { ReadCache } from "./chain/read_cache.ts";
 import { createWalletProvider, type WalletProvider } from "./wallets/mod.ts";
 import { defaultTxTiming, type TxTiming } from "./tx/timing.ts";
 import { createEventRuntime, type EventRuntime } from "./events/publish_targets.ts";
@@ -28,6 +30,8 @@ export interface AppContext {
   wallets: WalletProvider;
   /** Confirmation wait and check intervals of transaction requests. */
   txTiming: TxTiming;
+  /** Cached chain reads of the game API (balances, tokens, assets, signature status). */
+  chain: ChainReads;
 }
 
 /** Builds the context for one process (or one test). */
@@ -36,6 +40,7 @@ export async function createAppContext(
 ): Promise<AppContext> {
   const clock = input.clock ?? systemClock;
   const keys = await deriveSecretKeys(input.config.secret);
+  const rpc = createRpcClients(input.config);
   return {
     kv: input.kv,
     config: input.config,
@@ -43,10 +48,11 @@ export async function createAppContext(
     keys,
     apiKeys: new ApiKeyResolver(input.kv, clock),
     quota: new RequestQuota(input.kv, clock),
-    rpc: createRpcClients(input.config),
+    rpc,
     events: createEventRuntime(input.kv, clock),
     jobWaker: new JobWaker(),
     wallets: createWalletProvider(input.config, { kv: input.kv, keys, clock }),
     txTiming: defaultTxTiming(),
+    chain: new ChainReads(rpc, input.config.dasUrls, new ReadCache(clock)),
   };
 }

@@ -31,4 +31,3 @@ export function parseUnits(text: string, decimals: number): bigint | null {
   if (fraction.length > decimals) return null;
   return BigInt(whole + fraction.padEnd(decimals, "0"));
 }
-

@@ -24,5 +24,9 @@ export async function fetchSolBalance(
     .getBalance(owner, { commitment: "confirmed" })
     .send({ abortSignal: options.abortSignal });
   const lamports = BigInt(value);
-  return { address: owner, lamports: lamports.toString(), sol: formatUnits(lamports, SOL_DECIMALS) };
+  return {
+    address: owner,
+    lamports: lamports.toString(),
+    sol: formatUnits(lamports, SOL_DECIMALS),
+  };
 }

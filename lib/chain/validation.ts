@@ -8,5 +8,11 @@ export function parseAddress(text: string | undefined): Address | null {
 
 /** The signature when `text` is base58 for exactly 64 bytes, otherwise null. */
 export function parseSignature(text: string | undefined): Signature | null {
-  return text !== undefined && isSignature(text) ? text : null;
+  if (text === undefined) return null;
+  try {
+    return isSignature(text) ? text : null;
+  } catch {
+    // Kit's check throws instead of answering false for characters outside the base58 alphabet.
+    return null;
+  }
 }

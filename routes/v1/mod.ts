@@ -3,11 +3,15 @@ import type { AppContext } from "../../lib/context.ts";
 import { apiGuard, type V1Env } from "./guard.ts";
 import { playerRoutes } from "./players.ts";
 import { projectRoutes } from "./project.ts";
+import { signatureRoutes } from "./signatures.ts";
+import { walletRoutes } from "./wallets.ts";
 
 /** The game API under `/v1`. The guard sits on each route, so unknown paths stay plain 404s. */
 export function v1Routes(ctx: AppContext): Hono<V1Env> {
   const guard = apiGuard(ctx);
   return new Hono<V1Env>()
     .route("/", projectRoutes(ctx, guard))
-    .route("/", playerRoutes(ctx, guard));
+    .route("/", playerRoutes(ctx, guard))
+    .route("/", walletRoutes(ctx, guard))
+    .route("/", signatureRoutes(ctx, guard));
 }

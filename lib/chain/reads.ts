@@ -1,0 +1,96 @@
+/** The game API's chain reads on a project's cluster: cached balances and assets, live signatures. */
+import type { Address, Signature } from "@solana/kit";
+import { isSolanaError } from "@solana/kit";
+import type { Cluster } from "../config.ts";
+import { ApiError } from "../http/errors.ts";
+import { log } from "../log.ts";
+import { type Asset, MAX_ASSETS } from "./assets.ts";
+import { DasError, fetchAssetsFromDas } from "./assets_das.ts";
+import { fetchAssetsFromChain } from "./assets_onchain.ts";
+import type { ReadCache } from "./read_cache.ts";
+import type { RpcClients } from "./rpc_clients.ts";
+import { fetchSignatureStatus, type SignatureStatus } from "./signature_status.ts";
+import { fetchSolBalance, type SolBalance } from "./sol_balance.ts";
+import {
+  fetchTokenBalanceOfMint,
+  fetchTokenBalances,
+  type TokenBalance,
+} from "./token_balances.ts";
+
+/** A read that takes longer than this fails rather than holding the game server's request. */
+export const READ_TIMEOUT_MS = 10_000;
+
+/** Chain reads with the read cache in front; RPC failures become 500 `internal` without details. */
+export class ChainReads {
+  constructor(
+    private rpc: RpcClients,
+    private dasUrls: Record<Cluster, string | undefined>,
+    private cache: ReadCache,
+  ) {}
+
+  /** SOL balance of `owner`, cached about 10 s. */
+  getSolBalance(cluster: Cluster, owner: Address): Promise<SolBalance> {
+    return this.#cached(
+      `${cluster}:balance:${owner}`,
+      (signal) => fetchSolBalance(this.rpc[cluster], owner, { abortSignal: signal }),
+    );
+  }
+
+  /** Token balances of `owner` (one mint when given; null when that mint is not a token mint). */
+  getTokenBalances(
+    cluster: Cluster,
+    owner: Address,
+    mint?: Address,
+  ): Promise<TokenBalance[] | null> {
+    const rpc = this.rpc[cluster];
+    return this.#cached(`${cluster}:tokens:${owner}:${mint ?? ""}`, async (signal) => {
+      if (!mint) return await fetchTokenBalances(rpc, owner, { abortSignal: signal });
+      const entry = await fetchTokenBalanceOfMint(rpc, owner, mint, { abortSignal: signal });
+      return entry && [entry];
+    });
+  }
+
+  /** NFTs of `owner` (only in `collection` when given), through DAS when configured. */
+  getAssets(cluster: Cluster, owner: Address, collection?: Address): Promise<Asset[]> {
+    const dasUrl = this.dasUrls[cluster];
+    return this.#cached(`${cluster}:assets:${owner}:${collection ?? ""}`, (signal) => {
+      const options = { collection, limit: MAX_ASSETS, abortSignal: signal };
+      return dasUrl
+        ? fetchAssetsFromDas(dasUrl, owner, options)
+        : fetchAssetsFromChain(this.rpc[cluster], owner, options);
+    });
+  }
+
+  /** Status of one signature; never cached, since it changes from slot to slot. */
+  getSignatureStatus(cluster: Cluster, signature: Signature): Promise<SignatureStatus> {
+    return guarded(
+      `${cluster}:signature`,
+      (signal) => fetchSignatureStatus(this.rpc[cluster], signature, { abortSignal: signal }),
+    );
+  }
+
+  #cached<T>(key: string, load: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return this.cache.get(key, () => guarded(key, load));
+  }
+}
+
+async function guarded<T>(what: string, load: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), READ_TIMEOUT_MS);
+  try {
+    return await load(controller.signal);
+  } catch (e) {
+    // RPC URLs may carry a provider key: log only what kind of failure it was, answer nothing more.
+    log("warn", "Chain read failed", { read: what.split(":").slice(0, 2).join(":"), ...cause(e) });
+    throw new ApiError(500, "internal", "Could not read from the chain");
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function cause(e: unknown): Record<string, unknown> {
+  if (isSolanaError(e)) return { errorCode: e.context.__code };
+  if (e instanceof DasError) return { error: e.message };
+  if (e instanceof DOMException && e.name === "AbortError") return { error: "timeout" };
+  return { error: e instanceof Error ? e.name : typeof e };
+}

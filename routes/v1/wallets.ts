@@ -1,0 +1,53 @@
+import { Hono, type MiddlewareHandler } from "hono";
+import { z } from "zod";
+import type { Address } from "@solana/kit";
+import type { AppContext } from "../../lib/context.ts";
+import { ApiError } from "../../lib/http/errors.ts";
+import { readQuery } from "../../lib/http/validate.ts";
+import { parseAddress } from "../../lib/chain/validation.ts";
+import type { V1Env } from "./guard.ts";
+
+const tokensQuery = z.object({ mint: z.string().optional() });
+const assetsQuery = z.object({ collection: z.string().optional() });
+
+/** `GET /v1/wallets/:address/{balance,tokens,assets}` on the project's cluster. */
+export function walletRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<V1Env> {
+  return new Hono<V1Env>()
+    .get("/wallets/:address/balance", guard, async (c) => {
+      const owner = requireAddress(c.req.param("address"), "address");
+      return c.json(await ctx.chain.getSolBalance(c.get("project").cluster, owner));
+    })
+    .get("/wallets/:address/tokens", guard, async (c) => {
+      const owner = requireAddress(c.req.param("address"), "address");
+      const { mint } = readQuery(c, tokensQuery);
+      const mintAddress = mint === undefined ? undefined : requireAddress(mint, "mint");
+      const tokens = await ctx.chain.getTokenBalances(
+        c.get("project").cluster,
+        owner,
+        mintAddress,
+      );
+      if (!tokens) {
+        throw new ApiError(
+          400,
+          "invalid_mint",
+          "mint is not a token mint on the project's cluster",
+        );
+      }
+      return c.json({ address: owner, tokens });
+    })
+    .get("/wallets/:address/assets", guard, async (c) => {
+      const owner = requireAddress(c.req.param("address"), "address");
+      const { collection } = readQuery(c, assetsQuery);
+      const collectionAddress = collection === undefined
+        ? undefined
+        : requireAddress(collection, "collection");
+      const assets = await ctx.chain.getAssets(c.get("project").cluster, owner, collectionAddress);
+      return c.json({ address: owner, assets });
+    });
+}
+
+function requireAddress(text: string, field: string): Address {
+  const value = parseAddress(text);
+  if (!value) throw new ApiError(400, "invalid_address", `${field} is not a valid Solana address`);
+  return value;
+}
