@@ -7,7 +7,7 @@ import { decryptSecretText } from "../crypto/encryption.ts";
 import { log } from "../log.ts";
 import { describeAnswer, eventLogFields } from "./deliver.ts";
 import { encodeEventMessage } from "./message.ts";
-import { answerStatus, publishMessage } from "./messaging_client.ts";
+import { answerStatus, isRetryable, publishMessage } from "./messaging_client.ts";
 import { publishTargetOf } from "./publish_targets.ts";
 import type { ServiceEvent } from "./types.ts";
 
@@ -93,7 +93,7 @@ export async function sendTestPing(ctx: AppContext, projectId: string): Promise<
   addDelivery(op, projectId, {
     at: ctx.clock.now(),
     type: "ping",
-    outcome: accepted ? "delivered" : "rejected",
+    outcome: accepted ? "delivered" : isRetryable(answer) ? "gave_up" : "rejected",
     attempts: 1,
     status,
     error: accepted ? null : message,

@@ -1,0 +1,14 @@
+/**
+ * The one dispatcher: the handler of every job kind. To add a kind, add its schema in
+ * `jobs/payloads.ts` and its handler here.
+ */
+import { runDeliverEvent, runPublishBatch } from "../lib/events/deliver.ts";
+import { runWatchPoll } from "../lib/events/watch_poll.ts";
+import type { JobHandlers } from "./types.ts";
+
+/** Handlers per job kind. */
+export const jobHandlers: JobHandlers = {
+  deliver_event: runDeliverEvent,
+  publish_batch: runPublishBatch,
+  watch_poll: runWatchPoll,
+};

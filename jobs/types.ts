@@ -1,0 +1,42 @@
+/** What a job handler receives and answers. */
+import type { AppContext } from "../lib/context.ts";
+import type { LogFields } from "../lib/log.ts";
+import type { JobPayload, JobPayloadOf, JobType } from "./payloads.ts";
+
+/** One run of a claimed job. */
+export interface JobRun<P extends JobPayload = JobPayload> {
+  ctx: AppContext;
+  id: string;
+  payload: P;
+  /** 1 on the first run, 2 on the second, ... (reset by a `continue` outcome). */
+  attempt: number;
+  /** Clock time when the run started. */
+  now: number;
+  /**
+   * The commit that ends this run. It already checks that this worker still holds the lease; add
+   * the run's KV effects to it and the worker appends the outcome, so both land or neither does.
+   */
+  op: Deno.AtomicOperation;
+  /** Fields to put on every log line about this job (projectId, job type, event type...). */
+  logFields: LogFields;
+}
+
+/** How a run ended; `afterCommit` runs only if the commit with the run's effects succeeded. */
+export type JobOutcome =
+  & (
+    /** Finished: the job is removed (a unique job keeps a done record). */
+    | { kind: "done" }
+    /** Failed attempt: run again at `at`, counting attempts. */
+    | { kind: "retry"; at: number; error: string }
+    /** A loop's round finished: run again at `at` as a fresh job (attempts reset). */
+    | { kind: "continue"; at: number; payload?: JobPayload }
+    /** Give up or no longer needed: the job is removed entirely. */
+    | { kind: "drop"; reason: string }
+  )
+  & { afterCommit?: () => Promise<void> | void };
+
+/** Runs one kind of job. Throwing counts as a failed attempt, retried with backoff. */
+export type JobHandler<P extends JobPayload = JobPayload> = (run: JobRun<P>) => Promise<JobOutcome>;
+
+/** One handler per job kind. */
+export type JobHandlers = { [T in JobType]: JobHandler<JobPayloadOf<T>> };

@@ -1,0 +1,140 @@
+/** Event settings of a project (universe ID, publishing key, topic): validation and saving for the dashboard. */
+import { getProject, type Project, updateProject } from "../../kv/projects.ts";
+import type { AppContext } from "../context.ts";
+import { encryptSecret } from "../crypto/encryption.ts";
+import { ApiError } from "../http/errors.ts";
+import { log } from "../log.ts";
+import { eventsEnabled } from "../projects/project_view.ts";
+
+/** The topic a project gets until it sets one. */
+export const DEFAULT_TOPIC = "svc";
+const MAX_KEY_LENGTH = 4_096;
+
+/**
+ * What the dashboard sends. Omitted fields keep their value. `universeId: ""` clears it;
+ * `publishingKey: ""` keeps the saved key (it is never shown again); `clearPublishingKey: true`
+ * removes it; `topic: ""` resets it to `svc`.
+ */
+export interface EventSettingsInput {
+  universeId?: string | null;
+  publishingKey?: string | null;
+  clearPublishingKey?: boolean;
+  topic?: string | null;
+}
+
+/** A validated change: `undefined` means "keep". */
+export interface EventSettingsChange {
+  universeId?: string | null;
+  /** Plaintext key to save, or null to clear. */
+  publishingKey?: string | null;
+  topic?: string;
+}
+
+/** What the dashboard may show: the key only as "set" or not. */
+export interface EventSettingsView {
+  universeId: string | null;
+  topic: string;
+  publishingKeySet: boolean;
+  /** True when both settings exist, so events are published. */
+  events: boolean;
+}
+
+/** Validates dashboard input; throws 400 `invalid_settings` listing each bad field as `field: problem; ...`. */
+export function validateEventSettings(input: EventSettingsInput): EventSettingsChange {
+  const problems: string[] = [];
+  const change: EventSettingsChange = {};
+  const text = (field: keyof EventSettingsInput): string | null | undefined => {
+    const value = input[field];
+    if (value === undefined || value === null) return value;
+    if (typeof value !== "string") {
+      problems.push(`${field}: must be text`);
+      return undefined;
+    }
+    return value.trim();
+  };
+
+  const universeId = text("universeId");
+  if (universeId === "" || universeId === null) change.universeId = null;
+  else if (universeId !== undefined) {
+    if (!/^\d+$/.test(universeId)) {
+      problems.push("universeId: must contain digits only (the universe ID, not a place ID)");
+    } else if (universeId.length > 20) problems.push("universeId: must be at most 20 digits");
+    else change.universeId = universeId;
+  }
+
+  const key = text("publishingKey");
+  const clear = input.clearPublishingKey;
+  if (clear !== undefined && typeof clear !== "boolean") {
+    problems.push("clearPublishingKey: must be true or false");
+  } else if (clear && key) {
+    problems.push("publishingKey: cannot be both given and cleared");
+  } else if (clear) change.publishingKey = null;
+  else if (key) {
+    if (key.length > MAX_KEY_LENGTH) {
+      problems.push(`publishingKey: must be at most ${MAX_KEY_LENGTH} characters`);
+    } else if (!/^[\x21-\x7e]+$/.test(key)) {
+      problems.push("publishingKey: must be one line of printable characters without spaces");
+    } else change.publishingKey = key;
+  }
+
+  const topic = text("topic");
+  if (topic === "" || topic === null) change.topic = DEFAULT_TOPIC;
+  else if (topic !== undefined) {
+    if (!/^[A-Za-z0-9_-]{1,80}$/.test(topic)) {
+      problems.push("topic: must be 1 to 80 letters, digits, - or _");
+    } else change.topic = topic;
+  }
+
+  if (problems.length > 0) throw new ApiError(400, "invalid_settings", problems.join("; "));
+  return change;
+}
+
+/** The settings as the dashboard shows them. */
+export function eventSettingsView(project: Project): EventSettingsView {
+  return {
+    universeId: project.settings.universeId,
+    topic: project.settings.topic || DEFAULT_TOPIC,
+    publishingKeySet: project.settings.publishingKeyEnc !== null,
+    events: eventsEnabled(project),
+  };
+}
+
+/**
+ * Validates and saves a project's event settings (the key encrypted under SECRET, bound to the
+ * project). Applies at once on this instance and within 10 s on the others.
+ */
+export async function saveEventSettings(
+  ctx: AppContext,
+  projectId: string,
+  input: EventSettingsInput,
+): Promise<EventSettingsView> {
+  const change = validateEventSettings(input);
+  const current = await getProject(ctx.kv, projectId);
+  if (!current || current.deletedAt !== null) {
+    throw new ApiError(404, "project_not_found", "Project not found");
+  }
+  const keyEnc = change.publishingKey
+    ? await encryptSecret(ctx.keys, change.publishingKey, projectId)
+    : change.publishingKey;
+  const saved = await updateProject(ctx.kv, projectId, (project) => ({
+    ...project,
+    settings: {
+      ...project.settings,
+      ...(change.universeId !== undefined ? { universeId: change.universeId } : {}),
+      ...(keyEnc !== undefined ? { publishingKeyEnc: keyEnc } : {}),
+      ...(change.topic !== undefined ? { topic: change.topic } : {}),
+    },
+  }));
+  if (!saved) throw new ApiError(404, "project_not_found", "Project not found");
+  ctx.events.targets.forget(projectId);
+  ctx.apiKeys.forgetProject(projectId);
+  const view = eventSettingsView(saved);
+  log("info", "Event settings saved", {
+    projectId,
+    universeId: view.universeId,
+    topic: view.topic,
+    events: view.events,
+    keyChanged: keyEnc !== undefined,
+  });
+  return view;
+}
