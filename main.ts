@@ -1,8 +1,6 @@
 import { ConfigError, isDenoDeploy, loadConfig } from "./lib/config.ts";
-import { createAppContext } from "./lib/context.ts";
-import { log } from "./lib/log.ts";
+import { startService } from "./lib/service.ts";
 import { openKv } from "./kv/open_kv.ts";
-import { createApp } from "./routes/mod.ts";
 
 function readConfig() {
   try {
@@ -16,9 +14,4 @@ function readConfig() {
 
 const config = readConfig();
 const kv = await openKv(config.kvPath);
-const ctx = await createAppContext({ kv, config });
-const app = createApp(ctx);
-Deno.serve(
-  { port: config.port, onListen: () => log("info", "Listening", { url: config.baseUrl }) },
-  app.fetch,
-);
+await startService({ kv, config });
