@@ -30,14 +30,14 @@ export function confirmationStatus(
 }
 
 export const transactionMethods: Record<string, RpcHandler> = {
-  simulateTransaction: (state, params) => {
+  simulateTransaction: async (state, params) => {
     const text = param<string>(params, 0, "1 or 2 elements");
     const config = configParam(params, 1);
     if (config.sigVerify && config.replaceRecentBlockhash) {
       throw invalidParams("sigVerify may not be used with replaceRecentBlockhash");
     }
     const tx = decodeTransaction(decodeWireString(text, config.encoding as string | undefined));
-    if (config.sigVerify && !verifySignatures(tx)) throw signatureVerificationFailure();
+    if (config.sigVerify && !(await verifySignatures(tx))) throw signatureVerificationFailure();
     const accounts = config.accounts as { addresses: string[]; encoding?: string } | undefined;
     if (accounts) {
       if (!Array.isArray(accounts.addresses)) {

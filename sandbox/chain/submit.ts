@@ -130,14 +130,14 @@ export type SendOptions = {
 };
 
 /** Runs sendTransaction; returns the signature or throws the node's RpcError. */
-export function sendTransaction(
+export async function sendTransaction(
   state: LedgerState,
   tx: DecodedTransaction,
   wire: Uint8Array,
   options: SendOptions,
-): string {
+): Promise<string> {
   const log = state.options.log;
-  const signatureValid = verifySignatures(tx);
+  const signatureValid = await verifySignatures(tx);
   if (!options.skipPreflight) {
     if (!signatureValid) throw signatureVerificationFailure();
     const bankSlot = commitmentSlot(state, options.preflightCommitment);

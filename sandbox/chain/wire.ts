@@ -6,7 +6,6 @@ import {
   type Transaction,
 } from "@solana/kit";
 import { base58, base64 } from "@scure/base";
-import { ed25519 } from "@noble/curves/ed25519.js";
 import { invalidParams } from "./rpc_errors.ts";
 
 export type DecodedInstruction = {
@@ -152,12 +151,25 @@ export function isSigner(tx: DecodedTransaction, index: number): boolean {
 }
 
 /** Verifies every signature against its signer key, as the node's sigverify stage does. */
-export function verifySignatures(tx: DecodedTransaction): boolean {
-  return tx.signatures.every((sig, i) => {
+export async function verifySignatures(tx: DecodedTransaction): Promise<boolean> {
+  const checks = tx.signatures.map(async (sig, i) => {
     try {
-      return ed25519.verify(sig, tx.messageBytes, base58.decode(tx.accountKeys[i]));
+      const key = await crypto.subtle.importKey(
+        "raw",
+        base58.decode(tx.accountKeys[i]) as Uint8Array<ArrayBuffer>,
+        "Ed25519",
+        false,
+        ["verify"],
+      );
+      return await crypto.subtle.verify(
+        "Ed25519",
+        key,
+        sig as Uint8Array<ArrayBuffer>,
+        tx.messageBytes as Uint8Array<ArrayBuffer>,
+      );
     } catch {
       return false;
     }
   });
+  return (await Promise.all(checks)).every(Boolean);
 }
