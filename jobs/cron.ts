@@ -31,9 +31,11 @@ export async function runWorkerKick(
   log("debug", "Cron sweeps done", { swept });
   worker.wake();
   const until = Date.now() + (options.busyForMs ?? 50_000);
-  while (Date.now() < until) {
+  for (;;) {
     const ran = worker.running ? 0 : await worker.runDue();
-    if (ran === 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const left = until - Date.now();
+    if (left <= 0) return;
+    if (ran === 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, left)));
   }
 }
 
