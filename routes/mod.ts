@@ -5,12 +5,18 @@ import { ApiError, errorBody } from "../lib/http/errors.ts";
 import { log } from "../lib/log.ts";
 import { healthRoutes } from "./health.ts";
 import { v1Routes } from "./v1/mod.ts";
+import { authRoutes } from "./auth/mod.ts";
+import { linkRoutes } from "./link/mod.ts";
+import { staticRoutes } from "./static.ts";
 
 /** Composes every route of the service into one app with the one error path. */
 export function createApp(ctx: AppContext): Hono {
   const app = new Hono();
   app.route("/", healthRoutes(ctx));
   app.route("/v1", v1Routes(ctx));
+  app.route("/", linkRoutes(ctx));
+  app.route("/", authRoutes(ctx));
+  app.route("/", staticRoutes());
   app.notFound((c) => c.json(errorBody("not_found", "No such route"), 404));
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json(errorBody(err.code, err.message), err.status);

@@ -12,7 +12,8 @@ export const DEFAULT_NEXT = "/dashboard";
 // in the path and no segment starting with a dot (so no `..`): the browser cannot resolve it to
 // another origin or path.
 const LINK_PATH = /^\/link\/([a-z0-9]+(?:-[a-z0-9]+)*)$/;
-const DASHBOARD_PATH = /^\/dashboard(?:\/[A-Za-z0-9_~-][A-Za-z0-9_.~-]*)*\/?(?:\?[A-Za-z0-9_.~=&%+-]*)?$/;
+const DASHBOARD_PATH =
+  /^\/dashboard(?:\/[A-Za-z0-9_~-][A-Za-z0-9_.~-]*)*\/?(?:\?[A-Za-z0-9_.~=&%+-]*)?$/;
 
 /** Classifies `next`, or returns null when it is neither a linking-page nor a dashboard path. */
 export function parseNextPath(next: string | undefined | null): NextPath | null {

@@ -9,9 +9,10 @@ export interface OauthApp {
   clientSecret: string;
 }
 
-// Binding the ciphertext to the project stops a secret copied between records from decrypting.
+// Bound to the project id (as the publishing key is), so a secret copied to another project's
+// record does not decrypt.
 function secretContext(projectId: string): string {
-  return `oauth-client-secret:${projectId}`;
+  return projectId;
 }
 
 /** Encrypts a client secret for `project.settings.oauthClientSecretEnc` (the dashboard saves it). */

@@ -2,7 +2,12 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
-import { clearCookie, PLAYER_SESSION_COOKIE, readSignedCookie, setSignedCookie } from "./cookies.ts";
+import {
+  clearCookie,
+  PLAYER_SESSION_COOKIE,
+  readSignedCookie,
+  setSignedCookie,
+} from "./cookies.ts";
 
 /** The spec's Player object, kept in the session so reading it needs no identity-provider call. */
 export interface Player {

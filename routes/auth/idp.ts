@@ -1,0 +1,129 @@
+import { type Context, Hono } from "hono";
+import { z } from "zod";
+import type { AppContext } from "../../lib/context.ts";
+import {
+  clearCookie,
+  OAUTH_FLOW_COOKIE,
+  readSignedCookie,
+  setSignedCookie,
+} from "../../lib/auth/cookies.ts";
+import {
+  authorizeUrl,
+  createPkcePair,
+  exchangeCode,
+  fetchPlayer,
+  IdpError,
+  revokeToken,
+} from "../../lib/auth/idp_client.ts";
+import { DEFAULT_NEXT, parseNextPath, withErrorCode } from "../../lib/auth/next_path.ts";
+import { getOauthApp, hasOauthApp, type OauthApp } from "../../lib/auth/oauth_app.ts";
+import { startPlayerSession } from "../../lib/auth/player_session.ts";
+import { timingSafeEqual } from "../../lib/crypto/hash.ts";
+import { randomToken } from "../../lib/ids.ts";
+import { log } from "../../lib/log.ts";
+import { getActiveProjectBySlug, getProject } from "../../kv/projects.ts";
+
+const flowSchema = z.object({
+  state: z.string().min(1),
+  verifier: z.string().min(43),
+  next: z.string(),
+  projectId: z.string(),
+});
+
+/** Player sign-in through the project's own identity-provider app: `/auth/idp/start` and `/callback`. */
+export function idpRoutes(ctx: AppContext): Hono {
+  const redirectUri = `${ctx.config.baseUrl}/auth/idp/callback`;
+
+  function redirect(c: Context, location: string): Response {
+    c.header("cache-control", "no-store");
+    return c.redirect(location, 302);
+  }
+
+  return new Hono()
+    .get("/auth/idp/start", async (c) => {
+      const next = parseNextPath(c.req.query("next"));
+      if (!next) return redirect(c, DEFAULT_NEXT);
+      // The dashboard signs in with a wallet, not the identity provider.
+      if (next.kind === "dashboard") return redirect(c, next.path);
+      const project = await getActiveProjectBySlug(ctx.kv, next.slug);
+      if (!project) return redirect(c, next.path);
+      if (!hasOauthApp(project)) {
+        return redirect(c, withErrorCode(next.path, "oauth_not_configured"));
+      }
+      const state = randomToken(24);
+      const pkce = await createPkcePair();
+      await setSignedCookie(ctx, c, OAUTH_FLOW_COOKIE, {
+        state,
+        verifier: pkce.verifier,
+        next: next.path,
+        projectId: project.id,
+      });
+      return redirect(
+        c,
+        authorizeUrl(ctx.config.idpUrl, {
+          clientId: project.settings.oauthClientId!,
+          redirectUri,
+          state,
+          codeChallenge: pkce.challenge,
+        }),
+      );
+    })
+    .get("/auth/idp/callback", async (c) => {
+      const parsed = flowSchema.safeParse(await readSignedCookie(ctx, c, OAUTH_FLOW_COOKIE));
+      // Single use: the flow cookie goes whatever happens next.
+      clearCookie(c, OAUTH_FLOW_COOKIE);
+      if (!parsed.success) return redirect(c, withErrorCode(DEFAULT_NEXT, "oauth_state_mismatch"));
+      const flow = parsed.data;
+      const fail = (code: string) => redirect(c, withErrorCode(flow.next, code));
+      const { code, state, error } = c.req.query();
+      if (error) return fail("idp_denied");
+      if (!state || !timingSafeEqual(state, flow.state) || !code) {
+        return fail("oauth_state_mismatch");
+      }
+      const project = await getProject(ctx.kv, flow.projectId);
+      if (!project || project.deletedAt !== null) return redirect(c, flow.next);
+      let app: OauthApp | null;
+      try {
+        app = await getOauthApp(ctx, project);
+      } catch (e) {
+        log("error", "OAuth client secret cannot be decrypted", {
+          projectId: project.id,
+          error: e,
+        });
+        return fail("oauth_token_failed");
+      }
+      if (!app) return fail("oauth_not_configured");
+      let tokens;
+      try {
+        tokens = await exchangeCode(ctx.config.idpUrl, app, {
+          code,
+          redirectUri,
+          verifier: flow.verifier,
+        });
+      } catch (e) {
+        return fail(idpFailure(e, project.id, "oauth_token_failed"));
+      }
+      try {
+        const user = await fetchPlayer(ctx.config.idpUrl, tokens.accessToken);
+        await startPlayerSession(ctx, c, { projectId: project.id, user });
+        log("info", "Player signed in", { projectId: project.id, userId: user.id });
+        return redirect(c, flow.next);
+      } catch (e) {
+        return fail(idpFailure(e, project.id, "oauth_userinfo_failed"));
+      } finally {
+        // We only needed the identity once; revoking the grant leaves nothing usable behind.
+        await revoke(ctx.config.idpUrl, app, tokens.refreshToken ?? tokens.accessToken, project.id);
+      }
+    });
+}
+
+function idpFailure(error: unknown, projectId: string, fallback: string): string {
+  log("warn", "Player sign-in failed", { projectId, error });
+  return error instanceof IdpError ? error.code : fallback;
+}
+
+async function revoke(idpUrl: string, app: OauthApp, token: string, projectId: string) {
+  if (!(await revokeToken(idpUrl, app, token))) {
+    log("warn", "Identity-provider token could not be revoked", { projectId });
+  }
+}

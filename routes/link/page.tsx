@@ -1,0 +1,34 @@
+import { Hono } from "hono";
+import type { AppContext } from "../../lib/context.ts";
+import { hasOauthApp } from "../../lib/auth/oauth_app.ts";
+import { getPlayerSession } from "../../lib/auth/player_session.ts";
+import { LinkPage, NoGamePage } from "../../lib/link/link_page.tsx";
+import { pageResponse } from "../../lib/pages/layout.tsx";
+import { linkUrl } from "../../lib/projects/project_view.ts";
+import { getLinkByUser } from "../../kv/links.ts";
+import { getActiveProjectBySlug } from "../../kv/projects.ts";
+
+/** `GET /link/:slug`: the hosted linking page (HTML). */
+export function linkPageRoutes(ctx: AppContext): Hono {
+  return new Hono().get("/link/:slug", async (c) => {
+    const slug = c.req.param("slug");
+    const project = slug.length <= 100 ? await getActiveProjectBySlug(ctx.kv, slug) : null;
+    if (!project) {
+      return pageResponse(c, { title: "No game uses this link", body: <NoGamePage /> }, 404);
+    }
+    const player = await getPlayerSession(ctx, c, project.id);
+    const link = player ? await getLinkByUser(ctx.kv, project.id, player.id) : null;
+    const body = (
+      <LinkPage
+        serviceName={ctx.config.serviceName}
+        project={project}
+        pageUrl={linkUrl(ctx.config.baseUrl, project.slug)}
+        signInConfigured={hasOauthApp(project)}
+        player={player}
+        link={link}
+        error={c.req.query("error") ?? null}
+      />
+    );
+    return pageResponse(c, { title: `Link a wallet to ${project.name}`, body });
+  });
+}
