@@ -4,6 +4,8 @@
  */
 import { runDeliverEvent, runPublishBatch } from "../lib/events/deliver.ts";
 import { runWatchPoll } from "../lib/events/watch_poll.ts";
+import { runTxCheckJob } from "./tx_check.ts";
+import { runTxSweepJob } from "./tx_sweep.ts";
 import type { JobHandlers } from "./types.ts";
 
 /** Handlers per job kind. */
@@ -11,4 +13,6 @@ export const jobHandlers: JobHandlers = {
   deliver_event: runDeliverEvent,
   publish_batch: runPublishBatch,
   watch_poll: runWatchPoll,
+  tx_check: runTxCheckJob,
+  tx_sweep: runTxSweepJob,
 };

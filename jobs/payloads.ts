@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { serviceEventSchema } from "../lib/events/event_schema.ts";
+import { txCheckJobSchema, txSweepJobSchema } from "./tx_payloads.ts";
 
 const id = z.string().min(1).max(200);
 
@@ -36,6 +37,8 @@ export const jobPayloadSchema = z.discriminatedUnion("type", [
   deliverEventJobSchema,
   publishBatchJobSchema,
   watchPollJobSchema,
+  txCheckJobSchema,
+  txSweepJobSchema,
 ]);
 
 /** Any job payload. */

@@ -4,6 +4,7 @@ import { log } from "../lib/log.ts";
 import { addJobRemoval, enqueueJob, getJobEntry, type JobRecord } from "../kv/jobs.ts";
 import { getProject } from "../kv/projects.ts";
 import { listAllWatches, watchPollJobId } from "../kv/watches.ts";
+import { ensureTxSweepLoop } from "./tx_sweep.ts";
 
 /** A sweep; returns how many things it repaired. */
 export type Sweep = (ctx: AppContext) => Promise<number>;
@@ -44,6 +45,7 @@ export async function sweepWatchLoops(ctx: AppContext): Promise<number> {
 /** Every sweep the cron runs; other features add theirs here. */
 export const sweeps: Record<string, Sweep> = {
   watch_loops: sweepWatchLoops,
+  tx_sweep_loop: ensureTxSweepLoop,
 };
 
 /** Runs every sweep once; one failing sweep does not stop the others. */

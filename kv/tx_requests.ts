@@ -2,6 +2,7 @@
  * Transaction requests, one record per (project, idempotency key), kept permanently. The record
  * holds the latest attempt; a retried failed key starts a new attempt in the same record.
  */
+import type { Cluster } from "../lib/config.ts";
 import type { TxBody, TxKind, TxResult, TxStatus } from "../lib/tx/types.ts";
 
 /** What an attempt reserved against the rolling limits, so a failure can give it back. */
@@ -22,8 +23,8 @@ export interface SignedTx {
   wire: string;
   blockhash: string;
   lastValidBlockHeight: bigint;
-  /** Clock time of the last send attempt; null before the first. */
-  lastSentAt: number | null;
+  /** Clock time when it was signed and stored. */
+  signedAt: number;
   /** True once an RPC node accepted it (after preflight); later sends skip preflight. */
   accepted: boolean;
 }
@@ -33,6 +34,8 @@ export interface TxRequestRecord {
   projectId: string;
   key: string;
   kind: TxKind;
+  /** The project's cluster, where the transaction is sent and checked. */
+  cluster: Cluster;
   /** The body as sent, compared field by field when the key is used again. */
   body: TxBody;
   /** 1 for the first attempt, +1 for each retry of a failed one. */
@@ -47,6 +50,8 @@ export interface TxRequestRecord {
   error: string | null;
   usage: TxUsageClaim;
   signed: SignedTx | null;
+  /** The background confirmation check job of this attempt, once it has one. */
+  checkJobId: string | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -8,7 +8,7 @@ import { createRpcClients, type RpcClients } from "./chain/rpc_clients.ts";
 import { ChainReads } from "./chain/reads.ts";
 import { ReadCache } from "./chain/read_cache.ts";
 import { createWalletProvider, type WalletProvider } from "./wallets/mod.ts";
-import { defaultTxTiming, type TxTiming } from "./tx/timing.ts";
+import { createTxRuntime, type TxRuntime } from "./tx/runtime.ts";
 import { createEventRuntime, type EventRuntime } from "./events/publish_targets.ts";
 import { JobWaker } from "../jobs/waker.ts";
 
@@ -28,8 +28,8 @@ export interface AppContext {
   jobWaker: JobWaker;
   /** Holds the projects' managed wallets (`none` while they are turned off). */
   wallets: WalletProvider;
-  /** Confirmation wait and check intervals of transaction requests. */
-  txTiming: TxTiming;
+  /** Transaction routes' timing (tests shorten it), mint cache and reservation lock. */
+  tx: TxRuntime;
   /** Cached chain reads of the game API (balances, tokens, assets, signature status). */
   chain: ChainReads;
 }
@@ -52,7 +52,7 @@ export async function createAppContext(
     events: createEventRuntime(input.kv, clock),
     jobWaker: new JobWaker(),
     wallets: createWalletProvider(input.config, { kv: input.kv, keys, clock }),
-    txTiming: defaultTxTiming(),
+    tx: createTxRuntime(),
     chain: new ChainReads(rpc, input.config.dasUrls, new ReadCache(clock)),
   };
 }

@@ -3,5 +3,6 @@ import type { AppContext } from "../lib/context.ts";
 
 /** `GET /health`: no key, counted toward nothing. */
 export function healthRoutes(ctx: AppContext): Hono {
-  return new Hono().get("/health", (c) => c.json({ ok: true, wallets: ctx.config.walletProvider }));
+  // The provider in force, not just the setting: it is what signs (or refuses to).
+  return new Hono().get("/health", (c) => c.json({ ok: true, wallets: ctx.wallets.name }));
 }

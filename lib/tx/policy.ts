@@ -88,14 +88,22 @@ const policyInput = z.object({
   const seenMints = new Set<string>();
   policy.allowedMints.forEach((entry, i) => {
     if (seenMints.has(entry.mint)) {
-      ctx.addIssue({ code: "custom", path: ["allowedMints", i, "mint"], message: "is listed twice" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["allowedMints", i, "mint"],
+        message: "is listed twice",
+      });
     }
     seenMints.add(entry.mint);
   });
   const seenAssets = new Set<string>();
   policy.hourlyBudgets.forEach((entry, i) => {
     if (seenAssets.has(entry.asset)) {
-      ctx.addIssue({ code: "custom", path: ["hourlyBudgets", i, "asset"], message: "is listed twice" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["hourlyBudgets", i, "asset"],
+        message: "is listed twice",
+      });
     }
     seenAssets.add(entry.asset);
   });

@@ -13,9 +13,10 @@ import { createWalletKey, getWalletKey } from "../../kv/wallet_keys.ts";
 import { type WalletProvider, WalletUnavailableError } from "./provider.ts";
 
 // PKCS#8 header of an Ed25519 private key (RFC 8410); the 32-byte seed follows it.
-const PKCS8_ED25519_PREFIX = new Uint8Array([
-  0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
-]);
+const PKCS8_ED25519_PREFIX = Uint8Array.from(
+  "302e020100300506032b657004220420".match(/../g)!,
+  (hex) => parseInt(hex, 16),
+);
 const MAX_CACHED_KEYS = 1_000;
 
 /** The associated data sealed with a wallet key: the purpose and the project it belongs to. */
@@ -43,7 +44,9 @@ export function createManagedWalletProvider(
     try {
       const address = getAddressDecoder().decode(ed25519.getPublicKey(seed));
       if (address !== record.address) {
-        throw new WalletUnavailableError("Cannot sign: the stored wallet key does not match its address");
+        throw new WalletUnavailableError(
+          "Cannot sign: the stored wallet key does not match its address",
+        );
       }
       const pkcs8 = new Uint8Array(PKCS8_ED25519_PREFIX.length + 32);
       pkcs8.set(PKCS8_ED25519_PREFIX);

@@ -4,6 +4,7 @@ import { apiGuard, type V1Env } from "./guard.ts";
 import { playerRoutes } from "./players.ts";
 import { projectRoutes } from "./project.ts";
 import { signatureRoutes } from "./signatures.ts";
+import { txRoutes } from "./tx.ts";
 import { walletRoutes } from "./wallets.ts";
 
 /** The game API under `/v1`. The guard sits on each route, so unknown paths stay plain 404s. */
@@ -13,5 +14,6 @@ export function v1Routes(ctx: AppContext): Hono<V1Env> {
     .route("/", projectRoutes(ctx, guard))
     .route("/", playerRoutes(ctx, guard))
     .route("/", walletRoutes(ctx, guard))
-    .route("/", signatureRoutes(ctx, guard));
+    .route("/", signatureRoutes(ctx, guard))
+    .route("/", txRoutes(ctx, guard));
 }

@@ -1,0 +1,178 @@
+/**
+ * Step 14: builds the attempt's transaction with `@solana/kit` and signs the compiled message with
+ * the wallet provider. Token instructions use the mint's own program (Token or Token-2022) both
+ * for the associated account derivation and for the instruction itself.
+ */
+import {
+  type Address,
+  appendTransactionMessageInstructions,
+  compileTransaction,
+  createNoopSigner,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  type Instruction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  type SignatureBytes,
+} from "@solana/kit";
+import { getTransferSolInstruction } from "@solana-program/system";
+import {
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getMintToCheckedInstruction,
+  getTransferCheckedInstruction,
+} from "@solana-program/token";
+import {
+  getSetComputeUnitLimitInstruction,
+  getSetComputeUnitPriceInstruction,
+} from "@solana-program/compute-budget";
+import type { AppContext } from "../context.ts";
+import type { MintInfo } from "../chain/mints.ts";
+import type { SignedTx } from "../../kv/tx_requests.ts";
+import { rpcFailureReason } from "./chain_errors.ts";
+import { computeUnitLimit, fetchComputeUnitPrice } from "./priority_fee.ts";
+import type { TxKind } from "./types.ts";
+import type { Cluster } from "../config.ts";
+
+/** What the transaction does. */
+export interface TxPlan {
+  projectId: string;
+  cluster: Cluster;
+  kind: TxKind;
+  walletAddress: Address;
+  recipient: Address;
+  mint: MintInfo | null;
+  amount: bigint;
+}
+
+/** The RPC could not be used to build the transaction; the attempt fails with 502 `rpc_error`. */
+export class BuildError extends Error {
+  constructor(reason: string) {
+    super(`Could not build the transaction: ${reason}`);
+    this.name = "BuildError";
+  }
+}
+
+/** A signed transaction ready to store and send. */
+export interface BuiltTx {
+  signature: string;
+  tx: Omit<SignedTx, "signedAt">;
+}
+
+/** Builds and signs the plan's transaction; throws `BuildError` or `WalletUnavailableError`. */
+export async function buildSignedTx(ctx: AppContext, plan: TxPlan): Promise<BuiltTx> {
+  const rpc = ctx.rpc[plan.cluster];
+  const payer = createNoopSigner(plan.walletAddress);
+  const instructions = await planInstructions(plan);
+  const writable = writableAccounts(instructions);
+  const abortSignal = AbortSignal.timeout(ctx.tx.timing.rpcTimeoutMs);
+  let latest;
+  let price: bigint | null = null;
+  try {
+    [latest, price] = await Promise.all([
+      rpc.getLatestBlockhash({ commitment: "confirmed" }).send({ abortSignal }).then((r) =>
+        r.value
+      ),
+      plan.cluster === "mainnet"
+        ? fetchComputeUnitPrice(rpc, writable, { abortSignal })
+        : Promise.resolve(null),
+    ]);
+  } catch (error) {
+    throw new BuildError(rpcFailureReason(error));
+  }
+  const budget = price === null ? [] : [
+    getSetComputeUnitLimitInstruction({ units: computeUnitLimit(plan.kind) }),
+    getSetComputeUnitPriceInstruction({ microLamports: price }),
+  ];
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(payer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+    (m) => appendTransactionMessageInstructions([...budget, ...instructions], m),
+  );
+  const compiled = compileTransaction(message);
+  const signatureBytes = await ctx.wallets.signMessage(
+    plan.projectId,
+    new Uint8Array(compiled.messageBytes),
+  );
+  const signed = {
+    ...compiled,
+    signatures: Object.freeze({
+      ...compiled.signatures,
+      [plan.walletAddress]: signatureBytes as SignatureBytes,
+    }),
+  };
+  return {
+    signature: getSignatureFromTransaction(signed),
+    tx: {
+      wire: getBase64EncodedWireTransaction(signed),
+      blockhash: latest.blockhash,
+      lastValidBlockHeight: latest.lastValidBlockHeight,
+      accepted: false,
+    },
+  };
+}
+
+async function planInstructions(plan: TxPlan): Promise<Instruction[]> {
+  const payer = createNoopSigner(plan.walletAddress);
+  if (plan.kind === "transfer-sol") {
+    return [getTransferSolInstruction({
+      source: payer,
+      destination: plan.recipient,
+      amount: plan.amount,
+    })];
+  }
+  const mint = plan.mint!;
+  const tokenProgram = mint.programAddress;
+  const [destination] = await findAssociatedTokenPda({
+    owner: plan.recipient,
+    mint: mint.address,
+    tokenProgram,
+  });
+  const createDestination = getCreateAssociatedTokenIdempotentInstruction({
+    payer,
+    ata: destination,
+    owner: plan.recipient,
+    mint: mint.address,
+    tokenProgram,
+  });
+  if (plan.kind === "mint-token") {
+    return [
+      createDestination,
+      getMintToCheckedInstruction({
+        mint: mint.address,
+        token: destination,
+        mintAuthority: payer,
+        amount: plan.amount,
+        decimals: mint.decimals,
+      }, { programAddress: tokenProgram }),
+    ];
+  }
+  const [source] = await findAssociatedTokenPda({
+    owner: plan.walletAddress,
+    mint: mint.address,
+    tokenProgram,
+  });
+  return [
+    createDestination,
+    getTransferCheckedInstruction({
+      source,
+      mint: mint.address,
+      destination,
+      authority: payer,
+      amount: plan.amount,
+      decimals: mint.decimals,
+    }, { programAddress: tokenProgram }),
+  ];
+}
+
+// AccountRole: WRITABLE = 1, WRITABLE_SIGNER = 3 (the low bit marks writable).
+function writableAccounts(instructions: Instruction[]): Address[] {
+  const found = new Set<Address>();
+  for (const ix of instructions) {
+    for (const meta of ix.accounts ?? []) if (meta.role & 1) found.add(meta.address);
+  }
+  return [...found];
+}

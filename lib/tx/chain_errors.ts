@@ -1,0 +1,79 @@
+/**
+ * Chain client errors as stored in a failed attempt. The spec wants a simulation rejection in the
+ * chain client's coded form: `@solana/kit` production builds word every error as
+ * `Solana error #<code>; Decode this error by running \`npx @solana/errors decode -- <code> '<context>'\``,
+ * whatever NODE_ENV this process runs with, so the form is built here the same way.
+ */
+import {
+  isSolanaError,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  type SolanaError,
+} from "@solana/kit";
+
+/** True for the JSON-RPC -32002 answer: the node simulated the transaction and refused it. */
+export function isSimulationRejection(error: unknown): error is SolanaError {
+  return isSolanaError(
+    error,
+    SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  );
+}
+
+// Bulky simulation details stay out of the stored error; the structured log keeps the logs.
+const OMITTED_CONTEXT = new Set(["__code", "logs", "accounts", "innerInstructions", "returnData"]);
+
+/** The coded form of a kit error, followed by the coded form of its cause (the on-chain error). */
+export function codedErrorText(error: SolanaError): string {
+  const parts = [codedForm(error)];
+  const cause = (error as { cause?: unknown }).cause;
+  if (isSolanaError(cause)) parts.push(`caused by ${codedForm(cause)}`);
+  return parts.join("; ");
+}
+
+function codedForm(error: SolanaError): string {
+  const context = (error.context ?? {}) as Record<string, unknown>;
+  const code = context.__code as number;
+  const entries = Object.entries(context).filter(([key, value]) =>
+    !OMITTED_CONTEXT.has(key) && value !== null && value !== undefined
+  );
+  let text =
+    `Solana error #${code}; Decode this error by running \`npx @solana/errors decode -- ${code}`;
+  if (entries.length) text += ` '${encodeContext(entries)}'`;
+  return `${text}\``;
+}
+
+// The encoding of @solana/errors' context: URL-style pairs, base64.
+function encodeContext(entries: Array<[string, unknown]>): string {
+  const text = entries.map(([key, value]) => `${key}=${encodeValue(value)}`).join("&");
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+function encodeValue(value: unknown): string {
+  if (Array.isArray(value)) return `%5B${value.map(encodeValue).join("%2C%20")}%5D`;
+  if (typeof value === "bigint") return `${value}n`;
+  if (value !== null && typeof value === "object") {
+    return encodeURIComponent(
+      JSON.stringify(value, (_k, v) => typeof v === "bigint" ? `${v}n` : v),
+    );
+  }
+  return encodeURIComponent(String(value));
+}
+
+/** A short reason for an RPC failure, for `Could not build the transaction: <reason>` and logs. */
+export function rpcFailureReason(error: unknown): string {
+  if (
+    error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError")
+  ) {
+    return "the RPC node did not answer in time";
+  }
+  if (isSolanaError(error)) {
+    const context = (error.context ?? {}) as Record<string, unknown>;
+    if (typeof context.statusCode === "number") {
+      return `the RPC node answered HTTP ${context.statusCode}`;
+    }
+    return error.message;
+  }
+  if (error instanceof TypeError) return "the RPC node could not be reached";
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,219 @@
+/**
+ * Steps 5 to 11 of the transaction routes' order of checks. They read and never write, so a
+ * request refused here reserves nothing. Every store read is made up front in one batch; the
+ * checks then run in the spec's order and the first failure is thrown.
+ */
+import type { Address } from "@solana/kit";
+import type { AppContext } from "../context.ts";
+import { ApiError } from "../http/errors.ts";
+import { parseUnits } from "../chain/amounts.ts";
+import { fetchMint, type MintInfo } from "../chain/mints.ts";
+import { parseAddress } from "../chain/validation.ts";
+import {
+  type LinkByAddress,
+  linkByAddressKey,
+  type LinkByUser,
+  linkByUserKey,
+} from "../../kv/links.ts";
+import { type Project, projectKey } from "../../kv/projects.ts";
+import { policyKey } from "../../kv/policy.ts";
+import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
+import type { TxRequestInput } from "./body.ts";
+import { isSameRequest } from "./body.ts";
+import { rpcFailureReason } from "./chain_errors.ts";
+import { emptyPolicy, findMintAllowance, SOL_ASSET, type TxPolicy } from "./policy.ts";
+import type { TxKind } from "./types.ts";
+
+/** SOL's decimals. */
+export const SOL_DECIMALS = 9;
+
+/** Everything steps 5 to 11 established, for the reservation and the build. */
+export interface CheckedRequest {
+  project: Project;
+  walletAddress: Address;
+  kind: TxKind;
+  input: TxRequestInput;
+  policy: TxPolicy;
+  /** The request record as read at step 7 (a failed attempt, or none). */
+  previous: Deno.KvEntryMaybe<TxRequestRecord>;
+  recipient: Address;
+  recipientUserId: number | null;
+  /** `SOL` or the mint address. */
+  asset: string;
+  mint: MintInfo | null;
+  decimals: number;
+  amount: bigint;
+}
+
+/** The outcome of steps 5 to 11: a stored attempt to answer with (step 7), or a checked request. */
+export type CheckOutcome =
+  | { kind: "existing"; record: TxRequestRecord }
+  | { kind: "checked"; request: CheckedRequest };
+
+/** Runs steps 5 to 11 for a request of `kind` sent with a key of `projectId`. */
+export async function checkTxRequest(
+  ctx: AppContext,
+  projectId: string,
+  kind: TxKind,
+  input: TxRequestInput,
+): Promise<CheckOutcome> {
+  const { body } = input;
+  // Step 5: the mint must be an address.
+  let mintAddress: Address | null = null;
+  if (kind !== "transfer-sol") {
+    mintAddress = parseAddress(body.mint ?? undefined);
+    if (!mintAddress) throw new ApiError(400, "invalid_address", "mint is not a valid address");
+  }
+
+  const to = body.to as { userId?: number; address?: string };
+  const linkKey = to.userId !== undefined
+    ? linkByUserKey(projectId, to.userId)
+    : linkByAddressKey(projectId, to.address!);
+  const [projectEntry, previous, policyEntry, linkEntry] = await ctx.kv.getMany<
+    [Project, TxRequestRecord, TxPolicy, LinkByUser | LinkByAddress]
+  >([
+    projectKey(projectId),
+    txRequestKey(projectId, input.idempotencyKey),
+    policyKey(projectId),
+    linkKey,
+  ]);
+
+  // Step 6: the managed wallet exists (read fresh: the key's cached project may predate it).
+  const project = projectEntry.value;
+  const walletAddress = parseAddress(project?.walletAddress ?? undefined);
+  if (!project || !walletAddress) {
+    throw new ApiError(409, "wallet_not_configured", "The project has no managed wallet");
+  }
+
+  // Step 7: a used key must carry the same request; an earlier non-failed attempt is the answer.
+  if (previous.value) {
+    if (!isSameRequest(previous.value, { kind, body })) throw idempotencyConflict();
+    if (previous.value.status !== "failed") return { kind: "existing", record: previous.value };
+  }
+
+  // Step 8: resolve the recipient, and the player who holds it at request time.
+  let recipient: Address;
+  let recipientUserId: number | null;
+  if (to.userId !== undefined) {
+    const link = linkEntry.value as LinkByUser | null;
+    const address = parseAddress(link?.address);
+    if (!address) {
+      throw new ApiError(
+        404,
+        "wallet_not_linked",
+        "The player has no wallet linked to this project",
+      );
+    }
+    recipient = address;
+    recipientUserId = to.userId;
+  } else {
+    const address = parseAddress(to.address);
+    if (!address) throw new ApiError(400, "invalid_address", "to.address is not a valid address");
+    recipient = address;
+    recipientUserId = (linkEntry.value as LinkByAddress | null)?.userId ?? null;
+  }
+
+  // Step 9: the asset must be allowed by the policy.
+  const policy = policyEntry.value ?? emptyPolicy();
+  let limitText: string;
+  if (kind === "transfer-sol") {
+    if (policy.maxSolPerTransfer === null) {
+      throw new ApiError(403, "sol_transfers_disabled", "SOL transfers are disabled by the policy");
+    }
+    limitText = policy.maxSolPerTransfer;
+  } else {
+    const allowance = findMintAllowance(policy, mintAddress!);
+    if (!allowance) {
+      throw new ApiError(403, "mint_not_allowed", "The mint is not allowed by the policy");
+    }
+    limitText = allowance.maxPerTransaction;
+  }
+
+  // Step 10: the mint must exist on the project's cluster.
+  let mint: MintInfo | null = null;
+  if (mintAddress) {
+    mint = await findMint(ctx, project, mintAddress);
+    if (!mint) {
+      throw new ApiError(400, "invalid_mint", "The mint does not exist on the project's cluster");
+    }
+  }
+
+  // Step 11: the amount, then the per-transaction limit in the asset's decimals.
+  const decimals = mint?.decimals ?? SOL_DECIMALS;
+  const amount = parseUnits(body.amount, decimals);
+  if (amount === null || amount === 0n || amount > U64_MAX) {
+    throw new ApiError(
+      400,
+      "invalid_amount",
+      amount === 0n
+        ? "Amount must be greater than zero"
+        : `Amount must be a positive number with at most ${decimals} decimals`,
+    );
+  }
+  const limit = parseUnits(limitText, decimals);
+  if (limit === null) {
+    throw new ApiError(
+      422,
+      "invalid_limit_config",
+      `The per-transaction maximum ${limitText} cannot be represented with ${decimals} decimals`,
+    );
+  }
+  if (amount > limit) {
+    throw new ApiError(
+      403,
+      "amount_over_limit",
+      `Amount is above the per-transaction maximum of ${limitText}`,
+    );
+  }
+
+  return {
+    kind: "checked",
+    request: {
+      project,
+      walletAddress,
+      kind,
+      input,
+      policy,
+      previous,
+      recipient,
+      recipientUserId,
+      asset: mint ? mint.address : SOL_ASSET,
+      mint,
+      decimals,
+      amount,
+    },
+  };
+}
+
+/** Largest raw amount a token or lamport amount can hold. */
+export const U64_MAX = 2n ** 64n - 1n;
+
+/** 409 `idempotency_conflict`. */
+export function idempotencyConflict(): ApiError {
+  return new ApiError(
+    409,
+    "idempotency_conflict",
+    "The idempotency key was already used for a different request",
+  );
+}
+
+async function findMint(
+  ctx: AppContext,
+  project: Project,
+  mint: Address,
+): Promise<MintInfo | null> {
+  const now = ctx.clock.now();
+  const cached = ctx.tx.mints.get(project.cluster, mint, now);
+  if (cached) return cached;
+  let info: MintInfo | null;
+  try {
+    info = await fetchMint(ctx.rpc[project.cluster], mint, {
+      abortSignal: AbortSignal.timeout(ctx.tx.timing.rpcTimeoutMs),
+    });
+  } catch (error) {
+    // Nothing is reserved yet: the caller may simply retry.
+    throw new ApiError(502, "rpc_error", `Could not read the mint: ${rpcFailureReason(error)}`);
+  }
+  if (info) ctx.tx.mints.set(project.cluster, info, now);
+  return info;
+}

@@ -1,0 +1,45 @@
+/**
+ * Priority fees on mainnet, so transactions land under congestion.
+ *
+ * Choice: the compute-unit price is the 75th percentile of the per-slot minimum fees that
+ * `getRecentPrioritizationFees` reports for the accounts the transaction writes (the last 150
+ * slots), so it beats most recent competition for the same accounts without paying for outliers;
+ * it is clamped between 1,000 and 2,000,000 micro-lamports per CU, so a quiet market still pays a
+ * little and a spike cannot drain the wallet. The compute-unit limit is fixed per kind with a
+ * margin over measured use (a SOL transfer uses about 450 CU with the two budget instructions; a
+ * token transfer or mint that creates the associated account uses 25k to 40k), which keeps the
+ * fee (price x limit) small and avoids a simulation round trip on every request. At the cap a
+ * token transaction pays at most 0.0002 SOL in priority fee.
+ */
+import type { Address, Rpc, SolanaRpcApi } from "@solana/kit";
+import type { TxKind } from "./types.ts";
+
+/** Lowest compute-unit price set on mainnet, in micro-lamports. */
+export const MIN_MICRO_LAMPORTS_PER_CU = 1_000n;
+/** Highest compute-unit price set on mainnet, in micro-lamports. */
+export const MAX_MICRO_LAMPORTS_PER_CU = 2_000_000n;
+
+/** The compute-unit limit set for each kind of transaction. */
+export function computeUnitLimit(kind: TxKind): number {
+  return kind === "transfer-sol" ? 1_000 : 100_000;
+}
+
+/** The compute-unit price to pay now for a transaction writing `writable`. */
+export async function fetchComputeUnitPrice(
+  rpc: Rpc<SolanaRpcApi>,
+  writable: readonly Address[],
+  options: { abortSignal?: AbortSignal } = {},
+): Promise<bigint> {
+  const fees = await rpc.getRecentPrioritizationFees(writable.slice(0, 128))
+    .send({ abortSignal: options.abortSignal });
+  return choosePrice(fees.map((fee) => BigInt(fee.prioritizationFee)));
+}
+
+/** The 75th percentile of recent fees, clamped to the allowed range. */
+export function choosePrice(recent: readonly bigint[]): bigint {
+  if (recent.length === 0) return MIN_MICRO_LAMPORTS_PER_CU;
+  const sorted = [...recent].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const p75 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.75))];
+  if (p75 < MIN_MICRO_LAMPORTS_PER_CU) return MIN_MICRO_LAMPORTS_PER_CU;
+  return p75 > MAX_MICRO_LAMPORTS_PER_CU ? MAX_MICRO_LAMPORTS_PER_CU : p75;
+}

@@ -1,0 +1,195 @@
+/**
+ * Steps 12 and 13 and the reservation, in one atomic commit: the key record and every usage
+ * window the limits read are checked by versionstamp and written together, so concurrent requests
+ * can never together pass a limit, and of concurrent requests with one key only one reserves it.
+ * A conflict re-reads and re-checks (step 7 included). Within one process, reservations of a
+ * project run one at a time, so only other instances cause conflicts.
+ */
+import type { AppContext } from "../context.ts";
+import { ApiError } from "../http/errors.ts";
+import { ulid } from "../ids.ts";
+import { parseUnits } from "../chain/amounts.ts";
+import {
+  addToWindow,
+  DAY_WINDOW_MS,
+  HOUR_WINDOW_MS,
+  pruneWindow,
+  txAssetUsageKey,
+  txDayUsageKey,
+  txPlayerUsageKey,
+  txRecipientUsageKey,
+  type UsageWindow,
+  windowTotal,
+} from "../../kv/tx_usage.ts";
+import {
+  txAttemptByTimeKey,
+  txRequestKey,
+  type TxRequestRecord,
+  txUnsettledKey,
+  type TxUnsettledRef,
+} from "../../kv/tx_requests.ts";
+import { isSameRequest } from "./body.ts";
+import { type CheckedRequest, idempotencyConflict } from "./checks.ts";
+import { findAssetBudget } from "./policy.ts";
+
+/** Transactions a project may have in a rolling 24 hours, failed ones excluded. */
+export const MAX_TX_PER_DAY = 1_000;
+
+/** The outcome: a new attempt reserved, or a stored attempt that won a race for the key. */
+export type ReserveOutcome =
+  | { kind: "reserved"; entry: Deno.KvEntry<TxRequestRecord> }
+  | { kind: "existing"; record: TxRequestRecord };
+
+const MAX_ROUNDS = 200;
+
+/** Runs steps 12 and 13 and reserves the key with the new attempt's usage. */
+export function reserveTxRequest(
+  ctx: AppContext,
+  request: CheckedRequest,
+): Promise<ReserveOutcome> {
+  return ctx.tx.reservations.run(request.project.id, () => reserve(ctx, request));
+}
+
+async function reserve(ctx: AppContext, request: CheckedRequest): Promise<ReserveOutcome> {
+  const projectId = request.project.id;
+  const key = request.input.idempotencyKey;
+  const keys: Deno.KvKey[] = [
+    txRequestKey(projectId, key),
+    txDayUsageKey(projectId),
+    txRecipientUsageKey(projectId, request.recipient),
+    txAssetUsageKey(projectId, request.asset),
+  ];
+  if (request.recipientUserId !== null) {
+    keys.push(txPlayerUsageKey(projectId, request.recipientUserId));
+  }
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const entries = await ctx.kv.getMany(keys);
+    const [requestEntry, dayEntry, recipientEntry, assetEntry, playerEntry] = entries as [
+      Deno.KvEntryMaybe<TxRequestRecord>,
+      ...Deno.KvEntryMaybe<UsageWindow>[],
+    ];
+    // Step 7 again: another request with this key may have reserved it since.
+    const stored = requestEntry.value;
+    if (stored) {
+      if (!isSameRequest(stored, { kind: request.kind, body: request.input.body })) {
+        throw idempotencyConflict();
+      }
+      if (stored.status !== "failed") return { kind: "existing", record: stored };
+    }
+    const now = ctx.clock.now();
+    const day = pruneWindow(dayEntry.value, now - DAY_WINDOW_MS);
+    const recipient = pruneWindow(recipientEntry.value, now - HOUR_WINDOW_MS);
+    const asset = pruneWindow(assetEntry.value, now - HOUR_WINDOW_MS);
+    const player = playerEntry ? pruneWindow(playerEntry.value, now - HOUR_WINDOW_MS) : null;
+    checkLimits(request, { day, recipient, player, asset });
+
+    const attemptId = ulid(now);
+    const record: TxRequestRecord = {
+      projectId,
+      key,
+      kind: request.kind,
+      cluster: request.project.cluster,
+      body: request.input.body,
+      attempt: (stored?.attempt ?? 0) + 1,
+      attemptId,
+      status: "pending",
+      recipient: request.recipient,
+      recipientUserId: request.recipientUserId,
+      signature: null,
+      error: null,
+      usage: {
+        at: now,
+        asset: request.asset,
+        amount: request.amount,
+        recipient: request.recipient,
+        userId: request.recipientUserId,
+      },
+      signed: null,
+      checkJobId: null,
+      createdAt: stored?.createdAt ?? now,
+      updatedAt: now,
+    };
+    const op = ctx.kv.atomic().check(...entries);
+    op.set(requestEntry.key, record);
+    if (stored) op.delete(txAttemptByTimeKey(projectId, stored.attemptId));
+    op.set(txAttemptByTimeKey(projectId, attemptId), key);
+    op.set(txUnsettledKey(projectId, key), { attemptId, since: now } satisfies TxUnsettledRef);
+    op.set(dayEntry.key, addToWindow(day, now), { expireIn: DAY_WINDOW_MS + HOUR_WINDOW_MS });
+    op.set(recipientEntry.key, addToWindow(recipient, now), { expireIn: 2 * HOUR_WINDOW_MS });
+    op.set(assetEntry.key, addToWindow(asset, now, request.amount), {
+      expireIn: 2 * HOUR_WINDOW_MS,
+    });
+    if (playerEntry && player) {
+      op.set(playerEntry.key, addToWindow(player, now), { expireIn: 2 * HOUR_WINDOW_MS });
+    }
+    const result = await op.commit();
+    if (result.ok) {
+      return {
+        kind: "reserved",
+        entry: { key: requestEntry.key, value: record, versionstamp: result.versionstamp },
+      };
+    }
+    // Another instance changed one of these records: back off a little and look again.
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 + round)));
+  }
+  throw new Error("Cannot reserve the transaction request: too many concurrent changes");
+}
+
+function checkLimits(
+  request: CheckedRequest,
+  usage: {
+    day: UsageWindow;
+    recipient: UsageWindow;
+    player: UsageWindow | null;
+    asset: UsageWindow;
+  },
+): void {
+  // Step 12.
+  if (usage.day.times.length >= MAX_TX_PER_DAY) {
+    throw new ApiError(
+      429,
+      "daily_tx_quota_exceeded",
+      `The project already has ${MAX_TX_PER_DAY} transactions in the last 24 hours`,
+    );
+  }
+  // Step 13: recipient, player, then the asset's budget.
+  const { policy } = request;
+  if (
+    policy.perRecipientPerHour !== null &&
+    usage.recipient.times.length >= policy.perRecipientPerHour
+  ) {
+    throw new ApiError(
+      429,
+      "recipient_rate_limited",
+      "The recipient wallet already received the most transactions allowed in the last hour",
+    );
+  }
+  if (
+    usage.player && policy.perPlayerPerHour !== null &&
+    usage.player.times.length >= policy.perPlayerPerHour
+  ) {
+    throw new ApiError(
+      429,
+      "player_rate_limited",
+      "The player already received the most transactions allowed in the last hour",
+    );
+  }
+  const budgetText = findAssetBudget(policy, request.asset);
+  if (budgetText !== null) {
+    const budget = parseUnits(budgetText, request.decimals);
+    if (budget === null) {
+      throw new ApiError(
+        422,
+        "invalid_limit_config",
+        `The hourly budget ${budgetText} cannot be represented with ${request.decimals} decimals`,
+      );
+    }
+    if (windowTotal(usage.asset) + request.amount > budget) {
+      throw new ApiError(
+        429,
+        "hourly_budget_exceeded",
+        "This amount would take the asset past its hourly budget",
+      );
+    }
+  }
+}

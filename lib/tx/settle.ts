@@ -1,0 +1,204 @@
+/**
+ * Status changes of an attempt after its reservation. Each is one checked commit on the request
+ * record, so whichever of the route, the background check or the sweep gets there first decides,
+ * and a final status, its `tx` event and the release of a failed attempt's usage land together:
+ * exactly one event per attempt, and failed attempts never count against the limits.
+ */
+import type { AppContext } from "../context.ts";
+import { log } from "../log.ts";
+import { addEventDelivery } from "../events/publish.ts";
+import { addJob } from "../../kv/jobs.ts";
+import {
+  getTxRequestEntry,
+  type SignedTx,
+  type TxRequestRecord,
+  txUnsettledKey,
+} from "../../kv/tx_requests.ts";
+import {
+  DAY_WINDOW_MS,
+  HOUR_WINDOW_MS,
+  pruneWindow,
+  removeFromWindow,
+  txAssetUsageKey,
+  txDayUsageKey,
+  txPlayerUsageKey,
+  txRecipientUsageKey,
+  type UsageWindow,
+} from "../../kv/tx_usage.ts";
+import { ABANDONED_ERROR } from "./types.ts";
+
+/** Which attempt a change is for; a change for an older attempt of the key is ignored. */
+export interface AttemptRef {
+  projectId: string;
+  key: string;
+  attemptId: string;
+}
+
+/** A final status. */
+export type FinalOutcome = { status: "confirmed" } | { status: "failed"; error: string };
+
+const MAX_ROUNDS = 100;
+
+/** The ref of a stored attempt. */
+export function attemptRef(record: TxRequestRecord): AttemptRef {
+  return { projectId: record.projectId, key: record.key, attemptId: record.attemptId };
+}
+
+/**
+ * Moves a pending or submitted attempt to its final status, with its `tx` event (none for an
+ * abandoned one) and, when failed, the release of its usage. Returns the record as it stands
+ * afterwards (already final when another path settled it first), or null when the key is unknown.
+ * `onlyIf` must hold for the record the commit is checked against, or nothing changes.
+ */
+export async function settleAttempt(
+  ctx: AppContext,
+  ref: AttemptRef,
+  outcome: FinalOutcome,
+  options: { onlyIf?: (record: TxRequestRecord) => boolean } = {},
+): Promise<TxRequestRecord | null> {
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const entry = await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
+    const record = entry.value;
+    if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return record;
+    // Re-checked on every read, inside the same checked commit: e.g. "still unsigned".
+    if (options.onlyIf && !options.onlyIf(record)) return record;
+    const now = ctx.clock.now();
+    const next: TxRequestRecord = {
+      ...record,
+      status: outcome.status,
+      error: outcome.status === "failed" ? outcome.error : null,
+      updatedAt: now,
+    };
+    const op = ctx.kv.atomic().check(entry).set(entry.key, next).delete(
+      txUnsettledKey(ref.projectId, ref.key),
+    );
+    if (outcome.status === "failed") await addUsageRelease(ctx, op, record, now);
+    const silent = outcome.status === "failed" && outcome.error === ABANDONED_ERROR;
+    let published = false;
+    if (!silent) {
+      published = await addEventDelivery(ctx, op, ref.projectId, {
+        type: "tx",
+        key: record.key,
+        kind: record.kind,
+        status: outcome.status,
+        signature: record.signature,
+        userId: record.recipientUserId,
+        error: next.error,
+      });
+    }
+    if ((await op.commit()).ok) {
+      if (published) ctx.jobWaker.wake();
+      log(outcome.status === "confirmed" ? "info" : "warn", "Transaction request settled", {
+        projectId: ref.projectId,
+        idempotencyKey: ref.key,
+        attempt: record.attempt,
+        status: outcome.status,
+        signature: record.signature,
+        error: next.error,
+      });
+      return next;
+    }
+  }
+  throw new Error("Cannot settle the transaction request: too many concurrent changes");
+}
+
+/** True once an attempt is confirmed or failed. */
+export function isFinal(record: TxRequestRecord): boolean {
+  return record.status === "confirmed" || record.status === "failed";
+}
+
+/**
+ * Stores the signed transaction before its first send, with the attempt's background check job
+ * (due at `checkAt`), in one commit. Null when the attempt changed meanwhile (the sweep declared
+ * it abandoned): then it must not be sent.
+ */
+export async function recordSigned(
+  ctx: AppContext,
+  entry: Deno.KvEntry<TxRequestRecord>,
+  signed: { signature: string; tx: SignedTx; checkAt: number },
+): Promise<Deno.KvEntry<TxRequestRecord> | null> {
+  const record = entry.value;
+  const op = ctx.kv.atomic().check(entry);
+  const checkJobId = addJob(op, {
+    type: "tx_check",
+    projectId: record.projectId,
+    key: record.key,
+    attemptId: record.attemptId,
+  }, { runAt: signed.checkAt });
+  const next: TxRequestRecord = {
+    ...record,
+    signature: signed.signature,
+    signed: signed.tx,
+    checkJobId,
+    updatedAt: ctx.clock.now(),
+  };
+  op.set(entry.key, next);
+  const result = await op.commit();
+  return result.ok ? { key: entry.key, value: next, versionstamp: result.versionstamp } : null;
+}
+
+/**
+ * Applies `change` to a still-unsettled attempt (e.g. pending to submitted, or send bookkeeping);
+ * returns the record as it stands afterwards.
+ */
+export async function updateUnsettled(
+  ctx: AppContext,
+  ref: AttemptRef,
+  change: (record: TxRequestRecord) => TxRequestRecord | null,
+): Promise<TxRequestRecord | null> {
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const entry = await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
+    const record = entry.value;
+    if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return record;
+    const next = change(record);
+    if (!next) return record;
+    const result = await ctx.kv.atomic().check(entry).set(entry.key, {
+      ...next,
+      updatedAt: ctx.clock.now(),
+    }).commit();
+    if (result.ok) return next;
+  }
+  throw new Error("Cannot update the transaction request: too many concurrent changes");
+}
+
+/** Adds, to `op`, the removal of a failed attempt's entries from every usage window it counted in. */
+async function addUsageRelease(
+  ctx: AppContext,
+  op: Deno.AtomicOperation,
+  record: TxRequestRecord,
+  now: number,
+): Promise<void> {
+  const { projectId, usage } = record;
+  const scopes: Array<{ key: Deno.KvKey; windowMs: number; withAmount: boolean }> = [
+    { key: txDayUsageKey(projectId), windowMs: DAY_WINDOW_MS, withAmount: false },
+    {
+      key: txRecipientUsageKey(projectId, usage.recipient),
+      windowMs: HOUR_WINDOW_MS,
+      withAmount: false,
+    },
+    { key: txAssetUsageKey(projectId, usage.asset), windowMs: HOUR_WINDOW_MS, withAmount: true },
+  ];
+  if (usage.userId !== null) {
+    scopes.push({
+      key: txPlayerUsageKey(projectId, usage.userId),
+      windowMs: HOUR_WINDOW_MS,
+      withAmount: false,
+    });
+  }
+  const entries = await ctx.kv.getMany<UsageWindow[]>(scopes.map((scope) => scope.key));
+  op.check(...entries);
+  scopes.forEach((scope, i) => {
+    const entry = entries[i];
+    if (!entry.value) return;
+    // An entry that already left its window needs no removal.
+    if (usage.at <= now - scope.windowMs) return;
+    const window = removeFromWindow(
+      pruneWindow(entry.value, now - scope.windowMs),
+      usage.at,
+      scope.withAmount ? usage.amount : undefined,
+    );
+    op.set(scope.key, window, {
+      expireIn: scope.windowMs + HOUR_WINDOW_MS,
+    });
+  });
+}

@@ -1,0 +1,32 @@
+import { Hono, type MiddlewareHandler } from "hono";
+import type { AppContext } from "../../lib/context.ts";
+import { ApiError } from "../../lib/http/errors.ts";
+import { readJsonBody } from "../../lib/http/validate.ts";
+import { ensureTxCheck } from "../../lib/tx/background.ts";
+import { toRequestInput, txBodySchema } from "../../lib/tx/body.ts";
+import { handleTxRequest } from "../../lib/tx/request.ts";
+import type { TxKind } from "../../lib/tx/types.ts";
+import { getTxRequest, txResultOf } from "../../kv/tx_requests.ts";
+import type { V1Env } from "./guard.ts";
+
+const KINDS: readonly TxKind[] = ["transfer-sol", "transfer-token", "mint-token"];
+
+/** The three transaction routes and the status route. */
+export function txRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<V1Env> {
+  const app = new Hono<V1Env>();
+  for (const kind of KINDS) {
+    app.post(`/tx/${kind}`, guard, async (c) => {
+      const parsed = await readJsonBody(c, txBodySchema(kind));
+      const input = toRequestInput(parsed);
+      return c.json(await handleTxRequest(ctx, c.get("project").id, kind, input));
+    });
+  }
+  app.get("/tx/:idempotencyKey", guard, async (c) => {
+    const key = c.req.param("idempotencyKey");
+    const record = await getTxRequest(ctx.kv, c.get("project").id, key);
+    if (!record) throw new ApiError(404, "not_found", "No transaction request has this key");
+    if (record.status === "submitted") await ensureTxCheck(ctx, record);
+    return c.json(txResultOf(record));
+  });
+  return app;
+}
