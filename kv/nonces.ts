@@ -28,6 +28,8 @@ export async function createLinkNonce(kv: Deno.Kv, record: LinkNonce, now: numbe
 
 /** Deletes the challenge and returns it, or null when it is unknown or another request consumed it first. */
 export async function consumeLinkNonce(kv: Deno.Kv, nonce: string): Promise<LinkNonce | null> {
+  // Ours are 32 characters; anything long cannot exist and must not reach KV's key size limit.
+  if (nonce.length === 0 || nonce.length > 128) return null;
   const entry = await kv.get<LinkNonce>(linkNonceKey(nonce));
   if (!entry.value) return null;
   // The versionstamp check makes the delete the single point where exactly one verify wins.
