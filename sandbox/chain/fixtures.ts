@@ -32,7 +32,7 @@ export type FixtureChain = {
   rpcUrl: string;
   slotMs: number;
   autoAdvance: boolean;
-  advanceSlots(n: number): void;
+  advanceSlots(n: number): void | Promise<void>;
 };
 
 export type SettleOptions = { commitment?: Commitment };
@@ -59,7 +59,7 @@ export async function waitForCommitment(
     }
     if (status && ORDER.indexOf(status.confirmationStatus ?? "processed") >= wanted) return;
     if (chain.autoAdvance) await new Promise((r) => setTimeout(r, Math.max(10, chain.slotMs / 2)));
-    else chain.advanceSlots(1);
+    else await chain.advanceSlots(1);
   }
   throw new Error(`Cannot settle ${signature}: it did not reach the commitment`);
 }

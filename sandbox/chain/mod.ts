@@ -1,6 +1,5 @@
 // The sandbox Solana cluster: a JSON-RPC node on LiteSVM with real-cluster timing and faults.
 import { type Address, address, type Signature } from "@solana/kit";
-import { base64 } from "@scure/base";
 import { writeAccount } from "./accounts.ts";
 import { clusterState } from "./control.ts";
 import { dasMethods } from "./das.ts";
@@ -11,6 +10,18 @@ import { rpcMethods } from "./rpc_methods.ts";
 import { createChainApp } from "./server.ts";
 
 export type { ChainFaults, FaultScope, FaultSnapshot } from "./faults.ts";
+export { connectChain, type RemoteChain } from "./remote.ts";
+export * from "./fixtures.ts";
+export * from "./fixtures_nft.ts";
+export {
+  decodeEdition,
+  decodeMetadata,
+  encodeEdition,
+  encodeMetadata,
+  findEditionPda,
+  findMetadataPda,
+  TOKEN_METADATA_PROGRAM,
+} from "./metaplex.ts";
 
 export type StartChainOptions = {
   /** TCP port; 0 (the default) picks a free one. `deno task chain` uses CHAIN_PORT or 8899. */
@@ -109,9 +120,4 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
       state.options.log({ event: "chain_stopped" });
     },
   };
-}
-
-/** Base64 of bytes, for the control API's account writes. */
-export function toBase64(bytes: Uint8Array): string {
-  return base64.encode(bytes);
 }

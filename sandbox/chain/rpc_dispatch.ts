@@ -44,7 +44,13 @@ async function handleOne(
   const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;
   if (!handler) return errorResponse(id, methodNotFound());
   try {
-    const result = await handler(state, Array.isArray(params) ? params : []);
+    // Solana methods take positional params; DAS methods take one named-params object.
+    const list = Array.isArray(params)
+      ? params
+      : typeof params === "object" && params
+      ? [params]
+      : [];
+    const result = await handler(state, list);
     return { jsonrpc: "2.0", result, id };
   } catch (e) {
     if (e instanceof RpcError) return errorResponse(id, e);
