@@ -22,6 +22,13 @@ export const SIGN_IN_ERROR_MESSAGES: Readonly<Record<string, string>> = {
 /** Shown for an error code the page does not know. */
 export const GENERIC_SIGN_IN_ERROR = "Sign-in did not work. Please try again.";
 
+/** The message for a `?error=` code; own keys only, so `toString` and friends are unknown codes. */
+export function signInErrorMessage(code: string): string {
+  return Object.hasOwn(SIGN_IN_ERROR_MESSAGES, code)
+    ? SIGN_IN_ERROR_MESSAGES[code]
+    : GENERIC_SIGN_IN_ERROR;
+}
+
 /** Everything the linking page shows. */
 export interface LinkPageData {
   serviceName: string;
@@ -45,7 +52,7 @@ export function LinkPage(data: LinkPageData): VNode {
       <h1>Link a Solana wallet to {project.name}</h1>
       {showError && (
         <Notice kind="error">
-          {SIGN_IN_ERROR_MESSAGES[data.error!] ?? GENERIC_SIGN_IN_ERROR}
+          {signInErrorMessage(data.error!)}
         </Notice>
       )}
       {player
