@@ -42,6 +42,25 @@ export interface AddJobOptions {
 /** How long the record of a finished unique job keeps its id taken. */
 export const DONE_JOB_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
+const ULID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+let lastIdTime = -1;
+let lastIdRandom: number[] = [];
+
+// Monotonic ULIDs: jobs added in one go (a poll's events, oldest first) keep their order in the
+// due index, so a worker starts them in that order.
+function nextJobId(): string {
+  const now = Date.now();
+  if (now > lastIdTime) {
+    lastIdTime = now;
+    lastIdRandom = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b % 32);
+  } else {
+    let i = lastIdRandom.length - 1;
+    while (i >= 0 && lastIdRandom[i] === 31) lastIdRandom[i--] = 0;
+    if (i >= 0) lastIdRandom[i]++;
+  }
+  return ulid(lastIdTime).slice(0, 10) + lastIdRandom.map((d) => ULID_ALPHABET[d]).join("");
+}
+
 /** Key of a job record. */
 export function jobKey(id: string): Deno.KvKey {
   return ["jobs", id];
@@ -61,7 +80,7 @@ export function addJob(
   options: AddJobOptions = {},
 ): string {
   const parsed = jobPayloadSchema.parse(payload);
-  const id = options.id ?? ulid();
+  const id = options.id ?? nextJobId();
   const runAt = options.runAt ?? 0;
   const record: JobRecord = {
     id,

@@ -24,6 +24,8 @@ export interface EventsHarness extends AsyncDisposable {
   apiKey: string;
   /** Opens another instance on the same KV file (needs `kvPath`). */
   instance(options?: { owner?: string; clock?: ManualClock }): Promise<EventsInstance>;
+  /** Stops an instance as a crash would leave it: its worker and store handle are gone. */
+  kill(instance: EventsInstance): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -59,11 +61,14 @@ export async function startEventsHarness(options: {
       publishingKey: PUBLISH_KEY,
     });
   }
+  const kill = async (instance: EventsInstance) => {
+    if (!opened.includes(instance)) return;
+    opened.splice(opened.indexOf(instance), 1);
+    await instance.worker.stop();
+    await instance.close();
+  };
   const close = async () => {
-    for (const instance of opened) {
-      await instance.worker.stop();
-      await instance.close();
-    }
+    for (const instance of [...opened]) await kill(instance);
     await standIn.close();
   };
   return {
@@ -72,6 +77,7 @@ export async function startEventsHarness(options: {
     project,
     apiKey,
     instance: (extra) => open({ clock: a.clock, ...extra }),
+    kill,
     close,
     [Symbol.asyncDispose]: close,
   };
