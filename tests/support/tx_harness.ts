@@ -1,0 +1,267 @@
+/**
+ * The transaction routes under test: the sandbox cluster, the real app (and its job worker) wired
+ * to it, the messaging stand-in receiving `tx` events, and a project with a funded managed wallet.
+ */
+import {
+  type Address,
+  createSolanaRpc,
+  generateKeyPairSigner,
+  type Rpc,
+  type SolanaRpcApi,
+} from "@solana/kit";
+import { JobWorker } from "../../jobs/worker.ts";
+import type { Config } from "../../lib/config.ts";
+import { saveEventSettings } from "../../lib/events/settings.ts";
+import type { TxTiming } from "../../lib/tx/timing.ts";
+import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
+import { linkWallet } from "../../kv/links.ts";
+import { savePolicy } from "../../kv/policy.ts";
+import type { Project } from "../../kv/projects.ts";
+import { type SandboxChain, startChain } from "../../sandbox/chain/mod.ts";
+import { type MessagingStandIn, startMessagingStandIn } from "../../sandbox/roblox/mod.ts";
+import { call, createTestApp, createTestProject, type TestApp } from "./test_app.ts";
+
+const UNIVERSE = "777";
+const PUBLISH_KEY = "tx-test-publishing-key-0123456789";
+
+/** Timing for tests: a short confirmation wait, quick polls; the background interval stays 1.5 s of the manual clock. */
+export function testTiming(overrides: Partial<TxTiming> = {}): TxTiming {
+  return {
+    confirmWaitMs: 3_000,
+    routePollMs: 10,
+    rebroadcastMs: 50,
+    checkIntervalMs: 1_500,
+    abandonAfterMs: 120_000,
+    rpcTimeoutMs: 3_000,
+    ...overrides,
+  };
+}
+
+/** One service instance with its worker (not started: tests drain it). */
+export interface TxInstance extends TestApp {
+  worker: JobWorker;
+  /** POSTs a transaction route with the project's key. */
+  post(kind: string, body: unknown): Promise<Response>;
+  /** GETs the status route (the key is URL-encoded here). */
+  status(key: string): Promise<Response>;
+}
+
+/** A running harness; `close()` stops everything it started. */
+export interface TxHarness extends AsyncDisposable {
+  chain: SandboxChain;
+  rpc: Rpc<SolanaRpcApi>;
+  standIn: MessagingStandIn;
+  a: TxInstance;
+  project: Project;
+  apiKey: string;
+  /** The project's managed wallet (null with `wallet: false`). */
+  wallet: Address | null;
+  /** Opens another instance on the same KV file (needs `kvPath`). */
+  instance(options?: { config?: Partial<Config>; rpcUrl?: string }): Promise<TxInstance>;
+  /** Stops an instance as a crash would leave it: its worker and store handle are gone. */
+  kill(instance: TxInstance): Promise<void>;
+  /** Saves the project's policy through the dashboard's function. */
+  policy(input: unknown): Promise<void>;
+  /** Links a (new, unless given) wallet to the player; returns the address. */
+  link(userId: number, address?: Address): Promise<Address>;
+  /** Runs due jobs until none are left, then returns every `tx` event the stand-in received. */
+  txEvents(): Promise<Array<Record<string, unknown>>>;
+  close(): Promise<void>;
+}
+
+/** Options of `startTxHarness`. */
+export interface TxHarnessOptions {
+  /** Slots advance on their own every `slotMs` (default true, 10 ms). */
+  autoAdvance?: boolean;
+  slotMs?: number;
+  cluster?: "devnet" | "mainnet";
+  /** Create and fund the managed wallet (default true). */
+  wallet?: boolean;
+  /** Lamports airdropped to the wallet (default 100 SOL). */
+  fund?: bigint;
+  kvPath?: string;
+  config?: Partial<Config>;
+  /** Where the app sends RPC calls (default the chain itself). */
+  rpcUrl?: (chain: SandboxChain) => string;
+  timing?: Partial<TxTiming>;
+}
+
+/** Starts the cluster, the stand-in and one instance with a project whose events are on. */
+export async function startTxHarness(options: TxHarnessOptions = {}): Promise<TxHarness> {
+  const chain = await startChain({
+    autoAdvance: options.autoAdvance ?? true,
+    slotMs: options.slotMs ?? 10,
+  });
+  const standIn = await startMessagingStandIn({
+    keys: [{ apiKey: PUBLISH_KEY, universeId: UNIVERSE }],
+  });
+  const opened: TxInstance[] = [];
+  let apiKey = "";
+  const open = async (extra: { config?: Partial<Config>; rpcUrl?: string } = {}) => {
+    const rpcUrl = extra.rpcUrl ?? options.rpcUrl?.(chain) ?? chain.rpcUrl;
+    const app = await createTestApp({
+      kvPath: options.kvPath,
+      clock: opened[0]?.clock,
+      config: {
+        rpcUrls: { devnet: rpcUrl, mainnet: rpcUrl },
+        publishUrl: standIn.url,
+        ...options.config,
+        ...extra.config,
+      },
+    });
+    app.ctx.tx.timing = testTiming(options.timing);
+    app.ctx.events.attemptTimeoutMs = 500;
+    const worker = new JobWorker(app.ctx, { owner: `w${opened.length}` });
+    const instance: TxInstance = {
+      ...app,
+      worker,
+      post: (kind, body) => call(app.app, `/v1/tx/${kind}`, { method: "POST", apiKey, json: body }),
+      status: (key) => call(app.app, `/v1/tx/${encodeURIComponent(key)}`, { apiKey }),
+    };
+    opened.push(instance);
+    return instance;
+  };
+  const a = await open();
+  const created = await createTestProject(a, { cluster: options.cluster ?? "devnet" });
+  apiKey = created.apiKey;
+  const project = created.project;
+  await saveEventSettings(a.ctx, project.id, { universeId: UNIVERSE, publishingKey: PUBLISH_KEY });
+  let wallet: Address | null = null;
+  if (options.wallet !== false) {
+    wallet = (await createProjectWallet(a.ctx, project.id)) as Address;
+    await chain.airdrop(wallet, options.fund ?? 100_000_000_000n);
+    chain.advanceSlots(2);
+  }
+  const close = async () => {
+    for (const instance of opened.splice(0)) {
+      await instance.worker.stop();
+      await instance.close();
+    }
+    await standIn.close();
+    await chain.close();
+  };
+  return {
+    chain,
+    rpc: createSolanaRpc(chain.rpcUrl),
+    standIn,
+    a,
+    project,
+    apiKey,
+    wallet,
+    instance: open,
+    kill: async (instance) => {
+      const i = opened.indexOf(instance);
+      if (i < 0) return;
+      opened.splice(i, 1);
+      await instance.worker.stop();
+      await instance.close();
+    },
+    policy: async (input) => {
+      await savePolicy(a.kv, project.id, input);
+    },
+    link: async (userId, address) => {
+      const linked = address ?? (await generateKeyPairSigner()).address;
+      await linkWallet(a.kv, project.id, { userId, address: linked, now: a.clock.now() });
+      return linked;
+    },
+    txEvents: async () => {
+      for (let round = 0; round < 100; round++) {
+        const ran = (await Promise.all(opened.map((i) => i.worker.runDue()))).reduce(
+          (x, y) => x + y,
+          0,
+        );
+        if (ran === 0) break;
+      }
+      return standIn.inbox()
+        .map((m) => m.data as Record<string, unknown>)
+        .filter((data) => data?.type === "tx");
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+/** Advances the cluster one slot every few milliseconds until `promise` settles; returns its value. */
+export async function stepWhile<T>(chain: SandboxChain, promise: Promise<T>): Promise<T> {
+  let done = false;
+  const settled = promise.finally(() => (done = true));
+  while (!done) {
+    chain.advanceSlots(1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return await settled;
+}
+
+/** A loopback JSON-RPC proxy in front of the cluster that can hold every call of chosen methods. */
+export interface HoldingProxy extends AsyncDisposable {
+  url: string;
+  /** Holds calls of `method` until `release()`; `arrived` resolves when the first one comes. */
+  hold(method: string): { arrived: Promise<void> };
+  /** Answers every held call with HTTP 503, and stops holding. */
+  release(): void;
+  /** Answers the next `count` calls of `method` with HTTP 503 without forwarding them. */
+  failNext(method: string, count: number): void;
+  /** Calls seen per method. */
+  counts(): Record<string, number>;
+  close(): Promise<void>;
+}
+
+/** Starts a proxy to `target` on a free port. */
+export function startHoldingProxy(target: string): HoldingProxy {
+  const holds = new Map<string, () => void>();
+  const failures = new Map<string, number>();
+  const counts: Record<string, number> = {};
+  const gate = Promise.withResolvers<void>();
+  let released = false;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const body = await req.text();
+    let method = "";
+    try {
+      method = JSON.parse(body).method ?? "";
+    } catch {
+      // Forwarded as it is.
+    }
+    counts[method] = (counts[method] ?? 0) + 1;
+    const failing = failures.get(method) ?? 0;
+    if (failing > 0) {
+      failures.set(method, failing - 1);
+      return new Response("unavailable", { status: 503 });
+    }
+    const arrived = holds.get(method);
+    if (arrived && !released) {
+      arrived();
+      await gate.promise;
+      return new Response("held", { status: 503 });
+    }
+    const upstream = await fetch(target, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    return new Response(await upstream.arrayBuffer(), {
+      status: upstream.status,
+      headers: { "content-type": "application/json" },
+    });
+  });
+  const release = () => {
+    released = true;
+    gate.resolve();
+  };
+  const close = async () => {
+    release();
+    await server.shutdown();
+  };
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    hold(method) {
+      const arrived = Promise.withResolvers<void>();
+      holds.set(method, arrived.resolve);
+      return { arrived: arrived.promise };
+    },
+    release,
+    failNext: (method, count) => failures.set(method, count),
+    counts: () => ({ ...counts }),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
