@@ -1,0 +1,134 @@
+import { assert, assertEquals } from "../support/assertions.ts";
+import {
+  installTestWallet,
+  launchBrowser,
+  type ServedApp,
+  serveTestApp,
+} from "../support/browser.ts";
+import { createTestProject } from "../support/test_app.ts";
+import { encryptOauthClientSecret } from "../../lib/auth/oauth_app.ts";
+import { getLinkByUser } from "../../kv/links.ts";
+import { type Project, updateProject } from "../../kv/projects.ts";
+
+/** Creates a project whose OAuth app is registered on the stand-in and saved in its settings. */
+async function createProjectWithOauth(served: ServedApp, name: string): Promise<Project> {
+  const { project } = await createTestProject(served.t, { name });
+  const clientId = `client-${project.id}`;
+  const clientSecret = crypto.randomUUID();
+  served.idp.registerClient({
+    clientId,
+    clientSecret,
+    redirectUris: [`${served.baseUrl}/auth/idp/callback`],
+    name,
+  });
+  const oauthClientSecretEnc = await encryptOauthClientSecret(
+    served.t.ctx,
+    project.id,
+    clientSecret,
+  );
+  return (await updateProject(served.t.kv, project.id, (p) => ({
+    ...p,
+    settings: { ...p.settings, oauthClientId: clientId, oauthClientSecretEnc },
+  })))!;
+}
+
+Deno.test("Linking page end to end in Chromium: sign in, link with a Wallet Standard wallet, unlink", async () => {
+  await using served = await serveTestApp();
+  const project = await createProjectWithOauth(served, "Sky Racers");
+
+  // A phone-sized screen.
+  await using browser = await launchBrowser({ viewport: { width: 390, height: 844 } });
+  const wallet = await installTestWallet(browser.context, { name: "Test Wallet" });
+  const page = browser.context.pages()[0] ?? await browser.context.newPage();
+  const pageErrors: string[] = [];
+  page.on("pageerror", (error) => pageErrors.push(String(error)));
+
+  // Given the linking page, when the player signs in through the Roblox stand-in.
+  await page.goto(`${served.baseUrl}/link/${project.slug}`);
+  await page.getByRole("link", { name: "Sign in with Roblox" }).click();
+  await page.waitForURL((url) => url.href.startsWith(served.idp.url));
+  await page.getByLabel(/Pixel Pilot/).check();
+  await page.getByRole("button", { name: "Allow" }).click();
+  await page.waitForURL(`${served.baseUrl}/link/${project.slug}`);
+
+  // Then the page shows the player, and Chromium kept the __Host- session cookie on http://localhost.
+  assertEquals(await page.getByTestId("player-name").textContent(), "Pixel Pilot");
+  const cookies = await browser.context.cookies(served.baseUrl);
+  const session = cookies.find((c) => c.name === "__Host-svc_session");
+  assert(session, `session cookie kept: ${JSON.stringify(cookies.map((c) => c.name))}`);
+  assertEquals([session.httpOnly, session.secure, session.sameSite, session.path], [
+    true,
+    true,
+    "Lax",
+    "/",
+  ]);
+  assert(!cookies.some((c) => c.name === "__Host-svc_oauth"), "flow cookie deleted");
+
+  // When the player links a wallet found through the Wallet Standard.
+  await page.getByRole("button", { name: "Link a wallet" }).click();
+  await page.getByRole("button", { name: "Test Wallet" }).click();
+  await page.getByText("Wallet linked to @PixelPilot").waitFor();
+
+  // Then the wallet signed the spec's message and the page and store show the link.
+  assertEquals(wallet.connects, 1);
+  assertEquals(wallet.signed.length, 1);
+  const lines = wallet.signed[0].split("\n");
+  assertEquals(
+    lines[0],
+    `${new URL(served.baseUrl).host} wants you to sign in with your Solana account:`,
+  );
+  assertEquals(lines[1], wallet.address);
+  assertEquals(
+    lines[3],
+    "Link this wallet to Roblox account @PixelPilot (1002) in Sky Racers. Signing is free and does not send a transaction.",
+  );
+  assertEquals(await page.getByTestId("linked-address").textContent(), wallet.address);
+  assertEquals((await getLinkByUser(served.t.kv, project.id, 1002))?.address, wallet.address);
+
+  // The page fits a phone screen without sideways scrolling.
+  const overflow = await page.evaluate(() =>
+    document.documentElement.scrollWidth - document.documentElement.clientWidth
+  );
+  assertEquals(overflow, 0);
+
+  // After a reload the server renders the linked wallet itself.
+  await page.reload();
+  assertEquals(await page.getByTestId("linked-address").textContent(), wallet.address);
+
+  // When the player unlinks.
+  await page.getByRole("button", { name: "Unlink" }).click();
+  await page.getByText("Wallet unlinked.").waitFor();
+  assertEquals(await page.getByTestId("no-wallet").isVisible(), true);
+  assertEquals(await getLinkByUser(served.t.kv, project.id, 1002), null);
+  assertEquals(pageErrors, []);
+});
+
+Deno.test("Linking page in Chromium without a wallet explains how to get one", async () => {
+  await using served = await serveTestApp();
+  const project = await createProjectWithOauth(served, "Moon Miners");
+
+  await using browser = await launchBrowser({ viewport: { width: 360, height: 740 } });
+  const page = browser.context.pages()[0] ?? await browser.context.newPage();
+  await page.goto(`${served.baseUrl}/link/${project.slug}`);
+  await page.getByRole("link", { name: "Sign in with Roblox" }).click();
+  await page.getByRole("button", { name: "Allow" }).click();
+  await page.waitForURL(`${served.baseUrl}/link/${project.slug}`);
+  assertEquals(await page.getByTestId("player-name").textContent(), "Block Builder");
+
+  await page.getByRole("button", { name: "Link a wallet" }).click();
+  await page.getByTestId("no-wallets").waitFor();
+  const phantom = await page.getByRole("link", { name: "Open in Phantom" }).getAttribute("href");
+  assertEquals(
+    phantom,
+    `https://phantom.app/ul/browse/${
+      encodeURIComponent(`${served.baseUrl}/link/${project.slug}`)
+    }?ref=${encodeURIComponent(served.baseUrl)}`,
+  );
+
+  // Signing out clears the session and lands on /.
+  await page.goto(`${served.baseUrl}/link/${project.slug}`);
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(`${served.baseUrl}/`);
+  const cookies = await browser.context.cookies(served.baseUrl);
+  assert(!cookies.some((c) => c.name === "__Host-svc_session"));
+});
