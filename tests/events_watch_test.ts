@@ -41,6 +41,8 @@ interface WatchEnv extends AsyncDisposable {
   h: EventsHarness;
   /** getSignaturesForAddress calls the service made. */
   historyReads(): number;
+  /** Holds the next getSignaturesForAddress call until released. */
+  holdHistoryRead(): { arrived: Promise<void>; release: () => void };
 }
 
 async function startWatchEnv(
@@ -58,6 +60,7 @@ async function startWatchEnv(
     chain,
     h,
     historyReads: () => rpc.calls.get("getSignaturesForAddress") ?? 0,
+    holdHistoryRead: rpc.holdHistoryRead,
     async [Symbol.asyncDispose]() {
       await h.close();
       await rpc.close();
@@ -66,19 +69,34 @@ async function startWatchEnv(
   };
 }
 
-/** A loopback pass-through to the chain's RPC that counts calls per method. */
+/** A loopback pass-through to the chain's RPC that counts calls per method and can hold the next history read. */
 function startCountingProxy(target: string) {
   const calls = new Map<string, number>();
+  let held: { arrived: () => void; released: Promise<void> } | null = null;
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
     const body = await req.text();
     const method = (JSON.parse(body) as { method?: string }).method ?? "?";
     calls.set(method, (calls.get(method) ?? 0) + 1);
+    if (held && method === "getSignaturesForAddress") {
+      const hold = held;
+      held = null;
+      hold.arrived();
+      await hold.released;
+    }
     const res = await fetch(target, { method: "POST", headers: req.headers, body });
     return new Response(await res.arrayBuffer(), { status: res.status, headers: res.headers });
   });
+  /** Holds the next history read until `release()`; `arrived` resolves when it comes in. */
+  const holdHistoryRead = () => {
+    const arrived = Promise.withResolvers<void>();
+    const released = Promise.withResolvers<void>();
+    held = { arrived: arrived.resolve, released: released.promise };
+    return { arrived: arrived.promise, release: released.resolve };
+  };
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
     calls,
+    holdHistoryRead,
     close: () => server.shutdown(),
   };
 }
@@ -334,6 +352,36 @@ Deno.test("A worker restart in the middle of a poll neither loses nor duplicates
       assert.deepEqual(inboxSignatures(h), sent);
     },
   );
+
+  await t.step("the instance died while its poll was reading the chain", async () => {
+    const path = await Deno.makeTempFile({ suffix: ".kv" });
+    await using env = await startWatchEnv({ kvPath: path });
+    const { chain, h } = env;
+    const address = (await generateKeyPairSigner()).address;
+    await addWatch(h.a.ctx, h.project.id, { name: "w", address });
+    await drain(h.a.worker);
+    const sent = await touch(chain, address, 3);
+    h.a.clock.advance(WATCH_POLL_INTERVAL_MS);
+
+    // Given: A's poll is waiting on the RPC when A's process goes away.
+    const hold = env.holdHistoryRead();
+    const passOfA = h.a.worker.runDue();
+    await hold.arrived;
+    const a = h.a;
+    await h.kill(a);
+
+    // When: B takes over after the lease; A's read then finishes, too late.
+    const b = await h.instance({ owner: "b", clock: a.clock });
+    b.clock.advance(30_000);
+    await drain(b.worker);
+    hold.release();
+    await passOfA;
+    await drain(b.worker);
+
+    // Then
+    assert.deepEqual(inboxSignatures(h), sent);
+    assert.equal(env.historyReads(), 3, "A's first poll, A's lost poll, B's poll");
+  });
 
   await t.step(
     "the instance died after the poll committed: its queued events are delivered once",
