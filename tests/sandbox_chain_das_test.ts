@@ -9,6 +9,7 @@ import {
 } from "@solana/kit";
 import { base64 } from "@scure/base";
 import {
+  connectChain,
   createFundedSigner,
   createNft,
   decodeMetadata,
@@ -137,6 +138,32 @@ Deno.test("DAS endpoint lists NFTs by owner and by collection in the public shap
     const metadata = decodeMetadata(base64.decode(value!.data[0]));
     assert.equal(metadata?.name, "Hero #0");
     assert.deepEqual(metadata?.collection, { verified: true, key: collection.mint });
+  } finally {
+    await chain.close();
+  }
+});
+
+Deno.test("connectChain() lets fixtures drive a running chain through its control API", async () => {
+  const chain = await startChain({ autoAdvance: false });
+  try {
+    // Given a handle that only knows the URL
+    const remote = connectChain(chain.rpcUrl, { autoAdvance: false });
+    const payer = await createFundedSigner(remote);
+    const owner = (await generateKeyPairSigner()).address;
+
+    // When
+    const nft = await createNft(remote, {
+      payer,
+      owner,
+      name: "Remote",
+      image: "https://example.com/remote.png",
+    });
+
+    // Then
+    const page = await dasClient(remote.dasUrl).getAssetsByOwner({ ownerAddress: owner }).send();
+    assert.deepEqual(page.items.map((a) => [a.id, a.content.links.image]), [
+      [nft.mint, "https://example.com/remote.png"],
+    ]);
   } finally {
     await chain.close();
   }

@@ -36,6 +36,7 @@ export async function createLedger(options: LedgerOptions): Promise<LedgerState>
     blockHeight: 0,
     finalizedSlot: 0,
     startUnix: Math.floor(Date.now() / 1000),
+    genesisHash: "",
     blocksBySlot: new Map(),
     blocksByHash: new Map(),
     accountVersions: new Map(),
@@ -56,7 +57,7 @@ export async function createLedger(options: LedgerOptions): Promise<LedgerState>
     assetImages: new Map(),
     faucet,
   };
-  openBlock(state);
+  state.genesisHash = openBlock(state).blockhash;
   writeAccount(state, faucet.address, {
     lamports: FAUCET_LAMPORTS,
     data: new Uint8Array(),

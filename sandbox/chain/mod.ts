@@ -81,7 +81,13 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     finalizedLag: options.finalizedLag ?? 32,
     log: sink
       ? (event) =>
-        sink(stringifyJson({ time: new Date().toISOString(), service: "chain", ...event }))
+        sink(stringifyJson({
+          time: new Date().toISOString(),
+          level: "info",
+          msg: event.event,
+          service: "chain",
+          ...event,
+        }))
       : () => {},
   });
   const faults = createFaults(state);

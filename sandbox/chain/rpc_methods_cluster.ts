@@ -15,7 +15,7 @@ function slotOf(state: LedgerState, params: unknown[]): number {
 export const clusterMethods: Record<string, RpcHandler> = {
   getHealth: () => "ok",
   getVersion: () => ({ "feature-set": FEATURE_SET, "solana-core": SOLANA_CORE_VERSION }),
-  getGenesisHash: (state) => blockAt(state, Math.min(...state.blocksBySlot.keys())).blockhash,
+  getGenesisHash: (state) => state.genesisHash,
   getSlot: (state, params) => slotOf(state, params),
   getBlockHeight: (state, params) => blockAt(state, slotOf(state, params)).blockHeight,
   getEpochInfo: (state, params) => {

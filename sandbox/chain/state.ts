@@ -101,6 +101,7 @@ export type LedgerState = {
   blockHeight: number;
   finalizedSlot: number;
   startUnix: number;
+  genesisHash: string;
   blocksBySlot: Map<number, BlockRecord>;
   blocksByHash: Map<string, BlockRecord>;
   accountVersions: Map<string, AccountVersion[]>;

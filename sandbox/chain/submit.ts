@@ -141,6 +141,10 @@ export async function sendTransaction(
   if (!options.skipPreflight) {
     if (!signatureValid) throw signatureVerificationFailure();
     const bankSlot = commitmentSlot(state, options.preflightCommitment);
+    // Landed after the preflight bank: that bank would simulate it without the transaction's own
+    // effects (and pass), so answer the signature rather than simulate on the newer state.
+    const landed = state.transactions.get(tx.signature);
+    if (landed && landed.slot > bankSlot) return tx.signature;
     const sim = simulate(state, tx, { bankSlot });
     if (sim.err) {
       log({ event: "tx_preflight_failed", signature: tx.signature, err: sim.err });
