@@ -8,6 +8,8 @@ import { v1Routes } from "./v1/mod.ts";
 import { authRoutes } from "./auth/mod.ts";
 import { linkRoutes } from "./link/mod.ts";
 import { staticRoutes } from "./static.ts";
+import { dashboardRoutes } from "./dashboard/mod.ts";
+import { homeRoutes } from "./home.tsx";
 
 /** Composes every route of the service into one app with the one error path. */
 export function createApp(ctx: AppContext): Hono {
@@ -17,6 +19,8 @@ export function createApp(ctx: AppContext): Hono {
   app.route("/", linkRoutes(ctx));
   app.route("/", authRoutes(ctx));
   app.route("/", staticRoutes());
+  app.route("/", dashboardRoutes(ctx));
+  app.route("/", homeRoutes(ctx));
   app.notFound((c) => c.json(errorBody("not_found", "No such route"), 404));
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json(errorBody(err.code, err.message), err.status);

@@ -1,0 +1,29 @@
+// A submit button that asks before an action that cannot be undone (revoking a key, removing a
+// watch). Without JavaScript the form posts directly; destructive project deletion has its own
+// confirmation page instead.
+import type { VNode } from "preact";
+
+/** Props of the island (JSON-safe). */
+export interface DashboardConfirmSubmitProps {
+  label: string;
+  question: string;
+  /** Button classes, e.g. "secondary" or "danger". */
+  className?: string;
+  testId?: string;
+}
+
+/** A submit button guarded by the browser's confirm dialog. */
+export function DashboardConfirmSubmit(props: DashboardConfirmSubmitProps): VNode {
+  return (
+    <button
+      type="submit"
+      class={props.className}
+      data-testid={props.testId}
+      onClick={(event) => {
+        if (!confirm(props.question)) event.preventDefault();
+      }}
+    >
+      {props.label}
+    </button>
+  );
+}

@@ -1,0 +1,171 @@
+/** Read-only project pages: recent transactions and the event delivery log. */
+import type { VNode } from "preact";
+import type { Delivery } from "../../kv/deliveries.ts";
+import type { Project } from "../../kv/projects.ts";
+import type { TxRequestRecord } from "../../kv/tx_requests.ts";
+import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
+import { explorerAddressUrl, explorerTxUrl, formatTime, shortAddress } from "./format.ts";
+import { projectPath } from "./paths.ts";
+
+/** What the transactions page shows. */
+export interface TransactionsPageData extends FrameData {
+  project: Project;
+  rpcUrl: string;
+  transactions: TxRequestRecord[];
+}
+
+const STATUS_BADGE: Record<string, string> = {
+  confirmed: "badge ok",
+  failed: "badge err",
+  submitted: "badge",
+  pending: "badge",
+};
+
+/** The recent transactions body. */
+export function TransactionsPage(data: TransactionsPageData): VNode {
+  const { project } = data;
+  return (
+    <ProjectFrame data={data} project={project} tab="transactions">
+      <section class="card" aria-labelledby="tx-heading">
+        <h2 id="tx-heading">Recent transactions</h2>
+        <p class="muted">
+          The latest requests sent by your game servers, newest first. A failed one moved nothing.
+        </p>
+        {data.transactions.length === 0
+          ? <p class="empty" data-testid="no-transactions">No transactions yet.</p>
+          : (
+            <table class="list stack" data-testid="tx-list">
+              <thead>
+                <tr>
+                  <th>Status</th>
+                  <th>Kind</th>
+                  <th>Recipient</th>
+                  <th>Amount</th>
+                  <th>Signature</th>
+                  <th>Requested</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.transactions.map((tx) => (
+                  <tr key={tx.key}>
+                    <td data-label="Status">
+                      <span class={STATUS_BADGE[tx.status] ?? "badge"}>{tx.status}</span>
+                      {tx.error && <div class="hint" title={tx.error}>{tx.error.slice(0, 160)}
+                      </div>}
+                    </td>
+                    <td data-label="Kind">
+                      {tx.kind}
+                      <div class="hint mono" title="Idempotency key">{tx.key.slice(0, 40)}</div>
+                    </td>
+                    <td data-label="Recipient">
+                      <a
+                        class="mono"
+                        href={explorerAddressUrl(project.cluster, data.rpcUrl, tx.recipient)}
+                        title={tx.recipient}
+                      >
+                        {shortAddress(tx.recipient)}
+                      </a>
+                      {tx.recipientUserId !== null && (
+                        <div class="hint">Player {tx.recipientUserId}</div>
+                      )}
+                    </td>
+                    <td data-label="Amount">
+                      {tx.body.amount} {tx.body.mint
+                        ? (
+                          <span class="mono" title={tx.body.mint}>
+                            {shortAddress(tx.body.mint)}
+                          </span>
+                        )
+                        : "SOL"}
+                    </td>
+                    <td data-label="Signature">
+                      {tx.signature
+                        ? (
+                          <a
+                            class="mono"
+                            href={explorerTxUrl(project.cluster, data.rpcUrl, tx.signature)}
+                            title={tx.signature}
+                          >
+                            {shortAddress(tx.signature)}
+                          </a>
+                        )
+                        : <span class="muted">none</span>}
+                    </td>
+                    <td data-label="Requested">{formatTime(tx.updatedAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+      </section>
+    </ProjectFrame>
+  );
+}
+
+/** What the event log shows. */
+export interface EventsPageData extends FrameData {
+  project: Project;
+  deliveries: Delivery[];
+  eventsOn: boolean;
+}
+
+const OUTCOME: Record<Delivery["outcome"], { label: string; badge: string }> = {
+  delivered: { label: "delivered", badge: "badge ok" },
+  rejected: { label: "rejected", badge: "badge err" },
+  gave_up: { label: "gave up", badge: "badge err" },
+  skipped: { label: "skipped", badge: "badge" },
+};
+
+/** The event delivery log body. */
+export function EventsPage(data: EventsPageData): VNode {
+  const { project } = data;
+  return (
+    <ProjectFrame data={data} project={project} tab="events">
+      <section class="card" aria-labelledby="log-heading">
+        <h2 id="log-heading">Event delivery log</h2>
+        <p class="muted">
+          The last 100 events published to Roblox MessagingService, newest first, with Roblox's
+          answer. {data.eventsOn
+            ? "Events are on."
+            : "Events are off: save a universe ID and publishing key in Settings."}
+        </p>
+        <FlashFor flash={data.flash} form="ping" />
+        <form method="post" action={`${projectPath(project.id)}/ping`} class="actions">
+          <input type="hidden" name="from" value="events" />
+          <button type="submit" class="secondary">Send test event</button>
+        </form>
+        {data.deliveries.length === 0
+          ? <p class="empty" data-testid="no-deliveries">No events delivered yet.</p>
+          : (
+            <table class="list stack" data-testid="delivery-list">
+              <thead>
+                <tr>
+                  <th>Time</th>
+                  <th>Event</th>
+                  <th>Outcome</th>
+                  <th>Attempts</th>
+                  <th>Answer</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.deliveries.map((d) => (
+                  <tr key={d.id}>
+                    <td data-label="Time">{formatTime(d.at)}</td>
+                    <td data-label="Event" class="mono">{d.type}</td>
+                    <td data-label="Outcome">
+                      <span class={OUTCOME[d.outcome].badge}>{OUTCOME[d.outcome].label}</span>
+                    </td>
+                    <td data-label="Attempts">{d.attempts}</td>
+                    <td data-label="Answer">
+                      {d.status !== null ? `HTTP ${d.status}` : ""}
+                      {d.error && <div class="hint">{d.error}</div>}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+      </section>
+    </ProjectFrame>
+  );
+}

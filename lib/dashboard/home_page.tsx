@@ -1,0 +1,102 @@
+/** The landing page at `/`: what the service does for a Roblox game, and where to go next. */
+import type { VNode } from "preact";
+import { DashboardStyles, TopBar } from "./frame.tsx";
+
+/** What the landing page shows. */
+export interface HomePageData {
+  serviceName: string;
+  baseUrl: string;
+  /** The signed-in developer, if any (the call to action changes). */
+  developer: string | null;
+}
+
+const ROUTES: Array<[string, string]> = [
+  ["GET /v1/project", "The key's project: cluster, managed wallet, linking URL"],
+  ["GET /v1/players/:userId/wallet", "The wallet a player linked"],
+  ["GET /v1/wallets/:address/balance", "SOL, tokens (/tokens) and NFTs (/assets) of a wallet"],
+  ["POST /v1/tx/transfer-sol", "Send SOL, a token (/transfer-token) or mint one (/mint-token)"],
+  ["GET /v1/tx/:idempotencyKey", "Where a transaction request stands"],
+];
+
+/** The landing page body. */
+export function HomePage(data: HomePageData): VNode {
+  return (
+    <>
+      <DashboardStyles />
+      <TopBar serviceName={data.serviceName} developer={data.developer} />
+      <main class="wide">
+        <section class="hero">
+          <h1>Solana for your Roblox game</h1>
+          <p class="lead">
+            {data.serviceName}{" "}
+            links your players' Roblox accounts to their Solana wallets, lets your game servers read
+            balances and NFTs, and sends SOL and tokens from a wallet your project owns, without
+            running any crypto infrastructure.
+          </p>
+          <div class="actions">
+            <a class="button" href="/dashboard" data-testid="dashboard-link">
+              {data.developer ? "Open the dashboard" : "Sign in to the dashboard"}
+            </a>
+          </div>
+          <p class="muted">You sign in with a Solana wallet; signing is free.</p>
+        </section>
+        <div class="grid">
+          <section class="card">
+            <h2>Wallet linking</h2>
+            <p>
+              Each project gets a hosted page where players sign in with Roblox and prove a wallet
+              is theirs by signing a message. Your game reads the link with one call.
+            </p>
+          </section>
+          <section class="card">
+            <h2>Rewards from a managed wallet</h2>
+            <p>
+              Create a wallet for your project, fund it, and send SOL or tokens to players from your
+              game servers, within the limits of a policy you set.
+            </p>
+          </section>
+          <section class="card">
+            <h2>Live events in game</h2>
+            <p>
+              Links, finished transactions and activity on addresses you watch reach every server of
+              your experience through Roblox MessagingService.
+            </p>
+          </section>
+        </div>
+        <section class="card" aria-labelledby="api-heading">
+          <h2 id="api-heading">API reference</h2>
+          <p>
+            Game servers call <span class="mono">{data.baseUrl}/v1</span>{" "}
+            with the project's API key in the <span class="mono">x-api-key</span>{" "}
+            header (keep it in your experience's secrets, never in a script). Answers and errors are
+            JSON; errors read <span class="mono">{"{ error: { code, message } }"}</span>.
+          </p>
+          <div class="table-wrap">
+            <table class="list stack">
+              <thead>
+                <tr>
+                  <th>Route</th>
+                  <th>What it does</th>
+                </tr>
+              </thead>
+              <tbody>
+                {ROUTES.map(([route, what]) => (
+                  <tr key={route}>
+                    <td data-label="Route" class="mono">{route}</td>
+                    <td data-label="What it does">{what}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <p>
+            The full reference, with every field, error code and limit, is the service API document
+            that ships with {data.serviceName}{" "}
+            (<span class="mono">service-api.md</span>); the README describes running it. Service
+            status: <a href="/health">/health</a>.
+          </p>
+        </section>
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * What the dashboard and landing page add to the shared page stylesheet: a wider column, a top
+ * bar, tabs, forms and tables that turn into stacked rows on a phone (nothing scrolls sideways).
+ */
+export const DASHBOARD_CSS = `
+main.wide { max-width: 68rem; }
+.topbar { background: var(--card); border-bottom: 1px solid var(--line); }
+.topbar .inner { align-items: center; display: flex; flex-wrap: wrap; gap: .5rem 1rem;
+  margin: 0 auto; max-width: 68rem; padding: .5rem 1rem; }
+.brand { color: var(--fg); font-weight: 700; text-decoration: none; }
+.topbar .spacer { flex: 1; }
+.who { color: var(--muted); font-size: .875rem; }
+a { color: var(--accent); }
+.crumbs { font-size: .925rem; margin: .25rem 0 0; }
+.title-row { align-items: baseline; display: flex; flex-wrap: wrap; gap: .25rem .75rem; }
+.title-row h1 { margin-bottom: .25rem; }
+.tabs { border-bottom: 1px solid var(--line); display: flex; gap: .25rem; margin: .5rem 0 1rem;
+  overflow-x: auto; scrollbar-width: thin; }
+.tabs a { border-bottom: 2px solid transparent; color: var(--muted); padding: .6rem .7rem;
+  text-decoration: none; white-space: nowrap; }
+.tabs a[aria-current="page"] { border-color: var(--accent); color: var(--fg); font-weight: 600; }
+.grid { display: grid; gap: 0 1rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 19rem), 1fr)); }
+.card h2 + p { margin-top: 0; }
+dl.facts { display: grid; gap: .35rem 1rem; grid-template-columns: minmax(7rem, max-content) 1fr;
+  margin: .5rem 0; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
+label { display: block; font-weight: 600; margin: .85rem 0 .3rem; }
+label.check { align-items: center; display: flex; font-weight: 400; gap: .5rem; }
+input, select { background: var(--bg); border: 1px solid var(--line); border-radius: 8px;
+  color: var(--fg); font: inherit; min-height: 44px; padding: .5rem .7rem; width: 100%; }
+input[type="checkbox"], input[type="radio"] { min-height: 0; width: auto; }
+input:focus, select:focus, button:focus-visible, a:focus-visible { outline: 2px solid var(--accent);
+  outline-offset: 1px; }
+.hint { color: var(--muted); font-size: .875rem; margin: .25rem 0 0; }
+fieldset { border: 0; margin: 0; padding: 0; }
+legend { font-weight: 600; padding: 0; }
+.rows { display: grid; gap: .5rem; margin: .5rem 0; }
+.row2 { display: grid; gap: .5rem; grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); }
+.badge { background: var(--info-bg); border-radius: 999px; display: inline-block;
+  font-size: .8rem; font-weight: 600; padding: .1rem .6rem; white-space: nowrap; }
+.badge.ok { background: var(--ok-bg); color: var(--ok); }
+.badge.err { background: var(--err-bg); color: var(--err); }
+.button.danger, button.danger { background: var(--err); color: #fff; }
+.secret { background: var(--bg); border: 1px dashed var(--line); border-radius: 8px;
+  display: block; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; margin: .5rem 0;
+  overflow-wrap: anywhere; padding: .6rem .75rem; user-select: all; }
+.mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9rem;
+  overflow-wrap: anywhere; }
+table.list { border-collapse: collapse; margin: .5rem 0; width: 100%; }
+table.list th, table.list td { border-bottom: 1px solid var(--line); padding: .5rem .4rem;
+  text-align: left; vertical-align: top; }
+table.list th { color: var(--muted); font-size: .85rem; font-weight: 600; }
+table.list td { overflow-wrap: anywhere; }
+.empty { color: var(--muted); margin: .75rem 0; }
+.visually-hidden { clip: rect(0 0 0 0); height: 1px; overflow: hidden; position: absolute;
+  white-space: nowrap; width: 1px; }
+.project-list { display: grid; gap: .75rem; list-style: none; margin: 0; padding: 0; }
+.project-list li { background: var(--card); border: 1px solid var(--line); border-radius: 12px;
+  padding: .85rem 1rem; }
+.project-list a.name { font-size: 1.1rem; font-weight: 600; text-decoration: none; }
+.hero { padding: 1.5rem 0 .5rem; }
+.hero h1 { font-size: 2rem; }
+.lead { font-size: 1.1rem; }
+@media (max-width: 40rem) {
+  table.stack thead { display: none; }
+  table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; width: 100%; }
+  table.stack tr { border-bottom: 1px solid var(--line); padding: .4rem 0; }
+  table.stack td { border: 0; display: grid; gap: .75rem; grid-template-columns: 7rem 1fr;
+    padding: .2rem 0; }
+  table.stack td::before { color: var(--muted); content: attr(data-label); font-size: .85rem; }
+  .row2 { grid-template-columns: 1fr; }
+  .hero h1 { font-size: 1.6rem; }
+}
+`;

@@ -1,0 +1,253 @@
+/**
+ * Dashboard form actions (POST). Each is a plain HTML form post answered with a 303 redirect and a
+ * flash message, or JSON for a script sending `Accept: application/json`. The same-origin check
+ * comes first on every one, before the session.
+ */
+import { Hono } from "hono";
+import type { AppContext } from "../../lib/context.ts";
+import { sameOrigin } from "../../lib/auth/same_origin.ts";
+import { sendTestPing } from "../../lib/events/publish.ts";
+import { addWatch, listWatches, removeWatch } from "../../lib/events/watches.ts";
+import { log } from "../../lib/log.ts";
+import { projectView } from "../../lib/projects/project_view.ts";
+import { savePolicy } from "../../kv/policy.ts";
+import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
+import { dashboardAction } from "../../lib/dashboard/action.ts";
+import { pickText, readText } from "../../lib/dashboard/fields.ts";
+import { createProjectKey, revokeProjectKey } from "../../lib/dashboard/keys.ts";
+import { projectPath } from "../../lib/dashboard/paths.ts";
+import { describePing } from "../../lib/dashboard/ping_message.ts";
+import { policyDraft, policyInputOf } from "../../lib/dashboard/policy_form.ts";
+import {
+  createDeveloperProject,
+  deleteDeveloperProject,
+  getOwnedProject,
+} from "../../lib/dashboard/projects.ts";
+import { saveProjectSettings, SETTINGS_DRAFT_FIELDS } from "../../lib/dashboard/settings.ts";
+
+const SETTINGS_FORMS = ["general", "oauth", "events"];
+
+/** `POST /dashboard/projects` and `POST /dashboard/projects/:id/...`. */
+export function dashboardActionRoutes(ctx: AppContext): Hono {
+  const origin = sameOrigin({ baseUrl: ctx.config.baseUrl });
+  const baseUrl = ctx.config.baseUrl;
+  return new Hono()
+    .post(
+      "/dashboard/projects",
+      origin,
+      dashboardAction(ctx, {
+        back: () => "/dashboard",
+        form: "create",
+        draft: (fields) => pickText(fields, ["name", "cluster"]),
+      }, async ({ developer, fields }) => {
+        const project = await createDeveloperProject(ctx, developer, fields);
+        return {
+          status: 201,
+          json: projectView(project, baseUrl),
+          flash: {
+            kind: "success",
+            message: `Project ${project.name} created on ${project.cluster}`,
+          },
+          redirect: projectPath(project.id),
+        };
+      }),
+    )
+    .post(
+      "/dashboard/projects/:id/delete",
+      origin,
+      dashboardAction(ctx, {
+        back: (c) => projectPath(c.req.param("id")!, "delete"),
+        readBody: false,
+      }, async ({ c, developer }) => {
+        const project = await deleteDeveloperProject(ctx, developer, c.req.param("id")!);
+        return {
+          json: { ok: true },
+          flash: { kind: "success", message: `Project ${project.name} deleted` },
+          redirect: "/dashboard",
+        };
+      }),
+    )
+    .post(
+      "/dashboard/projects/:id/keys",
+      origin,
+      dashboardAction(ctx, {
+        back: (c) => projectPath(c.req.param("id")!, "keys"),
+        form: "keys",
+        readBody: false,
+      }, async ({ c, developer }) => {
+        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+        const { record, plaintext } = await createProjectKey(ctx, project.id);
+        return {
+          status: 201,
+          json: {
+            id: record.id,
+            key: plaintext,
+            preview: record.preview,
+            createdAt: record.createdAt,
+          },
+          flash: {
+            kind: "success",
+            message: "API key created. Copy it now: it is shown only once.",
+            newKey: { id: record.id, plaintext },
+          },
+          redirect: projectPath(project.id, "keys"),
+        };
+      }),
+    )
+    .post(
+      "/dashboard/projects/:id/keys/:keyId/revoke",
+      origin,
+      dashboardAction(ctx, {
+        back: (c) => projectPath(c.req.param("id")!, "keys"),
+        form: "keys",
+        readBody: false,
+      }, async ({ c, developer }) => {
+        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+        await revokeProjectKey(ctx, project.id, c.req.param("keyId")!);
+        return {
+          json: { ok: true },
+          flash: {
+            kind: "success",
+            message: "API key revoked: it stops working within 30 seconds",
+          },
+          redirect: projectPath(project.id, "keys"),
+        };
+      }),
+    )
+    .post(
+      "/dashboard/projects/:id/wallet",
+      origin,
+      dashboardAction(ctx, {
+        back: (c) => projectPath(c.req.param("id")!),
+        form: "wallet",
+        readBody: false,
+      }, async ({ c, developer }) => {
+        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+        const walletAddress = await createProjectWallet(ctx, project.id);
+        log("info", "Managed wallet created", { projectId: project.id, walletAddress });
+        return {
+          status: 201,
+          json: { walletAddress },
+          flash: {
+            kind: "success",
+            message: `Managed wallet created: ${walletAddress}. Fund it to send transactions.`,
+          },
+          redirect: projectPath(project.id),
+        };
+      }),
+    )
+    .post(
+      "/dashboard/projects/:id/settings",
+      origin,
+      dashboardAction(ctx, {
+        back: (c) => projectPath(c.req.param("id")!, "settings"),
+        form: (fields) => settingsForm(fields),
+        draft: (fields) => pickText(fields, SETTINGS_DRAFT_FIELDS),
+      }, async ({ c, developer, fields }) => {
+        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+        const { form: _form, ...settings } = fields;
+        const saved = await saveProjectSettings(ctx, project, settings);
+        return {
+          json: { settings: saved },
+          flash: { kind: "success", message: "Settings saved", form: settingsForm(fields) },
+          redirect: projectPath(project.id, "settings"),
+        };
+      }),
+    )
+    .post(
+      "/dashboard/projects/:id/policy",
+      origin,
+      dashboardAction(ctx, {
+        back: (c) => projectPath(c.req.param("id")!, "policy"),
+        form: "policy",
+        draft: policyDraft,
+      }, async ({ c, developer, fields }) => {
+        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+        const policy = await savePolicy(ctx.kv, project.id, policyInputOf(fields));
+        ctx.apiKeys.forgetProject(project.id);
+        log("info", "Transaction policy saved", {
+          projectId: project.id,
+          solEnabled: policy.maxSolPerTransfer !== null,
+          mints: policy.allowedMints.length,
+        });
+        return {
+          json: { policy },
+          flash: { kind: "success", message: "Policy saved", form: "policy" },
+          redirect: projectPath(project.id, "policy"),
+        };
+      }),
+    )
+    .post(
+      "/dashboard/projects/:id/watches",
+      origin,
+      dashboardAction(ctx, {
+        back: (c) => projectPath(c.req.param("id")!, "watches"),
+        form: "watch",
+        draft: (fields) => pickText(fields, ["name", "address"]),
+      }, async ({ c, developer, fields }) => {
+        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+        const watch = await addWatch(ctx, project.id, {
+          name: single(fields.name),
+          address: single(fields.address),
+        });
+        return {
+          status: 201,
+          json: { watch: { name: watch.name, address: watch.address, createdAt: watch.createdAt } },
+          flash: { kind: "success", message: `Watching ${watch.address} as ${watch.name}` },
+          redirect: projectPath(project.id, "watches"),
+        };
+      }),
+    )
+    .post(
+      "/dashboard/projects/:id/watches/:name/delete",
+      origin,
+      dashboardAction(ctx, {
+        back: (c) => projectPath(c.req.param("id")!, "watches"),
+        form: "watches",
+        readBody: false,
+      }, async ({ c, developer }) => {
+        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+        const name = c.req.param("name")!;
+        const watch = (await listWatches(ctx, project.id)).find((w) => w.name === name);
+        const removed = watch ? await removeWatch(ctx, project.id, watch.id) : false;
+        return {
+          json: { ok: true, removed },
+          flash: removed
+            ? { kind: "success", message: `Stopped watching ${name}` }
+            : { kind: "info", message: `No watch is named ${name}; nothing changed` },
+          redirect: projectPath(project.id, "watches"),
+        };
+      }),
+    )
+    .post(
+      "/dashboard/projects/:id/ping",
+      origin,
+      dashboardAction(ctx, {
+        back: (c) => projectPath(c.req.param("id")!, "settings"),
+        form: "ping",
+      }, async ({ c, developer, fields }) => {
+        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+        const result = await sendTestPing(ctx, project.id);
+        return {
+          json: result,
+          flash: {
+            kind: result.ok ? "success" : "error",
+            message: describePing(result),
+            form: "ping",
+          },
+          redirect: readText(fields.from) === "events"
+            ? projectPath(project.id, "events")
+            : `${projectPath(project.id, "settings")}#events`,
+        };
+      }),
+    );
+}
+
+function settingsForm(fields: Record<string, unknown>): string | undefined {
+  const form = readText(fields.form);
+  return typeof form === "string" && SETTINGS_FORMS.includes(form) ? form : undefined;
+}
+
+function single(value: unknown): unknown {
+  return Array.isArray(value) ? value[value.length - 1] : value;
+}

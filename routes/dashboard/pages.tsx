@@ -1,0 +1,251 @@
+import { Hono } from "hono";
+import type { AppContext } from "../../lib/context.ts";
+import { getDeveloperSession } from "../../lib/auth/developer_session.ts";
+import { dashboardNextPath } from "../../lib/auth/next_path.ts";
+import { hasOauthApp } from "../../lib/auth/oauth_app.ts";
+import { parseAddress } from "../../lib/chain/validation.ts";
+import { listWatches } from "../../lib/events/watches.ts";
+import { pageResponse } from "../../lib/pages/layout.tsx";
+import { eventsEnabled, linkUrl } from "../../lib/projects/project_view.ts";
+import { EventsPage, TransactionsPage } from "../../lib/dashboard/activity_pages.tsx";
+import { DeletePage } from "../../lib/dashboard/delete_page.tsx";
+import { KeysPage } from "../../lib/dashboard/keys_page.tsx";
+import { OverviewPage } from "../../lib/dashboard/overview_page.tsx";
+import { type PlayerRow, PlayersPage } from "../../lib/dashboard/players_page.tsx";
+import { PolicyPage } from "../../lib/dashboard/policy_page.tsx";
+import { ProjectsPage } from "../../lib/dashboard/projects_page.tsx";
+import { settingsView } from "../../lib/dashboard/settings.ts";
+import { SettingsPage } from "../../lib/dashboard/settings_page.tsx";
+import {
+  DASHBOARD_ERROR_MESSAGES,
+  isLocalOrigin,
+  SignInPage,
+} from "../../lib/dashboard/sign_in_page.tsx";
+import { WatchesPage } from "../../lib/dashboard/watches_page.tsx";
+import { listApiKeys } from "../../kv/api_keys.ts";
+import { listDeliveries } from "../../kv/deliveries.ts";
+import { getLinkByAddress, getLinkByUser, listLinks } from "../../kv/links.ts";
+import { getPolicy } from "../../kv/policy.ts";
+import { listProjectsByDeveloper, type Project } from "../../kv/projects.ts";
+import { listRecentTx } from "../../kv/tx_requests.ts";
+import { developerPage, projectPage } from "./_page.tsx";
+
+const PLAYERS_PAGE_SIZE = 100;
+// The overview must not hang on a slow RPC node; the balance is then shown as unreadable.
+const BALANCE_WAIT_MS = 4_000;
+
+/** The dashboard's pages (GET). */
+export function dashboardPageRoutes(ctx: AppContext): Hono {
+  const { baseUrl } = ctx.config;
+  const rpcUrl = (project: Project) => ctx.config.rpcUrls[project.cluster];
+  return new Hono()
+    .get("/dashboard/sign-in", async (c) => {
+      const next = dashboardNextPath(c.req.query("next"));
+      if (await getDeveloperSession(ctx, c)) return c.redirect(next, 303);
+      const error = new URL(next, baseUrl).searchParams.get("error");
+      const body = (
+        <SignInPage
+          serviceName={ctx.config.serviceName}
+          next={next}
+          sandbox={isLocalOrigin(baseUrl)}
+          error={error}
+        />
+      );
+      return pageResponse(c, { title: `Sign in · ${ctx.config.serviceName}`, body });
+    })
+    .get("/dashboard", (c) =>
+      developerPage(ctx, c, async (data) => {
+        const error = c.req.query("error");
+        return {
+          title: `Projects · ${ctx.config.serviceName}`,
+          body: (
+            <ProjectsPage
+              {...data}
+              baseUrl={baseUrl}
+              projects={await listProjectsByDeveloper(ctx.kv, data.developer)}
+              errorMessage={error ? DASHBOARD_ERROR_MESSAGES[error] ?? null : null}
+            />
+          ),
+        };
+      }))
+    .get("/dashboard/projects", (c) => c.redirect("/dashboard", 303))
+    .get("/dashboard/projects/:id", (c) =>
+      projectPage(ctx, c, async (data, project) => {
+        const [keys, policy, balance] = await Promise.all([
+          listApiKeys(ctx.kv, project.id),
+          getPolicy(ctx.kv, project.id),
+          readBalance(ctx, project),
+        ]);
+        return {
+          title: `${project.name} · ${ctx.config.serviceName}`,
+          body: (
+            <OverviewPage
+              {...data}
+              project={project}
+              linkUrl={linkUrl(baseUrl, project.slug)}
+              rpcUrl={rpcUrl(project)}
+              balance={balance}
+              walletsAvailable={ctx.wallets.name !== "none"}
+              eventsOn={eventsEnabled(project)}
+              signInReady={hasOauthApp(project)}
+              activeKeys={keys.filter((k) => k.revokedAt === null).length}
+              policySet={policy.maxSolPerTransfer !== null || policy.allowedMints.length > 0}
+            />
+          ),
+        };
+      }))
+    .get("/dashboard/projects/:id/keys", (c) =>
+      projectPage(ctx, c, async (data, project) => ({
+        title: `API keys · ${project.name}`,
+        body: (
+          <KeysPage
+            {...data}
+            project={project}
+            baseUrl={baseUrl}
+            keys={await listApiKeys(ctx.kv, project.id)}
+          />
+        ),
+      })))
+    .get("/dashboard/projects/:id/settings", (c) =>
+      projectPage(ctx, c, (data, project) => ({
+        title: `Settings · ${project.name}`,
+        body: (
+          <SettingsPage {...data} project={project} settings={settingsView(project, baseUrl)} />
+        ),
+      })))
+    .get("/dashboard/projects/:id/policy", (c) =>
+      projectPage(ctx, c, async (data, project) => ({
+        title: `Policy · ${project.name}`,
+        body: (
+          <PolicyPage {...data} project={project} policy={await getPolicy(ctx.kv, project.id)} />
+        ),
+      })))
+    .get("/dashboard/projects/:id/watches", (c) =>
+      projectPage(ctx, c, async (data, project) => ({
+        title: `Watches · ${project.name}`,
+        body: (
+          <WatchesPage
+            {...data}
+            project={project}
+            rpcUrl={rpcUrl(project)}
+            watches={await listWatches(ctx, project.id)}
+            eventsOn={eventsEnabled(project)}
+          />
+        ),
+      })))
+    .get(
+      "/dashboard/projects/:id/transactions",
+      (c) =>
+        projectPage(ctx, c, async (data, project) => ({
+          title: `Transactions · ${project.name}`,
+          body: (
+            <TransactionsPage
+              {...data}
+              project={project}
+              rpcUrl={rpcUrl(project)}
+              transactions={await listRecentTx(ctx.kv, project.id, { limit: 50 })}
+            />
+          ),
+        })),
+    )
+    .get("/dashboard/projects/:id/players", (c) =>
+      projectPage(ctx, c, async (data, project) => {
+        const query = (c.req.query("q") ?? "").trim().slice(0, 100);
+        const found = await findPlayers(ctx.kv, project.id, query);
+        return {
+          title: `Players · ${project.name}`,
+          body: (
+            <PlayersPage
+              {...data}
+              project={project}
+              rpcUrl={rpcUrl(project)}
+              query={query}
+              {...found}
+            />
+          ),
+        };
+      }))
+    .get("/dashboard/projects/:id/events", (c) =>
+      projectPage(ctx, c, async (data, project) => ({
+        title: `Event log · ${project.name}`,
+        body: (
+          <EventsPage
+            {...data}
+            project={project}
+            deliveries={await listDeliveries(ctx.kv, project.id)}
+            eventsOn={eventsEnabled(project)}
+          />
+        ),
+      })))
+    .get("/dashboard/projects/:id/delete", (c) =>
+      projectPage(ctx, c, async (data, project) => {
+        const keys = await listApiKeys(ctx.kv, project.id);
+        return {
+          title: `Delete ${project.name}`,
+          body: (
+            <DeletePage
+              {...data}
+              project={project}
+              linkUrl={linkUrl(baseUrl, project.slug)}
+              activeKeys={keys.filter((k) => k.revokedAt === null).length}
+            />
+          ),
+        };
+      }));
+}
+
+async function readBalance(
+  ctx: AppContext,
+  project: Project,
+): Promise<{ sol: string } | { error: string } | null> {
+  const address = parseAddress(project.walletAddress ?? undefined);
+  if (!address) return null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<{ error: string }>((resolve) => {
+    timer = setTimeout(() => resolve({ error: "timeout" }), BALANCE_WAIT_MS);
+  });
+  try {
+    return await Promise.race([
+      ctx.chain.getSolBalance(project.cluster, address).then(
+        (balance) => ({ sol: balance.sol }),
+        () => ({ error: "unreadable" }),
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function findPlayers(
+  kv: Deno.Kv,
+  projectId: string,
+  query: string,
+): Promise<{ players: PlayerRow[]; queryProblem: string | null; truncated: boolean }> {
+  if (query === "") {
+    const links = await listLinks(kv, projectId, PLAYERS_PAGE_SIZE + 1);
+    return {
+      players: links.slice(0, PLAYERS_PAGE_SIZE),
+      queryProblem: null,
+      truncated: links.length > PLAYERS_PAGE_SIZE,
+    };
+  }
+  if (/^[0-9]{1,16}$/.test(query) && Number(query) > 0 && Number.isSafeInteger(Number(query))) {
+    const userId = Number(query);
+    const link = await getLinkByUser(kv, projectId, userId);
+    return { players: link ? [{ userId, ...link }] : [], queryProblem: null, truncated: false };
+  }
+  if (parseAddress(query)) {
+    const link = await getLinkByAddress(kv, projectId, query);
+    return {
+      players: link ? [{ userId: link.userId, address: query, linkedAt: link.linkedAt }] : [],
+      queryProblem: null,
+      truncated: false,
+    };
+  }
+  return {
+    players: [],
+    queryProblem: "Enter a Roblox user ID (digits) or a Solana wallet address.",
+    truncated: false,
+  };
+}

@@ -1,0 +1,19 @@
+import { Hono } from "hono";
+import type { AppContext } from "../lib/context.ts";
+import { getDeveloperSession } from "../lib/auth/developer_session.ts";
+import { HomePage } from "../lib/dashboard/home_page.tsx";
+import { pageResponse } from "../lib/pages/layout.tsx";
+
+/** `GET /`: the landing page, where signing out lands too. */
+export function homeRoutes(ctx: AppContext): Hono {
+  return new Hono().get("/", async (c) => {
+    const body = (
+      <HomePage
+        serviceName={ctx.config.serviceName}
+        baseUrl={ctx.config.baseUrl}
+        developer={await getDeveloperSession(ctx, c)}
+      />
+    );
+    return pageResponse(c, { title: `${ctx.config.serviceName}: Solana for Roblox games`, body });
+  });
+}

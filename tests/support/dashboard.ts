@@ -1,0 +1,102 @@
+/** Dashboard test helpers: a signed-in developer's browser, form posts and JSON posts. */
+import type { Hono } from "hono";
+import { browse, CookieJar, createTestWallet, type TestWallet } from "./sign_in.ts";
+
+/** A developer with a wallet and a browser holding their dashboard session. */
+export interface TestDeveloper {
+  wallet: TestWallet;
+  jar: CookieJar;
+  address: string;
+}
+
+/** Signs a developer in through `/auth/wallet/challenge` and `/auth/wallet/verify`. */
+export async function signInDeveloper(
+  app: Hono,
+  wallet: TestWallet = createTestWallet(),
+): Promise<TestDeveloper> {
+  const jar = new CookieJar();
+  const challenge = await browse(app, "/auth/wallet/challenge", {
+    jar,
+    json: { address: wallet.address },
+  });
+  if (challenge.status !== 200) throw new Error(`Challenge failed: ${await challenge.text()}`);
+  const { message } = await challenge.json();
+  const verify = await browse(app, "/auth/wallet/verify", {
+    jar,
+    json: { signature: wallet.sign(message) },
+  });
+  if (verify.status !== 200) throw new Error(`Verify failed: ${await verify.text()}`);
+  await verify.body?.cancel();
+  return { wallet, jar, address: wallet.address };
+}
+
+/** Posts a URL-encoded form as a browser would (Accept: text/html, our Origin unless overridden). */
+export function postForm(
+  app: Hono,
+  path: string,
+  fields: Record<string, string | string[]> = {},
+  init: { jar?: CookieJar; origin?: string | null } = {},
+): Promise<Response> {
+  const body = new URLSearchParams();
+  for (const [name, value] of Object.entries(fields)) {
+    for (const v of Array.isArray(value) ? value : [value]) body.append(name, v);
+  }
+  return browse(app, path, {
+    method: "POST",
+    jar: init.jar,
+    origin: init.origin,
+    body: body.toString(),
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "text/html,application/xhtml+xml",
+    },
+  });
+}
+
+/** Posts JSON asking for JSON, as a script would; `json` undefined sends no body. */
+export function postJson(
+  app: Hono,
+  path: string,
+  json?: unknown,
+  init: { jar?: CookieJar; origin?: string | null } = {},
+): Promise<Response> {
+  return browse(app, path, {
+    method: "POST",
+    jar: init.jar,
+    origin: init.origin,
+    json,
+    headers: { accept: "application/json" },
+  });
+}
+
+/** GETs a page as a browser with `jar`. */
+export function getPage(app: Hono, path: string, jar?: CookieJar): Promise<Response> {
+  return browse(app, path, { jar, headers: { accept: "text/html" } });
+}
+
+/** Creates a project over the JSON action; returns its id, slug and cluster. */
+export async function createProjectAs(
+  app: Hono,
+  dev: TestDeveloper,
+  input: { name?: string; cluster?: "devnet" | "mainnet" } = {},
+): Promise<{ id: string; slug: string; cluster: string; name: string }> {
+  const res = await postJson(app, "/dashboard/projects", {
+    name: input.name ?? `Game ${crypto.randomUUID().slice(0, 6)}`,
+    cluster: input.cluster ?? "devnet",
+  }, { jar: dev.jar });
+  if (res.status !== 201) throw new Error(`Create project failed: ${await res.text()}`);
+  return await res.json();
+}
+
+/** Creates an API key over the JSON action; returns its id and plaintext. */
+export async function createKeyAs(
+  app: Hono,
+  dev: TestDeveloper,
+  projectId: string,
+): Promise<{ id: string; key: string }> {
+  const res = await postJson(app, `/dashboard/projects/${projectId}/keys`, undefined, {
+    jar: dev.jar,
+  });
+  if (res.status !== 201) throw new Error(`Create key failed: ${await res.text()}`);
+  return await res.json();
+}
