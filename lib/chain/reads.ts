@@ -1,6 +1,5 @@
 /** The game API's chain reads on a project's cluster: cached balances and assets, live signatures. */
-import type { Address, Signature } from "@solana/kit";
-import { isSolanaError } from "@solana/kit";
+import { type Address, isSolanaError, type Signature } from "@solana/kit";
 import type { Cluster } from "../config.ts";
 import { ApiError } from "../http/errors.ts";
 import { log } from "../log.ts";

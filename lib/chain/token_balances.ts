@@ -15,8 +15,6 @@ export interface TokenBalance {
 
 /** One token account as `getTokenAccountsByOwner` reports it (jsonParsed), reduced to what reads use. */
 export interface OwnedTokenAccount {
-  pubkey: Address;
-  programAddress: Address;
   mint: Address;
   amount: bigint;
   decimals: number;
@@ -37,11 +35,9 @@ export async function fetchOwnedTokenAccounts(
         encoding: "jsonParsed",
       })
       .send({ abortSignal: options.abortSignal });
-    return value.map(({ pubkey, account }) => {
+    return value.map(({ account }) => {
       const { info } = account.data.parsed;
       return {
-        pubkey,
-        programAddress: programId,
         mint: info.mint,
         amount: BigInt(info.tokenAmount.amount),
         decimals: Number(info.tokenAmount.decimals),
@@ -90,9 +86,7 @@ export async function fetchTokenBalanceOfMint(
   if (accounts instanceof Error) throw accounts;
   let amount = 0n;
   for (const { account } of accounts.value) {
-    if (account.owner === info.programAddress) {
-      amount += BigInt(account.data.parsed.info.tokenAmount.amount);
-    }
+    amount += BigInt(account.data.parsed.info.tokenAmount.amount);
   }
   return tokenBalance(mint, amount, info.decimals);
 }
