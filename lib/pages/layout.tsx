@@ -1,5 +1,6 @@
 /** The shared document around every server-rendered page, and how a page becomes a response. */
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ComponentChildren, VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
 import {
@@ -48,7 +49,7 @@ export function renderPage(page: { title: string; body: ComponentChildren }): st
 export function pageResponse(
   c: Context,
   page: { title: string; body: ComponentChildren },
-  status: 200 | 404 = 200,
+  status: ContentfulStatusCode = 200,
 ): Response {
   for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) c.header(name, value);
   return c.html(renderPage(page), status);
