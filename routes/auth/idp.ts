@@ -13,6 +13,7 @@ import {
   exchangeCode,
   fetchPlayer,
   IdpError,
+  type IdpTokens,
   revokeToken,
 } from "../../lib/auth/idp_client.ts";
 import { DEFAULT_NEXT, parseNextPath, withErrorCode } from "../../lib/auth/next_path.ts";
@@ -93,7 +94,7 @@ export function idpRoutes(ctx: AppContext): Hono {
         return fail("oauth_token_failed");
       }
       if (!app) return fail("oauth_not_configured");
-      let tokens;
+      let tokens: IdpTokens;
       try {
         tokens = await exchangeCode(ctx.config.idpUrl, app, {
           code,
