@@ -1,6 +1,7 @@
 import { ConfigError, isDenoDeploy, loadConfig } from "./lib/config.ts";
 import { startService } from "./lib/service.ts";
 import { openKv } from "./kv/open_kv.ts";
+import { runWorkerKick, WORKER_CRON_NAME } from "./jobs/cron.ts";
 
 function readConfig() {
   try {
@@ -13,5 +14,10 @@ function readConfig() {
 }
 
 const config = readConfig();
-const kv = await openKv(config.kvPath);
-await startService({ kv, config });
+const service = openKv(config.kvPath).then((kv) => startService({ kv, config }));
+// Registered synchronously at the top level, as Deno Deploy requires; it kicks the worker and runs sweeps.
+Deno.cron(WORKER_CRON_NAME, "* * * * *", async () => {
+  const { ctx, worker } = await service;
+  await runWorkerKick(ctx, worker);
+});
+await service;

@@ -4,21 +4,26 @@ import type { Config } from "./config.ts";
 import { type AppContext, createAppContext } from "./context.ts";
 import { log } from "./log.ts";
 import { createApp } from "../routes/mod.ts";
+import { JobWorker } from "../jobs/worker.ts";
 
 /** A running service instance. */
 export interface RunningService {
   ctx: AppContext;
+  /** This instance's job worker loop (every instance runs one). */
+  worker: JobWorker;
   server: Deno.HttpServer<Deno.NetAddr>;
   /** Stops serving; the caller closes the store. */
   close(): Promise<void>;
 }
 
-/** Builds the context and app and serves them on `config.port`. */
+/** Builds the context and app, starts this instance's job worker and serves on `config.port`. */
 export async function startService(
   input: { kv: Deno.Kv; config: Config; clock?: Clock; hostname?: string },
 ): Promise<RunningService> {
   const ctx = await createAppContext(input);
   const app = createApp(ctx);
+  const worker = new JobWorker(ctx);
+  worker.start();
   const server = Deno.serve({
     port: input.config.port,
     hostname: input.hostname,
@@ -26,9 +31,11 @@ export async function startService(
   }, app.fetch);
   return {
     ctx,
+    worker,
     server,
     async close() {
       await server.shutdown();
+      await worker.stop();
     },
   };
 }
