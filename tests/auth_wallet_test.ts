@@ -221,6 +221,14 @@ Deno.test("POST /auth/wallet/verify: a pending sign-in is single use, 10 minutes
     assertEquals((await walletVerify(app, jar, { signature: wallet.sign(message) })).status, 200);
     await expired(await walletVerify(app, jar, { signature: wallet.sign(message) }));
   });
+  await t.step("replayed: a copy of the cookie taken before verify", async () => {
+    const jar = new CookieJar();
+    const message = await walletChallenge(app, jar, wallet);
+    const copy = new CookieJar();
+    copy.set(SIGNIN, jar.get(SIGNIN)!);
+    assertEquals((await walletVerify(app, jar, { signature: wallet.sign(message) })).status, 200);
+    await expired(await walletVerify(app, copy, { signature: wallet.sign(message) }));
+  });
   await t.step("deleted first, so a failed verify spends it", async () => {
     for (
       const body of ["{", JSON.stringify({ signature: 1 }), JSON.stringify({ signature: "x" })]

@@ -20,6 +20,8 @@ import { ApiError } from "../../lib/http/errors.ts";
 import { readJsonBody } from "../../lib/http/validate.ts";
 import { log } from "../../lib/log.ts";
 import { recordDeveloperSignIn } from "../../kv/developers.ts";
+import { spendSignIn } from "../../kv/used_signins.ts";
+import { sha256Hex } from "../../lib/crypto/hash.ts";
 
 const challengeBody = z.object({ address: z.string(), next: z.string().nullish() });
 const verifyBody = z.object({ signature: z.string() });
@@ -63,14 +65,20 @@ export function walletSignInRoutes(ctx: AppContext): Hono {
       );
       // Deleted before anything else, so one pending sign-in serves one attempt.
       clearCookie(c, WALLET_SIGNIN_COOKIE);
-      if (!pending.success) {
+      // The browser drops the cookie, but a copy of it must not work twice either.
+      const spent = pending.success &&
+        await spendSignIn(ctx.kv, await sha256Hex(pending.data.message), {
+          now: ctx.clock.now(),
+          ttlMs: WALLET_SIGNIN_COOKIE.maxAgeMs,
+        });
+      if (!spent) {
         throw new ApiError(
           400,
           "challenge_expired",
           "The sign-in request is missing, expired or used",
         );
       }
-      const { address, message, next } = pending.data;
+      const { address, message, next } = pending.data!;
       const { signature } = await readJsonBody(c, verifyBody);
       assertSignedBy(message, signature, address);
       const { created } = await recordDeveloperSignIn(ctx.kv, address, ctx.clock.now());
