@@ -5,6 +5,7 @@ import { type AppContext, createAppContext } from "./context.ts";
 import { log } from "./log.ts";
 import { createApp } from "../routes/mod.ts";
 import { JobWorker } from "../jobs/worker.ts";
+import { warmIslandsBundle } from "./pages/bundle.ts";
 
 /** A running service instance. */
 export interface RunningService {
@@ -24,6 +25,8 @@ export async function startService(
   const app = createApp(ctx);
   const worker = new JobWorker(ctx);
   worker.start();
+  // Built in the background so the first page view does not wait for the browser bundle.
+  warmIslandsBundle();
   const server = Deno.serve({
     port: input.config.port,
     hostname: input.hostname,
