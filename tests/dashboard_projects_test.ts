@@ -181,3 +181,37 @@ Deno.test("A deleted project's key stops on another instance within 30 s", async
   await assertErrorCode(await call(b.app, "/v1/project", { apiKey: key.key }), 401, "unauthorized");
   await Deno.remove(path).catch(() => {});
 });
+
+Deno.test("Every page of a project renders for its owner, with the page security headers", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev, { name: "Tabbed" });
+  const tabs = [
+    "",
+    "/keys",
+    "/settings",
+    "/policy",
+    "/watches",
+    "/transactions",
+    "/players",
+    "/events",
+    "/delete",
+  ];
+  for (const tab of tabs) {
+    const res = await getPage(t.app, `/dashboard/projects/${project.id}${tab}`, dev.jar);
+    assertEquals(res.status, 200, tab);
+    assertEquals(
+      res.headers.get("content-security-policy"),
+      "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    );
+    assertEquals(res.headers.get("cache-control"), "no-store");
+    const html = await res.text();
+    assert(
+      html.includes("Tabbed") && /<a [^>]*aria-current="page"/.test(html) === (tab !== "/delete"),
+      tab,
+    );
+  }
+  const home = await getPage(t.app, "/");
+  assertEquals(home.status, 200);
+  assert((await home.text()).includes("Sign in to the dashboard"));
+});
