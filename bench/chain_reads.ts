@@ -1,7 +1,8 @@
 /**
- * Bench: the cached `GET /v1/wallets/:address/balance` against two bare Deno.serve baselines, one
- * answering constant JSON and one making the RPC call on every request. Run as a script with
- * BENCH_ROLE set, this file is also the bench's server process (service or RPC baseline).
+ * Bench: the cached `GET /v1/wallets/:address/balance` against two bare Deno.serve baselines (one
+ * answering constant JSON, one making the RPC call on every request) and against the same app with
+ * the read cache off. Run as a script with BENCH_ROLE set, this file is also the bench's server
+ * process (service or RPC baseline).
  */
 import { type Address, address, createSolanaRpc } from "@solana/kit";
 import { base58 } from "@scure/base";
@@ -17,6 +18,10 @@ export async function benchCachedBalance(seconds: number): Promise<LoadResult[]>
   const runs: [string, string, Record<string, string>][] = [
     ["static baseline", new URL("./servers/baseline_static.ts", import.meta.url).pathname, {}],
     ["RPC-per-request baseline", new URL(import.meta.url).pathname, { BENCH_ROLE: "rpc" }],
+    ["same app, cache off", new URL(import.meta.url).pathname, {
+      BENCH_ROLE: "service",
+      BENCH_CACHE_TTL_MS: "0",
+    }],
     ["cached balance read", new URL(import.meta.url).pathname, { BENCH_ROLE: "service" }],
   ];
   for (const [name, script, env] of runs) {
@@ -119,6 +124,16 @@ async function serveService() {
   }, { dataDir: dir });
   // The real clock: each wallet's entry expires every 10 s, as in production.
   const ctx = await createAppContext({ kv, config });
+  const ttl = Deno.env.get("BENCH_CACHE_TTL_MS");
+  if (ttl !== undefined) {
+    const { ChainReads } = await import("../lib/chain/reads.ts");
+    const { ReadCache } = await import("../lib/chain/read_cache.ts");
+    ctx.chain = new ChainReads(
+      ctx.rpc,
+      config.dasUrls,
+      new ReadCache(ctx.clock, { ttlMs: Number(ttl) }),
+    );
+  }
   const keys: string[] = [];
   for (let i = 0; i < Number(Deno.env.get("BENCH_PROJECTS") ?? 1000); i++) {
     const project = await createProject(kv, {
