@@ -14,13 +14,13 @@ const assetsQuery = z.object({ collection: z.string().optional() });
 export function walletRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<V1Env> {
   return new Hono<V1Env>()
     .get("/wallets/:address/balance", guard, async (c) => {
-      const owner = requireAddress(c.req.param("address"), "address");
+      const owner = requireAddress(c.req.param("address"), "Wallet address");
       return c.json(await ctx.chain.getSolBalance(c.get("project").cluster, owner));
     })
     .get("/wallets/:address/tokens", guard, async (c) => {
-      const owner = requireAddress(c.req.param("address"), "address");
+      const owner = requireAddress(c.req.param("address"), "Wallet address");
       const { mint } = readQuery(c, tokensQuery);
-      const mintAddress = mint === undefined ? undefined : requireAddress(mint, "mint");
+      const mintAddress = mint === undefined ? undefined : requireAddress(mint, "Mint");
       const tokens = await ctx.chain.getTokenBalances(
         c.get("project").cluster,
         owner,
@@ -30,24 +30,24 @@ export function walletRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): 
         throw new ApiError(
           400,
           "invalid_mint",
-          "mint is not a token mint on the project's cluster",
+          "Mint does not exist or is not a token mint on the project's cluster",
         );
       }
       return c.json({ address: owner, tokens });
     })
     .get("/wallets/:address/assets", guard, async (c) => {
-      const owner = requireAddress(c.req.param("address"), "address");
+      const owner = requireAddress(c.req.param("address"), "Wallet address");
       const { collection } = readQuery(c, assetsQuery);
       const collectionAddress = collection === undefined
         ? undefined
-        : requireAddress(collection, "collection");
+        : requireAddress(collection, "Collection");
       const assets = await ctx.chain.getAssets(c.get("project").cluster, owner, collectionAddress);
       return c.json({ address: owner, assets });
     });
 }
 
-function requireAddress(text: string, field: string): Address {
+function requireAddress(text: string, label: string): Address {
   const value = parseAddress(text);
-  if (!value) throw new ApiError(400, "invalid_address", `${field} is not a valid Solana address`);
+  if (!value) throw new ApiError(400, "invalid_address", `${label} is not a valid Solana address`);
   return value;
 }
