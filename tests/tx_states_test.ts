@@ -139,7 +139,10 @@ Deno.test("POST /v1/tx/transfer-sol with the RPC down at step 14: 502 rpc_error 
 
   // Then: a new attempt, with its own event
   assert.equal(retry.status, "confirmed");
-  const events = await h.txEvents();
+  // Delivery order between events is not guaranteed.
+  const events = (await h.txEvents()).sort((x, y) =>
+    String(y.status).localeCompare(String(x.status))
+  );
   assert.deepEqual(events.map((e) => [e.status, e.signature ?? null]), [
     ["failed", null],
     ["confirmed", retry.signature],

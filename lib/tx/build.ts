@@ -5,6 +5,7 @@
  */
 import {
   type Address,
+  address,
   appendTransactionMessageInstructions,
   compileTransaction,
   createNoopSigner,
@@ -36,9 +37,14 @@ import { computeUnitLimit, fetchComputeUnitPrice } from "./priority_fee.ts";
 import type { TxKind } from "./types.ts";
 import type { Cluster } from "../config.ts";
 
+/** The SPL Memo program (v3). */
+export const MEMO_PROGRAM = address("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
+
 /** What the transaction does. */
 export interface TxPlan {
   projectId: string;
+  /** The attempt's unique id, written as a memo. */
+  attemptId: string;
   cluster: Cluster;
   kind: TxKind;
   walletAddress: Address;
@@ -65,7 +71,10 @@ export interface BuiltTx {
 export async function buildSignedTx(ctx: AppContext, plan: TxPlan): Promise<BuiltTx> {
   const rpc = ctx.rpc[plan.cluster];
   const payer = createNoopSigner(plan.walletAddress);
-  const instructions = await planInstructions(plan);
+  // The memo makes every attempt's transaction unique: two requests with the same recipient and
+  // amount signed against the same blockhash would otherwise be byte-identical, and the network
+  // would drop the second as a duplicate of the first.
+  const instructions = [...await planInstructions(plan), memoInstruction(plan.attemptId)];
   const writable = writableAccounts(instructions);
   const abortSignal = AbortSignal.timeout(ctx.tx.timing.rpcTimeoutMs);
   let latest;
@@ -166,6 +175,10 @@ async function planInstructions(plan: TxPlan): Promise<Instruction[]> {
       decimals: mint.decimals,
     }, { programAddress: tokenProgram }),
   ];
+}
+
+function memoInstruction(text: string): Instruction {
+  return { programAddress: MEMO_PROGRAM, data: new TextEncoder().encode(text) };
 }
 
 // AccountRole: WRITABLE = 1, WRITABLE_SIGNER = 3 (the low bit marks writable).

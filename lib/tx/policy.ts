@@ -56,10 +56,16 @@ export function emptyPolicy(): TxPolicy {
 const blankToNull = (value: unknown) =>
   value === undefined || (typeof value === "string" && value.trim() === "") ? null : value;
 
-const amount = z.string().trim().max(40, "must be at most 40 characters").regex(
-  DECIMAL_PATTERN,
-  "must be a decimal amount such as 1.5",
-).refine((text) => /[1-9]/.test(text), "must be greater than zero");
+const amount = z.string().trim().superRefine((text, ctx) => {
+  const problem = text.length > 40
+    ? "must be at most 40 characters"
+    : !DECIMAL_PATTERN.test(text)
+    ? "must be a decimal amount such as 1.5"
+    : !/[1-9]/.test(text)
+    ? "must be greater than zero"
+    : null;
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 
 const hourlyCount = z.preprocess(
   (value) => typeof value === "string" && /^\s*[0-9]+\s*$/.test(value) ? Number(value) : value,
@@ -84,29 +90,6 @@ const policyInput = z.object({
     ),
     amount,
   })).max(MAX_POLICY_ENTRIES, `must list at most ${MAX_POLICY_ENTRIES} budgets`).default([]),
-}).superRefine((policy, ctx) => {
-  const seenMints = new Set<string>();
-  policy.allowedMints.forEach((entry, i) => {
-    if (seenMints.has(entry.mint)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["allowedMints", i, "mint"],
-        message: "is listed twice",
-      });
-    }
-    seenMints.add(entry.mint);
-  });
-  const seenAssets = new Set<string>();
-  policy.hourlyBudgets.forEach((entry, i) => {
-    if (seenAssets.has(entry.asset)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["hourlyBudgets", i, "asset"],
-        message: "is listed twice",
-      });
-    }
-    seenAssets.add(entry.asset);
-  });
 });
 
 /**
@@ -115,10 +98,12 @@ const policyInput = z.object({
  */
 export function validatePolicy(input: unknown): TxPolicy {
   const result = policyInput.safeParse(input);
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) =>
-      `${formatPath(issue.path)}: ${issue.message}`
-    );
+  const problems = result.success
+    ? []
+    : result.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
+  problems.push(...duplicates(input, "allowedMints", "mint"));
+  problems.push(...duplicates(input, "hourlyBudgets", "asset"));
+  if (!result.success || problems.length) {
     throw new ApiError(400, "invalid_settings", problems.join("; "));
   }
   const p = result.data;
@@ -129,6 +114,22 @@ export function validatePolicy(input: unknown): TxPolicy {
     perPlayerPerHour: p.perPlayerPerHour,
     hourlyBudgets: p.hourlyBudgets,
   };
+}
+
+// Checked on the raw input, so a duplicate is reported together with every other problem.
+function duplicates(input: unknown, list: string, field: string): string[] {
+  const entries = (input as Record<string, unknown> | null)?.[list];
+  if (!Array.isArray(entries)) return [];
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  entries.forEach((entry, i) => {
+    const value = (entry as Record<string, unknown> | null)?.[field];
+    if (typeof value !== "string") return;
+    const key = value.trim();
+    if (seen.has(key)) problems.push(`${list}[${i}].${field}: is listed twice`);
+    seen.add(key);
+  });
+  return problems;
 }
 
 function formatPath(path: readonly PropertyKey[]): string {

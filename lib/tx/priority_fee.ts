@@ -6,8 +6,8 @@
  * slots), so it beats most recent competition for the same accounts without paying for outliers;
  * it is clamped between 1,000 and 2,000,000 micro-lamports per CU, so a quiet market still pays a
  * little and a spike cannot drain the wallet. The compute-unit limit is fixed per kind with a
- * margin over measured use (a SOL transfer uses about 450 CU with the two budget instructions; a
- * token transfer or mint that creates the associated account uses 25k to 40k), which keeps the
+ * margin over measured use (a SOL transfer uses about 750 CU with the two budget instructions and
+ * the memo; a token transfer or mint that creates the associated account uses 25k to 40k), which keeps the
  * fee (price x limit) small and avoids a simulation round trip on every request. At the cap a
  * token transaction pays at most 0.0002 SOL in priority fee.
  */
@@ -21,7 +21,7 @@ export const MAX_MICRO_LAMPORTS_PER_CU = 2_000_000n;
 
 /** The compute-unit limit set for each kind of transaction. */
 export function computeUnitLimit(kind: TxKind): number {
-  return kind === "transfer-sol" ? 1_000 : 100_000;
+  return kind === "transfer-sol" ? 2_000 : 100_000;
 }
 
 /** The compute-unit price to pay now for a transaction writing `writable`. */

@@ -21,6 +21,7 @@ export async function handleTxRequest(
   if (reserved.kind === "existing") return txResultOf(reserved.record);
   return await executeAttempt(ctx, {
     projectId,
+    attemptId: reserved.entry.value.attemptId,
     cluster: request.project.cluster,
     kind,
     walletAddress: request.walletAddress,
