@@ -27,9 +27,10 @@ type Holding = { owner: string; frozen: boolean; delegate: string | null; amount
 
 type DasOptions = { showUnverifiedCollections?: boolean; showFungible?: boolean };
 
+// As the reference DAS indexer labels them: a print edition is filed as a V1_NFT.
 const INTERFACES: Record<string, string> = {
   NonFungible: "V1_NFT",
-  NonFungibleEdition: "V1_PRINT",
+  NonFungibleEdition: "V1_NFT",
   ProgrammableNonFungible: "ProgrammableNFT",
   ProgrammableNonFungibleEdition: "ProgrammableNFT",
   Fungible: "FungibleToken",
