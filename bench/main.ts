@@ -1,6 +1,7 @@
 /** `deno task bench`: every benchmark, each against a baseline measured in the same run. */
 import { hasWrk, resultTable } from "./load.ts";
 import { benchPlayerWallet } from "./player_wallet.ts";
+import { benchCachedBalance } from "./chain_reads.ts";
 
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
 console.log(
@@ -16,4 +17,9 @@ console.log("## GET /v1/players/:userId/wallet, 64 connections, 1,000 projects")
 const wallet = await benchPlayerWallet(seconds);
 const kvBaseline = wallet.find((r) => r.name === "KV-read baseline")!;
 console.log(resultTable(wallet, kvBaseline));
+console.log();
+
+console.log("## GET /v1/wallets/:address/balance (cached), 64 connections, 1,000 projects");
+const balance = await benchCachedBalance(seconds);
+console.log(resultTable(balance, balance[0]));
 console.log();
