@@ -30,7 +30,7 @@ export function DashboardCopyButton(props: DashboardCopyButtonProps): VNode {
     <span>
       <button
         type="button"
-        class="secondary"
+        class="secondary copy"
         hidden={!ready}
         aria-label={props.label}
         data-testid="copy-button"

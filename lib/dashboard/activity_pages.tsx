@@ -6,6 +6,7 @@ import type { TxRequestRecord } from "../../kv/tx_requests.ts";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl, explorerTxUrl, formatTime, shortAddress } from "./format.ts";
 import { projectPath } from "./paths.ts";
+import { Cell } from "./cell.tsx";
 
 /** What the transactions page shows. */
 export interface TransactionsPageData extends FrameData {
@@ -48,16 +49,16 @@ export function TransactionsPage(data: TransactionsPageData): VNode {
               <tbody>
                 {data.transactions.map((tx) => (
                   <tr key={tx.key}>
-                    <td data-label="Status">
+                    <Cell label="Status">
                       <span class={STATUS_BADGE[tx.status] ?? "badge"}>{tx.status}</span>
                       {tx.error && <div class="hint" title={tx.error}>{tx.error.slice(0, 160)}
                       </div>}
-                    </td>
-                    <td data-label="Kind">
+                    </Cell>
+                    <Cell label="Kind">
                       {tx.kind}
                       <div class="hint mono" title="Idempotency key">{tx.key.slice(0, 40)}</div>
-                    </td>
-                    <td data-label="Recipient">
+                    </Cell>
+                    <Cell label="Recipient">
                       <a
                         class="mono"
                         href={explorerAddressUrl(project.cluster, data.rpcUrl, tx.recipient)}
@@ -68,8 +69,8 @@ export function TransactionsPage(data: TransactionsPageData): VNode {
                       {tx.recipientUserId !== null && (
                         <div class="hint">Player {tx.recipientUserId}</div>
                       )}
-                    </td>
-                    <td data-label="Amount">
+                    </Cell>
+                    <Cell label="Amount">
                       {tx.body.amount} {tx.body.mint
                         ? (
                           <span class="mono" title={tx.body.mint}>
@@ -77,8 +78,8 @@ export function TransactionsPage(data: TransactionsPageData): VNode {
                           </span>
                         )
                         : "SOL"}
-                    </td>
-                    <td data-label="Signature">
+                    </Cell>
+                    <Cell label="Signature">
                       {tx.signature
                         ? (
                           <a
@@ -90,8 +91,8 @@ export function TransactionsPage(data: TransactionsPageData): VNode {
                           </a>
                         )
                         : <span class="muted">none</span>}
-                    </td>
-                    <td data-label="Requested">{formatTime(tx.updatedAt)}</td>
+                    </Cell>
+                    <Cell label="Requested">{formatTime(tx.updatedAt)}</Cell>
                   </tr>
                 ))}
               </tbody>
@@ -150,16 +151,16 @@ export function EventsPage(data: EventsPageData): VNode {
               <tbody>
                 {data.deliveries.map((d) => (
                   <tr key={d.id}>
-                    <td data-label="Time">{formatTime(d.at)}</td>
-                    <td data-label="Event" class="mono">{d.type}</td>
-                    <td data-label="Outcome">
+                    <Cell label="Time">{formatTime(d.at)}</Cell>
+                    <Cell label="Event" mono>{d.type}</Cell>
+                    <Cell label="Outcome">
                       <span class={OUTCOME[d.outcome].badge}>{OUTCOME[d.outcome].label}</span>
-                    </td>
-                    <td data-label="Attempts">{d.attempts}</td>
-                    <td data-label="Answer">
+                    </Cell>
+                    <Cell label="Attempts">{d.attempts}</Cell>
+                    <Cell label="Answer">
                       {d.status !== null ? `HTTP ${d.status}` : ""}
                       {d.error && <div class="hint">{d.error}</div>}
-                    </td>
+                    </Cell>
                   </tr>
                 ))}
               </tbody>

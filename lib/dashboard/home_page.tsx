@@ -1,6 +1,7 @@
 /** The landing page at `/`: what the service does for a Roblox game, and where to go next. */
 import type { VNode } from "preact";
 import { DashboardStyles, TopBar } from "./frame.tsx";
+import { Cell } from "./cell.tsx";
 
 /** What the landing page shows. */
 export interface HomePageData {
@@ -82,8 +83,8 @@ export function HomePage(data: HomePageData): VNode {
               <tbody>
                 {ROUTES.map(([route, what]) => (
                   <tr key={route}>
-                    <td data-label="Route" class="mono">{route}</td>
-                    <td data-label="What it does">{what}</td>
+                    <Cell label="Route" mono>{route}</Cell>
+                    <Cell label="What it does">{what}</Cell>
                   </tr>
                 ))}
               </tbody>

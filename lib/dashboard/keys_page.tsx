@@ -8,6 +8,7 @@ import { Island } from "../pages/islands.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { formatTime } from "./format.ts";
 import { projectPath } from "./paths.ts";
+import { Cell } from "./cell.tsx";
 
 /** What the keys page shows. */
 export interface KeysPageData extends FrameData {
@@ -40,7 +41,7 @@ export function KeysPage(data: KeysPageData): VNode {
           <p class="hint">
             Try it:{" "}
             <span class="mono">
-              curl -H "x-api-key: {newKey.plaintext.slice(0, 13)}…" {data.baseUrl}/v1/project
+              curl -H "x-api-key: {newKey.plaintext}" {data.baseUrl}/v1/project
             </span>
           </p>
         </section>
@@ -69,9 +70,9 @@ export function KeysPage(data: KeysPageData): VNode {
               <tbody>
                 {active.map((key) => (
                   <tr key={key.id} data-key-id={key.id}>
-                    <td data-label="Key" class="mono">{key.preview}…</td>
-                    <td data-label="Created">{formatTime(key.createdAt)}</td>
-                    <td data-label="">
+                    <Cell label="Key" mono>{key.preview}…</Cell>
+                    <Cell label="Created">{formatTime(key.createdAt)}</Cell>
+                    <Cell label="">
                       <form method="post" action={`${base}/${key.id}/revoke`} class="inline">
                         <Island
                           component={DashboardConfirmSubmit}
@@ -84,7 +85,7 @@ export function KeysPage(data: KeysPageData): VNode {
                           }}
                         />
                       </form>
-                    </td>
+                    </Cell>
                   </tr>
                 ))}
               </tbody>
@@ -115,9 +116,9 @@ export function KeysPage(data: KeysPageData): VNode {
             <tbody>
               {revoked.map((key) => (
                 <tr key={key.id}>
-                  <td data-label="Key" class="mono">{key.preview}…</td>
-                  <td data-label="Created">{formatTime(key.createdAt)}</td>
-                  <td data-label="Revoked">{formatTime(key.revokedAt!)}</td>
+                  <Cell label="Key" mono>{key.preview}…</Cell>
+                  <Cell label="Created">{formatTime(key.createdAt)}</Cell>
+                  <Cell label="Revoked">{formatTime(key.revokedAt!)}</Cell>
                 </tr>
               ))}
             </tbody>

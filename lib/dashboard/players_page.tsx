@@ -3,6 +3,7 @@ import type { VNode } from "preact";
 import type { Project } from "../../kv/projects.ts";
 import { type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl, formatTime } from "./format.ts";
+import { Cell } from "./cell.tsx";
 
 /** One linked player. */
 export interface PlayerRow {
@@ -56,18 +57,18 @@ export function PlayersPage(data: PlayersPageData): VNode {
               <tbody>
                 {data.players.map((p) => (
                   <tr key={p.userId}>
-                    <td data-label="Roblox user">
+                    <Cell label="Roblox user">
                       <a href={`https://www.roblox.com/users/${p.userId}/profile`}>{p.userId}</a>
-                    </td>
-                    <td data-label="Wallet">
+                    </Cell>
+                    <Cell label="Wallet">
                       <a
                         class="mono"
                         href={explorerAddressUrl(project.cluster, data.rpcUrl, p.address)}
                       >
                         {p.address}
                       </a>
-                    </td>
-                    <td data-label="Linked">{formatTime(p.linkedAt)}</td>
+                    </Cell>
+                    <Cell label="Linked">{formatTime(p.linkedAt)}</Cell>
                   </tr>
                 ))}
               </tbody>

@@ -42,6 +42,7 @@ legend { font-weight: 600; padding: 0; }
 .badge.ok { background: var(--ok-bg); color: var(--ok); }
 .badge.err { background: var(--err-bg); color: var(--err); }
 .button.danger, button.danger { background: var(--err); color: #fff; }
+.copy button, button.copy { font-size: .875rem; min-height: 32px; padding: .25rem .75rem; }
 .secret { background: var(--bg); border: 1px dashed var(--line); border-radius: 8px;
   display: block; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; margin: .5rem 0;
   overflow-wrap: anywhere; padding: .6rem .75rem; user-select: all; }
@@ -69,6 +70,8 @@ table.list td { overflow-wrap: anywhere; }
   table.stack td { border: 0; display: grid; gap: .75rem; grid-template-columns: 7rem 1fr;
     padding: .2rem 0; }
   table.stack td::before { color: var(--muted); content: attr(data-label); font-size: .85rem; }
+  .tabs { flex-wrap: wrap; gap: 0; }
+  .tabs a { padding: .5rem .6rem; }
   .row2 { grid-template-columns: 1fr; }
   .hero h1 { font-size: 1.6rem; }
 }

@@ -11,6 +11,7 @@ import { Island } from "../pages/islands.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl, formatTime } from "./format.ts";
 import { projectPath } from "./paths.ts";
+import { Cell } from "./cell.tsx";
 
 /** What the watches page shows. */
 export interface WatchesPageData extends FrameData {
@@ -58,17 +59,17 @@ export function WatchesPage(data: WatchesPageData): VNode {
               <tbody>
                 {data.watches.map((watch) => (
                   <tr key={watch.id}>
-                    <td data-label="Name">{watch.name}</td>
-                    <td data-label="Address">
+                    <Cell label="Name">{watch.name}</Cell>
+                    <Cell label="Address">
                       <a
                         class="mono"
                         href={explorerAddressUrl(project.cluster, data.rpcUrl, watch.address)}
                       >
                         {watch.address}
                       </a>
-                    </td>
-                    <td data-label="Added">{formatTime(watch.createdAt)}</td>
-                    <td data-label="">
+                    </Cell>
+                    <Cell label="Added">{formatTime(watch.createdAt)}</Cell>
+                    <Cell label="">
                       <form
                         method="post"
                         action={`${base}/${encodeURIComponent(watch.name)}/delete`}
@@ -84,7 +85,7 @@ export function WatchesPage(data: WatchesPageData): VNode {
                           }}
                         />
                       </form>
-                    </td>
+                    </Cell>
                   </tr>
                 ))}
               </tbody>

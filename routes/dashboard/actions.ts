@@ -87,7 +87,7 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
           },
           flash: {
             kind: "success",
-            message: "API key created. Copy it now: it is shown only once.",
+            message: "API key created",
             newKey: { id: record.id, plaintext },
           },
           redirect: projectPath(project.id, "keys"),

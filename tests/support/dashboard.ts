@@ -1,6 +1,8 @@
 /** Dashboard test helpers: a signed-in developer's browser, form posts and JSON posts. */
 import type { Hono } from "hono";
+import type { Config } from "../../lib/config.ts";
 import { browse, CookieJar, createTestWallet, type TestWallet } from "./sign_in.ts";
+import { createTestApp, type TestApp } from "./test_app.ts";
 
 /** A developer with a wallet and a browser holding their dashboard session. */
 export interface TestDeveloper {
@@ -99,4 +101,50 @@ export async function createKeyAs(
   });
   if (res.status !== 201) throw new Error(`Create key failed: ${await res.text()}`);
   return await res.json();
+}
+
+/** The real app on a real loopback port, called `http://localhost:<port>`, with config overrides. */
+export interface ServedDashboard extends AsyncDisposable {
+  baseUrl: string;
+  t: TestApp;
+  close(): Promise<void>;
+}
+
+/** Serves the app on 127.0.0.1 (port 0) with `config` (chain, stand-ins) for browser tests. */
+export async function serveDashboard(config: Partial<Config> = {}): Promise<ServedDashboard> {
+  let handler: (req: Request) => Response | Promise<Response> = () =>
+    new Response("Starting", { status: 503 });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (req) => handler(req),
+  );
+  const baseUrl = `http://localhost:${server.addr.port}`;
+  const t = await createTestApp({ config: { ...config, baseUrl } });
+  handler = (req) => t.app.fetch(req);
+  const close = async () => {
+    await server.shutdown();
+    await t.close();
+  };
+  return { baseUrl, t, close, [Symbol.asyncDispose]: close };
+}
+
+/** Signs a developer in over real HTTP and returns the `__Host-svc_dev` cookie value. */
+export async function developerCookie(baseUrl: string, wallet: TestWallet): Promise<string> {
+  const origin = new URL(baseUrl).origin;
+  const challenge = await fetch(`${baseUrl}/auth/wallet/challenge`, {
+    method: "POST",
+    headers: { origin, "content-type": "application/json" },
+    body: JSON.stringify({ address: wallet.address }),
+  });
+  const { message } = await challenge.json();
+  const pending = challenge.headers.getSetCookie()[0].split(";")[0];
+  const verify = await fetch(`${baseUrl}/auth/wallet/verify`, {
+    method: "POST",
+    headers: { origin, "content-type": "application/json", cookie: pending },
+    body: JSON.stringify({ signature: wallet.sign(message) }),
+  });
+  await verify.body?.cancel();
+  const line = verify.headers.getSetCookie().find((l) => l.startsWith("__Host-svc_dev="));
+  if (!line) throw new Error("Sign-in did not set the developer session");
+  return line.split(";")[0].slice("__Host-svc_dev=".length);
 }
