@@ -196,10 +196,16 @@ function decodeSecret(text: string): Uint8Array | null {
   }
 }
 
-function SandboxKey(props: { busy: boolean; onUse: (secret: Uint8Array) => void }): VNode {
+function SandboxKey(
+  props: { busy: boolean; onUse: (secret: Uint8Array) => void },
+): VNode | null {
   const [text, setText] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
-  useEffect(() => setText(localStorage.getItem(SANDBOX_STORAGE) ?? ""), []);
+  const [ready, setReady] = useState(false);
+  useEffect(() => {
+    setText(localStorage.getItem(SANDBOX_STORAGE) ?? "");
+    setReady(true);
+  }, []);
 
   function use(event: Event) {
     event.preventDefault();
@@ -218,6 +224,9 @@ function SandboxKey(props: { busy: boolean; onUse: (secret: Uint8Array) => void 
     setText(key);
     setProblem(null);
   }
+
+  // Rendered only once hydrated: without JavaScript the form could not sign anything.
+  if (!ready) return null;
 
   return (
     <form class="card" onSubmit={use} data-testid="sandbox-key">

@@ -193,3 +193,12 @@ Deno.test("A script may send JSON without an Accept header and still gets JSON",
   assertEquals(res.status, 201);
   assertEquals((await res.json()).slug, "scripted");
 });
+
+Deno.test("The sandbox key is offered on a local playground only", async () => {
+  await using local = await createTestApp();
+  const page = await (await getPage(local.app, "/dashboard/sign-in")).text();
+  assert(page.includes('"sandbox":true'));
+  await using deployed = await createTestApp({ config: { baseUrl: "https://blocklink.example" } });
+  const res = await deployed.app.request("https://blocklink.example/dashboard/sign-in");
+  assert((await res.text()).includes('"sandbox":false'));
+});

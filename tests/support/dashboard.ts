@@ -127,24 +127,3 @@ export async function serveDashboard(config: Partial<Config> = {}): Promise<Serv
   };
   return { baseUrl, t, close, [Symbol.asyncDispose]: close };
 }
-
-/** Signs a developer in over real HTTP and returns the `__Host-svc_dev` cookie value. */
-export async function developerCookie(baseUrl: string, wallet: TestWallet): Promise<string> {
-  const origin = new URL(baseUrl).origin;
-  const challenge = await fetch(`${baseUrl}/auth/wallet/challenge`, {
-    method: "POST",
-    headers: { origin, "content-type": "application/json" },
-    body: JSON.stringify({ address: wallet.address }),
-  });
-  const { message } = await challenge.json();
-  const pending = challenge.headers.getSetCookie()[0].split(";")[0];
-  const verify = await fetch(`${baseUrl}/auth/wallet/verify`, {
-    method: "POST",
-    headers: { origin, "content-type": "application/json", cookie: pending },
-    body: JSON.stringify({ signature: wallet.sign(message) }),
-  });
-  await verify.body?.cancel();
-  const line = verify.headers.getSetCookie().find((l) => l.startsWith("__Host-svc_dev="));
-  if (!line) throw new Error("Sign-in did not set the developer session");
-  return line.split(";")[0].slice("__Host-svc_dev=".length);
-}
