@@ -7,6 +7,7 @@ import { startService } from "./lib/service.ts";
 import { openKv } from "./kv/open_kv.ts";
 import { startChain } from "./sandbox/chain/mod.ts";
 import { startMessagingStandIn, startOauthStandIn } from "./sandbox/roblox/mod.ts";
+import { exampleRecipient, seedDemoProject } from "./sandbox/demo_project.ts";
 
 const env = Deno.env.toObject();
 const chain = await startChain({ port: await freePort(Number(env.CHAIN_PORT ?? 8899)) });
@@ -24,7 +25,8 @@ const config = loadConfig({
 // The sandbox chain starts empty each run, so the store does too unless KV_PATH says otherwise.
 const kvPath = env.KV_PATH ?? `${await Deno.makeTempDir({ prefix: "blocklink-dev-" })}/dev.kv`;
 const kv = await openKv(kvPath);
-await startService({ kv, config: { ...config, kvPath } });
+const service = await startService({ kv, config: { ...config, kvPath } });
+const demo = await seedDemoProject(service.ctx, { chain, messaging, oauth });
 
 console.log(`
 Blocklink playground
@@ -33,6 +35,32 @@ Blocklink playground
   Roblox OAuth       ${oauth.idpUrl}
   Messaging inbox    ${messaging.url}/_inbox.html
 `);
+printDemo(config.baseUrl, await exampleRecipient());
+
+function printDemo(base: string, to: string) {
+  const key = demo.apiKey;
+  const post = (kind: string, body: Record<string, unknown>) =>
+    `curl -X POST -H "x-api-key: ${key}" -H "content-type: application/json" \\\n` +
+    `    -d '${JSON.stringify({ to: { address: to }, ...body })}' ${base}/v1/tx/${kind}`;
+  const wallet = demo.walletAddress ?? "none (WALLET_PROVIDER=none)";
+  console.log([
+    `Demo project "${demo.project.name}" (devnet)`,
+    `  Dashboard          ${base}/dashboard (sign in with the sandbox key form and this key)`,
+    `  Developer key      ${demo.developerKey}`,
+    `  Developer address  ${demo.developerAddress}`,
+    `  API key            ${key}`,
+    `  Managed wallet     ${wallet} (10 SOL, 1,000 demo tokens)`,
+    `  Token mint         ${demo.mint ?? "none"} (6 decimals, minted by the managed wallet)`,
+    `  Policy             1 SOL and 100 tokens per transaction, 5 SOL an hour in all`,
+    `  Linking page       ${base}/link/${demo.project.slug} (Roblox stand-in players)`,
+    "",
+    "Try it:",
+    `  curl -H "x-api-key: ${key}" ${base}/v1/project`,
+    `  ${post("transfer-sol", { amount: "0.1", idempotencyKey: "demo-sol-1" })}`,
+    `  ${post("mint-token", { mint: demo.mint, amount: "5", idempotencyKey: "demo-mint-1" })}`,
+    "",
+  ].join("\n"));
+}
 
 async function freePort(preferred: number): Promise<number> {
   try {
