@@ -202,3 +202,20 @@ Deno.test("The sandbox key is offered on a local playground only", async () => {
   const res = await deployed.app.request("https://blocklink.example/dashboard/sign-in");
   assert((await res.text()).includes('"sandbox":false'));
 });
+
+Deno.test("GET /dashboard?error=oauth_state_mismatch explains the lost Roblox sign-in", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const signedIn = await (await getPage(t.app, "/dashboard?error=oauth_state_mismatch", dev.jar))
+    .text();
+  assert(signedIn.includes("A Roblox sign-in could not be finished"));
+
+  const visitor = await getPage(t.app, "/dashboard?error=oauth_state_mismatch", new CookieJar());
+  const location = visitor.headers.get("location")!;
+  assertEquals(
+    location,
+    `/dashboard/sign-in?next=${encodeURIComponent("/dashboard?error=oauth_state_mismatch")}`,
+  );
+  const page = await (await getPage(t.app, location, new CookieJar())).text();
+  assert(page.includes("A Roblox sign-in could not be finished"));
+});
