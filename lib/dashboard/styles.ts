@@ -33,7 +33,7 @@ input[type="checkbox"], input[type="radio"] { min-height: 0; width: auto; }
 input:focus, select:focus, button:focus-visible, a:focus-visible { outline: 2px solid var(--accent);
   outline-offset: 1px; }
 .hint { color: var(--muted); font-size: .875rem; margin: .25rem 0 0; }
-fieldset { border: 0; margin: 0; padding: 0; }
+fieldset { border: 0; margin: 1rem 0 0; padding: 0; }
 legend { font-weight: 600; padding: 0; }
 .rows { display: grid; gap: .5rem; margin: .5rem 0; }
 .row2 { display: grid; gap: .5rem; grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); }
@@ -73,6 +73,8 @@ table.list td { overflow-wrap: anywhere; }
   .tabs { flex-wrap: wrap; gap: 0; }
   .tabs a { padding: .5rem .6rem; }
   .row2 { grid-template-columns: 1fr; }
+  .rows { gap: .75rem; }
+  .rows .row2 { border-left: 3px solid var(--line); padding-left: .5rem; }
   .hero h1 { font-size: 1.6rem; }
 }
 `;
