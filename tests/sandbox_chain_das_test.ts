@@ -111,7 +111,7 @@ Deno.test("DAS endpoint lists NFTs by owner and by collection in the public shap
     const sword = all.items.find((a) => a.id === pnft.mint)!;
     assert.equal(sword.interface, "ProgrammableNFT");
     assert.equal(sword.ownership.frozen, true);
-    assert.equal(all.items.find((a) => a.id === print.mint)?.interface, "V1_PRINT");
+    assert.equal(all.items.find((a) => a.id === print.mint)?.interface, "V1_NFT");
     assert.deepEqual(grouped.items.map((a) => a.id).sort(), members.slice(0, 2).sort());
     const withUnverified = await das.searchAssets({
       ownerAddress: owner,
