@@ -1,6 +1,7 @@
 // Every row of the spec's transaction state table, against the sandbox cluster.
 import assert from "node:assert/strict";
 import { type Signature } from "@solana/kit";
+import { listJobs } from "../kv/jobs.ts";
 import { getTxRequest } from "../kv/tx_requests.ts";
 import { runSweeps } from "../jobs/sweeps.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "../lib/tx/types.ts";
@@ -54,6 +55,8 @@ Deno.test("POST /v1/tx/transfer-sol is pending while it waits, then confirmed wi
     error: null,
   });
   assert.equal((await h.rpc.getBalance(to).send()).value, 1_500_000_000n);
+  // Settled by the route: its background check job is gone with it.
+  assert.deepEqual((await listJobs(h.a.kv)).filter((j) => j.payload.type === "tx_check"), []);
   assert.deepEqual(await h.txEvents(), [{
     v: 1,
     type: "tx",

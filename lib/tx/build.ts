@@ -81,8 +81,10 @@ export async function buildSignedTx(ctx: AppContext, plan: TxPlan): Promise<Buil
   let price: bigint | null = null;
   try {
     [latest, price] = await Promise.all([
-      rpc.getLatestBlockhash({ commitment: "confirmed" }).send({ abortSignal }).then((r) =>
-        r.value
+      ctx.tx.blockhashes.get(
+        plan.cluster,
+        async () =>
+          (await rpc.getLatestBlockhash({ commitment: "confirmed" }).send({ abortSignal })).value,
       ),
       plan.cluster === "mainnet"
         ? fetchComputeUnitPrice(rpc, writable, { abortSignal })

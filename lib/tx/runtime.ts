@@ -1,5 +1,5 @@
 /** Per-process state of the transaction routes, held in the app context. */
-import type { Address } from "@solana/kit";
+import type { Address, Blockhash } from "@solana/kit";
 import type { Cluster } from "../config.ts";
 import type { MintInfo } from "../chain/mints.ts";
 import { defaultTxTiming, type TxTiming } from "./timing.ts";
@@ -23,6 +23,40 @@ export class MintCache {
   set(cluster: Cluster, mint: MintInfo, now: number): void {
     if (this.#entries.size >= MINT_CACHE_MAX) this.#entries.clear();
     this.#entries.set(`${cluster}:${mint.address}`, { mint, until: now + MINT_TTL_MS });
+  }
+}
+
+/** A recent blockhash and the last block height it can land at. */
+export interface LatestBlockhash {
+  blockhash: Blockhash;
+  lastValidBlockHeight: bigint;
+}
+
+// A blockhash stays usable for 150 blocks (about a minute); reusing one for a second costs the
+// transaction under 3 of them and saves an RPC round trip per request under load.
+const BLOCKHASH_TTL_MS = 1_000;
+
+/** Shares one `getLatestBlockhash` per cluster per second among concurrent requests. */
+export class BlockhashCache {
+  #entries = new Map<Cluster, { value: Promise<LatestBlockhash>; at: number }>();
+
+  /** A blockhash fetched less than a second ago, or a fresh one from `fetch`. */
+  get(cluster: Cluster, fetch: () => Promise<LatestBlockhash>): Promise<LatestBlockhash> {
+    const entry = this.#entries.get(cluster);
+    if (entry && performance.now() - entry.at < BLOCKHASH_TTL_MS) return entry.value;
+    const value = fetch();
+    const fresh = { value, at: performance.now() };
+    this.#entries.set(cluster, fresh);
+    // A failure is not shared with later requests.
+    value.catch(() => {
+      if (this.#entries.get(cluster) === fresh) this.#entries.delete(cluster);
+    });
+    return value;
+  }
+
+  /** Forgets the cached blockhashes (tests that move the cluster's slots by hand). */
+  clear(): void {
+    this.#entries.clear();
   }
 }
 
@@ -53,9 +87,15 @@ export interface TxRuntime {
   mints: MintCache;
   /** Serialises reservations per project in this process, so they do not collide in KV. */
   reservations: KeyedLock;
+  blockhashes: BlockhashCache;
 }
 
 /** Builds the runtime with the spec's timing. */
 export function createTxRuntime(): TxRuntime {
-  return { timing: defaultTxTiming(), mints: new MintCache(), reservations: new KeyedLock() };
+  return {
+    timing: defaultTxTiming(),
+    mints: new MintCache(),
+    reservations: new KeyedLock(),
+    blockhashes: new BlockhashCache(),
+  };
 }

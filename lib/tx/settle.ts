@@ -7,7 +7,7 @@
 import type { AppContext } from "../context.ts";
 import { log } from "../log.ts";
 import { addEventDelivery } from "../events/publish.ts";
-import { addJob } from "../../kv/jobs.ts";
+import { addJob, addJobRemoval, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
 import {
   getTxRequestEntry,
   type SignedTx,
@@ -73,6 +73,7 @@ export async function settleAttempt(
       txUnsettledKey(ref.projectId, ref.key),
     );
     if (outcome.status === "failed") await addUsageRelease(ctx, op, record, now);
+    await addCheckJobRemoval(ctx, op, record);
     const silent = outcome.status === "failed" && outcome.error === ABANDONED_ERROR;
     let published = false;
     if (!silent) {
@@ -159,6 +160,22 @@ export async function updateUnsettled(
     if (result.ok) return next;
   }
   throw new Error("Cannot update the transaction request: too many concurrent changes");
+}
+
+/**
+ * Adds, to `op`, the removal of the attempt's check job when no worker is running it, so a request
+ * settled by the route leaves no job behind (a running one finds the attempt final and stops).
+ */
+async function addCheckJobRemoval(
+  ctx: AppContext,
+  op: Deno.AtomicOperation,
+  record: TxRequestRecord,
+): Promise<void> {
+  if (!record.checkJobId) return;
+  const job = await getJobEntry(ctx.kv, record.checkJobId);
+  if (!job.value || job.value.status !== "pending" || job.value.lease !== null) return;
+  op.check(job);
+  addJobRemoval(op, job as Deno.KvEntry<JobRecord>);
 }
 
 /** Adds, to `op`, the removal of a failed attempt's entries from every usage window it counted in. */

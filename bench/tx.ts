@@ -1,0 +1,227 @@
+/**
+ * Bench: `POST /v1/tx/transfer-sol` against the sandbox cluster, with the confirmation wait set to
+ * zero so the route answers `submitted` right after sending: what is measured is the service's own
+ * work per request (key, quota, policy, reservation, build, sign, store, send), not the chain's.
+ *
+ * The baseline is a bare `Deno.serve` doing only the chain part of the same work per request
+ * (latest blockhash, build, sign, send with preflight) against the same cluster; the difference is
+ * the service's overhead. Each is run with one connection (latency) and with 64 connections over
+ * many projects (throughput). The cluster runs in its own process, as a real node would.
+ *
+ * Run as a script with BENCH_ROLE set, this file is also the bench's server processes.
+ * `deno run -A bench/tx.ts` runs the bench alone.
+ */
+import {
+  type Address,
+  appendTransactionMessageInstructions,
+  createSolanaRpc,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+} from "@solana/kit";
+import { getTransferSolInstruction } from "@solana-program/system";
+import { type LoadResult, resultTable, runLoad, startServer } from "./load.ts";
+
+const PROJECTS = Number(Deno.env.get("BENCH_TX_PROJECTS") ?? 200);
+const AMOUNT = "0.001";
+const LAMPORTS = 1_000_000n;
+
+/** The four runs: baseline and service, at one connection and at 64. */
+export async function benchTx(seconds: number): Promise<LoadResult[]> {
+  const self = new URL(import.meta.url).pathname;
+  const chain = await startServer(self, { BENCH_ROLE: "chain" });
+  const rpcUrl = String(chain.info.rpcUrl);
+  const results: LoadResult[] = [];
+  try {
+    for (
+      const [role, label] of [["baseline", "chain-work baseline"], ["service", "transfer-sol"]]
+    ) {
+      const server = await startServer(self, { BENCH_ROLE: role, BENCH_RPC_URL: rpcUrl });
+      const url = String(server.info.url);
+      const keys = server.info.keys as string[];
+      for (const connections of [1, 64]) {
+        const run = `${role}-${connections}-${Date.now()}`;
+        const load = txLoad(url, keys, run);
+        // wrk needs as many connections as its two threads: one connection uses the fetch loop.
+        const pick = (phase: string) => {
+          const options = load(phase);
+          return connections === 1 ? { request: options.request } : options;
+        };
+        await runLoad(label, url, { connections, seconds: 1, ...pick("warm") });
+        const result = await runLoad(`${label}, ${connections} conn.`, url, {
+          connections,
+          seconds,
+          ...pick("run"),
+        });
+        results.push(result);
+      }
+      await server.stop();
+    }
+  } finally {
+    await chain.stop();
+  }
+  return results;
+}
+
+// Every request carries a fresh idempotency key and rotates over the projects' keys.
+function txLoad(url: string, keys: string[], run: string) {
+  return (phase: string) => {
+    let n = 0;
+    const body = (key: string) =>
+      JSON.stringify({ to: { userId: 1 }, amount: AMOUNT, idempotencyKey: key });
+    return {
+      request: () => {
+        const i = n++;
+        return new Request(`${url}/v1/tx/transfer-sol`, {
+          method: "POST",
+          headers: { "x-api-key": keys[i % keys.length], "content-type": "application/json" },
+          body: body(`${run}-${phase}-${i}`),
+        });
+      },
+      wrkScript: `
+local keys = {${keys.map((k) => `"${k}"`).join(",")}}
+local threads = 0
+setup = function(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+local i = 0
+request = function()
+  i = i + 1
+  local key = "${run}-${phase}-" .. tid .. "-" .. i
+  local body = '{"to":{"userId":1},"amount":"${AMOUNT}","idempotencyKey":"' .. key .. '"}'
+  return wrk.format("POST", "/v1/tx/transfer-sol", {
+    ["x-api-key"] = keys[(i % #keys) + 1],
+    ["content-type"] = "application/json",
+  }, body)
+end
+`,
+    };
+  };
+}
+
+function announce(info: Record<string, unknown>) {
+  return ({ port }: { port: number }) =>
+    console.log(JSON.stringify({ url: `http://127.0.0.1:${port}`, ...info }));
+}
+
+/** The sandbox cluster alone, slots at the real 400 ms. */
+async function serveChain() {
+  const { startChain } = await import("../sandbox/chain/mod.ts");
+  const chain = await startChain({ slotMs: 400 });
+  console.log(JSON.stringify({ rpcUrl: chain.rpcUrl }));
+}
+
+/** Funds `wallet` through the cluster's faucet and waits until it is confirmed. */
+async function fund(rpcUrl: string, wallet: Address): Promise<void> {
+  const rpc = createSolanaRpc(rpcUrl);
+  await rpc.requestAirdrop(wallet, 1_000_000_000_000n as never).send();
+  for (let i = 0; i < 100; i++) {
+    const { value } = await rpc.getBalance(wallet, { commitment: "confirmed" }).send();
+    if (value > 0n) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`Cannot fund ${wallet}`);
+}
+
+/** Baseline: per request, the chain work of a transfer and nothing else (no key, no store). */
+async function serveBaseline() {
+  const rpcUrl = Deno.env.get("BENCH_RPC_URL")!;
+  const rpc = createSolanaRpc(rpcUrl);
+  const payer = await generateKeyPairSigner();
+  const recipient = (await generateKeyPairSigner()).address;
+  await fund(rpcUrl, payer.address);
+  let n = 0;
+  Deno.serve(
+    { port: 0, hostname: "127.0.0.1", onListen: announce({ keys: ["none"] }) },
+    async (req) => {
+      await req.json();
+      const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
+      const signed = await signTransactionMessageWithSigners(pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(payer, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+        (m) =>
+          appendTransactionMessageInstructions([
+            // A distinct amount per request keeps every transaction unique, as the memo does.
+            getTransferSolInstruction({
+              source: payer,
+              destination: recipient,
+              amount: LAMPORTS + BigInt(n++ % 100_000),
+            }),
+          ], m),
+      ));
+      const signature = await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), {
+        encoding: "base64",
+        preflightCommitment: "confirmed",
+        maxRetries: 0n,
+      }).send();
+      return Response.json({ status: "submitted", signature });
+    },
+  );
+}
+
+/** Service: the real app on a fresh KV file with many projects, each with a funded wallet. */
+async function serveService() {
+  const { createAppContext } = await import("../lib/context.ts");
+  const { loadConfig } = await import("../lib/config.ts");
+  const { createApp } = await import("../routes/mod.ts");
+  const { openKv } = await import("../kv/open_kv.ts");
+  const { createProject } = await import("../kv/projects.ts");
+  const { createApiKey } = await import("../kv/api_keys.ts");
+  const { linkWallet } = await import("../kv/links.ts");
+  const { savePolicy } = await import("../kv/policy.ts");
+  const { createProjectWallet } = await import("../lib/wallets/project_wallet.ts");
+  const rpcUrl = Deno.env.get("BENCH_RPC_URL")!;
+  const dir = await Deno.makeTempDir();
+  const kv = await openKv(`${dir}/bench.kv`);
+  const config = loadConfig({
+    SECRET: "bench-secret-bench-secret-bench-secret!!",
+    PORT: "0",
+    RPC_URL_DEVNET: rpcUrl,
+  }, { dataDir: dir });
+  const ctx = await createAppContext({ kv, config });
+  // Answer `submitted` right after sending: the bench measures the service, not the cluster.
+  ctx.tx.timing = { ...ctx.tx.timing, confirmWaitMs: 0 };
+  const player = (await generateKeyPairSigner()).address;
+  const keys: string[] = [];
+  const wallets: Address[] = [];
+  // The driver reads the first stdout line as the start line: keep seeding's info logs quiet.
+  const print = console.log;
+  console.log = () => {};
+  for (let i = 0; i < PROJECTS; i++) {
+    const project = await createProject(kv, {
+      name: `bench ${i}`,
+      cluster: "devnet",
+      createdBy: `dev-${i}`,
+      now: Date.now(),
+    });
+    keys.push((await createApiKey(kv, project.id, Date.now())).plaintext);
+    wallets.push(await createProjectWallet(ctx, project.id) as Address);
+    await savePolicy(kv, project.id, { maxSolPerTransfer: "1" });
+    await linkWallet(kv, project.id, { userId: 1, address: player, now: Date.now() });
+  }
+  console.log = print;
+  for (let i = 0; i < wallets.length; i += 50) {
+    await Promise.all(wallets.slice(i, i + 50).map((wallet) => fund(rpcUrl, wallet)));
+  }
+  const app = createApp(ctx);
+  Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: announce({ keys }) }, app.fetch);
+}
+
+if (import.meta.main) {
+  const role = Deno.env.get("BENCH_ROLE");
+  if (role === "chain") await serveChain();
+  else if (role === "baseline") await serveBaseline();
+  else if (role === "service") await serveService();
+  else {
+    const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
+    const results = await benchTx(seconds);
+    console.log(`## POST /v1/tx/transfer-sol (submitted at once), ${PROJECTS} projects`);
+    console.log(resultTable(results, results[1]));
+  }
+}
