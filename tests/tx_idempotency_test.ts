@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import type { Address } from "@solana/kit";
 import { jobKey } from "../kv/jobs.ts";
-import { getTxRequest } from "../kv/tx_requests.ts";
+import { getTxRequest, listRecentTx } from "../kv/tx_requests.ts";
 import {
   startTxHarness,
   stepWhile,
@@ -257,4 +257,27 @@ Deno.test("Identical requests under different keys are separate transactions, ev
   assert.deepEqual([x.status, y.status], ["confirmed", "confirmed"]);
   assert.notEqual(x.signature, y.signature);
   assert.equal((await h.rpc.getBalance(to).send()).value, 2_000_000_000n);
+});
+
+Deno.test("listRecentTx() lists a project's requests newest first, each with its latest attempt", async () => {
+  await using h = await startTxHarness({ fund: 1_000_000_000n });
+  await h.policy({ maxSolPerTransfer: "10" });
+  await h.link(1);
+  const send = (key: string, amount: string) =>
+    h.a.post("transfer-sol", { to: { userId: 1 }, amount, idempotencyKey: key }).then(ok);
+  await send("first", "5"); // fails: the wallet holds 1 SOL
+  h.a.clock.advance(1);
+  await send("second", "0.1");
+  await h.chain.airdrop(h.wallet!, 10_000_000_000n);
+  h.a.clock.advance(1);
+  await send("first", "5"); // retried: its new attempt is the newest
+
+  const recent = await listRecentTx(h.a.kv, h.project.id);
+  assert.deepEqual(recent.map((r) => [r.key, r.attempt, r.status]), [
+    ["first", 2, "confirmed"],
+    ["second", 1, "confirmed"],
+  ]);
+  assert.deepEqual((await listRecentTx(h.a.kv, h.project.id, { limit: 1 })).map((r) => r.key), [
+    "first",
+  ]);
 });

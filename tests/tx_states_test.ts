@@ -1,7 +1,7 @@
 // Every row of the spec's transaction state table, against the sandbox cluster.
 import assert from "node:assert/strict";
 import { type Signature } from "@solana/kit";
-import { listJobs } from "../kv/jobs.ts";
+import { jobKey, listJobs } from "../kv/jobs.ts";
 import { getTxRequest } from "../kv/tx_requests.ts";
 import { runSweeps } from "../jobs/sweeps.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "../lib/tx/types.ts";
@@ -347,4 +347,28 @@ Deno.test("A process killed after storing the signed transaction: the sweep chec
     await proxy?.close();
     await Deno.remove(kvPath).catch(() => {});
   }
+});
+
+Deno.test("The 30-second sweep, started by the cron's sweeps, settles a submitted request whose check job is gone", async () => {
+  await using h = await startTxHarness({ autoAdvance: false, timing: { confirmWaitMs: 50 } });
+  await h.policy({ maxSolPerTransfer: "5" });
+  await h.link(1);
+  h.chain.faults.delayLanding(1, { slots: 3 });
+  const sent = await json(
+    await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "swept" }),
+  );
+  assert.equal(sent.status, "submitted");
+  const record = await getTxRequest(h.a.kv, h.project.id, "swept");
+  await h.a.kv.delete(jobKey(record!.checkJobId!));
+  h.chain.advanceSlots(5);
+
+  // When: the minute cron runs its sweeps, and the worker runs what is due
+  await runSweeps(h.a.ctx);
+  await h.txEvents();
+
+  // Then: the sweep confirmed it, and its loop is due again 30 s later
+  assert.equal((await json(await h.a.status("swept"))).status, "confirmed");
+  const loop = (await listJobs(h.a.kv)).find((j) => j.payload.type === "tx_sweep");
+  assert.equal(loop?.runAt, h.a.clock.now() + 30_000);
+  assert.equal((await h.txEvents()).length, 1);
 });
