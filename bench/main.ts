@@ -2,6 +2,7 @@
 import { hasWrk, resultTable } from "./load.ts";
 import { benchPlayerWallet } from "./player_wallet.ts";
 import { benchCachedBalance } from "./chain_reads.ts";
+import { benchTx } from "./tx.ts";
 
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
 console.log(
@@ -22,4 +23,9 @@ console.log();
 console.log("## GET /v1/wallets/:address/balance (cached), 64 connections, 1,000 projects");
 const balance = await benchCachedBalance(seconds);
 console.log(resultTable(balance, balance[0]));
+console.log();
+
+console.log("## POST /v1/tx/transfer-sol: the service's own overhead per request");
+const tx = await benchTx(seconds);
+console.log(resultTable(tx, tx[1]));
 console.log();

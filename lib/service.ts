@@ -5,6 +5,7 @@ import { type AppContext, createAppContext } from "./context.ts";
 import { log } from "./log.ts";
 import { createApp } from "../routes/mod.ts";
 import { JobWorker } from "../jobs/worker.ts";
+import { ensureTxSweepLoop } from "../jobs/tx_sweep.ts";
 import { warmIslandsBundle } from "./pages/bundle.ts";
 
 /** A running service instance. */
@@ -24,6 +25,8 @@ export async function startService(
   const ctx = await createAppContext(input);
   const app = createApp(ctx);
   const worker = new JobWorker(ctx);
+  // The 30 s transaction sweep runs from the start, not from the first minute cron.
+  await ensureTxSweepLoop(ctx);
   worker.start();
   // Built in the background so the first page view does not wait for the browser bundle.
   warmIslandsBundle();
