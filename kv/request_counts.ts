@@ -1,4 +1,10 @@
-/** Per-project request counters for the minute and UTC-day quotas, in one record so one check guards both. */
+/**
+ * Per-project request counters for the minute and UTC-day quotas.
+ *
+ * Counters are guarded by shard: every write of a project's counters also bumps its shard's
+ * version key, in the same commit. A commit that checks a shard's version therefore knows no
+ * counter of that shard changed since, so one commit can count many projects with a few checks.
+ */
 
 /** A project's counters; a window that has passed counts as zero. */
 export interface RequestCounts {
@@ -10,7 +16,25 @@ export interface RequestCounts {
   dayCount: number;
 }
 
+/** How many shards the counters are spread over; at most ten, the checks one commit may make. */
+export const REQUEST_COUNT_SHARDS = 8;
+
 /** Key of a project's request counters. */
 export function requestCountsKey(projectId: string): Deno.KvKey {
   return ["request_counts", projectId];
+}
+
+/** Key of a shard's version: bumped by every counter write in the shard. */
+export function requestShardKey(shard: number): Deno.KvKey {
+  return ["request_count_shards", shard];
+}
+
+/** The shard a project's counters belong to (FNV-1a of its id). */
+export function requestShardOf(projectId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < projectId.length; i++) {
+    hash ^= projectId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % REQUEST_COUNT_SHARDS;
 }

@@ -107,3 +107,35 @@ Deno.test("RequestQuota counts projects separately", async () => {
   await Promise.all(responses.map((r) => r.body?.cancel()));
   assertEquals(tally(responses.map((r) => r.status)), { 200: 1200 });
 });
+
+Deno.test("RequestQuota stays exact when two instances take turns on many projects", async () => {
+  // Given two instances that each remember what they last wrote
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  await using a = await createTestApp({ kvPath: path });
+  await using b = await createTestApp({ kvPath: path, clock: a.clock });
+  const projects = await Promise.all(
+    Array.from({ length: 24 }, (_, i) => createTestProject(a, { developer: `dev-${i}` })),
+  );
+  // When they take turns, each burst landing on counters the other one just moved
+  const passed = new Map<string, number>();
+  for (let round = 0; round < 8; round++) {
+    const app = round % 2 ? a.app : b.app;
+    const burst = projects.flatMap(({ project, apiKey }) =>
+      Array.from({ length: 80 }, async () => {
+        const res = await call(app, "/v1/players/1/wallet", { apiKey });
+        await res.body?.cancel();
+        if (res.status === 200) passed.set(project.id, (passed.get(project.id) ?? 0) + 1);
+      })
+    );
+    await Promise.all(burst);
+  }
+  // Then every project got exactly its 600 of the 640 it sent, and the store counted all 640
+  for (const { project } of projects) {
+    assertEquals(passed.get(project.id), 600);
+    const counts = (await a.kv.get<{ minuteCount: number; dayCount: number }>(
+      requestCountsKey(project.id),
+    )).value;
+    assertEquals([counts?.minuteCount, counts?.dayCount], [640, 640]);
+  }
+  await Deno.remove(path);
+});
