@@ -10,7 +10,7 @@ import { startMessagingStandIn, startOauthStandIn } from "./sandbox/roblox/mod.t
 import { exampleRecipient, seedDemoProject } from "./sandbox/demo_project.ts";
 
 const env = Deno.env.toObject();
-const chain = await startChain({ port: await freePort(Number(env.CHAIN_PORT ?? 8899)) });
+const chain = await startChain({ port: freePort(Number(env.CHAIN_PORT ?? 8899)) });
 const messaging = await startMessagingStandIn();
 const oauth = await startOauthStandIn();
 const config = loadConfig({
@@ -62,7 +62,7 @@ function printDemo(base: string, to: string) {
   ].join("\n"));
 }
 
-async function freePort(preferred: number): Promise<number> {
+function freePort(preferred: number): number {
   try {
     const listener = Deno.listen({ port: preferred, hostname: "127.0.0.1" });
     listener.close();
