@@ -14,6 +14,7 @@ import {
   WalletFlowError,
   watchWallets,
 } from "./_wallets.ts";
+import { WalletButtons } from "./_wallet_buttons.tsx";
 
 /** Props of the island (JSON-safe). */
 export interface DashboardSignInProps {
@@ -166,23 +167,7 @@ function WalletList(
       </div>
     );
   }
-  return (
-    <ul class="wallets">
-      {props.wallets.map((wallet) => (
-        <li key={wallet.name}>
-          <button
-            type="button"
-            class="secondary block"
-            disabled={props.busy}
-            onClick={() => props.onPick(wallet)}
-          >
-            <img src={wallet.icon} alt="" width={24} height={24} />
-            {wallet.name}
-          </button>
-        </li>
-      ))}
-    </ul>
-  );
+  return <WalletButtons wallets={props.wallets} busy={props.busy} onPick={props.onPick} />;
 }
 
 function decodeSecret(text: string): Uint8Array | null {

@@ -11,6 +11,7 @@ import {
   WalletFlowError,
   watchWallets,
 } from "./_wallets.ts";
+import { WalletButtons } from "./_wallet_buttons.tsx";
 
 /** Props of the island (JSON-safe). */
 export interface LinkFlowProps {
@@ -280,21 +281,5 @@ function WalletList(
       </div>
     );
   }
-  return (
-    <ul class="wallets">
-      {props.wallets.map((wallet) => (
-        <li key={wallet.name}>
-          <button
-            type="button"
-            class="secondary block"
-            disabled={props.busy}
-            onClick={() => props.onPick(wallet)}
-          >
-            <img src={wallet.icon} alt="" width={24} height={24} />
-            {wallet.name}
-          </button>
-        </li>
-      ))}
-    </ul>
-  );
+  return <WalletButtons wallets={props.wallets} busy={props.busy} onPick={props.onPick} />;
 }

@@ -3,15 +3,9 @@ import { addDelivery, type DeliveryOutcome, trimDeliveries } from "../../kv/deli
 import { addJob } from "../../kv/jobs.ts";
 import type { JobPayloadOf } from "../../jobs/payloads.ts";
 import type { JobOutcome, JobRun } from "../../jobs/types.ts";
-import { decryptSecretText } from "../crypto/encryption.ts";
 import { log } from "../log.ts";
-import { encodeEventMessage } from "./message.ts";
-import {
-  answerStatus,
-  isRetryable,
-  type PublishAnswer,
-  publishMessage,
-} from "./messaging_client.ts";
+import { publishToTarget } from "./publish_to_target.ts";
+import { answerStatus, isRetryable, type PublishAnswer } from "./messaging_client.ts";
 import type { ServiceEvent } from "./types.ts";
 
 /** Attempts per event, the first included. */
@@ -67,25 +61,14 @@ export async function runDeliverEvent(
     log("info", "Event not published: events are off", fields);
     return { kind: "done", afterCommit: finish("skipped", null, "Events are off") };
   }
-  let apiKey: string;
-  try {
-    apiKey = await decryptSecretText(ctx.keys, target.publishingKeyEnc, projectId);
-  } catch {
+  const answer = await publishToTarget(ctx, projectId, { target, event });
+  if (!answer) {
     log("error", "Event dropped: the publishing key cannot be decrypted", fields);
     return {
       kind: "done",
       afterCommit: finish("rejected", null, "The publishing key cannot be decrypted"),
     };
   }
-
-  const answer = await publishMessage({
-    publishUrl: ctx.config.publishUrl,
-    universeId: target.universeId,
-    apiKey,
-    topic: target.topic,
-    message: encodeEventMessage(event),
-    timeoutMs: ctx.events.attemptTimeoutMs,
-  });
   const status = answerStatus(answer);
   if (answer.kind === "accepted") {
     log("info", "Event published", { ...fields, status });

@@ -3,11 +3,10 @@ import { addDelivery, trimDeliveries } from "../../kv/deliveries.ts";
 import { addJob, enqueueJob } from "../../kv/jobs.ts";
 import { getProject } from "../../kv/projects.ts";
 import type { AppContext } from "../context.ts";
-import { decryptSecretText } from "../crypto/encryption.ts";
 import { log } from "../log.ts";
 import { describeAnswer, eventLogFields } from "./deliver.ts";
-import { encodeEventMessage } from "./message.ts";
-import { answerStatus, isRetryable, publishMessage } from "./messaging_client.ts";
+import { publishToTarget } from "./publish_to_target.ts";
+import { answerStatus, isRetryable } from "./messaging_client.ts";
 import { publishTargetOf } from "./publish_targets.ts";
 import type { ServiceEvent } from "./types.ts";
 
@@ -71,21 +70,11 @@ export async function sendTestPing(ctx: AppContext, projectId: string): Promise<
   }
   const event: ServiceEvent = { type: "ping", at: ctx.clock.now() };
   const fields = { projectId, eventType: "ping" };
-  let apiKey: string;
-  try {
-    apiKey = await decryptSecretText(ctx.keys, target.publishingKeyEnc, projectId);
-  } catch {
+  const answer = await publishToTarget(ctx, projectId, { target, event });
+  if (!answer) {
     log("error", "Test ping not sent: the publishing key cannot be decrypted", fields);
     return { ok: false, status: null, message: "The saved publishing key cannot be decrypted" };
   }
-  const answer = await publishMessage({
-    publishUrl: ctx.config.publishUrl,
-    universeId: target.universeId,
-    apiKey,
-    topic: target.topic,
-    message: encodeEventMessage(event),
-    timeoutMs: ctx.events.attemptTimeoutMs,
-  });
   const status = answerStatus(answer);
   const accepted = answer.kind === "accepted";
   const message = describeAnswer(answer);

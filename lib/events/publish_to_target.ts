@@ -1,0 +1,29 @@
+/** One publish attempt of one event to a project's target: the step deliveries and test pings share. */
+import type { AppContext } from "../context.ts";
+import { decryptSecretText } from "../crypto/encryption.ts";
+import { encodeEventMessage } from "./message.ts";
+import { type PublishAnswer, publishMessage } from "./messaging_client.ts";
+import type { PublishTarget } from "./publish_targets.ts";
+import type { ServiceEvent } from "./types.ts";
+
+/** Decrypts the publishing key only for this attempt and publishes; null when the key cannot be decrypted. */
+export async function publishToTarget(
+  ctx: AppContext,
+  projectId: string,
+  input: { target: PublishTarget; event: ServiceEvent },
+): Promise<PublishAnswer | null> {
+  let apiKey: string;
+  try {
+    apiKey = await decryptSecretText(ctx.keys, input.target.publishingKeyEnc, projectId);
+  } catch {
+    return null;
+  }
+  return await publishMessage({
+    publishUrl: ctx.config.publishUrl,
+    universeId: input.target.universeId,
+    apiKey,
+    topic: input.target.topic,
+    message: encodeEventMessage(input.event),
+    timeoutMs: ctx.events.attemptTimeoutMs,
+  });
+}
