@@ -1,37 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  createOauthTestClient,
-  createPkce,
-  type OauthStandIn,
-  postForm,
-  startOauthStandIn,
-} from "../sandbox/roblox/mod.ts";
-
-const REDIRECT_URI = "http://127.0.0.1:8000/auth/idp/callback";
-const CLIENT = { clientId: "1234567890", clientSecret: "rbx-secret", redirectUris: [REDIRECT_URI] };
-
-async function expectOauthError(res: Response, status: number, error: string) {
-  assert.equal(res.status, status);
-  const body = await res.json();
-  assert.equal(body.error, error, body.error_description);
-  assert.equal(typeof body.error_description, "string");
-}
-
-type Fixture = {
-  standIn: OauthStandIn;
-  rp: ReturnType<typeof createOauthTestClient>;
-  clock: { now: number };
-};
-
-async function withStandIn(fn: (fixture: Fixture) => Promise<void>) {
-  const clock = { now: 1_750_000_000_000 };
-  const standIn = await startOauthStandIn({ now: () => clock.now, clients: [CLIENT] });
-  try {
-    await fn({ standIn, rp: createOauthTestClient(standIn, CLIENT), clock });
-  } finally {
-    await standIn.close();
-  }
-}
+import { createPkce, postForm } from "../sandbox/roblox/mod.ts";
+import { CLIENT, expectOauthError, REDIRECT_URI, withStandIn } from "./support/oauth_stand_in.ts";
 
 Deno.test("POST v1/token refuses what Roblox refuses", async (t) => {
   await withStandIn(async ({ standIn, rp, clock }) => {
