@@ -8,7 +8,7 @@ import { log } from "../lib/log.ts";
 import { runSweeps } from "./sweeps.ts";
 import type { JobWorker } from "./worker.ts";
 
-/** Name of the cron; one per deployment, whatever the number of instances. */
+/** Name of the minute cron that main.ts registers at its top level (Deno Deploy requires that). */
 export const WORKER_CRON_NAME = "blocklink-worker-kick";
 
 /** Options of `runWorkerKick`. */
@@ -37,9 +37,4 @@ export async function runWorkerKick(
     if (left <= 0) return;
     if (ran === 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, left)));
   }
-}
-
-/** Registers the minute cron; call once at the top level of main.ts (Deno.cron must be top level). */
-export function registerWorkerCron(ctx: AppContext, worker: JobWorker): void {
-  Deno.cron(WORKER_CRON_NAME, "* * * * *", () => runWorkerKick(ctx, worker));
 }
