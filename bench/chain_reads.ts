@@ -127,11 +127,11 @@ async function serveService() {
   const ttl = Deno.env.get("BENCH_CACHE_TTL_MS");
   if (ttl !== undefined) {
     const { ChainReads } = await import("../lib/chain/reads.ts");
-    const { ReadCache } = await import("../lib/chain/read_cache.ts");
+    const { TtlCache } = await import("../lib/ttl_cache.ts");
     ctx.chain = new ChainReads(
       ctx.rpc,
       config.dasUrls,
-      new ReadCache(ctx.clock, { ttlMs: Number(ttl) }),
+      new TtlCache(ctx.clock, { ttlMs: Number(ttl) }),
     );
   }
   const keys: string[] = [];

@@ -6,7 +6,7 @@ import { deriveSecretKeys, type SecretKeys } from "./crypto/secret_keys.ts";
 import { RequestQuota } from "./quota/request_quota.ts";
 import { createRpcClients, type RpcClients } from "./chain/rpc_clients.ts";
 import { ChainReads } from "./chain/reads.ts";
-import { ReadCache } from "./chain/read_cache.ts";
+import { TtlCache } from "./ttl_cache.ts";
 import { createWalletProvider, type WalletProvider } from "./wallets/mod.ts";
 import { createTxRuntime, type TxRuntime } from "./tx/runtime.ts";
 import { createEventRuntime, type EventRuntime } from "./events/publish_targets.ts";
@@ -53,6 +53,6 @@ export async function createAppContext(
     jobWaker: new JobWaker(),
     wallets: createWalletProvider(input.config, { kv: input.kv, keys, clock }),
     tx: createTxRuntime(),
-    chain: new ChainReads(rpc, input.config.dasUrls, new ReadCache(clock)),
+    chain: new ChainReads(rpc, input.config.dasUrls, new TtlCache(clock)),
   };
 }

@@ -11,7 +11,7 @@ import {
   type TokenStandard,
 } from "../lib/chain/metaplex.ts";
 import { decodeMint, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../lib/chain/mints.ts";
-import { ReadCache } from "../lib/chain/read_cache.ts";
+import { TtlCache } from "../lib/ttl_cache.ts";
 import { transactionErrorJson } from "../lib/chain/signature_status.ts";
 import { ManualClock } from "../lib/clock.ts";
 
@@ -249,10 +249,10 @@ Deno.test("transactionErrorJson() writes the node's error JSON, bigints as numbe
   assert.equal(transactionErrorJson("AccountNotFound"), '"AccountNotFound"');
 });
 
-Deno.test("ReadCache", async (t) => {
+Deno.test("TtlCache", async (t) => {
   await t.step("serves a value for 10 s, then loads again", async () => {
     const clock = new ManualClock(1_000);
-    const cache = new ReadCache(clock);
+    const cache = new TtlCache(clock);
     let loads = 0;
     const load = () => Promise.resolve(++loads);
     assert.equal(await cache.get("k", load), 1);
@@ -264,7 +264,7 @@ Deno.test("ReadCache", async (t) => {
   });
 
   await t.step("identical concurrent misses share one load", async () => {
-    const cache = new ReadCache(new ManualClock());
+    const cache = new TtlCache(new ManualClock());
     let loads = 0;
     let release!: () => void;
     const gate = new Promise<void>((resolve) => release = resolve);
@@ -280,7 +280,7 @@ Deno.test("ReadCache", async (t) => {
   });
 
   await t.step("a failure reaches every waiter and is not kept", async () => {
-    const cache = new ReadCache(new ManualClock());
+    const cache = new TtlCache(new ManualClock());
     let loads = 0;
     const failing = () => {
       loads++;
@@ -292,4 +292,30 @@ Deno.test("ReadCache", async (t) => {
     assert.equal(await cache.get("k", () => Promise.resolve("ok")), "ok");
     assert.equal(cache.size, 1);
   });
+
+  await t.step(
+    "deleteWhere() drops matching entries, and a load begun before it is not kept",
+    async () => {
+      const cache = new TtlCache<{ project: string; n: number }>(new ManualClock());
+      let n = 0;
+      const load = (project: string) => () => Promise.resolve({ project, n: ++n });
+      assert.deepEqual(await cache.get("a", load("p1")), { project: "p1", n: 1 });
+      assert.deepEqual(await cache.get("b", load("p2")), { project: "p2", n: 2 });
+      // Given a load under way when the project changes
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => release = resolve);
+      const stale = cache.get("c", async () => {
+        await gate;
+        return { project: "p1", n: ++n };
+      });
+      // When the project's entries are dropped
+      cache.deleteWhere((v) => v.project === "p1");
+      release();
+      await stale;
+      // Then its entries load afresh, the other project's stay, and the stale load was not kept
+      assert.deepEqual(await cache.get("a", load("p1")), { project: "p1", n: 4 });
+      assert.deepEqual(await cache.get("b", load("p2")), { project: "p2", n: 2 });
+      assert.deepEqual(await cache.get("c", load("p1")), { project: "p1", n: 5 });
+    },
+  );
 });

@@ -6,7 +6,7 @@ import { log } from "../log.ts";
 import { type Asset, MAX_ASSETS } from "./assets.ts";
 import { DasError, fetchAssetsFromDas } from "./assets_das.ts";
 import { fetchAssetsFromChain } from "./assets_onchain.ts";
-import type { ReadCache } from "./read_cache.ts";
+import type { TtlCache } from "../ttl_cache.ts";
 import type { RpcClients } from "./rpc_clients.ts";
 import { fetchSignatureStatus, type SignatureStatus } from "./signature_status.ts";
 import { fetchSolBalance, type SolBalance } from "./sol_balance.ts";
@@ -24,7 +24,7 @@ export class ChainReads {
   constructor(
     private rpc: RpcClients,
     private dasUrls: Record<Cluster, string | undefined>,
-    private cache: ReadCache,
+    private cache: TtlCache,
   ) {}
 
   /** SOL balance of `owner`, cached about 10 s. */

@@ -1,6 +1,7 @@
 /** Where a project's events go, read from its settings with a short per-instance cache. */
 import { getProject, type Project } from "../../kv/projects.ts";
 import type { Clock } from "../clock.ts";
+import { TtlCache } from "../ttl_cache.ts";
 
 /** A project's complete event settings; the key stays encrypted until the moment of publishing. */
 export interface PublishTarget {
@@ -11,7 +12,6 @@ export interface PublishTarget {
 
 // Settings changes must apply on every instance within about 30 s; 10 s leaves a wide margin.
 const CACHE_TTL_MS = 10_000;
-const CACHE_MAX_ENTRIES = 10_000;
 
 /** The publish target of a project, or null when events are off (a setting missing) or it is deleted. */
 export function publishTargetOf(project: Project | null): PublishTarget | null {
@@ -23,19 +23,18 @@ export function publishTargetOf(project: Project | null): PublishTarget | null {
 
 /** Caches each project's publish target for at most 10 seconds. */
 export class PublishTargetCache {
-  #cache = new Map<string, { value: PublishTarget | null; fetchedAt: number }>();
+  #cache: TtlCache<PublishTarget | null>;
 
-  constructor(private kv: Deno.Kv, private clock: Clock) {}
+  constructor(private kv: Deno.Kv, clock: Clock) {
+    this.#cache = new TtlCache(clock, { ttlMs: CACHE_TTL_MS });
+  }
 
   /** Returns the project's target (null when events are off), at most 10 s old. */
-  async get(projectId: string): Promise<PublishTarget | null> {
-    const cached = this.#cache.get(projectId);
-    if (cached && this.clock.now() - cached.fetchedAt < CACHE_TTL_MS) return cached.value;
-    const fetchedAt = this.clock.now();
-    const value = publishTargetOf(await getProject(this.kv, projectId));
-    if (this.#cache.size >= CACHE_MAX_ENTRIES) this.#cache.clear();
-    this.#cache.set(projectId, { value, fetchedAt });
-    return value;
+  get(projectId: string): Promise<PublishTarget | null> {
+    return this.#cache.get(
+      projectId,
+      async () => publishTargetOf(await getProject(this.kv, projectId)),
+    );
   }
 
   /** Drops the cached target, so a change made by this instance applies here at once. */
