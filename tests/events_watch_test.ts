@@ -174,6 +174,7 @@ Deno.test("A watch's first poll only records where the history ends; later polls
   assert.deepEqual(Object.keys(data[0]), [
     "v",
     "type",
+    "id",
     "name",
     "address",
     "signature",
