@@ -19,9 +19,9 @@
 import type { RecordedEvent, ServiceEvent, ServiceEventType } from "../lib/events/types.ts";
 
 /** How long events stay in the feed. */
-export const FEED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const FEED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** Most events stored in one feed entry. */
-export const FEED_CHUNK_SIZE = 50;
+const FEED_CHUNK_SIZE = 50;
 
 /** One feed entry: consecutive events recorded by one commit. */
 interface FeedChunk {
