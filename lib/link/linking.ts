@@ -16,6 +16,7 @@ export async function linkPlayerWallet(
   projectId: string,
   link: { userId: number; address: string },
 ): Promise<LinkByUser> {
+  let eventIds: string[] = [];
   const outcome = await linkWallet(ctx.kv, projectId, { ...link, now: ctx.clock.now() }, {
     commit: async (op, change) => {
       const events: ServiceEvent[] = [];
@@ -27,7 +28,9 @@ export async function linkPlayerWallet(
         });
       }
       events.push({ type: "wallet_linked", ...link });
-      return (await commitWithEvents(ctx, op, { projectId, events })).ok;
+      const committed = await commitWithEvents(ctx, op, { projectId, events });
+      eventIds = committed.events.map((e) => e.id);
+      return committed.ok;
     },
   });
   log("info", "Wallet linked", {
@@ -36,6 +39,7 @@ export async function linkPlayerWallet(
     address: link.address,
     previousOwner: outcome.previousOwner,
     replacedAddress: outcome.replacedAddress,
+    eventIds,
   });
   return outcome.link;
 }
@@ -46,12 +50,15 @@ export async function unlinkPlayerWallet(
   projectId: string,
   userId: number,
 ): Promise<string | null> {
+  let eventId: string | undefined;
   const address = await unlinkWallet(ctx.kv, projectId, userId, {
     commit: async (op, address) => {
       const events: ServiceEvent[] = [{ type: "wallet_unlinked", userId, address }];
-      return (await commitWithEvents(ctx, op, { projectId, events })).ok;
+      const committed = await commitWithEvents(ctx, op, { projectId, events });
+      eventId = committed.events[0]?.id;
+      return committed.ok;
     },
   });
-  if (address !== null) log("info", "Wallet unlinked", { projectId, userId, address });
+  if (address !== null) log("info", "Wallet unlinked", { projectId, userId, address, eventId });
   return address;
 }
