@@ -7,7 +7,7 @@
 import { addFeedEvents, getEventSeqEntry } from "../kv/event_feed.ts";
 import { commitWithEvents } from "../lib/events/record.ts";
 import { createTestApp, type TestApp } from "../tests/support/test_app.ts";
-import type { LoadResult } from "./load.ts";
+import { type LoadResult, summarizeLatencies } from "./load.ts";
 
 const IN_FLIGHT = 300;
 
@@ -61,16 +61,7 @@ async function bursts(
     }));
   }
   const elapsed = (performance.now() - start) / 1_000;
-  latencies.sort((x, y) => x - y);
-  return {
-    name,
-    tool: "in process",
-    requests: latencies.length,
-    rps: latencies.length / elapsed,
-    p50Ms: latencies[Math.floor(latencies.length * 0.5)],
-    p99Ms: latencies[Math.floor(latencies.length * 0.99)],
-    errors: retries,
-  };
+  return summarizeLatencies(name, "in process", { latencies, elapsed, errors: retries });
 }
 
 async function closeAll(...apps: TestApp[]): Promise<void> {

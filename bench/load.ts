@@ -114,15 +114,24 @@ async function runFetchLoop(name: string, url: string, options: LoadOptions): Pr
     }
   }));
   const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
+  return summarizeLatencies(name, "deno-fetch-loop", { latencies, elapsed, errors });
+}
+
+/** A result row from measured latencies (ms) over `elapsed` seconds. */
+export function summarizeLatencies(
+  name: string,
+  tool: string,
+  run: { latencies: number[]; elapsed: number; errors: number },
+): LoadResult {
+  const latencies = run.latencies.toSorted((a, b) => a - b);
   return {
     name,
-    tool: "deno-fetch-loop",
+    tool,
     requests: latencies.length,
-    rps: latencies.length / elapsed,
+    rps: latencies.length / run.elapsed,
     p50Ms: latencies[Math.floor(latencies.length * 0.5)],
     p99Ms: latencies[Math.floor(latencies.length * 0.99)],
-    errors,
+    errors: run.errors,
   };
 }
 
