@@ -37,7 +37,7 @@ async function suite(world: LuauWorld, rbxm: string, name: string, env?: Record<
 Deno.test("Luau SDK under Lune: every route, retries, budget, events, payouts and the feed against the real service", async (t) => {
   const rbxm = await buildModel();
   await using world = await startLuauWorld();
-  for (const name of ["unit"]) {
+  for (const name of ["unit", "api", "retry", "budget", "cache"]) {
     await t.step(name, () => suite(world, rbxm, name));
   }
 });

@@ -32,6 +32,7 @@ import {
   linkWith,
   type LinkWorld,
   signInPlayer,
+  type TestWallet,
 } from "./sign_in.ts";
 import { createTestApp, type TestApp } from "./test_app.ts";
 import { testTiming } from "./tx_harness.ts";
@@ -175,7 +176,7 @@ export async function startLuauWorld(): Promise<LuauWorld> {
   });
   await savePolicy(t.kv, project.id, {
     maxSolPerTransfer: "1",
-    allowedMints: [{ mint, maxPerTransaction: "50" }],
+    allowedMints: [{ mint, maxPerTransaction: "50" }, { mint: foreignMint, maxPerTransaction: "50" }],
     perRecipientPerHour: 3,
     perPlayerPerHour: null,
     hourlyBudgets: [],
@@ -191,10 +192,14 @@ export async function startLuauWorld(): Promise<LuauWorld> {
   const answers: RecordedAnswer[] = [];
   const jars = new Map<number, CookieJar>();
 
-  async function linkPlayer(userId: number): Promise<string> {
+  const wallets = new Map<number, TestWallet>();
+
+  /** Links a new wallet to the player, or the wallet `sameAs` linked last, through the linking flow. */
+  async function linkPlayer(userId: number, sameAs?: number): Promise<string> {
     const jar = jars.get(userId) ?? (await signInPlayer(linkWorld, project, userId)).jar;
     jars.set(userId, jar);
-    const wallet = createTestWallet();
+    const wallet = (sameAs ? wallets.get(sameAs) : undefined) ?? createTestWallet();
+    wallets.set(userId, wallet);
     const res = await linkWith(linkWorld, project, jar, wallet);
     if (res.status !== 200) throw new Error(`Link failed: ${await res.text()}`);
     return wallet.address;
@@ -212,7 +217,7 @@ export async function startLuauWorld(): Promise<LuauWorld> {
         log = [];
         return Response.json({ ok: true });
       case "POST link":
-        return Response.json({ address: await linkPlayer(input.userId) });
+        return Response.json({ address: await linkPlayer(input.userId, input.sameAs) });
       case "POST unlink": {
         const jar = jars.get(input.userId);
         if (!jar) throw new Error(`Player ${input.userId} never signed in`);
@@ -244,7 +249,7 @@ export async function startLuauWorld(): Promise<LuauWorld> {
     const fault = url.pathname.startsWith("/v1/") ? faults.shift() : undefined;
     if (fault?.drop) {
       // Headers go out, then the connection breaks: the client gets no complete answer.
-      return new Response(new ReadableStream({ start: (c) => c.error(new Error("dropped")) }));
+      return new Response(new ReadableStream({ start: (c) => c.error(new Error("Connection dropped on purpose by the test front")) }));
     }
     if (fault && !fault.forward) return faultAnswer(entry, fault);
     const res = await t.app.fetch(req);
