@@ -90,6 +90,8 @@ export interface LuauWorld extends AsyncDisposable {
   standIn: MessagingStandIn;
   /** Every JSON answer of a /v1 route so far. */
   answers(): RecordedAnswer[];
+  /** Every message the service published so far (not those the suites made up). */
+  messages(): string[];
   close(): Promise<void>;
 }
 
@@ -164,7 +166,11 @@ export async function startLuauWorld(): Promise<LuauWorld> {
   await chain.airdrop(walletAddress, 100_000_000_000n);
   const issuer = await createFundedSigner(chain);
   // A mint the managed wallet may mint (its authority) and transfer (it holds some).
-  const mint = await createMint(chain, { payer: issuer, decimals: 2, mintAuthority: walletAddress });
+  const mint = await createMint(chain, {
+    payer: issuer,
+    decimals: 2,
+    mintAuthority: walletAddress,
+  });
   const foreignMint = await createMint(chain, { payer: issuer, decimals: 0 });
   await mintTo(chain, {
     payer: issuer,
@@ -176,7 +182,10 @@ export async function startLuauWorld(): Promise<LuauWorld> {
   });
   await savePolicy(t.kv, project.id, {
     maxSolPerTransfer: "1",
-    allowedMints: [{ mint, maxPerTransaction: "50" }, { mint: foreignMint, maxPerTransaction: "50" }],
+    allowedMints: [{ mint, maxPerTransaction: "50" }, {
+      mint: foreignMint,
+      maxPerTransaction: "50",
+    }],
     perRecipientPerHour: 3,
     perPlayerPerHour: null,
     hourlyBudgets: [],
@@ -191,6 +200,7 @@ export async function startLuauWorld(): Promise<LuauWorld> {
   let log: LoggedRequest[] = [];
   const answers: RecordedAnswer[] = [];
   const jars = new Map<number, CookieJar>();
+  const crafted = new Set<string>();
 
   const wallets = new Map<number, TestWallet>();
 
@@ -221,13 +231,29 @@ export async function startLuauWorld(): Promise<LuauWorld> {
       case "POST unlink": {
         const jar = jars.get(input.userId);
         if (!jar) throw new Error(`Player ${input.userId} never signed in`);
-        const res = await browse(t.app, `/api/link/${project.slug}/unlink`, { jar, method: "POST" });
+        const res = await browse(t.app, `/api/link/${project.slug}/unlink`, {
+          jar,
+          method: "POST",
+        });
         return Response.json(await res.json(), { status: res.status });
+      }
+      case "POST publish": {
+        // A message a suite makes up (not the service's): sent like the service's, kept apart.
+        crafted.add(input.message);
+        const res = await fetch(`${standIn.url}/cloud/v2/universes/${UNIVERSE}:publishMessage`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": PUBLISH_KEY },
+          body: JSON.stringify({ topic: TOPIC, message: input.message }),
+        });
+        await res.body?.cancel();
+        return Response.json({ status: res.status });
       }
       case "POST ping":
         return Response.json(await sendTestPing(t.ctx, project.id));
       case "POST watch-activity":
-        return Response.json({ signature: await chain.airdrop(watchAddress as Address, 1_000n) });
+        return Response.json({
+          signature: await chain.airdrop(watchAddress as Address, 1_000_000_000n),
+        });
       case "POST chain":
         chainPaused = input.paused === true;
         return Response.json({ paused: chainPaused });
@@ -249,7 +275,11 @@ export async function startLuauWorld(): Promise<LuauWorld> {
     const fault = url.pathname.startsWith("/v1/") ? faults.shift() : undefined;
     if (fault?.drop) {
       // Headers go out, then the connection breaks: the client gets no complete answer.
-      return new Response(new ReadableStream({ start: (c) => c.error(new Error("Connection dropped on purpose by the test front")) }));
+      return new Response(
+        new ReadableStream({
+          start: (c) => c.error(new Error("Connection dropped on purpose by the test front")),
+        }),
+      );
     }
     if (fault && !fault.forward) return faultAnswer(entry, fault);
     const res = await t.app.fetch(req);
@@ -292,6 +322,7 @@ export async function startLuauWorld(): Promise<LuauWorld> {
     project,
     standIn,
     answers: () => [...answers],
+    messages: () => standIn.inbox().map((m) => m.message).filter((m) => !crafted.has(m)),
     close,
     [Symbol.asyncDispose]: close,
   };
@@ -299,7 +330,9 @@ export async function startLuauWorld(): Promise<LuauWorld> {
 
 function faultAnswer(entry: LoggedRequest, fault: Fault): Response {
   entry.status = fault.status;
-  if (!fault.code) return new Response("Fault injected by the test front", { status: fault.status });
+  if (!fault.code) {
+    return new Response("Fault injected by the test front", { status: fault.status });
+  }
   return Response.json({
     error: { code: fault.code, message: `Injected ${fault.code}` },
   }, { status: fault.status });
