@@ -17,10 +17,9 @@ import { saveEventSettings } from "../../lib/events/settings.ts";
 import { addWatch } from "../../lib/events/watches.ts";
 import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
 import { createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
-import { type SandboxChain, startChain } from "../../sandbox/chain/mod.ts";
+import { startChain } from "../../sandbox/chain/mod.ts";
 import {
   type MessagingStandIn,
-  type OauthStandIn,
   startMessagingStandIn,
   startOauthStandIn,
 } from "../../sandbox/roblox/mod.ts";
