@@ -29,7 +29,8 @@ unpack_npm() {
   [ -d "$2" ] && return 0
   tmp=$(mktemp -d "$tools/.npm.XXXXXX")
   (cd "$tmp" && npm pack --silent "$1" >/dev/null && tar xzf ./*.tgz)
-  mv "$tmp/package" "$2"
+  # A concurrent install may have won the race: keep its copy.
+  mv -T "$tmp/package" "$2" 2>/dev/null || true
   rm -rf "$tmp"
 }
 
@@ -62,8 +63,8 @@ unpack_newer_glibc() {
   tmp=$(mktemp -d "$tools/.glibc.XXXXXX")
   (cd "$tmp" && apt-get "$@" download "libc6:$(dpkg --print-architecture)" >/dev/null)
   dpkg-deb -x "$tmp"/libc6_*.deb "$tmp/root"
-  mv "$tmp/root" "$target"
-  rm -rf "$tmp"
+  mv -T "$tmp/root" "$target" 2>/dev/null || true
+  rm -rf "$tmp" "$apt_dir"
 }
 
 lune_pkg="$tools/$(echo "$LUNE_NPM" | tr '@/' '--')"
