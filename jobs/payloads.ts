@@ -6,23 +6,23 @@
  * other schemas, never `kv/jobs.ts`, so the union can be built without an import cycle.
  */
 import { z } from "zod";
-import { serviceEventSchema } from "../lib/events/event_schema.ts";
+import { recordedEventSchema } from "../lib/events/event_schema.ts";
 import { txCheckJobSchema, txSweepJobSchema } from "./tx_payloads.ts";
 
 const id = z.string().min(1).max(200);
 
-/** Publishes one event to the project's game servers (with its own retry schedule). */
+/** Publishes one recorded event to the project's game servers (with its own retry schedule). */
 export const deliverEventJobSchema = z.object({
   type: z.literal("deliver_event"),
   projectId: id,
-  event: serviceEventSchema,
+  event: recordedEventSchema,
 });
 
 /** Turns a batch of events into one `deliver_event` job each (keeps big polls within commit limits). */
 export const publishBatchJobSchema = z.object({
   type: z.literal("publish_batch"),
   projectId: id,
-  events: z.array(serviceEventSchema).min(1).max(50),
+  events: z.array(recordedEventSchema).min(1).max(50),
 });
 
 /** One poll of a watched address; it reschedules itself for as long as the watch exists. */

@@ -18,6 +18,8 @@ export interface Delivery {
   id: string;
   at: number;
   type: ServiceEventType;
+  /** The event's feed id (the `id` its message carried). */
+  eventId: string;
   outcome: DeliveryOutcome;
   attempts: number;
   /** HTTP status of the last attempt; null for timeouts, network errors and skips. */

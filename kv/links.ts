@@ -29,11 +29,18 @@ export interface LinkOutcome {
   previousOwner: number | null;
 }
 
+/**
+ * Adds a caller's own writes (the events a change reports) to the commit of a link change, in each
+ * round of its retry loop, so they land together or not at all.
+ */
+export type LinkEffects<C> = (op: Deno.AtomicOperation, change: C) => Promise<void>;
+
 /** Links `address` to `userId` in one atomic commit, replacing the player's wallet and taking the wallet from any other player. */
 export async function linkWallet(
   kv: Deno.Kv,
   projectId: string,
   link: { userId: number; address: string; now: number },
+  options: { effects?: LinkEffects<LinkOutcome> } = {},
 ): Promise<LinkOutcome> {
   const { userId, address, now } = link;
   for (let attempt = 0; attempt < 100; attempt++) {
@@ -61,16 +68,19 @@ export async function linkWallet(
     const stored: LinkByUser = { address, linkedAt: now };
     op.set(linkByUserKey(projectId, userId), stored)
       .set(linkByAddressKey(projectId, address), { userId, linkedAt: now });
-    if ((await op.commit()).ok) return { link: stored, replacedAddress, previousOwner };
+    const outcome = { link: stored, replacedAddress, previousOwner };
+    await options.effects?.(op, outcome);
+    if ((await op.commit()).ok) return outcome;
   }
   throw new Error("Cannot link wallet: too many concurrent changes");
 }
 
-/** Removes the player's link; returns the wallet that was unlinked, or null when none. */
+/** Removes the player's link; returns the wallet that was unlinked, or null when none (`effects` get that wallet). */
 export async function unlinkWallet(
   kv: Deno.Kv,
   projectId: string,
   userId: number,
+  options: { effects?: LinkEffects<string> } = {},
 ): Promise<string | null> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const userEntry = await kv.get<LinkByUser>(linkByUserKey(projectId, userId));
@@ -80,6 +90,7 @@ export async function unlinkWallet(
     );
     const op = kv.atomic().check(userEntry, addressEntry).delete(userEntry.key);
     if (addressEntry.value?.userId === userId) op.delete(addressEntry.key);
+    await options.effects?.(op, userEntry.value.address);
     if ((await op.commit()).ok) return userEntry.value.address;
   }
   throw new Error("Cannot unlink wallet: too many concurrent changes");

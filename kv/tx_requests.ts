@@ -105,27 +105,57 @@ export function txResultOf(record: TxRequestRecord): TxResult {
   };
 }
 
-/** Lists a project's most recent attempts, newest first (for the dashboard). */
-export async function listRecentTx(
+/** One page of a project's requests, newest attempt first. */
+export interface TxPage {
+  records: TxRequestRecord[];
+  /** Attempt id of the last request examined, to pass as `after`; null when none are left. */
+  next: string | null;
+}
+
+/**
+ * Lists a project's requests by their latest attempt, newest first, after the attempt id `after`:
+ * up to `limit` with `status` (any when absent), examining at most `maxExamined` requests so a
+ * narrow filter cannot turn one call into a scan of every request ever made.
+ */
+export async function listTxByTime(
   kv: Deno.Kv,
   projectId: string,
-  options: { limit?: number } = {},
-): Promise<TxRequestRecord[]> {
-  const limit = Math.min(Math.max(options.limit ?? 50, 1), 500);
-  const keys: string[] = [];
-  const iter = kv.list<string>({ prefix: ["tx_attempts_by_time", projectId] }, {
-    reverse: true,
-    limit,
-  });
-  for await (const entry of iter) keys.push(entry.value);
+  options: { limit: number; after?: string; status?: TxStatus; maxExamined?: number },
+): Promise<TxPage> {
+  const { limit, after, status } = options;
+  const maxExamined = options.maxExamined ?? 1_000;
+  const prefix = ["tx_attempts_by_time", projectId];
+  const iter = kv.list<string>(
+    after ? { prefix, end: txAttemptByTimeKey(projectId, after) } : { prefix },
+    { reverse: true },
+  );
   const records: TxRequestRecord[] = [];
-  for (let i = 0; i < keys.length; i += 10) {
+  let examined = 0;
+  let next: string | null = null;
+  let pending: Array<{ attemptId: string; key: string }> = [];
+  // Reads the pending index entries' records (10 per read); true once the page is full.
+  const readPending = async (): Promise<boolean> => {
     const entries = await kv.getMany<TxRequestRecord[]>(
-      keys.slice(i, i + 10).map((key) => txRequestKey(projectId, key)),
+      pending.map((p) => txRequestKey(projectId, p.key)),
     );
-    for (const entry of entries) if (entry.value) records.push(entry.value);
+    for (let i = 0; i < pending.length; i++) {
+      if (records.length === limit) return true;
+      next = pending[i].attemptId;
+      const record = entries[i].value;
+      // A key retried since the index was read has moved to the top: skip its stale entry.
+      if (!record || record.attemptId !== next) continue;
+      if (!status || record.status === status) records.push(record);
+    }
+    pending = [];
+    return records.length === limit;
+  };
+  for await (const entry of iter) {
+    pending.push({ attemptId: entry.key[2] as string, key: entry.value });
+    if (++examined < maxExamined && pending.length < 10) continue;
+    if (await readPending() || examined >= maxExamined) return { records, next };
   }
-  return records;
+  if (pending.length > 0 && await readPending()) return { records, next };
+  return { records, next: null };
 }
 
 /** Lists every attempt still pending or submitted, across projects (for the sweep). */

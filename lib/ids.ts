@@ -2,6 +2,9 @@
 
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
+/** What a ULID looks like (Crockford base32, 26 characters). */
+export const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
 /** Returns a new ULID for the given time (default now). */
 export function ulid(time = Date.now()): string {
   let timePart = "";

@@ -12,6 +12,7 @@ import {
 import { testTiming } from "./support/tx_harness.ts";
 import { drain } from "./support/events_harness.ts";
 import { JobWorker } from "../jobs/worker.ts";
+import { listDeliveries } from "../kv/deliveries.ts";
 import { linkWallet } from "../kv/links.ts";
 import { airdrop } from "../sandbox/chain/fixtures.ts";
 import { startChain } from "../sandbox/chain/mod.ts";
@@ -80,7 +81,9 @@ Deno.test("From the dashboard: managed wallet, its balance, a transaction, linke
     const res = await postJson(app.app, `${base}/ping`, undefined, { jar: dev.jar });
     assertEquals(await res.json(), { ok: true });
     const ping = standIn.inbox().find((m) => (m.data as { type?: string })?.type === "ping");
-    assertEquals(ping?.data, { v: 1, type: "ping", at: app.clock.now() });
+    const id = (ping?.data as { id?: string }).id;
+    assertEquals(ping?.data, { v: 1, type: "ping", id, at: app.clock.now() });
+    assert(id && /^[1-9][0-9]*$/.test(id), "the ping's feed id");
     assertEquals(ping?.topic, "svc");
   });
 
@@ -137,6 +140,26 @@ Deno.test("From the dashboard: managed wallet, its balance, a transaction, linke
     const page = await (await getPage(app.app, `${base}/events`, dev.jar)).text();
     assert(page.includes(">ping<") && page.includes(">delivered<") && page.includes("HTTP 401"));
     assert(page.includes(">tx<"), "the transaction's event was delivered too");
+    const deliveries = await listDeliveries(app.kv, project.id);
+    for (const { eventId } of deliveries) {
+      assert(
+        page.includes(`<td data-label="Event ID"><div class="mono">${eventId}</div></td>`),
+        `event id ${eventId} shown`,
+      );
+    }
+  });
+
+  await t.step("the transactions page filters by status without JavaScript", async () => {
+    const failed = await (await getPage(app.app, `${base}/transactions?status=failed`, dev.jar))
+      .text();
+    assert(failed.includes("No transactions match.") && !failed.includes("0.25 SOL"));
+    assert(failed.includes('<option value="failed" selected'));
+    const confirmed = await (await getPage(
+      app.app,
+      `${base}/transactions?status=confirmed`,
+      dev.jar,
+    )).text();
+    assert(confirmed.includes("0.25 SOL") && !confirmed.includes("Load more"));
   });
   await worker.stop();
 });

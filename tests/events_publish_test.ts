@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { listDeliveries } from "../kv/deliveries.ts";
 import { listJobs } from "../kv/jobs.ts";
 import { encodeEventMessage } from "../lib/events/message.ts";
-import { publishEvent, sendTestPing } from "../lib/events/publish.ts";
+import { sendTestPing } from "../lib/events/publish.ts";
+import { recordEvents } from "../lib/events/record.ts";
 import { saveEventSettings } from "../lib/events/settings.ts";
 import type { ServiceEvent } from "../lib/events/types.ts";
 import type { PublishFailure } from "../sandbox/roblox/mod.ts";
@@ -96,6 +97,23 @@ Deno.test("encodeEventMessage() keeps messages within 1,000 bytes by cutting onl
     assert.equal(JSON.parse(encodeEventMessage({ ...tx, error })).error, error);
   });
 
+  await t.step("an id of 16 digits still fits a maximal tx event", () => {
+    // Every field at its largest: a 128-character key of two-byte characters, an 88-character
+    // signature, the largest user id and an error cut to 300 characters (errors come from the
+    // chain and the service: ASCII).
+    const message = encodeEventMessage({
+      ...tx,
+      id: String(Number.MAX_SAFE_INTEGER),
+      key: "é".repeat(128),
+      signature: "5".repeat(88),
+      userId: Number.MAX_SAFE_INTEGER,
+      error: `{"InstructionError":[0,{"Custom":1}]} ${"x".repeat(2_000)}`,
+    });
+    assert.equal(JSON.parse(message).id, "9007199254740991");
+    assert.equal(Array.from(JSON.parse(message).error).length, 300);
+    assert.ok(new TextEncoder().encode(message).length <= 1_000);
+  });
+
   await t.step("no other field is shortened", () => {
     const key = "k".repeat(1_000);
     const message = encodeEventMessage({ ...tx, key, error: "short" });
@@ -103,7 +121,7 @@ Deno.test("encodeEventMessage() keeps messages within 1,000 bytes by cutting onl
   });
 });
 
-Deno.test("publishEvent() delivers each event type through Open Cloud with the key and topic", async () => {
+Deno.test("recordEvents() delivers each event type through Open Cloud with the key and topic", async () => {
   await using h = await startEventsHarness();
   await saveEventSettings(h.a.ctx, h.project.id, { topic: "blocklink_events" });
   const events: ServiceEvent[] = [
@@ -123,7 +141,7 @@ Deno.test("publishEvent() delivers each event type through Open Cloud with the k
   ];
 
   // When
-  for (const event of events) await publishEvent(h.a.ctx, h.project.id, event);
+  for (const event of events) await recordEvents(h.a.ctx, h.project.id, [event]);
   assert.equal(h.standIn.inbox().length, 0, "publishing only queues");
   await drain(h.a.worker);
 
@@ -137,6 +155,7 @@ Deno.test("publishEvent() delivers each event type through Open Cloud with the k
   assert.deepEqual(byType.get("tx"), {
     v: 1,
     type: "tx",
+    id: "3",
     key: "k",
     kind: "transfer-sol",
     status: "failed",
@@ -145,12 +164,14 @@ Deno.test("publishEvent() delivers each event type through Open Cloud with the k
   assert.deepEqual(byType.get("wallet_unlinked"), {
     v: 1,
     type: "wallet_unlinked",
+    id: "2",
     userId: 2,
     address: ADDRESS,
   });
   assert.deepEqual(byType.get("watch"), {
     v: 1,
     type: "watch",
+    id: "4",
     name: "w",
     address: ADDRESS,
     signature: SIGNATURE,
@@ -160,6 +181,7 @@ Deno.test("publishEvent() delivers each event type through Open Cloud with the k
   const log = await listDeliveries(h.a.kv, h.project.id);
   assert.equal(log.length, 5);
   assert.ok(log.every((d) => d.outcome === "delivered" && d.attempts === 1 && d.status === 200));
+  assert.deepEqual(log.map((d) => d.eventId).sort(), ["1", "2", "3", "4", "5"]);
 });
 
 Deno.test("Delivery retries network errors, 429 and 5xx up to 4 attempts, waiting 0.5, 1 and 2 s", async (t) => {
@@ -173,7 +195,7 @@ Deno.test("Delivery retries network errors, 429 and 5xx up to 4 attempts, waitin
     await t.step(`${failure === "hang" ? "timeout" : failure} -> ${attempts}`, async () => {
       await using h = await startEventsHarness();
       h.standIn.failNext(failure, { count: 10 });
-      await publishEvent(h.a.ctx, h.project.id, { type: "ping", at: 1 });
+      await recordEvents(h.a.ctx, h.project.id, [{ type: "ping", at: 1 }]);
 
       assert.equal(await h.a.worker.runDue(), 1);
       for (const wait of [500, 1_000, 2_000].slice(0, attempts - 1)) {
@@ -198,7 +220,7 @@ Deno.test("Delivery retries network errors, 429 and 5xx up to 4 attempts, waitin
   await t.step("a retried event is delivered when the service recovers", async () => {
     await using h = await startEventsHarness();
     h.standIn.failNext("500", { count: 2 });
-    await publishEvent(h.a.ctx, h.project.id, { type: "ping", at: 1 });
+    await recordEvents(h.a.ctx, h.project.id, [{ type: "ping", at: 1 }]);
     await drain(h.a.worker);
     h.a.clock.advance(500);
     await drain(h.a.worker);
@@ -211,10 +233,10 @@ Deno.test("Delivery retries network errors, 429 and 5xx up to 4 attempts, waitin
 });
 
 Deno.test("Without both settings nothing is published", async (t) => {
-  await t.step("publishEvent() queues nothing while events are off", async () => {
+  await t.step("recordEvents() queues nothing while events are off", async () => {
     await using h = await startEventsHarness({ eventsOn: false });
     await saveEventSettings(h.a.ctx, h.project.id, { universeId: UNIVERSE });
-    await publishEvent(h.a.ctx, h.project.id, { type: "ping", at: 1 });
+    await recordEvents(h.a.ctx, h.project.id, [{ type: "ping", at: 1 }]);
     assert.deepEqual(await listJobs(h.a.kv), []);
     await drain(h.a.worker);
     assert.deepEqual(h.standIn.attempts(), []);
@@ -222,7 +244,7 @@ Deno.test("Without both settings nothing is published", async (t) => {
 
   await t.step("an event queued before events were turned off is skipped", async () => {
     await using h = await startEventsHarness();
-    await publishEvent(h.a.ctx, h.project.id, { type: "ping", at: 1 });
+    await recordEvents(h.a.ctx, h.project.id, [{ type: "ping", at: 1 }]);
     await saveEventSettings(h.a.ctx, h.project.id, { universeId: "" });
     await drain(h.a.worker);
     assert.deepEqual(h.standIn.attempts(), []);
@@ -238,7 +260,7 @@ Deno.test("Settings changes reach other instances within 10 seconds", async () =
   h.standIn.registerKey("second-key", "777");
 
   // Given: instance B has read the settings.
-  await publishEvent(b.ctx, h.project.id, { type: "ping", at: 1 });
+  await recordEvents(b.ctx, h.project.id, [{ type: "ping", at: 1 }]);
   await drain(b.worker);
 
   // When: the dashboard (on instance A) changes universe, key and topic.
@@ -247,10 +269,10 @@ Deno.test("Settings changes reach other instances within 10 seconds", async () =
     publishingKey: "second-key",
     topic: "t2",
   });
-  await publishEvent(b.ctx, h.project.id, { type: "ping", at: 2 });
+  await recordEvents(b.ctx, h.project.id, [{ type: "ping", at: 2 }]);
   await drain(b.worker);
   h.a.clock.advance(10_000);
-  await publishEvent(b.ctx, h.project.id, { type: "ping", at: 3 });
+  await recordEvents(b.ctx, h.project.id, [{ type: "ping", at: 3 }]);
   await drain(b.worker);
 
   // Then: B used its cached settings for at most 10 s, then the new ones.
@@ -265,7 +287,7 @@ Deno.test("sendTestPing() answers with what the messaging service said", async (
     await using h = await startEventsHarness();
     assert.deepEqual(await sendTestPing(h.a.ctx, h.project.id), { ok: true });
     assert.deepEqual(h.standIn.inbox().map((m) => m.data), [
-      { v: 1, type: "ping", at: h.a.clock.now() },
+      { v: 1, type: "ping", id: "1", at: h.a.clock.now() },
     ]);
     const [delivery] = await listDeliveries(h.a.kv, h.project.id);
     assert.deepEqual([delivery.type, delivery.outcome, delivery.status], [
@@ -303,7 +325,9 @@ Deno.test("sendTestPing() answers with what the messaging service said", async (
 
 Deno.test("The delivery log keeps the last 100 deliveries, newest first", async () => {
   await using h = await startEventsHarness();
-  for (let i = 0; i < 130; i++) await publishEvent(h.a.ctx, h.project.id, { type: "ping", at: i });
+  for (let i = 0; i < 130; i++) {
+    await recordEvents(h.a.ctx, h.project.id, [{ type: "ping", at: i }]);
+  }
   await drain(h.a.worker);
   h.a.clock.advance(1);
   await sendTestPing(h.a.ctx, h.project.id);

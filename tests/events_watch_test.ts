@@ -35,6 +35,7 @@ import {
   UNIVERSE,
 } from "./support/events_harness.ts";
 import { ApiError } from "../lib/http/errors.ts";
+import { call } from "./support/test_app.ts";
 
 interface WatchEnv extends AsyncDisposable {
   chain: SandboxChain;
@@ -174,6 +175,7 @@ Deno.test("A watch's first poll only records where the history ends; later polls
   assert.deepEqual(Object.keys(data[0]), [
     "v",
     "type",
+    "id",
     "name",
     "address",
     "signature",
@@ -206,7 +208,7 @@ Deno.test("An address with no history still gets its very first transaction", as
   assert.deepEqual(inboxSignatures(h), [first]);
 });
 
-Deno.test("One poll sends at most the 1,000 newest transactions, oldest first", async () => {
+Deno.test("One poll sends at most the 1,000 newest transactions, oldest first, and records them all in the feed", async () => {
   await using env = await startWatchEnv();
   const { chain, h } = env;
   const address = (await generateKeyPairSigner()).address;
@@ -219,6 +221,21 @@ Deno.test("One poll sends at most the 1,000 newest transactions, oldest first", 
   assert.deepEqual(inboxSignatures(h), sent.slice(10));
   await nextPoll(h.a);
   assert.equal(h.standIn.inbox().length, 1_000, "the skipped ones are not sent later");
+
+  // The poll's one commit recorded all 1,000 in the feed, oldest first, under the ids the
+  // messages carried.
+  const feed: Array<{ id: string; signature: string }> = [];
+  for (const after of ["0", "500"]) {
+    const page = await call(h.a.app, `/v1/events?after=${after}&limit=500`, { apiKey: h.apiKey });
+    feed.push(...(await page.json()).events);
+  }
+  assert.deepEqual(feed.map((e) => e.signature), sent.slice(10));
+  const ids = new Map(feed.map((e) => [e.signature, e.id]));
+  for (const message of h.standIn.inbox()) {
+    const data = message.data as { id: string; signature: string };
+    assert.equal(data.id, ids.get(data.signature));
+  }
+  assert.deepEqual(feed.map((e) => e.id), Array.from({ length: 1_000 }, (_, i) => String(i + 1)));
 });
 
 Deno.test("A failed poll starts again from the same position", async () => {

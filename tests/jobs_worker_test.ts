@@ -4,16 +4,18 @@ import { jobHandlers } from "../jobs/handlers.ts";
 import { runWorkerKick } from "../jobs/cron.ts";
 import type { JobHandlers } from "../jobs/types.ts";
 import { JobWorker } from "../jobs/worker.ts";
-import { publishEvent } from "../lib/events/publish.ts";
+import { recordEvents } from "../lib/events/record.ts";
 import { listDeliveries } from "../kv/deliveries.ts";
 import { drain, startEventsHarness } from "./support/events_harness.ts";
 import { createTestApp } from "./support/test_app.ts";
 
 const ping = (at: number) => ({ type: "ping" as const, at });
+// A ping as the feed records it, for jobs added by hand.
+const recordedPing = (at: number) => ({ ...ping(at), id: String(at), createdAt: at });
 
 Deno.test("enqueueJob() with an id adds the job once, and the id stays taken after it finishes", async () => {
   await using h = await startEventsHarness();
-  const job = { type: "deliver_event" as const, projectId: h.project.id, event: ping(1) };
+  const job = { type: "deliver_event" as const, projectId: h.project.id, event: recordedPing(1) };
 
   // When
   const first = await enqueueJob(h.a.kv, job, { id: "once" });
@@ -31,7 +33,7 @@ Deno.test("enqueueJob() with an id adds the job once, and the id stays taken aft
 
 Deno.test("addJob() lands only with the caller's commit", async (s) => {
   await using t = await createTestApp();
-  const job = { type: "deliver_event" as const, projectId: "p1", event: ping(1) };
+  const job = { type: "deliver_event" as const, projectId: "p1", event: recordedPing(1) };
 
   await s.step("a commit whose check fails adds no job", async () => {
     const op = t.kv.atomic().check({ key: ["guard"], versionstamp: "00000000000000010000" });
@@ -68,7 +70,11 @@ Deno.test("JobWorker commits a handler's effects in the same commit as the job's
     },
   };
   const worker = new JobWorker(app.ctx, { handlers });
-  const job = (at: number) => ({ type: "deliver_event" as const, projectId: "p", event: ping(at) });
+  const job = (at: number) => ({
+    type: "deliver_event" as const,
+    projectId: "p",
+    event: recordedPing(at),
+  });
 
   await t.step("effect and completion land together", async () => {
     const id = (await enqueueJob(app.kv, job(1)))!;
@@ -100,7 +106,8 @@ Deno.test("JobWorker retries a throwing handler with growing waits, then drops t
     },
   };
   const worker = new JobWorker(app.ctx, { handlers, maxAttempts: 3 });
-  const id = (await enqueueJob(app.kv, { type: "deliver_event", projectId: "p", event: ping(1) }))!;
+  const id =
+    (await enqueueJob(app.kv, { type: "deliver_event", projectId: "p", event: recordedPing(1) }))!;
 
   assert.equal(await worker.runDue(), 1);
   assert.equal((await getJobEntry(app.kv, id)).value?.lastError, "Boom");
@@ -123,7 +130,7 @@ Deno.test("A job whose instance died mid-run is run by another instance once its
   const b = await h.instance({ owner: "b" });
 
   // Given: instance A claimed the delivery and died before finishing it.
-  await publishEvent(h.a.ctx, h.project.id, ping(7));
+  await recordEvents(h.a.ctx, h.project.id, [ping(7)]);
   const [job] = await listJobs(h.a.kv);
   const entry = await getJobEntry(h.a.kv, job.id);
   const claimed = await claimJob(h.a.kv, entry as Deno.KvEntry<JobRecord>, {
@@ -139,7 +146,7 @@ Deno.test("A job whose instance died mid-run is run by another instance once its
   assert.equal(await b.worker.runDue(), 0);
   h.a.clock.advance(1);
   assert.equal(await b.worker.runDue(), 1);
-  assert.deepEqual(h.standIn.inbox().map((m) => m.data), [{ v: 1, type: "ping", at: 7 }]);
+  assert.deepEqual(h.standIn.inbox().map((m) => m.data), [{ v: 1, type: "ping", id: "1", at: 7 }]);
   assert.deepEqual(await listJobs(h.a.kv), []);
   const [delivery] = await listDeliveries(h.a.kv, h.project.id);
   assert.deepEqual([delivery.outcome, delivery.attempts], ["delivered", 2]);
@@ -152,7 +159,7 @@ Deno.test("Two instances on one KV file deliver each event once", async () => {
 
   // Given
   for (let i = 0; i < 40; i++) {
-    await publishEvent(i % 2 ? h.a.ctx : b.ctx, h.project.id, ping(i));
+    await recordEvents(i % 2 ? h.a.ctx : b.ctx, h.project.id, [ping(i)]);
   }
 
   // When: both workers run their passes at the same time.
@@ -166,26 +173,26 @@ Deno.test("Two instances on one KV file deliver each event once", async () => {
 
 Deno.test("JobWorker.start() runs new work as soon as it is woken, and stop() ends the loop", async () => {
   await using h = await startEventsHarness({ worker: { pollIntervalMs: 60_000 } });
-  await publishEvent(h.a.ctx, h.project.id, ping(1));
+  await recordEvents(h.a.ctx, h.project.id, [ping(1)]);
   h.a.worker.start();
   // The pass at start delivers the first event; after it the loop sleeps for 60 s.
   await h.standIn.waitForMessages(1, 5_000);
 
   // When
-  await publishEvent(h.a.ctx, h.project.id, ping(2));
+  await recordEvents(h.a.ctx, h.project.id, [ping(2)]);
 
   // Then: delivered long before the next poll, because publishing woke the worker.
   const messages = await h.standIn.waitForMessages(2, 5_000);
-  assert.deepEqual(messages[1].data, { v: 1, type: "ping", at: 2 });
+  assert.deepEqual(messages[1].data, { v: 1, type: "ping", id: "2", at: 2 });
   await h.a.worker.stop();
   assert.equal(h.a.worker.running, false);
 });
 
 Deno.test("runWorkerKick() runs the sweeps and due jobs when no loop runs in the instance", async () => {
   await using h = await startEventsHarness();
-  await publishEvent(h.a.ctx, h.project.id, ping(3));
+  await recordEvents(h.a.ctx, h.project.id, [ping(3)]);
 
   await runWorkerKick(h.a.ctx, h.a.worker, { busyForMs: 0 });
 
-  assert.deepEqual(h.standIn.inbox().map((m) => m.data), [{ v: 1, type: "ping", at: 3 }]);
+  assert.deepEqual(h.standIn.inbox().map((m) => m.data), [{ v: 1, type: "ping", id: "1", at: 3 }]);
 });

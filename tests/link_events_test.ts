@@ -11,6 +11,8 @@ import { TEST_BASE_URL } from "./support/test_app.ts";
 import { type OauthStandIn, startOauthStandIn } from "../sandbox/roblox/oauth.ts";
 import { encryptOauthClientSecret } from "../lib/auth/oauth_app.ts";
 import { updateProject } from "../kv/projects.ts";
+import type { JobRecord } from "../kv/jobs.ts";
+import { linkPlayerWallet, unlinkPlayerWallet } from "../lib/link/linking.ts";
 
 Deno.test("Link events reach the game's servers through the job worker and the messaging service", async () => {
   const idp = await startOauthStandIn();
@@ -60,3 +62,41 @@ async function scenario(idp: OauthStandIn) {
     `1:wallet_unlinked:1002:${wallet.address}`,
   ]);
 }
+
+Deno.test("linkPlayerWallet() and unlinkPlayerWallet() write their events' delivery jobs in the link change's own atomic commit", async (t) => {
+  // A job written in the change's commit carries that commit's versionstamp; one queued after it
+  // (where a crash in between loses it) carries a later one.
+  await using h = await startEventsHarness();
+  const wallet = createTestWallet();
+  const projectId = h.project.id;
+  const deliveryJob = async (type: string, userId: number) => {
+    for await (const entry of h.a.kv.list<JobRecord>({ prefix: ["jobs"] })) {
+      const payload = entry.value.payload;
+      if (
+        payload.type === "deliver_event" && payload.event.type === type &&
+        (payload.event as { userId: number }).userId === userId
+      ) return entry.versionstamp;
+    }
+    return null;
+  };
+
+  await t.step("a link that takes the wallet from another player: both events", async () => {
+    await linkPlayerWallet(h.a.ctx, projectId, { userId: 1, address: wallet.address });
+    await linkPlayerWallet(h.a.ctx, projectId, { userId: 2, address: wallet.address });
+    const link = await h.a.kv.get(["links_by_user", projectId, 2]);
+    assertEquals(await deliveryJob("wallet_linked", 2), link.versionstamp);
+    assertEquals(await deliveryJob("wallet_unlinked", 1), link.versionstamp);
+  });
+
+  await t.step("an unlink: its job lands with the feed counter the same commit moved", async () => {
+    await unlinkPlayerWallet(h.a.ctx, projectId, 2);
+    assertEquals((await h.a.kv.get(["links_by_user", projectId, 2])).versionstamp, null);
+    const counter = await h.a.kv.get(["event_seqs", projectId]);
+    assertEquals(
+      counter.value,
+      4,
+      "1 event for the first link, 2 for the second, 1 for the unlink",
+    );
+    assertEquals(await deliveryJob("wallet_unlinked", 2), counter.versionstamp);
+  });
+});

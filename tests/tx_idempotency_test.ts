@@ -3,7 +3,9 @@
 import assert from "node:assert/strict";
 import type { Address } from "@solana/kit";
 import { jobKey } from "../kv/jobs.ts";
-import { getTxRequest, listRecentTx } from "../kv/tx_requests.ts";
+import { getTxRequest } from "../kv/tx_requests.ts";
+import type { TxResult } from "../lib/tx/types.ts";
+import { call } from "./support/test_app.ts";
 import {
   startTxHarness,
   stepWhile,
@@ -259,25 +261,80 @@ Deno.test("Identical requests under different keys are separate transactions, ev
   assert.equal((await h.rpc.getBalance(to).send()).value, 2_000_000_000n);
 });
 
-Deno.test("listRecentTx() lists a project's requests newest first, each with its latest attempt", async () => {
+Deno.test("GET /v1/tx lists requests by latest attempt, newest first, filtered by status and paged by next", async (t) => {
   await using h = await startTxHarness({ fund: 1_000_000_000n });
   await h.policy({ maxSolPerTransfer: "10" });
   await h.link(1);
-  const send = (key: string, amount: string) =>
-    h.a.post("transfer-sol", { to: { userId: 1 }, amount, idempotencyKey: key }).then(ok);
+  const to = await h.link(2);
+  const send = (key: string, amount: string, target: unknown = { userId: 1 }) =>
+    h.a.post("transfer-sol", { to: target, amount, idempotencyKey: key }).then(ok);
   await send("first", "5"); // fails: the wallet holds 1 SOL
   h.a.clock.advance(1);
-  await send("second", "0.1");
+  await send("second", "0.1", { address: to });
+  h.a.clock.advance(1);
+  await send("third", "2"); // fails too, never retried
   await h.chain.airdrop(h.wallet!, 10_000_000_000n);
   h.a.clock.advance(1);
   await send("first", "5"); // retried: its new attempt is the newest
+  const list = async (query: string) => {
+    const response = await call(h.a.app, `/v1/tx${query}`, { apiKey: h.apiKey });
+    assert.equal(response.status, 200);
+    return await response.json();
+  };
 
-  const recent = await listRecentTx(h.a.kv, h.project.id);
-  assert.deepEqual(recent.map((r) => [r.key, r.attempt, r.status]), [
-    ["first", 2, "confirmed"],
-    ["second", 1, "confirmed"],
-  ]);
-  assert.deepEqual((await listRecentTx(h.a.kv, h.project.id, { limit: 1 })).map((r) => r.key), [
-    "first",
-  ]);
+  await t.step("each item is a TxResult with amount, mint, userId and createdAt", async () => {
+    const { transactions, next } = await list("");
+    assert.deepEqual(transactions.map((r: TxResult) => [r.idempotencyKey, r.status]), [
+      ["first", "confirmed"],
+      ["third", "failed"],
+      ["second", "confirmed"],
+    ]);
+    const second = transactions[2];
+    assert.deepEqual(Object.keys(second).sort(), [
+      "amount",
+      "createdAt",
+      "error",
+      "idempotencyKey",
+      "kind",
+      "mint",
+      "recipient",
+      "signature",
+      "status",
+      "userId",
+    ]);
+    assert.deepEqual([second.amount, second.mint, second.userId, second.recipient], [
+      "0.1",
+      null,
+      2,
+      to,
+    ]);
+    assert.equal(transactions[0].userId, 1);
+    assert.equal(transactions[0].createdAt, h.a.clock.now(), "the latest attempt's time");
+    assert.equal(next, null, "the whole list fits in one page");
+  });
+
+  await t.step("status filters, limit pages, next continues", async () => {
+    assert.deepEqual((await list("?status=failed")).transactions.map(keyOf), ["third"]);
+    assert.deepEqual((await list("?status=pending")).transactions, []);
+    const one = await list("?limit=1");
+    assert.deepEqual(one.transactions.map(keyOf), ["first"]);
+    const two = await list(`?limit=1&after=${one.next}`);
+    assert.deepEqual(two.transactions.map(keyOf), ["third"]);
+    const three = await list(`?limit=5&after=${two.next}`);
+    assert.deepEqual([three.transactions.map(keyOf), three.next], [["second"], null]);
+    const confirmed = await list("?status=confirmed&limit=1");
+    assert.deepEqual(confirmed.transactions.map(keyOf), ["first"]);
+    const older = await list(`?status=confirmed&limit=1&after=${confirmed.next}`);
+    assert.deepEqual(older.transactions.map(keyOf), ["second"]);
+  });
+
+  await t.step("a bad status, cursor or limit answers invalid_request", async () => {
+    for (const query of ["?status=done", "?after=abc", "?limit=0", "?limit=101", "?limit=x"]) {
+      const response = await call(h.a.app, `/v1/tx${query}`, { apiKey: h.apiKey });
+      assert.equal(response.status, 400, query);
+      assert.equal((await response.json()).error.code, "invalid_request", query);
+    }
+  });
 });
+
+const keyOf = (r: TxResult) => r.idempotencyKey;

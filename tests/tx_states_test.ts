@@ -60,6 +60,7 @@ Deno.test("POST /v1/tx/transfer-sol is pending while it waits, then confirmed wi
   assert.deepEqual(await h.txEvents(), [{
     v: 1,
     type: "tx",
+    id: "1",
     key: "p1",
     kind: "transfer-sol",
     status: "confirmed",

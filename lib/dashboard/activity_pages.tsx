@@ -3,6 +3,7 @@ import type { VNode } from "preact";
 import type { Delivery } from "../../kv/deliveries.ts";
 import type { Project } from "../../kv/projects.ts";
 import type { TxRequestRecord } from "../../kv/tx_requests.ts";
+import type { TxStatus } from "../tx/types.ts";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl, explorerTxUrl, formatTime, shortAddress } from "./format.ts";
 import { projectPath } from "./paths.ts";
@@ -13,7 +14,16 @@ export interface TransactionsPageData extends FrameData {
   project: Project;
   rpcUrl: string;
   transactions: TxRequestRecord[];
+  /** The status filter; null shows every request. */
+  status: TxStatus | null;
+  /** Cursor this page starts after (null: the newest). */
+  after: string | null;
+  /** Cursor of the next, older page; null when this page reached the oldest. */
+  next: string | null;
 }
+
+/** The filter choices of the transactions page. */
+export const TX_STATUSES: readonly TxStatus[] = ["pending", "submitted", "confirmed", "failed"];
 
 const STATUS_BADGE: Record<string, string> = {
   confirmed: "badge ok",
@@ -22,9 +32,17 @@ const STATUS_BADGE: Record<string, string> = {
   pending: "badge",
 };
 
-/** The recent transactions body. */
+/** The recent transactions body; the filter and "Load more" are plain links and a GET form. */
 export function TransactionsPage(data: TransactionsPageData): VNode {
   const { project } = data;
+  const path = `${projectPath(project.id)}/transactions`;
+  const query = (after: string | null) => {
+    const params = new URLSearchParams();
+    if (data.status) params.set("status", data.status);
+    if (after) params.set("after", after);
+    const text = params.toString();
+    return text ? `${path}?${text}` : path;
+  };
   return (
     <ProjectFrame data={data} project={project} tab="transactions">
       <section class="card" aria-labelledby="tx-heading">
@@ -32,8 +50,29 @@ export function TransactionsPage(data: TransactionsPageData): VNode {
         <p class="muted">
           The latest requests sent by your game servers, newest first. A failed one moved nothing.
         </p>
+        <form method="get" action={path} data-testid="tx-filter">
+          <label for="status">Status</label>
+          <div class="row2">
+            <select id="status" name="status">
+              <option value="" selected={data.status === null}>Any</option>
+              {TX_STATUSES.map((status) => (
+                <option value={status} selected={data.status === status}>{status}</option>
+              ))}
+            </select>
+            <button type="submit">Filter</button>
+          </div>
+        </form>
+        {data.after && (
+          <p class="muted" data-testid="tx-older">
+            Showing older requests. <a href={query(null)}>Back to the newest</a>
+          </p>
+        )}
         {data.transactions.length === 0
-          ? <p class="empty" data-testid="no-transactions">No transactions yet.</p>
+          ? (
+            <p class="empty" data-testid="no-transactions">
+              {data.status || data.after ? "No transactions match." : "No transactions yet."}
+            </p>
+          )
           : (
             <table class="list stack" data-testid="tx-list">
               <thead>
@@ -92,12 +131,19 @@ export function TransactionsPage(data: TransactionsPageData): VNode {
                         )
                         : <span class="muted">none</span>}
                     </Cell>
-                    <Cell label="Requested">{formatTime(tx.updatedAt)}</Cell>
+                    <Cell label="Requested">{formatTime(tx.usage.at)}</Cell>
                   </tr>
                 ))}
               </tbody>
             </table>
           )}
+        {data.next && (
+          <p class="actions">
+            <a class="button secondary" href={query(data.next)} data-testid="tx-load-more">
+              Load more
+            </a>
+          </p>
+        )}
       </section>
     </ProjectFrame>
   );
@@ -143,6 +189,7 @@ export function EventsPage(data: EventsPageData): VNode {
                 <tr>
                   <th>Time</th>
                   <th>Event</th>
+                  <th>Event ID</th>
                   <th>Outcome</th>
                   <th>Attempts</th>
                   <th>Answer</th>
@@ -153,6 +200,7 @@ export function EventsPage(data: EventsPageData): VNode {
                   <tr key={d.id}>
                     <Cell label="Time">{formatTime(d.at)}</Cell>
                     <Cell label="Event" mono>{d.type}</Cell>
+                    <Cell label="Event ID" mono>{d.eventId}</Cell>
                     <Cell label="Outcome">
                       <span class={OUTCOME[d.outcome].badge}>{OUTCOME[d.outcome].label}</span>
                     </Cell>

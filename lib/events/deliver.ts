@@ -6,16 +6,16 @@ import type { JobOutcome, JobRun } from "../../jobs/types.ts";
 import { log } from "../log.ts";
 import { publishToTarget } from "./publish_to_target.ts";
 import { answerStatus, isRetryable, type PublishAnswer } from "./messaging_client.ts";
-import type { ServiceEvent } from "./types.ts";
+import type { RecordedEvent } from "./types.ts";
 
 /** Attempts per event, the first included. */
 export const MAX_DELIVERY_ATTEMPTS = 4;
 /** Waits before the 2nd, 3rd and 4th attempts. */
 export const RETRY_DELAYS_MS = [500, 1_000, 2_000] as const;
 
-/** Fields identifying an event in logs (type, and the tx key or watch name). */
-export function eventLogFields(event: ServiceEvent): Record<string, unknown> {
-  const fields: Record<string, unknown> = { eventType: event.type };
+/** Fields identifying an event in logs (type and id, and the tx key or watch name). */
+export function eventLogFields(event: RecordedEvent): Record<string, unknown> {
+  const fields: Record<string, unknown> = { eventType: event.type, eventId: event.id };
   if (event.type === "tx") fields.key = event.key;
   if (event.type === "watch") fields.watch = event.name;
   return fields;
@@ -46,6 +46,7 @@ export async function runDeliverEvent(
     addDelivery(run.op, projectId, {
       at: ctx.clock.now(),
       type: event.type,
+      eventId: event.id,
       outcome,
       attempts: attempt,
       status,
@@ -84,7 +85,7 @@ export async function runDeliverEvent(
   return { kind: "done", afterCommit: finish(outcome, status, reason) };
 }
 
-/** Fans a batch of events out into one `deliver_event` job each, in the batch job's own commit. */
+/** Fans a batch of recorded events out into one `deliver_event` job each, in the batch job's own commit. */
 export function runPublishBatch(
   run: JobRun<JobPayloadOf<"publish_batch">>,
 ): Promise<JobOutcome> {

@@ -1,11 +1,11 @@
-/** zod schema of `ServiceEvent`, so events stored inside job payloads are validated when read back. */
+/** zod schemas of `ServiceEvent` and `RecordedEvent`, so events stored inside job payloads are validated when read back. */
 import { z } from "zod";
-import type { ServiceEvent } from "./types.ts";
+import type { RecordedEvent, ServiceEvent } from "./types.ts";
 
 const userId = z.number().int().positive();
 
 /** Validates one `ServiceEvent`. */
-export const serviceEventSchema = z.discriminatedUnion("type", [
+const serviceEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("wallet_linked"), userId, address: z.string().min(1) }),
   z.object({ type: z.literal("wallet_unlinked"), userId, address: z.string().min(1) }),
   z.object({
@@ -28,7 +28,15 @@ export const serviceEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ping"), at: z.number().int() }),
 ]);
 
+/** Validates a `RecordedEvent`: an event with its feed id and creation time. */
+export const recordedEventSchema = z.intersection(
+  serviceEventSchema,
+  z.object({ id: z.string().regex(/^[1-9][0-9]*$/), createdAt: z.number().int() }),
+);
+
 // Compile-time guard: the schema and the shared type must describe the same events.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _sameAsServiceEvent: Same<z.infer<typeof serviceEventSchema>, ServiceEvent> = true;
 void _sameAsServiceEvent;
+const _sameAsRecordedEvent: Same<z.infer<typeof recordedEventSchema>, RecordedEvent> = true;
+void _sameAsRecordedEvent;

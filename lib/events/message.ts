@@ -1,4 +1,7 @@
-/** The wire form of an event: a JSON string with `v: 1` and `type`, null fields left out, within 1,000 bytes. */
+/**
+ * The wire form of an event: a JSON string with `v: 1`, `type` and the event's feed `id`, null
+ * fields left out, within 1,000 bytes.
+ */
 import type { ServiceEvent } from "./types.ts";
 
 /** Message format version every event carries. */
@@ -10,8 +13,11 @@ export const TX_ERROR_CUT_CHARS = 300;
 
 const encoder = new TextEncoder();
 
-/** Encodes an event as its message string, applying the size rule (a long `tx` error is cut to 300 characters). */
-export function encodeEventMessage(event: ServiceEvent): string {
+/**
+ * Encodes an event (with its feed id when it has one) as its message string, applying the size
+ * rule (a long `tx` error is cut to 300 characters).
+ */
+export function encodeEventMessage(event: ServiceEvent & { id?: string }): string {
   const message = encode(event);
   if (event.type !== "tx" || event.error === null || byteLength(message) <= MAX_MESSAGE_BYTES) {
     return message;
@@ -26,9 +32,9 @@ export function byteLength(message: string): number {
   return encoder.encode(message).length;
 }
 
-function encode(event: ServiceEvent): string {
-  // Fields in the spec's order, so messages read the same everywhere.
-  const fields: Record<string, unknown> = { v: EVENT_VERSION, type: event.type };
+function encode(event: ServiceEvent & { id?: string }): string {
+  // Fields in the spec's order, so messages read the same everywhere; the id follows the type.
+  const fields: Record<string, unknown> = { v: EVENT_VERSION, type: event.type, id: event.id };
   switch (event.type) {
     case "wallet_linked":
     case "wallet_unlinked":

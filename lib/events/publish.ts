@@ -1,52 +1,27 @@
-/** Publishing events: callers write a delivery job and move on; the job worker does the sending. */
+/** Publishing events: callers record an event with its delivery job in their own commit and move on; the job worker does the sending. */
 import { addDelivery, trimDeliveries } from "../../kv/deliveries.ts";
-import { addJob, enqueueJob } from "../../kv/jobs.ts";
 import { getProject } from "../../kv/projects.ts";
 import type { AppContext } from "../context.ts";
 import { log } from "../log.ts";
-import { describeAnswer, eventLogFields } from "./deliver.ts";
+import { describeAnswer } from "./deliver.ts";
+import { addEvents, recordEvents } from "./record.ts";
 import { publishToTarget } from "./publish_to_target.ts";
 import { answerStatus, isRetryable } from "./messaging_client.ts";
 import { publishTargetOf } from "./publish_targets.ts";
 import type { ServiceEvent } from "./types.ts";
 
 /**
- * Publishes an event in the background: writes a delivery job and returns (no-op when the
- * project's events are off). Never throws: a lost event must not fail the caller's request.
- */
-export async function publishEvent(
-  ctx: AppContext,
-  projectId: string,
-  event: ServiceEvent,
-): Promise<void> {
-  const fields = { projectId, ...eventLogFields(event) };
-  try {
-    if (!await ctx.events.targets.get(projectId)) {
-      log("debug", "Event not published: events are off", fields);
-      return;
-    }
-    await enqueueJob(ctx.kv, { type: "deliver_event", projectId, event });
-    ctx.jobWaker.wake();
-  } catch (error) {
-    log("error", "Event could not be queued", { ...fields, error });
-  }
-}
-
-/**
- * Adds the event's delivery job to the caller's atomic operation (so e.g. a status change and its
- * event land together); returns false and adds nothing when events are off. With `id` the job is
- * unique (one more check in `op`). Call `ctx.jobWaker.wake()` after a successful commit.
+ * Records the event in the project's feed and, when events are on, adds its delivery job, all in
+ * the caller's atomic operation (so e.g. a status change and its event land together); returns
+ * true when a delivery job was added. Call `ctx.jobWaker.wake()` after a successful commit.
  */
 export async function addEventDelivery(
   ctx: AppContext,
   op: Deno.AtomicOperation,
   projectId: string,
   event: ServiceEvent,
-  options: { id?: string } = {},
 ): Promise<boolean> {
-  if (!await ctx.events.targets.get(projectId)) return false;
-  addJob(op, { type: "deliver_event", projectId, event }, { id: options.id });
-  return true;
+  return (await addEvents(ctx, op, projectId, [event])).delivering;
 }
 
 /** What the dashboard shows after a test ping. */
@@ -68,8 +43,11 @@ export async function sendTestPing(ctx: AppContext, projectId: string): Promise<
       message: "Events are off: save a universe ID and a publishing API key first",
     };
   }
-  const event: ServiceEvent = { type: "ping", at: ctx.clock.now() };
-  const fields = { projectId, eventType: "ping" };
+  // The ping is recorded in the feed first, so its message carries its id like any event.
+  const [event] = await recordEvents(ctx, projectId, [{ type: "ping", at: ctx.clock.now() }], {
+    deliver: false,
+  });
+  const fields = { projectId, eventType: "ping", eventId: event.id };
   const answer = await publishToTarget(ctx, projectId, { target, event });
   if (!answer) {
     log("error", "Test ping not sent: the publishing key cannot be decrypted", fields);
@@ -82,6 +60,7 @@ export async function sendTestPing(ctx: AppContext, projectId: string): Promise<
   addDelivery(op, projectId, {
     at: ctx.clock.now(),
     type: "ping",
+    eventId: event.id,
     outcome: accepted ? "delivered" : isRetryable(answer) ? "gave_up" : "rejected",
     attempts: 1,
     status,

@@ -4,13 +4,13 @@ import { decryptSecretText } from "../crypto/encryption.ts";
 import { encodeEventMessage } from "./message.ts";
 import { type PublishAnswer, publishMessage } from "./messaging_client.ts";
 import type { PublishTarget } from "./publish_targets.ts";
-import type { ServiceEvent } from "./types.ts";
+import type { RecordedEvent } from "./types.ts";
 
 /** Decrypts the publishing key only for this attempt and publishes; null when the key cannot be decrypted. */
 export async function publishToTarget(
   ctx: AppContext,
   projectId: string,
-  input: { target: PublishTarget; event: ServiceEvent },
+  input: { target: PublishTarget; event: RecordedEvent },
 ): Promise<PublishAnswer | null> {
   let apiKey: string;
   try {

@@ -28,3 +28,9 @@ export type ServiceEvent =
 
 /** The event type names. */
 export type ServiceEventType = ServiceEvent["type"];
+
+/**
+ * An event as the project's feed holds it: its id (its position in the feed, a decimal string)
+ * and when it was recorded (Unix ms). Published messages carry the same id.
+ */
+export type RecordedEvent = ServiceEvent & { id: string; createdAt: number };

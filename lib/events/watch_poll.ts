@@ -1,12 +1,12 @@
 /** The `watch_poll` job: one poll of a watched address, rescheduling itself every 5 seconds. */
 import type { Address, Signature } from "@solana/kit";
-import { addJob } from "../../kv/jobs.ts";
 import { getProject } from "../../kv/projects.ts";
 import { getWatchEntry, type Watch, watchKey, type WatchPosition } from "../../kv/watches.ts";
 import type { JobPayloadOf } from "../../jobs/payloads.ts";
 import type { JobOutcome, JobRun } from "../../jobs/types.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
 import { log } from "../log.ts";
+import { addEvents } from "./record.ts";
 import type { ServiceEvent } from "./types.ts";
 
 /** Time from the end of one poll of a watch to the start of the next. */
@@ -15,8 +15,7 @@ export const WATCH_POLL_INTERVAL_MS = 5_000;
 export const WATCH_POLL_MAX_TRANSACTIONS = 1_000;
 // One RPC call must end well within the job lease (30 s).
 const RPC_TIMEOUT_MS = 10_000;
-// Events per fan-out job: keeps each commit far under KV's mutation and size limits.
-const BATCH_SIZE = 50;
+const MAX_COMMIT_ROUNDS = 100;
 
 /** A transaction found by a poll, newest first as the RPC lists them. */
 interface FoundSignature {
@@ -44,7 +43,7 @@ async function fetchNewSignatures(
   }));
 }
 
-/** Polls one watch: records the new position and queues one `watch` event per new transaction. */
+/** Polls one watch: records the new position and one `watch` event per new transaction, in one commit. */
 export async function runWatchPoll(run: JobRun<JobPayloadOf<"watch_poll">>): Promise<JobOutcome> {
   const { ctx, payload } = run;
   const { projectId, watchId } = payload;
@@ -71,15 +70,10 @@ export async function runWatchPoll(run: JobRun<JobPayloadOf<"watch_poll">>): Pro
   if (found.length > 0) position = { signature: found[0].signature, slot: found[0].slot };
   else if (first) position = { signature: null, slot: null };
   const now = ctx.clock.now();
-  run.op.check(entry).set(watchKey(projectId, watchId), {
-    ...watch,
-    position,
-    polledAt: now,
-    polls: watch.polls + 1,
-  });
+  const next: Watch = { ...watch, position, polledAt: now, polls: watch.polls + 1 };
 
-  // The first poll only marks where the history ends; with events off the position still moves,
-  // so turning events on later replays nothing.
+  // The first poll only marks where the history ends. With events off the position still moves
+  // and the events still go to the feed, so turning events on later replays nothing.
   const events: ServiceEvent[] = first ? [] : found.toReversed().map((s) => ({
     type: "watch",
     name: watch.name,
@@ -88,8 +82,22 @@ export async function runWatchPoll(run: JobRun<JobPayloadOf<"watch_poll">>): Pro
     slot: s.slot,
     failed: s.failed,
   }));
-  const publishing = events.length > 0 && (await ctx.events.targets.get(projectId)) !== null;
-  if (publishing) queueEvents(run.op, projectId, events);
+  // The new position, the events and their deliveries land in one commit checked on the watch, so
+  // each found transaction is recorded exactly once. It is retried on its own (not with the job's
+  // commit): other watches and links of the project take feed ids too, and losing that race must
+  // cost a retry of this commit, not another poll.
+  let publishing = false;
+  for (let round = 0;; round++) {
+    const op = ctx.kv.atomic().check(entry).set(watchKey(projectId, watchId), next);
+    publishing = (await addEvents(ctx, op, projectId, events)).delivering;
+    if ((await op.commit()).ok) break;
+    const current = await getWatchEntry(ctx.kv, projectId, watchId);
+    if (current.versionstamp !== entry.versionstamp) {
+      // Another run polled this watch meanwhile: its commit recorded these transactions.
+      return { kind: "continue", at: now + WATCH_POLL_INTERVAL_MS };
+    }
+    if (round === MAX_COMMIT_ROUNDS) throw new Error("Cannot record the poll: too many conflicts");
+  }
   if (events.length > 0) {
     log("info", "Watch found new transactions", { ...fields, count: events.length, publishing });
   }
@@ -98,14 +106,4 @@ export async function runWatchPoll(run: JobRun<JobPayloadOf<"watch_poll">>): Pro
     at: now + WATCH_POLL_INTERVAL_MS,
     afterCommit: publishing ? () => ctx.jobWaker.wake() : undefined,
   };
-}
-
-function queueEvents(op: Deno.AtomicOperation, projectId: string, events: ServiceEvent[]): void {
-  if (events.length <= BATCH_SIZE) {
-    for (const event of events) addJob(op, { type: "deliver_event", projectId, event });
-    return;
-  }
-  for (let i = 0; i < events.length; i += BATCH_SIZE) {
-    addJob(op, { type: "publish_batch", projectId, events: events.slice(i, i + BATCH_SIZE) });
-  }
 }

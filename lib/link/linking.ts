@@ -1,20 +1,37 @@
 /** Linking and unlinking a player's wallet, with the events the wallet link state table requires. */
 import { type LinkByUser, linkWallet, unlinkWallet } from "../../kv/links.ts";
 import type { AppContext } from "../context.ts";
-import { publishEvent } from "../events/publish.ts";
+import { addEvents } from "../events/record.ts";
+import type { ServiceEvent } from "../events/types.ts";
 import { log } from "../log.ts";
 
 /**
- * Links the proven wallet to the player through the store's atomic link; publishes
+ * Links the proven wallet to the player through the store's atomic link; records
  * `wallet_unlinked` for a previous owner of the wallet, then `wallet_linked` for the player
  * (also for the same wallet again; never `wallet_unlinked` for the player's own replaced wallet).
+ * The events and their delivery jobs are written in the link's own commit, so no crash can lose them.
  */
 export async function linkPlayerWallet(
   ctx: AppContext,
   projectId: string,
   link: { userId: number; address: string },
 ): Promise<LinkByUser> {
-  const outcome = await linkWallet(ctx.kv, projectId, { ...link, now: ctx.clock.now() });
+  let delivering = false;
+  const outcome = await linkWallet(ctx.kv, projectId, { ...link, now: ctx.clock.now() }, {
+    effects: async (op, change) => {
+      const events: ServiceEvent[] = [];
+      if (change.previousOwner !== null) {
+        events.push({
+          type: "wallet_unlinked",
+          userId: change.previousOwner,
+          address: link.address,
+        });
+      }
+      events.push({ type: "wallet_linked", ...link });
+      delivering = (await addEvents(ctx, op, projectId, events)).delivering;
+    },
+  });
+  if (delivering) ctx.jobWaker.wake();
   log("info", "Wallet linked", {
     projectId,
     userId: link.userId,
@@ -22,27 +39,25 @@ export async function linkPlayerWallet(
     previousOwner: outcome.previousOwner,
     replacedAddress: outcome.replacedAddress,
   });
-  if (outcome.previousOwner !== null) {
-    await publishEvent(ctx, projectId, {
-      type: "wallet_unlinked",
-      userId: outcome.previousOwner,
-      address: link.address,
-    });
-  }
-  await publishEvent(ctx, projectId, { type: "wallet_linked", ...link });
   return outcome.link;
 }
 
-/** Removes the player's link; publishes `wallet_unlinked` only when there was one. */
+/** Removes the player's link; records `wallet_unlinked` (in the same commit) only when there was one. */
 export async function unlinkPlayerWallet(
   ctx: AppContext,
   projectId: string,
   userId: number,
 ): Promise<string | null> {
-  const address = await unlinkWallet(ctx.kv, projectId, userId);
+  let delivering = false;
+  const address = await unlinkWallet(ctx.kv, projectId, userId, {
+    effects: async (op, address) => {
+      const event: ServiceEvent = { type: "wallet_unlinked", userId, address };
+      delivering = (await addEvents(ctx, op, projectId, [event])).delivering;
+    },
+  });
   if (address !== null) {
+    if (delivering) ctx.jobWaker.wake();
     log("info", "Wallet unlinked", { projectId, userId, address });
-    await publishEvent(ctx, projectId, { type: "wallet_unlinked", userId, address });
   }
   return address;
 }

@@ -5,9 +5,10 @@ import { dashboardNextPath } from "../../lib/auth/next_path.ts";
 import { hasOauthApp } from "../../lib/auth/oauth_app.ts";
 import { parseAddress } from "../../lib/chain/validation.ts";
 import { listWatches } from "../../lib/events/watches.ts";
+import { ULID_PATTERN } from "../../lib/ids.ts";
 import { pageResponse } from "../../lib/pages/layout.tsx";
 import { eventsEnabled, linkUrl } from "../../lib/projects/project_view.ts";
-import { EventsPage, TransactionsPage } from "../../lib/dashboard/activity_pages.tsx";
+import { EventsPage, TransactionsPage, TX_STATUSES } from "../../lib/dashboard/activity_pages.tsx";
 import { DeletePage } from "../../lib/dashboard/delete_page.tsx";
 import { KeysPage } from "../../lib/dashboard/keys_page.tsx";
 import { OverviewPage } from "../../lib/dashboard/overview_page.tsx";
@@ -27,10 +28,11 @@ import { listDeliveries } from "../../kv/deliveries.ts";
 import { getLinkByAddress, getLinkByUser, listLinks } from "../../kv/links.ts";
 import { getPolicy } from "../../kv/policy.ts";
 import { listProjectsByDeveloper, type Project } from "../../kv/projects.ts";
-import { listRecentTx } from "../../kv/tx_requests.ts";
+import { listTxByTime } from "../../kv/tx_requests.ts";
 import { developerPage, projectPage } from "./_page.tsx";
 
 const PLAYERS_PAGE_SIZE = 100;
+const TX_PAGE_SIZE = 50;
 // The overview must not hang on a slow RPC node; the balance is then shown as unreadable.
 const BALANCE_WAIT_MS = 4_000;
 
@@ -136,17 +138,32 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
     .get(
       "/dashboard/projects/:id/transactions",
       (c) =>
-        projectPage(ctx, c, async (data, project) => ({
-          title: `Transactions · ${project.name}`,
-          body: (
-            <TransactionsPage
-              {...data}
-              project={project}
-              rpcUrl={rpcUrl(project)}
-              transactions={await listRecentTx(ctx.kv, project.id, { limit: 50 })}
-            />
-          ),
-        })),
+        projectPage(ctx, c, async (data, project) => {
+          // A status or cursor that is not one of ours shows the newest page of every request.
+          const status = TX_STATUSES.find((s) => s === c.req.query("status")) ?? null;
+          const after = ULID_PATTERN.test(c.req.query("after") ?? "")
+            ? c.req.query("after")!
+            : null;
+          const page = await listTxByTime(ctx.kv, project.id, {
+            limit: TX_PAGE_SIZE,
+            status: status ?? undefined,
+            after: after ?? undefined,
+          });
+          return {
+            title: `Transactions · ${project.name}`,
+            body: (
+              <TransactionsPage
+                {...data}
+                project={project}
+                rpcUrl={rpcUrl(project)}
+                transactions={page.records}
+                status={status}
+                after={after}
+                next={page.next}
+              />
+            ),
+          };
+        }),
     )
     .get("/dashboard/projects/:id/players", (c) =>
       projectPage(ctx, c, async (data, project) => {

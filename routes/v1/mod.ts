@@ -1,10 +1,12 @@
 import { Hono } from "hono";
 import type { AppContext } from "../../lib/context.ts";
+import { eventRoutes } from "./events.ts";
 import { apiGuard, type V1Env } from "./guard.ts";
 import { playerRoutes } from "./players.ts";
 import { projectRoutes } from "./project.ts";
 import { signatureRoutes } from "./signatures.ts";
 import { txRoutes } from "./tx.ts";
+import { txListRoutes } from "./tx_list.ts";
 import { walletRoutes } from "./wallets.ts";
 
 /** The game API under `/v1`. The guard sits on each route, so unknown paths stay plain 404s. */
@@ -15,5 +17,7 @@ export function v1Routes(ctx: AppContext): Hono<V1Env> {
     .route("/", playerRoutes(ctx, guard))
     .route("/", walletRoutes(ctx, guard))
     .route("/", signatureRoutes(ctx, guard))
-    .route("/", txRoutes(ctx, guard));
+    .route("/", txRoutes(ctx, guard))
+    .route("/", txListRoutes(ctx, guard))
+    .route("/", eventRoutes(ctx, guard));
 }

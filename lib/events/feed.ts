@@ -1,0 +1,52 @@
+/**
+ * Reading a project's event feed from a cursor (`GET /v1/events`).
+ *
+ * The cursor is the position of the last event examined, as a decimal string; event ids are
+ * positions too, so an event's id is also a valid cursor ("everything after this event"). Since
+ * positions are committed strictly in order (`kv/event_feed.ts`), a reader that passes `next` back
+ * sees every event once: nothing can appear later behind a cursor it was given.
+ */
+import { getEventSeqEntry, listFeedEvents } from "../../kv/event_feed.ts";
+import type { AppContext } from "../context.ts";
+import { ApiError } from "../http/errors.ts";
+import type { RecordedEvent, ServiceEventType } from "./types.ts";
+
+/** Most events one answer examines when filtering by type; `next` moves past them all. */
+export const FEED_MAX_EXAMINED = 1_000;
+
+/** One answer of the feed route. */
+export interface FeedAnswer {
+  /** `{ id, type, createdAt, ...payload }`, oldest first; null payload fields are kept as null. */
+  events: Array<Record<string, unknown>>;
+  next: string;
+}
+
+/**
+ * Reads up to `limit` events after the cursor `after` (from the oldest kept event without one),
+ * only of `types` when given. Throws 400 `invalid_request` for a cursor past the end of the feed
+ * (one of another project, or of a store that was reset), which would otherwise skip events.
+ */
+export async function readFeed(
+  ctx: AppContext,
+  projectId: string,
+  query: { after?: string; limit: number; types?: readonly ServiceEventType[] },
+): Promise<FeedAnswer> {
+  const after = query.after === undefined ? 0 : Number(query.after);
+  const seq = await getEventSeqEntry(ctx.kv, projectId);
+  if (after > (seq.value ?? 0)) {
+    throw new ApiError(400, "invalid_request", "after: is past the end of this project's feed");
+  }
+  const page = await listFeedEvents(ctx.kv, projectId, {
+    after,
+    limit: query.limit,
+    types: query.types ? new Set(query.types) : null,
+    now: ctx.clock.now(),
+    maxExamined: FEED_MAX_EXAMINED,
+  });
+  return { events: page.events.map(feedEventView), next: String(page.next) };
+}
+
+function feedEventView(event: RecordedEvent): Record<string, unknown> {
+  const { id, type, createdAt, ...payload } = event;
+  return { id, type, createdAt, ...payload };
+}

@@ -1,0 +1,41 @@
+/** The project's transaction list (`GET /v1/tx`): TxResults with what was asked, newest first. */
+import { listTxByTime, txResultOf } from "../../kv/tx_requests.ts";
+import type { AppContext } from "../context.ts";
+import type { TxResult, TxStatus } from "./types.ts";
+
+/** A TxResult plus the request's amount, mint (null for SOL), recipient player and time. */
+export interface TxListItem extends TxResult {
+  /** The amount as sent, a decimal string in token units. */
+  amount: string;
+  mint: string | null;
+  /** The recipient player at request time, or null. */
+  userId: number | null;
+  /** When the current attempt was requested (Unix ms); the list is ordered by it. */
+  createdAt: number;
+}
+
+/** One answer of the list route. */
+export interface TxListAnswer {
+  transactions: TxListItem[];
+  /** Cursor for the next (older) page; null once the oldest request was reached. */
+  next: string | null;
+}
+
+/** Lists the project's requests newest first, optionally only those with `status`. */
+export async function listTransactions(
+  ctx: AppContext,
+  projectId: string,
+  query: { status?: TxStatus; after?: string; limit: number },
+): Promise<TxListAnswer> {
+  const page = await listTxByTime(ctx.kv, projectId, query);
+  return {
+    transactions: page.records.map((record) => ({
+      ...txResultOf(record),
+      amount: record.body.amount,
+      mint: record.body.mint,
+      userId: record.recipientUserId,
+      createdAt: record.usage.at,
+    })),
+    next: page.next,
+  };
+}

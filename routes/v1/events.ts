@@ -1,0 +1,30 @@
+import { Hono, type MiddlewareHandler } from "hono";
+import { z } from "zod";
+import type { AppContext } from "../../lib/context.ts";
+import { readFeed } from "../../lib/events/feed.ts";
+import type { ServiceEventType } from "../../lib/events/types.ts";
+import { readQuery } from "../../lib/http/validate.ts";
+import type { V1Env } from "./guard.ts";
+
+const EVENT_TYPES = ["wallet_linked", "wallet_unlinked", "tx", "watch", "ping"] as const;
+const typeName = `(${EVENT_TYPES.join("|")})`;
+
+/** Query of `GET /v1/events`. */
+const feedQuerySchema = z.object({
+  after: z.string().regex(/^(0|[1-9][0-9]{0,15})$/, "must be a cursor from an answer's next")
+    .optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  types: z.string().regex(
+    new RegExp(`^${typeName}(,${typeName})*$`),
+    `must be a comma-separated list of ${EVENT_TYPES.join(", ")}`,
+  ).optional(),
+});
+
+/** `GET /v1/events`: the project's event feed, oldest first, from a cursor. */
+export function eventRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<V1Env> {
+  return new Hono<V1Env>().get("/events", guard, async (c) => {
+    const query = readQuery(c, feedQuerySchema);
+    const types = query.types?.split(",") as ServiceEventType[] | undefined;
+    return c.json(await readFeed(ctx, c.get("project").id, { ...query, types }));
+  });
+}

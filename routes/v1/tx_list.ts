@@ -1,0 +1,23 @@
+import { Hono, type MiddlewareHandler } from "hono";
+import { z } from "zod";
+import type { AppContext } from "../../lib/context.ts";
+import { readQuery } from "../../lib/http/validate.ts";
+import { ULID_PATTERN } from "../../lib/ids.ts";
+import { listTransactions } from "../../lib/tx/list.ts";
+import type { V1Env } from "./guard.ts";
+
+/** Query of `GET /v1/tx`. */
+const txListQuerySchema = z.object({
+  status: z.enum(["pending", "submitted", "confirmed", "failed"]).optional(),
+  after: z.string().regex(ULID_PATTERN, "must be a cursor from an answer's next")
+    .optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+});
+
+/** `GET /v1/tx`: the project's transaction requests, newest first, a page at a time. */
+export function txListRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<V1Env> {
+  return new Hono<V1Env>().get("/tx", guard, async (c) => {
+    const query = readQuery(c, txListQuerySchema);
+    return c.json(await listTransactions(ctx, c.get("project").id, query));
+  });
+}
