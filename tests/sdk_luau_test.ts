@@ -8,7 +8,7 @@
 import { assert, assertEquals } from "./support/assertions.ts";
 import { type LuauWorld, runLuau, startLuauWorld } from "./support/luau_world.ts";
 
-const SUITES = ["unit", "api", "retry", "budget", "cache", "events", "payout"];
+const SUITES = ["unit", "api", "retry", "budget", "cache", "events", "payout", "feed"];
 
 async function luauTools(args: string[]): Promise<{ code: number; output: string }> {
   const { code, stdout, stderr } = await new Deno.Command("sh", {
