@@ -242,7 +242,7 @@ export async function startLuauWorld(): Promise<LuauWorld> {
         const res = await fetch(`${standIn.url}/cloud/v2/universes/${UNIVERSE}:publishMessage`, {
           method: "POST",
           headers: { "content-type": "application/json", "x-api-key": PUBLISH_KEY },
-          body: JSON.stringify({ topic: TOPIC, message: input.message }),
+          body: JSON.stringify({ topic: input.topic ?? TOPIC, message: input.message }),
         });
         await res.body?.cancel();
         return Response.json({ status: res.status });
