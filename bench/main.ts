@@ -3,6 +3,7 @@ import { hasWrk, resultTable } from "./load.ts";
 import { benchPlayerWallet } from "./player_wallet.ts";
 import { benchCachedBalance } from "./chain_reads.ts";
 import { benchTx } from "./tx.ts";
+import { benchEventFeed } from "./event_feed.ts";
 
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
 console.log(
@@ -28,4 +29,11 @@ console.log();
 console.log("## POST /v1/tx/transfer-sol: the service's own overhead per request");
 const tx = await benchTx(seconds);
 console.log(resultTable(tx, tx[1]));
+console.log();
+
+console.log(
+  "## Recording events: 300 commits of one project in flight, two instances on one KV file",
+);
+const feed = await benchEventFeed(seconds);
+console.log(resultTable(feed, feed[0]));
 console.log();

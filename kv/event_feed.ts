@@ -10,8 +10,9 @@
  * link, a settled transaction, a watch poll). Two commits that read the same counter value cannot
  * both succeed, so the commit writing events N+1.. always comes after the one writing N: the feed
  * only ever grows at its end, and every prefix a reader sees is complete. The price is that a
- * project's event-writing commits are serialized (a conflict retries with a fresh read), which
- * costs one check per commit and a retry under contention, never correctness.
+ * project's event-writing commits are serialized: one check per commit, and a retry with a fresh
+ * read when another commit got in between (`lib/events/record.ts` queues them per project within
+ * a process, so only other instances race; `docs/performance.md` has the numbers).
  *
  * Events of one commit share one entry (a chunk of at most 50, keyed by its first position), so a
  * poll that finds 1,000 transactions writes 20 entries, within KV's commit limits.
@@ -19,9 +20,9 @@
 import type { RecordedEvent, ServiceEvent, ServiceEventType } from "../lib/events/types.ts";
 
 /** How long events stay in the feed. */
-export const FEED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const FEED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** Most events stored in one feed entry. */
-export const FEED_CHUNK_SIZE = 50;
+const FEED_CHUNK_SIZE = 50;
 
 /** One feed entry: consecutive events recorded by one commit. */
 interface FeedChunk {

@@ -30,18 +30,24 @@ export interface LinkOutcome {
 }
 
 /**
- * Adds a caller's own writes (the events a change reports) to the commit of a link change, in each
- * round of its retry loop, so they land together or not at all.
+ * Commits a link change's atomic operation in the caller's way (adding the events the change
+ * reports, so they land together or not at all); answers whether the commit succeeded. Called in
+ * each round of the change's retry loop.
  */
-export type LinkEffects<C> = (op: Deno.AtomicOperation, change: C) => Promise<void>;
+export type LinkCommit<C> = (op: Deno.AtomicOperation, change: C) => Promise<boolean>;
+
+async function plainCommit(op: Deno.AtomicOperation): Promise<boolean> {
+  return (await op.commit()).ok;
+}
 
 /** Links `address` to `userId` in one atomic commit, replacing the player's wallet and taking the wallet from any other player. */
 export async function linkWallet(
   kv: Deno.Kv,
   projectId: string,
   link: { userId: number; address: string; now: number },
-  options: { effects?: LinkEffects<LinkOutcome> } = {},
+  options: { commit?: LinkCommit<LinkOutcome> } = {},
 ): Promise<LinkOutcome> {
+  const commit = options.commit ?? plainCommit;
   const { userId, address, now } = link;
   for (let attempt = 0; attempt < 100; attempt++) {
     const [userEntry, addressEntry] = await kv.getMany<[LinkByUser, LinkByAddress]>([
@@ -69,19 +75,19 @@ export async function linkWallet(
     op.set(linkByUserKey(projectId, userId), stored)
       .set(linkByAddressKey(projectId, address), { userId, linkedAt: now });
     const outcome = { link: stored, replacedAddress, previousOwner };
-    await options.effects?.(op, outcome);
-    if ((await op.commit()).ok) return outcome;
+    if (await commit(op, outcome)) return outcome;
   }
   throw new Error("Cannot link wallet: too many concurrent changes");
 }
 
-/** Removes the player's link; returns the wallet that was unlinked, or null when none (`effects` get that wallet). */
+/** Removes the player's link; returns the wallet that was unlinked, or null when none (`commit` gets that wallet). */
 export async function unlinkWallet(
   kv: Deno.Kv,
   projectId: string,
   userId: number,
-  options: { effects?: LinkEffects<string> } = {},
+  options: { commit?: LinkCommit<string> } = {},
 ): Promise<string | null> {
+  const commit = options.commit ?? plainCommit;
   for (let attempt = 0; attempt < 100; attempt++) {
     const userEntry = await kv.get<LinkByUser>(linkByUserKey(projectId, userId));
     if (!userEntry.value) return null;
@@ -90,8 +96,7 @@ export async function unlinkWallet(
     );
     const op = kv.atomic().check(userEntry, addressEntry).delete(userEntry.key);
     if (addressEntry.value?.userId === userId) op.delete(addressEntry.key);
-    await options.effects?.(op, userEntry.value.address);
-    if ((await op.commit()).ok) return userEntry.value.address;
+    if (await commit(op, userEntry.value.address)) return userEntry.value.address;
   }
   throw new Error("Cannot unlink wallet: too many concurrent changes");
 }

@@ -161,6 +161,38 @@ Deno.test("From the dashboard: managed wallet, its balance, a transaction, linke
     )).text();
     assert(confirmed.includes("0.25 SOL") && !confirmed.includes("Load more"));
   });
+
+  await t.step("past 50 transactions, Load more is a plain link to the older ones", async () => {
+    app.clock.advance(1); // newer than the first transaction
+    for (let batch = 0; batch < 5; batch++) {
+      await Promise.all(Array.from({ length: 10 }, (_, i) =>
+        call(app.app, "/v1/tx/transfer-sol", {
+          method: "POST",
+          apiKey: key.key,
+          json: {
+            to: { userId: 42 },
+            amount: "0.001",
+            idempotencyKey: `small-${batch * 10 + i}`,
+          },
+        }).then((res) => res.body?.cancel())));
+    }
+    const rows = (html: string) => html.split('data-label="Status"').length - 1;
+    const loadMore = (html: string) =>
+      html.match(/href="([^"]+)" data-testid="tx-load-more"/)?.[1].replaceAll("&amp;", "&");
+    const newest = await (await getPage(
+      app.app,
+      `${base}/transactions?status=confirmed`,
+      dev.jar,
+    )).text();
+    assertEquals(rows(newest), 50);
+    assert(!newest.includes("0.25 SOL"), "the oldest is not on the first page");
+    const next = loadMore(newest);
+    assert(next?.startsWith(`${base}/transactions?status=confirmed&after=`), next);
+    const older = await (await getPage(app.app, next!, dev.jar)).text();
+    assertEquals(rows(older), 1);
+    assert(older.includes("0.25 SOL") && older.includes("Back to the newest"));
+    assertEquals(loadMore(older), undefined);
+  });
   await worker.stop();
 });
 

@@ -11,7 +11,9 @@ import { TEST_BASE_URL } from "./support/test_app.ts";
 import { type OauthStandIn, startOauthStandIn } from "../sandbox/roblox/oauth.ts";
 import { encryptOauthClientSecret } from "../lib/auth/oauth_app.ts";
 import { updateProject } from "../kv/projects.ts";
+import { eventSeqKey } from "../kv/event_feed.ts";
 import type { JobRecord } from "../kv/jobs.ts";
+import { linkByUserKey } from "../kv/links.ts";
 import { linkPlayerWallet, unlinkPlayerWallet } from "../lib/link/linking.ts";
 
 Deno.test("Link events reach the game's servers through the job worker and the messaging service", async () => {
@@ -83,15 +85,15 @@ Deno.test("linkPlayerWallet() and unlinkPlayerWallet() write their events' deliv
   await t.step("a link that takes the wallet from another player: both events", async () => {
     await linkPlayerWallet(h.a.ctx, projectId, { userId: 1, address: wallet.address });
     await linkPlayerWallet(h.a.ctx, projectId, { userId: 2, address: wallet.address });
-    const link = await h.a.kv.get(["links_by_user", projectId, 2]);
+    const link = await h.a.kv.get(linkByUserKey(projectId, 2));
     assertEquals(await deliveryJob("wallet_linked", 2), link.versionstamp);
     assertEquals(await deliveryJob("wallet_unlinked", 1), link.versionstamp);
   });
 
   await t.step("an unlink: its job lands with the feed counter the same commit moved", async () => {
     await unlinkPlayerWallet(h.a.ctx, projectId, 2);
-    assertEquals((await h.a.kv.get(["links_by_user", projectId, 2])).versionstamp, null);
-    const counter = await h.a.kv.get(["event_seqs", projectId]);
+    assertEquals((await h.a.kv.get(linkByUserKey(projectId, 2))).versionstamp, null);
+    const counter = await h.a.kv.get(eventSeqKey(projectId));
     assertEquals(
       counter.value,
       4,

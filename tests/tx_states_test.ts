@@ -1,5 +1,6 @@
 // Every row of the spec's transaction state table, against the sandbox cluster.
 import assert from "node:assert/strict";
+import { call } from "./support/test_app.ts";
 import { type Signature } from "@solana/kit";
 import { jobKey, listJobs } from "../kv/jobs.ts";
 import { getTxRequest } from "../kv/tx_requests.ts";
@@ -67,6 +68,14 @@ Deno.test("POST /v1/tx/transfer-sol is pending while it waits, then confirmed wi
     signature: seen.signature,
     userId: 42,
   }]);
+  // The same event, under the same id, in the project's feed.
+  const feed = await (await call(h.a.app, "/v1/events", { apiKey: h.apiKey })).json();
+  assert.deepEqual(
+    feed.events.map((e: Record<string, unknown>) => [e.id, e.type, e.key, e.status]),
+    [
+      ["1", "tx", "p1", "confirmed"],
+    ],
+  );
 });
 
 Deno.test("POST /v1/tx/transfer-sol answers submitted after the wait; the durable check confirms it", async () => {
@@ -298,6 +307,8 @@ Deno.test("A process killed between reservation and signing leaves an attempt th
       ABANDONED_ERROR,
     ]);
     assert.deepEqual(events, []);
+    const feed = await (await call(h.a.app, "/v1/events", { apiKey: h.apiKey })).json();
+    assert.deepEqual(feed.events, [], "nor an event in the feed");
     // And the same request starts a new attempt that goes through.
     const retry = await json(await h.a.post("transfer-sol", body));
     assert.equal(retry.status, "confirmed");

@@ -12,7 +12,7 @@ import { ApiError } from "../http/errors.ts";
 import type { RecordedEvent, ServiceEventType } from "./types.ts";
 
 /** Most events one answer examines when filtering by type; `next` moves past them all. */
-export const FEED_MAX_EXAMINED = 1_000;
+const FEED_MAX_EXAMINED = 1_000;
 
 /** One answer of the feed route. */
 export interface FeedAnswer {

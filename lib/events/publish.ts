@@ -1,28 +1,13 @@
-/** Publishing events: callers record an event with its delivery job in their own commit and move on; the job worker does the sending. */
+/** Test pings: one event sent at once, the same way the job worker publishes every other event. */
 import { addDelivery, trimDeliveries } from "../../kv/deliveries.ts";
 import { getProject } from "../../kv/projects.ts";
 import type { AppContext } from "../context.ts";
 import { log } from "../log.ts";
 import { describeAnswer } from "./deliver.ts";
-import { addEvents, recordEvents } from "./record.ts";
+import { recordEvents } from "./record.ts";
 import { publishToTarget } from "./publish_to_target.ts";
 import { answerStatus, isRetryable } from "./messaging_client.ts";
 import { publishTargetOf } from "./publish_targets.ts";
-import type { ServiceEvent } from "./types.ts";
-
-/**
- * Records the event in the project's feed and, when events are on, adds its delivery job, all in
- * the caller's atomic operation (so e.g. a status change and its event land together); returns
- * true when a delivery job was added. Call `ctx.jobWaker.wake()` after a successful commit.
- */
-export async function addEventDelivery(
-  ctx: AppContext,
-  op: Deno.AtomicOperation,
-  projectId: string,
-  event: ServiceEvent,
-): Promise<boolean> {
-  return (await addEvents(ctx, op, projectId, [event])).delivering;
-}
 
 /** What the dashboard shows after a test ping. */
 export type TestPingResult =

@@ -1,6 +1,7 @@
 /** Where a project's events go, read from its settings with a short per-instance cache. */
 import { getProject, type Project } from "../../kv/projects.ts";
 import type { Clock } from "../clock.ts";
+import { KeyedLock } from "../keyed_lock.ts";
 import { TtlCache } from "../ttl_cache.ts";
 
 /** A project's complete event settings; the key stays encrypted until the moment of publishing. */
@@ -46,11 +47,17 @@ export class PublishTargetCache {
 /** Per-process state of the event pipeline. */
 export interface EventRuntime {
   targets: PublishTargetCache;
+  /** Serializes this process's event-recording commits per project (`lib/events/record.ts`). */
+  feedLocks: KeyedLock;
   /** Timeout of one publish attempt (5 s per the spec; tests shorten it). */
   attemptTimeoutMs: number;
 }
 
 /** Builds the event runtime of one process. */
 export function createEventRuntime(kv: Deno.Kv, clock: Clock): EventRuntime {
-  return { targets: new PublishTargetCache(kv, clock), attemptTimeoutMs: 5_000 };
+  return {
+    targets: new PublishTargetCache(kv, clock),
+    feedLocks: new KeyedLock(),
+    attemptTimeoutMs: 5_000,
+  };
 }

@@ -3,6 +3,12 @@
  * and, when the project's events are on, its delivery job in that commit too. The feed entry is
  * written whether events are on or off, so a game can follow the feed alone (`kv/event_feed.ts`
  * explains the ordering guarantee).
+ *
+ * Every such commit checks the project's feed counter, so two of them racing for the same ids
+ * cannot both succeed. Within one process they are therefore queued per project: the counter is
+ * read and the commit sent under a per-project lock, which leaves only other instances to race
+ * with. Without it a burst of payouts settling at once (a round's rewards) retries each commit
+ * about as many times as there are settlements in flight.
  */
 import { addFeedEvents, getEventSeqEntry } from "../../kv/event_feed.ts";
 import { addJob } from "../../kv/jobs.ts";
@@ -14,47 +20,43 @@ import type { RecordedEvent, ServiceEvent } from "./types.ts";
 const DIRECT_DELIVERY_MAX = 50;
 const MAX_ROUNDS = 100;
 
-/** What `addEvents` added. */
-export interface AddedEvents {
+/** How a commit with events ended. */
+export interface EventsCommit {
+  /** False when one of the operation's checks failed: nothing was written. */
+  ok: boolean;
   events: RecordedEvent[];
-  /** True when delivery jobs were added (call `ctx.jobWaker.wake()` after the commit). */
+  /** True when delivery jobs were written (the job worker was woken). */
   delivering: boolean;
 }
 
 /**
- * Adds `events` to the caller's atomic operation: their feed entries under fresh ids (one check
- * on the project's feed counter) and, when events are on, their delivery jobs (none with
- * `deliver: false`). Call it once per operation, in each round of the caller's retry loop (the
- * counter is read here).
+ * Commits the caller's atomic operation together with `events`: their feed entries under fresh ids
+ * (one more check, on the project's feed counter) and, when events are on and `deliver` is not
+ * false, their delivery jobs. Use it instead of `op.commit()`, once per operation, and retry like
+ * any checked commit when it is not ok.
  */
-export async function addEvents(
+export async function commitWithEvents(
   ctx: AppContext,
   op: Deno.AtomicOperation,
-  projectId: string,
-  events: readonly ServiceEvent[],
-  options: { deliver?: boolean } = {},
-): Promise<AddedEvents> {
-  if (events.length === 0) return { events: [], delivering: false };
-  const [seq, target] = await Promise.all([
-    getEventSeqEntry(ctx.kv, projectId),
-    options.deliver === false ? null : ctx.events.targets.get(projectId),
-  ]);
-  const recorded = addFeedEvents(op, projectId, { seq, events, now: ctx.clock.now() });
-  if (!target) return { events: recorded, delivering: false };
-  if (recorded.length <= DIRECT_DELIVERY_MAX) {
-    for (const event of recorded) addJob(op, { type: "deliver_event", projectId, event });
-  } else {
-    for (let i = 0; i < recorded.length; i += DIRECT_DELIVERY_MAX) {
-      const batch = recorded.slice(i, i + DIRECT_DELIVERY_MAX);
-      addJob(op, { type: "publish_batch", projectId, events: batch });
-    }
-  }
-  return { events: recorded, delivering: true };
+  input: { projectId: string; events: readonly ServiceEvent[]; deliver?: boolean },
+): Promise<EventsCommit> {
+  const { projectId, events } = input;
+  if (events.length === 0) return { ok: (await op.commit()).ok, events: [], delivering: false };
+  const target = input.deliver === false ? null : await ctx.events.targets.get(projectId);
+  const committed = await ctx.events.feedLocks.run(projectId, async () => {
+    const seq = await getEventSeqEntry(ctx.kv, projectId);
+    const recorded = addFeedEvents(op, projectId, { seq, events, now: ctx.clock.now() });
+    if (target) addDeliveries(op, projectId, recorded);
+    return { ok: (await op.commit()).ok, events: recorded, delivering: target !== null };
+  });
+  if (!committed.ok) return { ok: false, events: [], delivering: false };
+  if (committed.delivering) ctx.jobWaker.wake();
+  return committed;
 }
 
 /**
- * Records events in a commit of their own (an event that reports no other change, such as a test
- * ping), retrying when another commit took the next ids first.
+ * Records events in a commit of their own (events that report no other change, such as a test
+ * ping), retrying when another instance took the next ids first.
  */
 export async function recordEvents(
   ctx: AppContext,
@@ -63,12 +65,27 @@ export async function recordEvents(
   options: { deliver?: boolean } = {},
 ): Promise<RecordedEvent[]> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const op = ctx.kv.atomic();
-    const added = await addEvents(ctx, op, projectId, events, options);
-    if ((await op.commit()).ok) {
-      if (added.delivering) ctx.jobWaker.wake();
-      return added.events;
-    }
+    const committed = await commitWithEvents(ctx, ctx.kv.atomic(), {
+      projectId,
+      events,
+      deliver: options.deliver,
+    });
+    if (committed.ok) return committed.events;
   }
   throw new Error("Cannot record the events: too many concurrent changes");
+}
+
+function addDeliveries(
+  op: Deno.AtomicOperation,
+  projectId: string,
+  events: readonly RecordedEvent[],
+): void {
+  if (events.length <= DIRECT_DELIVERY_MAX) {
+    for (const event of events) addJob(op, { type: "deliver_event", projectId, event });
+    return;
+  }
+  for (let i = 0; i < events.length; i += DIRECT_DELIVERY_MAX) {
+    const batch = events.slice(i, i + DIRECT_DELIVERY_MAX);
+    addJob(op, { type: "publish_batch", projectId, events: batch });
+  }
 }

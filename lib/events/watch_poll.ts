@@ -6,7 +6,7 @@ import type { JobPayloadOf } from "../../jobs/payloads.ts";
 import type { JobOutcome, JobRun } from "../../jobs/types.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
 import { log } from "../log.ts";
-import { addEvents } from "./record.ts";
+import { commitWithEvents } from "./record.ts";
 import type { ServiceEvent } from "./types.ts";
 
 /** Time from the end of one poll of a watch to the start of the next. */
@@ -89,8 +89,11 @@ export async function runWatchPoll(run: JobRun<JobPayloadOf<"watch_poll">>): Pro
   let publishing = false;
   for (let round = 0;; round++) {
     const op = ctx.kv.atomic().check(entry).set(watchKey(projectId, watchId), next);
-    publishing = (await addEvents(ctx, op, projectId, events)).delivering;
-    if ((await op.commit()).ok) break;
+    const committed = await commitWithEvents(ctx, op, { projectId, events });
+    if (committed.ok) {
+      publishing = committed.delivering;
+      break;
+    }
     const current = await getWatchEntry(ctx.kv, projectId, watchId);
     if (current.versionstamp !== entry.versionstamp) {
       // Another run polled this watch meanwhile: its commit recorded these transactions.
@@ -101,9 +104,5 @@ export async function runWatchPoll(run: JobRun<JobPayloadOf<"watch_poll">>): Pro
   if (events.length > 0) {
     log("info", "Watch found new transactions", { ...fields, count: events.length, publishing });
   }
-  return {
-    kind: "continue",
-    at: now + WATCH_POLL_INTERVAL_MS,
-    afterCommit: publishing ? () => ctx.jobWaker.wake() : undefined,
-  };
+  return { kind: "continue", at: now + WATCH_POLL_INTERVAL_MS };
 }

@@ -1,7 +1,7 @@
 /** Linking and unlinking a player's wallet, with the events the wallet link state table requires. */
 import { type LinkByUser, linkWallet, unlinkWallet } from "../../kv/links.ts";
 import type { AppContext } from "../context.ts";
-import { addEvents } from "../events/record.ts";
+import { commitWithEvents } from "../events/record.ts";
 import type { ServiceEvent } from "../events/types.ts";
 import { log } from "../log.ts";
 
@@ -16,9 +16,9 @@ export async function linkPlayerWallet(
   projectId: string,
   link: { userId: number; address: string },
 ): Promise<LinkByUser> {
-  let delivering = false;
+  let eventIds: string[] = [];
   const outcome = await linkWallet(ctx.kv, projectId, { ...link, now: ctx.clock.now() }, {
-    effects: async (op, change) => {
+    commit: async (op, change) => {
       const events: ServiceEvent[] = [];
       if (change.previousOwner !== null) {
         events.push({
@@ -28,16 +28,18 @@ export async function linkPlayerWallet(
         });
       }
       events.push({ type: "wallet_linked", ...link });
-      delivering = (await addEvents(ctx, op, projectId, events)).delivering;
+      const committed = await commitWithEvents(ctx, op, { projectId, events });
+      eventIds = committed.events.map((e) => e.id);
+      return committed.ok;
     },
   });
-  if (delivering) ctx.jobWaker.wake();
   log("info", "Wallet linked", {
     projectId,
     userId: link.userId,
     address: link.address,
     previousOwner: outcome.previousOwner,
     replacedAddress: outcome.replacedAddress,
+    eventIds,
   });
   return outcome.link;
 }
@@ -48,16 +50,15 @@ export async function unlinkPlayerWallet(
   projectId: string,
   userId: number,
 ): Promise<string | null> {
-  let delivering = false;
+  let eventId: string | undefined;
   const address = await unlinkWallet(ctx.kv, projectId, userId, {
-    effects: async (op, address) => {
-      const event: ServiceEvent = { type: "wallet_unlinked", userId, address };
-      delivering = (await addEvents(ctx, op, projectId, [event])).delivering;
+    commit: async (op, address) => {
+      const events: ServiceEvent[] = [{ type: "wallet_unlinked", userId, address }];
+      const committed = await commitWithEvents(ctx, op, { projectId, events });
+      eventId = committed.events[0]?.id;
+      return committed.ok;
     },
   });
-  if (address !== null) {
-    if (delivering) ctx.jobWaker.wake();
-    log("info", "Wallet unlinked", { projectId, userId, address });
-  }
+  if (address !== null) log("info", "Wallet unlinked", { projectId, userId, address, eventId });
   return address;
 }

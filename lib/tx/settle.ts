@@ -6,7 +6,8 @@
  */
 import type { AppContext } from "../context.ts";
 import { log } from "../log.ts";
-import { addEventDelivery } from "../events/publish.ts";
+import { commitWithEvents } from "../events/record.ts";
+import type { ServiceEvent } from "../events/types.ts";
 import { addJob, addJobRemoval, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
 import {
   getTxRequestEntry,
@@ -75,20 +76,17 @@ export async function settleAttempt(
     if (outcome.status === "failed") await addUsageRelease(ctx, op, record, now);
     await addCheckJobRemoval(ctx, op, record);
     const silent = outcome.status === "failed" && outcome.error === ABANDONED_ERROR;
-    let published = false;
-    if (!silent) {
-      published = await addEventDelivery(ctx, op, ref.projectId, {
-        type: "tx",
-        key: record.key,
-        kind: record.kind,
-        status: outcome.status,
-        signature: record.signature,
-        userId: record.recipientUserId,
-        error: next.error,
-      });
-    }
-    if ((await op.commit()).ok) {
-      if (published) ctx.jobWaker.wake();
+    const event: ServiceEvent = {
+      type: "tx",
+      key: record.key,
+      kind: record.kind,
+      status: outcome.status,
+      signature: record.signature,
+      userId: record.recipientUserId,
+      error: next.error,
+    };
+    const events = silent ? [] : [event];
+    if ((await commitWithEvents(ctx, op, { projectId: ref.projectId, events })).ok) {
       log(outcome.status === "confirmed" ? "info" : "warn", "Transaction request settled", {
         projectId: ref.projectId,
         idempotencyKey: ref.key,
