@@ -161,7 +161,8 @@ export function LowBalanceNotices({ warnings }: { warnings: LowBalanceWarning[] 
           <strong>Low balance:</strong> the managed wallet holds {w.held} {w.asset === "SOL"
             ? "SOL"
             : <span class="mono" title={w.asset}>{shortAddress(w.asset)}</span>}, less than{" "}
-          {w.needed} ({w.why}). Top it up before transactions start to fail.
+          {w.asset === "SOL" ? `${w.needed} SOL` : w.needed}{" "}
+          ({w.why}). Top it up before transactions start to fail.
         </Notice>
       ))}
     </div>
