@@ -35,7 +35,8 @@ export function BarChart(
   },
 ): VNode {
   const { bars, limit } = props;
-  const top = Math.max(1, limit?.value ?? 0, ...bars.map((b) => sum(b.values)));
+  const highest = Math.max(0, ...bars.map((b) => sum(b.values)));
+  const top = limit ? Math.max(limit.value, highest) : niceCeiling(highest);
   const plotW = WIDTH - LEFT - RIGHT;
   const plotH = HEIGHT - TOP - BOTTOM;
   const y = (v: number) => TOP + plotH - (v / top) * plotH;
@@ -167,6 +168,14 @@ export function Meter(
 
 function sum(values: number[]): number {
   return values.reduce((a, b) => a + b, 0);
+}
+
+/** The smallest of 2, 5, 10, 20, 25, 50, 100... at least `value`, so half-way ticks are whole. */
+function niceCeiling(value: number): number {
+  if (value <= 2) return 2;
+  const power = 10 ** Math.floor(Math.log10(value));
+  return [1, 2, 2.5, 5, 10].map((m) => m * power).find((n) => n >= value && n % 2 === 0) ??
+    10 * power;
 }
 
 function compact(value: number): string {

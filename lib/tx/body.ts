@@ -18,7 +18,10 @@ const target = z.object({
   maxProperties: 1,
 });
 
-const amount = z.string().regex(DECIMAL_PATTERN, "must be a decimal string such as 1.5");
+const amount = z.string().regex(DECIMAL_PATTERN, "must be a decimal string such as 1.5").meta({
+  description: "In token units, as a decimal string",
+  examples: ["1.5"],
+});
 
 const idempotencyKey = z.string().refine(
   (key) => {
