@@ -66,13 +66,13 @@ export function addRequestUsage(
   const minute = Math.floor(options.at / MINUTE_MS);
   addTagged(
     op,
-    ["usage_requests_by_minute", projectId, minute % MINUTE_SLOTS],
+    ["usage_minutes", projectId, minute % MINUTE_SLOTS],
     minute,
     options.count,
   );
   addTagged(
     op,
-    ["usage_requests_by_day", projectId],
+    ["usage_days", projectId],
     Math.floor(options.at / DAY_MS),
     options.count,
   );
@@ -81,7 +81,7 @@ export function addRequestUsage(
 /** Adds one transaction attempt that failed at `at` to `op`. */
 export function addFailedTxUsage(op: Deno.AtomicOperation, projectId: string, at: number): void {
   const hour = Math.floor(at / HOUR_MS);
-  addTagged(op, ["usage_tx_failed_by_hour", projectId, hour % HOUR_SLOTS], hour, 1);
+  addTagged(op, ["usage_tx_failed", projectId, hour % HOUR_SLOTS], hour, 1);
 }
 
 /** Adds one event delivery that ended at `at` to `op`. */
@@ -91,7 +91,7 @@ export function addDeliveryUsage(
   options: { at: number; tally: DeliveryTally },
 ): void {
   const hour = Math.floor(options.at / HOUR_MS);
-  const key = ["usage_events_by_hour", projectId, hour % HOUR_SLOTS, options.tally];
+  const key = ["usage_events", projectId, hour % HOUR_SLOTS, options.tally];
   addTagged(op, key, hour, 1);
 }
 
@@ -101,9 +101,9 @@ export async function getRequestUsage(
   projectId: string,
   now: number,
 ): Promise<{ perMinute: UsageBucket[]; today: number }> {
-  const slots = await listRing(kv, ["usage_requests_by_minute", projectId]);
+  const slots = await listRing(kv, ["usage_minutes", projectId]);
   const day = Math.floor(now / DAY_MS);
-  const today = countOf((await kv.get(["usage_requests_by_day", projectId])).value, day);
+  const today = countOf((await kv.get(["usage_days", projectId])).value, day);
   return { perMinute: lastBuckets(slots, now, MINUTE_MS, MINUTE_SLOTS), today };
 }
 
@@ -113,7 +113,7 @@ export async function getFailedTxUsage(
   projectId: string,
   now: number,
 ): Promise<UsageBucket[]> {
-  const slots = await listRing(kv, ["usage_tx_failed_by_hour", projectId]);
+  const slots = await listRing(kv, ["usage_tx_failed", projectId]);
   return lastBuckets(slots, now, HOUR_MS, HOUR_SLOTS);
 }
 
@@ -125,7 +125,7 @@ export async function getDeliveryUsage(
 ): Promise<DeliveryBucket[]> {
   const delivered = new Map<number, unknown>();
   const dropped = new Map<number, unknown>();
-  for await (const entry of kv.list({ prefix: ["usage_events_by_hour", projectId] })) {
+  for await (const entry of kv.list({ prefix: ["usage_events", projectId] })) {
     const [, , slot, tally] = entry.key as [string, string, number, DeliveryTally];
     (tally === "delivered" ? delivered : dropped).set(slot, entry.value);
   }
