@@ -23,7 +23,7 @@
  */
 
 /** One clock minute, in ms. */
-export const MINUTE_MS = 60_000;
+const MINUTE_MS = 60_000;
 /** One hour, in ms. */
 export const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -33,7 +33,7 @@ const COUNT_BITS = 32n;
 const COUNT_MASK = (1n << COUNT_BITS) - 1n;
 
 /** How an event delivery counts on the usage page. */
-export type DeliveryTally = "delivered" | "dropped";
+type DeliveryTally = "delivered" | "dropped";
 
 /** A bucket's start (Unix ms) and count. */
 export interface UsageBucket {

@@ -9,15 +9,12 @@ import {
   getPage,
   postJson,
   signInDeveloper,
+  startChainDashboard,
   type TestDeveloper,
 } from "./support/dashboard.ts";
-import { testTiming } from "./support/tx_harness.ts";
 import { drain } from "./support/events_harness.ts";
-import { JobWorker } from "../jobs/worker.ts";
 import { linkWallet } from "../kv/links.ts";
 import { airdrop, createFundedSigner, createMint, mintTo } from "../sandbox/chain/fixtures.ts";
-import { startChain } from "../sandbox/chain/mod.ts";
-import { startMessagingStandIn } from "../sandbox/roblox/mod.ts";
 import { lowBalanceWarnings, TX_COST_LAMPORTS } from "../lib/dashboard/low_balance.tsx";
 import { emptyPolicy } from "../lib/tx/policy.ts";
 
@@ -111,19 +108,12 @@ Deno.test("The usage page counts exactly the requests the test sends, per minute
 
 Deno.test("The usage page shows transactions, hourly budgets and event deliveries as they happened", async (t) => {
   // Given: the sandbox cluster, the messaging stand-in, a project with a funded wallet and events on
-  const chain = await startChain({ slotMs: 10 });
-  const standIn = await startMessagingStandIn({ keys: [{ apiKey: "pub-key", universeId: "99" }] });
-  await using _stop = {
-    async [Symbol.asyncDispose]() {
-      await standIn.close();
-      await chain.close();
-    },
-  };
-  await using app = await createTestApp({
-    config: { rpcUrls: { devnet: chain.rpcUrl, mainnet: chain.rpcUrl }, publishUrl: standIn.url },
+  await using world = await startChainDashboard({
+    publishKey: "pub-key",
+    universeId: "99",
+    owner: "usage-test",
   });
-  app.ctx.tx.timing = testTiming();
-  const worker = new JobWorker(app.ctx, { owner: "usage-test" });
+  const { chain, standIn, app, worker } = world;
   const dev = await signInDeveloper(app.app);
   const project = await createProjectAs(app.app, dev, { name: "Busy" });
   const { key } = await createKeyAs(app.app, dev, project.id);

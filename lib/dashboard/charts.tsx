@@ -16,7 +16,7 @@ const FONT = 11;
 export const COLORS = { main: "#2563eb", bad: "#dc2626", limit: "#d97706", grid: "#d1d5db" };
 
 /** One bar: its label (for the tooltip) and its stacked values, bottom first. */
-export interface Bar {
+interface Bar {
   label: string;
   values: number[];
 }

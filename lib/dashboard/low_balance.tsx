@@ -21,7 +21,7 @@ import { shortAddress } from "./format.ts";
 /** Worst-case SOL cost of one transaction, in lamports (fee + priority fee cap + account rent). */
 export const TX_COST_LAMPORTS = 5_000n + 200_000n + 2_039_280n;
 /** The fee estimate covers at least this many transactions an hour. */
-export const MIN_TX_IN_FEE_ESTIMATE = 10;
+const MIN_TX_IN_FEE_ESTIMATE = 10;
 // A slow RPC node must not hold the page; the warnings are then left out.
 const HOLDINGS_WAIT_MS = 4_000;
 
@@ -43,7 +43,7 @@ export interface LowBalanceWarning {
  * Reads the wallet's SOL and its balance of each of `mints` (cached chain reads); null when the
  * project has no wallet or the chain did not answer in time. Mints that are not mints are left out.
  */
-export async function readWalletHoldings(
+async function readWalletHoldings(
   ctx: AppContext,
   project: Project,
   mints: readonly string[],

@@ -30,14 +30,14 @@ import {
 import type { WalletHoldings } from "./low_balance.tsx";
 
 /** Transactions of one hour: not failed (still counting toward the quota) and failed. */
-export interface TxHour {
+interface TxHour {
   at: number;
   counted: number;
   failed: number;
 }
 
 /** One hourly budget's use in the rolling hour, in token units. */
-export interface BudgetUse {
+interface BudgetUse {
   asset: string;
   used: string;
   budget: string;

@@ -5,7 +5,7 @@
  */
 
 /** An error code's status and meaning. */
-export interface ErrorCodeInfo {
+interface ErrorCodeInfo {
   status: number;
   when: string;
 }

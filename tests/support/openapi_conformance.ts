@@ -8,7 +8,7 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { buildOpenApiDocument, type OpenApiDocument } from "../../routes/v1/openapi.ts";
 
 /** One answer checked: `METHOD /template STATUS`. */
-export type Sample = string;
+type Sample = string;
 
 const document: OpenApiDocument = buildOpenApiDocument({
   serverUrl: "http://localhost:8000",
@@ -33,7 +33,7 @@ export function checkedSamples(): ReadonlySet<Sample> {
 }
 
 /** The document's path template for a method and request path, or null when none describes it. */
-export function findOperation(method: string, pathname: string): string | null {
+function findOperation(method: string, pathname: string): string | null {
   const lower = method.toLowerCase();
   for (const { template, pattern } of templates) {
     if (pattern.test(pathname) && document.paths[template][lower]) return template;
