@@ -123,6 +123,8 @@ Deno.test("The usage page shows transactions, hourly budgets and event deliverie
   await airdrop(chain, wallet, 600_000_000n);
   const issuer = await createFundedSigner(chain);
   const mint = await createMint(chain, { payer: issuer, decimals: 2 });
+  // A mint of the managed wallet's own: holding none of it is no problem.
+  const own = await createMint(chain, { payer: issuer, decimals: 0, mintAuthority: wallet });
   await mintTo(chain, {
     payer: issuer,
     mint,
@@ -136,7 +138,7 @@ Deno.test("The usage page shows transactions, hourly budgets and event deliverie
   });
   const saved = await postJson(app.app, `${base}/policy`, {
     maxSolPerTransfer: "1",
-    allowedMints: [{ mint, maxPerTransaction: "5" }],
+    allowedMints: [{ mint, maxPerTransaction: "5" }, { mint: own, maxPerTransaction: "5" }],
     hourlyBudgets: [{ asset: "SOL", amount: "1" }],
   }, { jar: dev.jar });
   assertEquals(saved.status, 200);
@@ -204,6 +206,7 @@ Deno.test("The usage page shows transactions, hourly budgets and event deliverie
         assert(warning.includes("less than 1.0224428 SOL"), warning);
         assert(warning.includes("holds 2 "), warning);
         assert(warning.includes("less than 5 (its per-transaction maximum)"), warning);
+        assertEquals(warning.split("Low balance:").length - 1, 2, "none for its own mint");
       }
     },
   );
@@ -230,12 +233,19 @@ Deno.test("The usage page shows transactions, hourly budgets and event deliverie
 Deno.test("lowBalanceWarnings() needs the hourly SOL budget plus fees for the last hour's transactions", () => {
   const policy = { ...emptyPolicy(), hourlyBudgets: [{ asset: "SOL", amount: "2" }] };
   const holdings = { lamports: 2_000_000_000n, tokens: new Map() };
-  const warnings = lowBalanceWarnings({ policy, holdings, threshold: null, txLastHour: 25 });
+  const mintable = new Set<string>();
+  const warnings = lowBalanceWarnings({
+    policy,
+    holdings,
+    threshold: null,
+    txLastHour: 25,
+    mintable,
+  });
   assertEquals(warnings.length, 1);
   assertEquals(warnings[0].needed, String(2 + Number(TX_COST_LAMPORTS * 25n) / 1e9));
   const enough = { lamports: 2_000_000_000n + TX_COST_LAMPORTS * 25n, tokens: new Map() };
   assertEquals(
-    lowBalanceWarnings({ policy, holdings: enough, threshold: null, txLastHour: 25 }),
+    lowBalanceWarnings({ policy, holdings: enough, threshold: null, txLastHour: 25, mintable }),
     [],
   );
 });

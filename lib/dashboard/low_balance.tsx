@@ -6,12 +6,14 @@
  * fee, the largest mainnet priority fee, and the rent of a recipient token account the wallet may
  * have to create) for as many transactions as the last hour had, at least 10. A threshold the
  * developer saves in the settings replaces that estimate. Tokens: each allowed mint warns while
- * the wallet holds less than its per-transaction maximum (one more transfer could fail).
+ * the wallet holds less than its per-transaction maximum (one more transfer could fail), unless
+ * the wallet is the mint's authority and can mint more.
  */
 import type { VNode } from "preact";
 import type { AppContext } from "../context.ts";
 import { formatUnits, parseUnits } from "../chain/amounts.ts";
 import { parseAddress } from "../chain/validation.ts";
+import { fetchMint } from "../chain/mints.ts";
 import { findAssetBudget, SOL_ASSET, type TxPolicy } from "../tx/policy.ts";
 import { Notice } from "../pages/layout.tsx";
 import type { Project } from "../../kv/projects.ts";
@@ -92,7 +94,32 @@ export async function checkLowBalance(
   if (!holdings) return null;
   const txLastHour = pruneWindow(day.value, ctx.clock.now() - HOUR_WINDOW_MS).times.length;
   const threshold = project.settings.lowSolBalance ?? null;
-  return { holdings, warnings: lowBalanceWarnings({ policy, holdings, threshold, txLastHour }) };
+  const input = { policy, holdings, threshold, txLastHour, mintable: new Set<string>() };
+  const short = lowBalanceWarnings(input).filter((w) => w.asset !== SOL_ASSET);
+  if (short.length > 0) {
+    input.mintable = await mintsAuthorizedTo(ctx, project, short.map((w) => w.asset));
+  }
+  return { holdings, warnings: lowBalanceWarnings(input) };
+}
+
+/** Which of `mints` the managed wallet may mint (cached with the transaction routes' mints). */
+async function mintsAuthorizedTo(
+  ctx: AppContext,
+  project: Project,
+  mints: string[],
+): Promise<Set<string>> {
+  const now = ctx.clock.now();
+  const infos = await Promise.all(mints.map(async (text) => {
+    const mint = parseAddress(text)!;
+    const cached = ctx.tx.mints.get(project.cluster, mint, now);
+    if (cached) return cached;
+    const info = await fetchMint(ctx.rpc[project.cluster], mint).catch(() => null);
+    if (info) ctx.tx.mints.set(project.cluster, info, now);
+    return info;
+  }));
+  return new Set(
+    infos.filter((i) => i?.mintAuthority === project.walletAddress).map((i) => i!.address),
+  );
 }
 
 /** The mints whose balances the warnings and the usage page need. */
@@ -110,6 +137,8 @@ export function lowBalanceWarnings(
     holdings: WalletHoldings;
     threshold: string | null;
     txLastHour: number;
+    /** Mints the wallet may mint itself: a low balance of them is no problem. */
+    mintable: ReadonlySet<string>;
   },
 ): LowBalanceWarning[] {
   const { policy, holdings } = input;
@@ -140,7 +169,7 @@ export function lowBalanceWarnings(
   for (const { mint, maxPerTransaction } of policy.allowedMints) {
     const held = holdings.tokens.get(mint);
     const max = held ? parseUnits(maxPerTransaction, held.decimals) : null;
-    if (!held || max === null || held.amount >= max) continue;
+    if (!held || max === null || held.amount >= max || input.mintable.has(mint)) continue;
     warnings.push({
       asset: mint,
       held: formatUnits(held.amount, held.decimals),
