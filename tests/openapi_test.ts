@@ -2,7 +2,8 @@
 // answers of every route (sent here, and by every other test through `call()`) match it.
 import assert from "node:assert/strict";
 import { createFundedSigner, createMint, mintTo } from "../sandbox/chain/fixtures.ts";
-import { buildOpenApiDocument, V1_OPERATIONS } from "../routes/v1/openapi.ts";
+import { buildOpenApiDocument } from "../routes/v1/openapi.ts";
+import { V1_OPERATIONS } from "../routes/v1/operations.ts";
 import { ERROR_CODES } from "../routes/v1/error_codes.ts";
 import { call, createTestApp, TEST_BASE_URL } from "./support/test_app.ts";
 import { checkAnswer, checkedSamples } from "./support/openapi_conformance.ts";

@@ -1,6 +1,6 @@
 /**
  * Every error code a `/v1` route can answer, with its HTTP status and when (spec "Errors"), for
- * the OpenAPI document. A route's list in `openapi.ts` names the codes it adds to the ones every
+ * the OpenAPI document. A route's list in `operations.ts` names the codes it adds to the ones every
  * `/v1` route shares; the conformance check fails on an answered code the route does not list.
  */
 

@@ -6,7 +6,7 @@ import { launchBrowser } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
 import { createTestWallet } from "../support/sign_in.ts";
 import { DOCS_CSP } from "../../routes/docs.ts";
-import { V1_OPERATIONS } from "../../routes/v1/openapi.ts";
+import { V1_OPERATIONS } from "../../routes/v1/operations.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url);
 
