@@ -51,92 +51,94 @@ export function UsagePage(data: UsagePageData): VNode {
           <p class="notice info">The managed wallet's balances could not be read right now.</p>
         )}
 
-      <section class="card" aria-labelledby="requests-heading">
-        <h2 id="requests-heading">Requests</h2>
-        <Meter
-          id="requests-minute"
-          label="This minute"
-          value={thisMinute}
-          max={requests.minuteLimit}
-          text={count(thisMinute, requests.minuteLimit)}
-        />
-        <Meter
-          id="requests-today"
-          label="Today (UTC)"
-          value={requests.today}
-          max={requests.dayLimit}
-          text={count(requests.today, requests.dayLimit)}
-        />
-        <BarChart
-          id="chart-requests"
-          title="Requests per minute, last hour"
-          description={`Busiest minute: ${peak} requests; the limit is ${requests.minuteLimit}.`}
-          bars={requests.perMinute.map((m) => ({ label: clock(m.at), values: [m.count] }))}
-          series={[{ name: "requests", color: COLORS.main }]}
-          limit={{ value: requests.minuteLimit, label: `${requests.minuteLimit} a minute` }}
-          ticks={[
-            { index: 0, label: "-59 min" },
-            { index: 30, label: "-29 min" },
-            { index: 59, label: "now" },
-          ]}
-        />
-      </section>
+      <div class="grid usage">
+        <section class="card" aria-labelledby="requests-heading">
+          <h2 id="requests-heading">Requests</h2>
+          <Meter
+            id="requests-minute"
+            label="This minute"
+            value={thisMinute}
+            max={requests.minuteLimit}
+            text={count(thisMinute, requests.minuteLimit)}
+          />
+          <Meter
+            id="requests-today"
+            label="Today (UTC)"
+            value={requests.today}
+            max={requests.dayLimit}
+            text={count(requests.today, requests.dayLimit)}
+          />
+          <BarChart
+            id="chart-requests"
+            title="Requests per minute, last hour"
+            description={`Busiest minute: ${peak} requests; the limit is ${requests.minuteLimit}.`}
+            bars={requests.perMinute.map((m) => ({ label: clock(m.at), values: [m.count] }))}
+            series={[{ name: "requests", color: COLORS.main }]}
+            limit={{ value: requests.minuteLimit, label: `${requests.minuteLimit} a minute` }}
+            ticks={[
+              { index: 0, label: "-59 min" },
+              { index: 30, label: "-29 min" },
+              { index: 59, label: "now" },
+            ]}
+          />
+        </section>
 
-      <section class="card" aria-labelledby="tx-heading">
-        <h2 id="tx-heading">Transactions</h2>
-        <Meter
-          id="tx-day"
-          label="Rolling 24 hours (failed ones excluded)"
-          value={tx.counted24h}
-          max={tx.limit}
-          text={count(tx.counted24h, tx.limit)}
-        />
-        <p class="hint" data-testid="tx-failed">
-          {NUMBER.format(tx.failedShown)} failed in the hours below (they count toward nothing).
-        </p>
-        <BarChart
-          id="chart-tx"
-          title="Transactions per hour, last 24 hours"
-          description={`${tx.counted24h} counted toward the 1,000 limit, ${tx.failedShown} failed.`}
-          bars={tx.perHour.map((h) => ({ label: clock(h.at), values: [h.counted, h.failed] }))}
-          series={[{ name: "sent", color: COLORS.main }, { name: "failed", color: COLORS.bad }]}
-          ticks={hourTicks}
-        />
-      </section>
+        <section class="card" aria-labelledby="tx-heading">
+          <h2 id="tx-heading">Transactions</h2>
+          <Meter
+            id="tx-day"
+            label="Rolling 24 hours (failed ones excluded)"
+            value={tx.counted24h}
+            max={tx.limit}
+            text={count(tx.counted24h, tx.limit)}
+          />
+          <p class="hint" data-testid="tx-failed">
+            {NUMBER.format(tx.failedShown)} failed in the hours below (they count toward nothing).
+          </p>
+          <BarChart
+            id="chart-tx"
+            title="Transactions per hour, last 24 hours"
+            description={`${tx.counted24h} counted toward the 1,000 limit, ${tx.failedShown} failed.`}
+            bars={tx.perHour.map((h) => ({ label: clock(h.at), values: [h.counted, h.failed] }))}
+            series={[{ name: "sent", color: COLORS.main }, { name: "failed", color: COLORS.bad }]}
+            ticks={hourTicks}
+          />
+        </section>
 
-      <section class="card" aria-labelledby="budgets-heading">
-        <h2 id="budgets-heading">Hourly budgets</h2>
-        {figures.budgets.length === 0
-          ? <p class="muted">The policy sets no hourly budget.</p>
-          : figures.budgets.map((b, i) => (
-            <Meter
-              key={b.asset}
-              id={`budget-${i}`}
-              label={b.asset === "SOL" ? "SOL" : shortAddress(b.asset)}
-              value={b.fraction ?? 0}
-              max={1}
-              text={`${b.used} of ${b.budget} in the rolling hour`}
-            />
-          ))}
-      </section>
+        <section class="card" aria-labelledby="budgets-heading">
+          <h2 id="budgets-heading">Hourly budgets</h2>
+          {figures.budgets.length === 0
+            ? <p class="muted">The policy sets no hourly budget.</p>
+            : figures.budgets.map((b, i) => (
+              <Meter
+                key={b.asset}
+                id={`budget-${i}`}
+                label={b.asset === "SOL" ? "SOL" : shortAddress(b.asset)}
+                value={b.fraction ?? 0}
+                max={1}
+                text={`${b.used} of ${b.budget} in the rolling hour`}
+              />
+            ))}
+        </section>
 
-      <section class="card" aria-labelledby="events-heading">
-        <h2 id="events-heading">Events</h2>
-        <p class="hint" data-testid="events-totals">
-          Last 24 hours: {NUMBER.format(delivered)} delivered, {NUMBER.format(dropped)} dropped.
-        </p>
-        <BarChart
-          id="chart-events"
-          title="Events delivered and dropped per hour, last 24 hours"
-          description={`${delivered} delivered, ${dropped} dropped.`}
-          bars={events.map((h) => ({ label: clock(h.at), values: [h.delivered, h.dropped] }))}
-          series={[
-            { name: "delivered", color: COLORS.main },
-            { name: "dropped", color: COLORS.bad },
-          ]}
-          ticks={hourTicks}
-        />
-      </section>
+        <section class="card" aria-labelledby="events-heading">
+          <h2 id="events-heading">Events</h2>
+          <p class="hint" data-testid="events-totals">
+            Last 24 hours: {NUMBER.format(delivered)} delivered, {NUMBER.format(dropped)} dropped.
+          </p>
+          <BarChart
+            id="chart-events"
+            title="Events delivered and dropped per hour, last 24 hours"
+            description={`${delivered} delivered, ${dropped} dropped.`}
+            bars={events.map((h) => ({ label: clock(h.at), values: [h.delivered, h.dropped] }))}
+            series={[
+              { name: "delivered", color: COLORS.main },
+              { name: "dropped", color: COLORS.bad },
+            ]}
+            ticks={hourTicks}
+          />
+        </section>
+      </div>
     </ProjectFrame>
   );
 }
