@@ -31,6 +31,7 @@ const demo = await seedDemoProject(service.ctx, { chain, messaging, oauth });
 console.log(`
 Blocklink playground
   Service            ${config.baseUrl}   (health: ${config.baseUrl}/health)
+  API reference      ${config.baseUrl}/docs   (OpenAPI: ${config.baseUrl}/openapi.json)
   Sandbox Solana RPC ${chain.rpcUrl}   (DAS: ${chain.dasUrl})
   Roblox OAuth       ${oauth.idpUrl}
   Messaging inbox    ${messaging.url}/_inbox.html

@@ -1,6 +1,7 @@
 /** Per-project delivery log: the last 100 event deliveries, for the dashboard and for support. */
 import { ulid } from "../lib/ids.ts";
 import type { ServiceEventType } from "../lib/events/types.ts";
+import { addDeliveryUsage } from "./usage.ts";
 
 /** How a delivery ended. */
 export type DeliveryOutcome =
@@ -38,7 +39,7 @@ export function deliveryKey(projectId: string, id: string): Deno.KvKey {
   return ["deliveries", projectId, id];
 }
 
-/** Appends a delivery to `op` (so it lands with the job's completion); returns the entry. */
+/** Appends a delivery and its usage count to `op` (so they land with the job's completion). */
 export function addDelivery(
   op: Deno.AtomicOperation,
   projectId: string,
@@ -46,6 +47,10 @@ export function addDelivery(
 ): Delivery {
   const delivery: Delivery = { id: ulid(input.at), ...input };
   op.set(deliveryKey(projectId, delivery.id), delivery, { expireIn: DELIVERY_TTL_MS });
+  if (input.outcome !== "skipped") {
+    const tally = input.outcome === "delivered" ? "delivered" : "dropped";
+    addDeliveryUsage(op, projectId, { at: input.at, tally });
+  }
   return delivery;
 }
 

@@ -9,6 +9,8 @@ export interface ProjectSettings {
   universeId: string | null;
   publishingKeyEnc: string | null;
   topic: string;
+  /** SOL balance below which the dashboard warns (decimal text); absent or null: estimated. */
+  lowSolBalance?: string | null;
 }
 
 /** A project as stored. */

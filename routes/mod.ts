@@ -10,6 +10,7 @@ import { linkRoutes } from "./link/mod.ts";
 import { staticRoutes } from "./static.ts";
 import { dashboardRoutes } from "./dashboard/mod.ts";
 import { homeRoutes } from "./home.tsx";
+import { docsRoutes } from "./docs.ts";
 
 /** Composes every route of the service into one app with the one error path. */
 export function createApp(ctx: AppContext): Hono {
@@ -19,6 +20,7 @@ export function createApp(ctx: AppContext): Hono {
   app.route("/", linkRoutes(ctx));
   app.route("/", authRoutes(ctx));
   app.route("/", staticRoutes());
+  app.route("/", docsRoutes(ctx));
   app.route("/", dashboardRoutes(ctx));
   app.route("/", homeRoutes(ctx));
   app.notFound((c) => c.json(errorBody("not_found", "No such route"), 404));

@@ -225,7 +225,12 @@ Deno.test("decodeMint() accepts initialized mints of both token programs only", 
     programAddress: TOKEN_PROGRAM,
     decimals: 6,
     supply: 1_000_000n,
+    mintAuthority: null,
   });
+  const withAuthority = mintData(82);
+  withAuthority[0] = 1;
+  withAuthority.set(getAddressEncoder().encode(TOKEN_2022_PROGRAM), 4);
+  assert.equal(decodeMint(mint, TOKEN_PROGRAM, withAuthority)?.mintAuthority, TOKEN_2022_PROGRAM);
   assert.equal(decodeMint(mint, TOKEN_2022_PROGRAM, mintData(82))?.decimals, 6);
   const extended = mintData(200);
   extended[165] = 1;

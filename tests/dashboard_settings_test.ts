@@ -44,6 +44,7 @@ Deno.test("POST /dashboard/projects/:id/settings saves every setting; secrets ar
         redirectUri: "http://localhost:8000/auth/idp/callback",
       },
       events: { universeId: "4242", topic: "game_events", publishingKeySet: true, events: true },
+      lowSolBalance: null,
     },
   });
   const stored = (await getProject(t.kv, project.id))!;

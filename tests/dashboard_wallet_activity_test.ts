@@ -8,15 +8,12 @@ import {
   postForm,
   postJson,
   signInDeveloper,
+  startChainDashboard,
 } from "./support/dashboard.ts";
-import { testTiming } from "./support/tx_harness.ts";
 import { drain } from "./support/events_harness.ts";
-import { JobWorker } from "../jobs/worker.ts";
 import { listDeliveries } from "../kv/deliveries.ts";
 import { linkWallet } from "../kv/links.ts";
 import { airdrop } from "../sandbox/chain/fixtures.ts";
-import { startChain } from "../sandbox/chain/mod.ts";
-import { startMessagingStandIn } from "../sandbox/roblox/mod.ts";
 
 const UNIVERSE = "4242";
 const PUBLISH_KEY = "dashboard-test-publishing-key";
@@ -25,22 +22,12 @@ const PLAYER_WALLET = (await generateKeyPairSigner()).address;
 
 Deno.test("From the dashboard: managed wallet, its balance, a transaction, linked players, test ping and the event log", async (t) => {
   // Given the sandbox cluster, the messaging stand-in, and the app reading and publishing to them
-  const chain = await startChain({ slotMs: 10 });
-  const standIn = await startMessagingStandIn({
-    keys: [{ apiKey: PUBLISH_KEY, universeId: UNIVERSE }],
+  await using world = await startChainDashboard({
+    publishKey: PUBLISH_KEY,
+    universeId: UNIVERSE,
+    owner: "dashboard-test",
   });
-  await using _stop = {
-    async [Symbol.asyncDispose]() {
-      await standIn.close();
-      await chain.close();
-    },
-  };
-  await using app = await createTestApp({
-    config: { rpcUrls: { devnet: chain.rpcUrl, mainnet: chain.rpcUrl }, publishUrl: standIn.url },
-  });
-  app.ctx.tx.timing = testTiming();
-  app.ctx.events.attemptTimeoutMs = 1_000;
-  const worker = new JobWorker(app.ctx, { owner: "dashboard-test" });
+  const { chain, standIn, app, worker } = world;
   const dev = await signInDeveloper(app.app);
   const project = await createProjectAs(app.app, dev, { name: "Chain Game" });
   const key = await createKeyAs(app.app, dev, project.id);

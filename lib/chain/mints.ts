@@ -1,5 +1,12 @@
 /** Token mints under the Token and Token-2022 programs: which accounts are mints, and their state. */
-import { type Address, address, getBase64Encoder, type Rpc, type SolanaRpcApi } from "@solana/kit";
+import {
+  type Address,
+  address,
+  getAddressDecoder,
+  getBase64Encoder,
+  type Rpc,
+  type SolanaRpcApi,
+} from "@solana/kit";
 
 /** The SPL Token program. */
 export const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
@@ -17,10 +24,14 @@ export interface MintInfo {
   programAddress: Address;
   decimals: number;
   supply: bigint;
+  /** Who may mint more; null when the supply is fixed. */
+  mintAuthority: Address | null;
 }
 
-// Byte layout shared by both programs (spl-token `Mint`, 82 bytes).
+// Byte layout shared by both programs (spl-token `Mint`, 82 bytes): the mint authority is a
+// COption<Pubkey> (a u32 tag, then 32 bytes) at the start.
 const MINT_LEN = 82;
+const MINT_AUTHORITY_OFFSET = 4;
 const SUPPLY_OFFSET = 36;
 const DECIMALS_OFFSET = 44;
 const INITIALIZED_OFFSET = 45;
@@ -42,6 +53,9 @@ export function decodeMint(
     programAddress: owner,
     decimals: data[DECIMALS_OFFSET],
     supply: view.getBigUint64(SUPPLY_OFFSET, true),
+    mintAuthority: view.getUint32(0, true) === 1
+      ? getAddressDecoder().decode(data.subarray(MINT_AUTHORITY_OFFSET, SUPPLY_OFFSET))
+      : null,
   };
 }
 

@@ -22,6 +22,7 @@ export function TopBar(
         <a class="brand" href={developer ? "/dashboard" : "/"}>{serviceName}</a>
         <span class="muted">Developer dashboard</span>
         <span class="spacer" />
+        <a href="/docs" data-testid="topbar-docs-link">API reference</a>
         {developer && (
           <>
             <span class="who" title={developer} data-testid="developer">

@@ -38,6 +38,7 @@ export function HomePage(data: HomePageData): VNode {
             <a class="button" href="/dashboard" data-testid="dashboard-link">
               {data.developer ? "Open the dashboard" : "Sign in to the dashboard"}
             </a>
+            <a class="button secondary" href="/docs" data-testid="docs-link">API reference</a>
           </div>
           <p class="muted">You sign in with a Solana wallet; signing is free.</p>
         </section>
@@ -91,10 +92,12 @@ export function HomePage(data: HomePageData): VNode {
             </table>
           </div>
           <p>
-            The full reference, with every field, error code and limit, is the service API document
-            that ships with {data.serviceName}{" "}
-            (<span class="mono">service-api.md</span>); the README describes running it. Service
-            status: <a href="/health">/health</a>.
+            The full reference, with every route, field and error code, is the{" "}
+            <a href="/docs">API reference</a>, generated from the code (the OpenAPI 3.1 document is
+            {" "}
+            <a href="/openapi.json">/openapi.json</a>, ready for client generators). Service status:
+            {" "}
+            <a href="/health">/health</a>.
           </p>
         </section>
       </main>

@@ -6,6 +6,7 @@ import { Island } from "../pages/islands.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl } from "./format.ts";
 import { projectPath, type ProjectTab } from "./paths.ts";
+import { LowBalanceNotices, type LowBalanceWarning } from "./low_balance.tsx";
 
 /** What the overview shows. */
 export interface OverviewPageData extends FrameData {
@@ -19,6 +20,8 @@ export interface OverviewPageData extends FrameData {
   signInReady: boolean;
   activeKeys: number;
   policySet: boolean;
+  /** Low-balance warnings of the managed wallet (`low_balance.tsx`). */
+  lowBalance: LowBalanceWarning[];
 }
 
 /** The overview body. */
@@ -41,6 +44,7 @@ export function OverviewPage(data: OverviewPageData): VNode {
   ];
   return (
     <ProjectFrame data={data} project={project} tab="">
+      <LowBalanceNotices warnings={data.lowBalance} />
       <div class="grid">
         <section class="card" aria-labelledby="project-heading">
           <h2 id="project-heading">Project</h2>

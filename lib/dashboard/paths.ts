@@ -3,6 +3,7 @@
 /** The pages of one project, in the order the navigation shows them. */
 export const PROJECT_TABS = [
   { tab: "", label: "Overview" },
+  { tab: "usage", label: "Usage" },
   { tab: "keys", label: "API keys" },
   { tab: "settings", label: "Settings" },
   { tab: "policy", label: "Policy" },

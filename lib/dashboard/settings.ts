@@ -18,6 +18,7 @@ import { log } from "../log.ts";
 import type { ActionFields } from "./action.ts";
 import { invalidSettings, NOT_TEXT, problemsOf, readFlag, readText } from "./fields.ts";
 import { checkProjectName } from "./projects.ts";
+import { parseUnits } from "../chain/amounts.ts";
 
 const MAX_CLIENT_ID_LENGTH = 200;
 const MAX_SECRET_LENGTH = 4_096;
@@ -28,6 +29,8 @@ export interface SettingsView {
   name: string;
   oauth: { clientId: string | null; clientSecretSet: boolean; redirectUri: string };
   events: EventSettingsView;
+  /** SOL balance below which the dashboard warns; null: estimated from the policy. */
+  lowSolBalance: string | null;
 }
 
 /** The redirect URI each project registers with its Roblox OAuth app. */
@@ -45,17 +48,25 @@ export function settingsView(project: Project, baseUrl: string): SettingsView {
       redirectUri: oauthRedirectUri(baseUrl),
     },
     events: eventSettingsView(project),
+    lowSolBalance: project.settings.lowSolBalance ?? null,
   };
 }
 
 /** Names of the text fields a refused settings form may be filled with again (no secrets). */
-export const SETTINGS_DRAFT_FIELDS = ["name", "oauthClientId", "universeId", "topic"] as const;
+export const SETTINGS_DRAFT_FIELDS = [
+  "name",
+  "oauthClientId",
+  "universeId",
+  "topic",
+  "lowSolBalance",
+] as const;
 
 interface OauthChange {
   name?: string;
   clientId?: string | null;
   /** Plaintext to encrypt, or null to clear. */
   clientSecret?: string | null;
+  lowSolBalance?: string | null;
 }
 
 function validateGeneral(fields: ActionFields, problems: string[]): OauthChange {
@@ -85,6 +96,15 @@ function validateGeneral(fields: ActionFields, problems: string[]): OauthChange 
     } else if (!ONE_TOKEN.test(secret)) {
       problems.push("oauthClientSecret: must be one line of printable characters without spaces");
     } else change.clientSecret = secret;
+  }
+
+  const low = readText(fields.lowSolBalance);
+  if (low === NOT_TEXT) problems.push("lowSolBalance: must be text");
+  else if (low === "" || low === null) change.lowSolBalance = null;
+  else if (low !== undefined) {
+    if (parseUnits(low, 9) === null) {
+      problems.push("lowSolBalance: must be an amount of SOL such as 0.5 (at most 9 decimals)");
+    } else change.lowSolBalance = low;
   }
   return change;
 }
@@ -136,6 +156,7 @@ export async function saveProjectSettings(
         ...p.settings,
         ...(general.clientId !== undefined ? { oauthClientId: general.clientId } : {}),
         ...(secretEnc !== undefined ? { oauthClientSecretEnc: secretEnc } : {}),
+        ...(general.lowSolBalance !== undefined ? { lowSolBalance: general.lowSolBalance } : {}),
       },
     }));
     if (!saved || saved.deletedAt !== null) {

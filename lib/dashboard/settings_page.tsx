@@ -22,6 +22,7 @@ export function SettingsPage(data: SettingsPageData): VNode {
   const general = draftOf("general");
   const oauth = draftOf("oauth");
   const events = draftOf("events");
+  const alerts = draftOf("alerts");
   const text = (draft: Record<string, unknown>, name: string, saved: string | null) =>
     typeof draft[name] === "string" ? draft[name] as string : saved ?? "";
   return (
@@ -46,6 +47,29 @@ export function SettingsPage(data: SettingsPageData): VNode {
           </p>
           <div class="actions">
             <button type="submit">Save name</button>
+          </div>
+        </form>
+      </section>
+
+      <section class="card" aria-labelledby="alerts-heading">
+        <h2 id="alerts-heading">Low balance warning</h2>
+        <FlashFor flash={flash} form="alerts" />
+        <form method="post" action={action} data-testid="settings-alerts">
+          <input type="hidden" name="form" value="alerts" />
+          <label for="lowSolBalance">Warn below (SOL)</label>
+          <input
+            id="lowSolBalance"
+            name="lowSolBalance"
+            inputMode="decimal"
+            placeholder="Estimated from the policy"
+            value={text(alerts, "lowSolBalance", settings.lowSolBalance)}
+          />
+          <p class="hint">
+            The overview and the usage page warn when the managed wallet holds less SOL than this.
+            Left blank, the warning uses the policy's hourly SOL budget plus an hour of fees.
+          </p>
+          <div class="actions">
+            <button type="submit">Save warning</button>
           </div>
         </form>
       </section>

@@ -77,4 +77,14 @@ table.list td { overflow-wrap: anywhere; }
   .rows .row2 { border-left: 3px solid var(--line); padding-left: .5rem; }
   .hero h1 { font-size: 1.6rem; }
 }
+/* Usage page charts (charts.tsx): SVGs scale to the card, phone-sized view boxes. */
+figure.chart { margin: 1rem 0 0; }
+.grid.usage { align-items: start; grid-template-columns: repeat(auto-fit, minmax(min(100%, 26rem), 1fr)); }
+figure.chart > svg { display: block; height: auto; width: 100%; }
+.legend { color: var(--muted); display: flex; flex-wrap: wrap; font-size: .85rem; gap: .25rem 1rem; }
+.legend .limit { color: #d97706; }
+.meter { margin: .5rem 0; }
+.meter-label { display: flex; flex-wrap: wrap; font-size: .925rem; gap: .25rem 1rem;
+  justify-content: space-between; }
+.meter > svg { display: block; height: .6rem; width: 100%; }
 `;

@@ -18,6 +18,7 @@ import {
   requestShardKey,
   requestShardOf,
 } from "../../kv/request_counts.ts";
+import { addRequestUsage } from "../../kv/usage.ts";
 
 /** Requests a project may make in one clock minute. */
 export const REQUESTS_PER_MINUTE = 600;
@@ -46,8 +47,9 @@ interface KnownShard {
 
 // Overlaps one round's reads with another's write; few enough that rounds fill up.
 const MAX_COMMITS_IN_FLIGHT = 2;
-// Keeps a commit far inside the store's mutation and size limits.
-const MAX_PROJECTS_PER_COMMIT = 200;
+// Keeps a commit far inside the store's mutation and size limits (1,000 mutations): each project
+// takes five (its counters, and its usage minute and day, `kv/usage.ts`).
+const MAX_PROJECTS_PER_COMMIT = 150;
 // Bounds memory: past this many remembered counters a shard starts again from the store.
 const MAX_KNOWN_PER_SHARD = 20_000;
 
@@ -149,6 +151,7 @@ export class RequestQuota {
         const d = stored?.day === day ? stored.dayCount : 0;
         const next: RequestCounts = { minute, minuteCount: m + n, day, dayCount: d + n };
         op.set(requestCountsKey(id), next);
+        addRequestUsage(op, id, { at: now, count: n });
         return { shard, id, next, before: { minute: m, day: d } };
       });
       const result = await op.commit();

@@ -12,9 +12,16 @@ const target = z.object({
 }).strict().refine(
   (to) => (to.userId === undefined) !== (to.address === undefined),
   { message: "must have exactly one of userId or address" },
-);
+).meta({
+  description: "Exactly one of `userId` (a player who linked a wallet) or `address`",
+  minProperties: 1,
+  maxProperties: 1,
+});
 
-const amount = z.string().regex(DECIMAL_PATTERN, "must be a decimal string such as 1.5");
+const amount = z.string().regex(DECIMAL_PATTERN, "must be a decimal string such as 1.5").meta({
+  description: "In token units, as a decimal string",
+  examples: ["1.5"],
+});
 
 const idempotencyKey = z.string().refine(
   (key) => {
@@ -22,7 +29,7 @@ const idempotencyKey = z.string().refine(
     return chars >= 1 && chars <= MAX_IDEMPOTENCY_KEY_CHARS;
   },
   { message: `must be 1 to ${MAX_IDEMPOTENCY_KEY_CHARS} characters` },
-);
+).meta({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_CHARS });
 
 const solSchema = z.object({ to: target, amount, idempotencyKey });
 const tokenSchema = z.object({ to: target, mint: z.string(), amount, idempotencyKey });

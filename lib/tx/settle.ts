@@ -27,6 +27,7 @@ import {
   type UsageWindow,
 } from "../../kv/tx_usage.ts";
 import { ABANDONED_ERROR } from "./types.ts";
+import { addFailedTxUsage } from "../../kv/usage.ts";
 
 /** Which attempt a change is for; a change for an older attempt of the key is ignored. */
 export interface AttemptRef {
@@ -73,7 +74,10 @@ export async function settleAttempt(
     const op = ctx.kv.atomic().check(entry).set(entry.key, next).delete(
       txUnsettledKey(ref.projectId, ref.key),
     );
-    if (outcome.status === "failed") await addUsageRelease(ctx, op, record, now);
+    if (outcome.status === "failed") {
+      await addUsageRelease(ctx, op, record, now);
+      addFailedTxUsage(op, ref.projectId, now);
+    }
     await addCheckJobRemoval(ctx, op, record);
     const silent = outcome.status === "failed" && outcome.error === ABANDONED_ERROR;
     const event: ServiceEvent = {

@@ -25,7 +25,7 @@ import {
 } from "../../lib/dashboard/projects.ts";
 import { saveProjectSettings, SETTINGS_DRAFT_FIELDS } from "../../lib/dashboard/settings.ts";
 
-const SETTINGS_FORMS = ["general", "oauth", "events"];
+const SETTINGS_FORMS = ["general", "oauth", "events", "alerts"];
 
 /** `POST /dashboard/projects` and `POST /dashboard/projects/:id/...`. */
 export function dashboardActionRoutes(ctx: AppContext): Hono {

@@ -23,6 +23,9 @@ import {
   SignInPage,
 } from "../../lib/dashboard/sign_in_page.tsx";
 import { WatchesPage } from "../../lib/dashboard/watches_page.tsx";
+import { checkLowBalance } from "../../lib/dashboard/low_balance.tsx";
+import { loadUsageFigures } from "../../lib/dashboard/usage.ts";
+import { UsagePage } from "../../lib/dashboard/usage_page.tsx";
 import { listApiKeys } from "../../kv/api_keys.ts";
 import { listDeliveries } from "../../kv/deliveries.ts";
 import { getLinkByAddress, getLinkByUser, listLinks } from "../../kv/links.ts";
@@ -78,6 +81,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
           getPolicy(ctx.kv, project.id),
           readBalance(ctx, project),
         ]);
+        const lowBalance = await checkLowBalance(ctx, project, policy);
         return {
           title: `${project.name} · ${ctx.config.serviceName}`,
           body: (
@@ -92,6 +96,24 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               signInReady={hasOauthApp(project)}
               activeKeys={keys.filter((k) => k.revokedAt === null).length}
               policySet={policy.maxSolPerTransfer !== null || policy.allowedMints.length > 0}
+              lowBalance={lowBalance?.warnings ?? []}
+            />
+          ),
+        };
+      }))
+    .get("/dashboard/projects/:id/usage", (c) =>
+      projectPage(ctx, c, async (data, project) => {
+        const policy = await getPolicy(ctx.kv, project.id);
+        const balance = await checkLowBalance(ctx, project, policy);
+        const holdings = balance?.holdings ?? null;
+        return {
+          title: `Usage · ${project.name}`,
+          body: (
+            <UsagePage
+              {...data}
+              project={project}
+              figures={await loadUsageFigures(ctx, { project, policy, holdings })}
+              warnings={balance?.warnings ?? null}
             />
           ),
         };

@@ -7,11 +7,14 @@ import { getLinkByUser, getLinksByUsers } from "../../kv/links.ts";
 import type { V1Env } from "./guard.ts";
 
 const userIdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
-const bulkSchema = z.object({ userIds: z.array(userIdSchema).max(200) });
+/** Digits of a path user id, before the exact-integer check. */
+export const USER_ID_PATTERN = /^[1-9][0-9]{0,15}$/;
+/** Body of `POST /v1/players/wallets`. */
+export const bulkSchema = z.object({ userIds: z.array(userIdSchema).max(200) });
 
 /** Parses a path user id: digits only, positive, exactly representable. */
 export function parseUserId(text: string): number | null {
-  if (!/^[1-9][0-9]{0,15}$/.test(text)) return null;
+  if (!USER_ID_PATTERN.test(text)) return null;
   const id = Number(text);
   return Number.isSafeInteger(id) ? id : null;
 }

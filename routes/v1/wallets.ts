@@ -7,8 +7,10 @@ import { readQuery } from "../../lib/http/validate.ts";
 import { parseAddress } from "../../lib/chain/validation.ts";
 import type { V1Env } from "./guard.ts";
 
-const tokensQuery = z.object({ mint: z.string().optional() });
-const assetsQuery = z.object({ collection: z.string().optional() });
+/** Query of the tokens route. */
+export const tokensQuery = z.object({ mint: z.string().optional() });
+/** Query of the assets route. */
+export const assetsQuery = z.object({ collection: z.string().optional() });
 
 /** `GET /v1/wallets/:address/{balance,tokens,assets}` on the project's cluster. */
 export function walletRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<V1Env> {

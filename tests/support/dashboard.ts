@@ -3,6 +3,10 @@ import type { Hono } from "hono";
 import type { Config } from "../../lib/config.ts";
 import { browse, CookieJar, createTestWallet, type TestWallet } from "./sign_in.ts";
 import { createTestApp, type TestApp } from "./test_app.ts";
+import { testTiming } from "./tx_harness.ts";
+import { JobWorker } from "../../jobs/worker.ts";
+import { type SandboxChain, startChain } from "../../sandbox/chain/mod.ts";
+import { type MessagingStandIn, startMessagingStandIn } from "../../sandbox/roblox/mod.ts";
 
 /** A developer with a wallet and a browser holding their dashboard session. */
 export interface TestDeveloper {
@@ -126,4 +130,41 @@ export async function serveDashboard(config: Partial<Config> = {}): Promise<Serv
     await t.close();
   };
   return { baseUrl, t, close, [Symbol.asyncDispose]: close };
+}
+
+/** The app reading a sandbox cluster and publishing to the messaging stand-in, with its worker. */
+export interface ChainDashboard extends AsyncDisposable {
+  chain: SandboxChain;
+  standIn: MessagingStandIn;
+  app: TestApp;
+  /** Not started: tests drain it. */
+  worker: JobWorker;
+}
+
+/** Starts the cluster, a stand-in accepting `publishKey` for `universeId`, and the app on them. */
+export async function startChainDashboard(
+  options: { publishKey: string; universeId: string; owner: string },
+): Promise<ChainDashboard> {
+  const chain = await startChain({ slotMs: 10 });
+  const standIn = await startMessagingStandIn({
+    keys: [{ apiKey: options.publishKey, universeId: options.universeId }],
+  });
+  const app = await createTestApp({
+    config: { rpcUrls: { devnet: chain.rpcUrl, mainnet: chain.rpcUrl }, publishUrl: standIn.url },
+  });
+  app.ctx.tx.timing = testTiming();
+  app.ctx.events.attemptTimeoutMs = 1_000;
+  const worker = new JobWorker(app.ctx, { owner: options.owner });
+  return {
+    chain,
+    standIn,
+    app,
+    worker,
+    async [Symbol.asyncDispose]() {
+      await worker.stop();
+      await app.close();
+      await standIn.close();
+      await chain.close();
+    },
+  };
 }

@@ -7,6 +7,7 @@ import { createApp } from "../../routes/mod.ts";
 import { createProject, type Project } from "../../kv/projects.ts";
 import { createApiKey } from "../../kv/api_keys.ts";
 import { openKv } from "../../kv/open_kv.ts";
+import { checkResponse } from "./openapi_conformance.ts";
 
 /** Base URL the test app believes it is served at. */
 export const TEST_BASE_URL = "http://localhost:8000";
@@ -64,8 +65,11 @@ export async function createTestProject(
   return { project, apiKey: plaintext };
 }
 
-/** Sends a request to the app; `json` becomes the body with the JSON content type. */
-export function call(
+/**
+ * Sends a request to the app; `json` becomes the body with the JSON content type. `/v1` and
+ * `/health` answers are checked against the OpenAPI document (a mismatch throws).
+ */
+export async function call(
   app: Hono,
   path: string,
   init: {
@@ -83,7 +87,13 @@ export function call(
     body = JSON.stringify(init.json);
     headers.set("content-type", "application/json");
   }
-  return Promise.resolve(
-    app.request(`${TEST_BASE_URL}${path}`, { method: init.method ?? "GET", headers, body }),
-  );
+  const request = new Request(`${TEST_BASE_URL}${path}`, {
+    method: init.method ?? "GET",
+    headers,
+    body,
+  });
+  const response = await app.request(request);
+  // Every answer a test receives must be one the OpenAPI document describes.
+  await checkResponse(request, response);
+  return response;
 }

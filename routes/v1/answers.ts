@@ -1,0 +1,105 @@
+/**
+ * The answers of the `/v1` routes as zod schemas, for the OpenAPI document (`openapi.ts`).
+ *
+ * Routes build their answers from typed domain values, so these schemas are not run on the way
+ * out; instead every answer the test suite receives is validated against the document built from
+ * them (`tests/support/openapi_conformance.ts`), so a field added, renamed or retyped in the code
+ * fails the tests until it is described here. Objects are strict: an undescribed field fails too.
+ */
+import { z } from "zod";
+
+const address = z.string().meta({ description: "Base58 Solana address" });
+const units = z.string().regex(/^[0-9]+$/).meta({ description: "Raw base units" });
+const tokenUnits = z.string().regex(/^[0-9]+(\.[0-9]+)?$/).meta({
+  description: "Amount in token units, a decimal string without trailing zeros",
+});
+const unixMs = z.number().int().meta({ description: "Unix time in milliseconds" });
+
+/** The Project object (`GET /v1/project`). */
+export const projectAnswer = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string().meta({ description: "Used in the linking URL; fixed at creation" }),
+  cluster: z.enum(["devnet", "mainnet"]),
+  walletAddress: address.nullable().meta({ description: "Null until the wallet is created" }),
+  linkUrl: z.string().meta({ description: "URL of the hosted linking page" }),
+  events: z.boolean().meta({
+    description: "True when a universe ID and a publishing key are saved, so events are published",
+  }),
+}).strict();
+
+/** One player's wallet (`GET /v1/players/{userId}/wallet`). */
+export const playerWalletAnswer = z.object({
+  userId: z.number().int().positive(),
+  address: address.nullable().meta({ description: "Null when the player linked no wallet" }),
+  linkedAt: unixMs.nullable(),
+}).strict();
+
+/** Many players' wallets (`POST /v1/players/wallets`). */
+export const playerWalletsAnswer = z.object({
+  wallets: z.record(z.string().regex(/^[0-9]+$/), address.nullable()).meta({
+    description: "One entry per requested user id (as a string): the linked wallet or null",
+  }),
+}).strict();
+
+/** SOL balance. */
+export const solBalanceAnswer = z.object({
+  address,
+  lamports: units,
+  sol: tokenUnits,
+}).strict();
+
+/** Token balances, one entry per mint. */
+export const tokenBalancesAnswer = z.object({
+  address,
+  tokens: z.array(
+    z.object({
+      mint: address,
+      amount: units.meta({ description: "Raw base units over every token account of the mint" }),
+      decimals: z.number().int().min(0),
+      uiAmount: tokenUnits,
+    }).strict(),
+  ),
+}).strict();
+
+/** NFTs owned. */
+export const assetsAnswer = z.object({
+  address,
+  assets: z.array(
+    z.object({
+      id: address,
+      name: z.string().nullable(),
+      collection: address.nullable().meta({ description: "Set only for a verified collection" }),
+      image: z.string().nullable().meta({
+        description: "Null when assets are read from the chain without a DAS endpoint",
+      }),
+      interface: z.string().nullable(),
+    }).strict(),
+  ),
+}).strict();
+
+/** Signature status. */
+export const signatureStatusAnswer = z.object({
+  signature: z.string(),
+  status: z.enum(["processed", "confirmed", "finalized", "failed", "unknown"]),
+  slot: z.number().int().nullable(),
+  error: z.string().nullable().meta({ description: "On-chain error as JSON when failed" }),
+}).strict();
+
+/** TxResult: every transaction route and the status route answer it. */
+export const txResultAnswer = z.object({
+  idempotencyKey: z.string(),
+  kind: z.enum(["transfer-sol", "transfer-token", "mint-token"]),
+  status: z.enum(["pending", "submitted", "confirmed", "failed"]),
+  signature: z.string().nullable().meta({
+    description: "Set once the managed wallet signed the transaction",
+  }),
+  recipient: address.meta({ description: "The wallet the request resolved to" }),
+  error: z.string().nullable().meta({ description: "Why it failed, otherwise null" }),
+}).strict();
+
+/** `GET /health`. */
+export const healthAnswer = z.object({
+  ok: z.boolean(),
+  wallets: z.string().meta({ description: "The wallet provider (`managed`), or `none`" }),
+}).strict();

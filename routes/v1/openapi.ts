@@ -1,0 +1,142 @@
+/**
+ * The OpenAPI 3.1 document of the game API, built from the route table (`operations.ts`): the zod
+ * schemas the routes validate with (bodies and queries) and the answer schemas (`answers.ts`),
+ * through zod's own JSON Schema output (draft 2020-12, the dialect OpenAPI 3.1 uses). Routes stay
+ * plain Hono routes. Every `/v1` answer the test suite receives is validated against this
+ * document (`tests/support/openapi_conformance.ts`), so an undescribed field or error code fails
+ * the test that provoked it.
+ */
+import { z } from "zod";
+import { ERROR_CODES, type ErrorCode, V1_COMMON_ERRORS } from "./error_codes.ts";
+import { ANSWERS, BODIES, type Operation, V1_OPERATIONS } from "./operations.ts";
+
+/** The OpenAPI document as JSON. */
+export type OpenApiDocument = Record<string, unknown> & {
+  paths: Record<string, Record<string, unknown>>;
+};
+
+/** Builds the document; `serverUrl` is the service's public origin. */
+export function buildOpenApiDocument(
+  options: { serverUrl: string; title: string },
+): OpenApiDocument {
+  const paths: OpenApiDocument["paths"] = {};
+  for (const op of V1_OPERATIONS) {
+    paths[op.path] ??= {};
+    paths[op.path][op.method] = operationObject(op);
+  }
+  const schemas: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(ANSWERS)) {
+    schemas[name] = jsonSchema(schema, "output");
+  }
+  for (const [name, schema] of Object.entries(BODIES)) schemas[name] = jsonSchema(schema, "input");
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: `${options.title} game API`,
+      version: "1",
+      description: "Game servers call `/v1` with a project API key in `x-api-key`. Errors are " +
+        "`{ error: { code, message } }`: branch on `code`, the message may change. Every keyed " +
+        "request counts toward the quotas (600 a minute, 100,000 a UTC day), whatever its answer.",
+    },
+    servers: [{ url: options.serverUrl }],
+    security: [{ apiKey: [] }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        apiKey: {
+          type: "apiKey",
+          in: "header",
+          name: "x-api-key",
+          description: "A project API key, created in the dashboard",
+        },
+      },
+    },
+  };
+}
+
+function operationObject(op: Operation): Record<string, unknown> {
+  const parameters: unknown[] = [];
+  for (const [name, schema] of Object.entries(op.pathParams ?? {})) {
+    const { description, ...rest } = jsonSchema(schema, "input");
+    parameters.push({ name, in: "path", required: true, description, schema: rest });
+  }
+  if (op.query) {
+    const query = jsonSchema(op.query, "input") as {
+      properties: Record<string, Record<string, unknown>>;
+      required?: string[];
+    };
+    for (const [name, schema] of Object.entries(query.properties)) {
+      parameters.push({
+        name,
+        in: "query",
+        required: query.required?.includes(name) ?? false,
+        schema,
+      });
+    }
+  }
+  const codes = op.keyed === false ? op.errors : [...V1_COMMON_ERRORS, ...op.errors];
+  const responses: Record<string, unknown> = {
+    "200": {
+      description: op.summary,
+      content: { "application/json": { schema: { $ref: `#/components/schemas/${op.answer}` } } },
+    },
+  };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const { status } = ERROR_CODES[code];
+    byStatus.set(status, [...byStatus.get(status) ?? [], code]);
+  }
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = {
+      description: list.map((code) => `\`${code}\`: ${ERROR_CODES[code].when}`).join(". "),
+      content: { "application/json": { schema: errorSchema(list) } },
+    };
+  }
+  return {
+    operationId: operationId(op),
+    summary: op.summary,
+    description: op.description,
+    ...(op.keyed === false ? { security: [] } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    ...(op.body
+      ? {
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: { $ref: `#/components/schemas/${op.body}` } } },
+        },
+      }
+      : {}),
+    responses,
+  };
+}
+
+/** `getV1PlayersUserIdWallet`-style ids, stable and unique per method and path. */
+function operationId(op: Operation): string {
+  const words = op.path.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return op.method + words.map((w) => w[0].toUpperCase() + w.slice(1)).join("");
+}
+
+function errorSchema(codes: readonly ErrorCode[]): Record<string, unknown> {
+  return {
+    type: "object",
+    required: ["error"],
+    additionalProperties: false,
+    properties: {
+      error: {
+        type: "object",
+        required: ["code", "message"],
+        additionalProperties: false,
+        properties: {
+          code: { type: "string", enum: codes },
+          message: { type: "string", description: "For people; may change" },
+        },
+      },
+    },
+  };
+}
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" });
+  return rest;
+}

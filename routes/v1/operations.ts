@@ -1,0 +1,187 @@
+/**
+ * Every route of the game API as the OpenAPI document describes it (`openapi.ts` builds the
+ * document from this table). Adding a route is one entry here: its path in OpenAPI form, the zod
+ * schemas it validates with (body, query), its answer schema (`answers.ts`, named in `ANSWERS`)
+ * and the error codes it adds (`error_codes.ts`). `tests/openapi_test.ts` fails while a `/v1`
+ * route of the app has no entry.
+ */
+import { z } from "zod";
+import { MAX_IDEMPOTENCY_KEY_CHARS, txBodySchema } from "../../lib/tx/body.ts";
+import {
+  assetsAnswer,
+  healthAnswer,
+  playerWalletAnswer,
+  playerWalletsAnswer,
+  projectAnswer,
+  signatureStatusAnswer,
+  solBalanceAnswer,
+  tokenBalancesAnswer,
+  txResultAnswer,
+} from "./answers.ts";
+import { BODY_ERRORS, type ErrorCode, SOL_TX_ERRORS, TOKEN_TX_ERRORS } from "./error_codes.ts";
+import { bulkSchema, USER_ID_PATTERN } from "./players.ts";
+import { assetsQuery, tokensQuery } from "./wallets.ts";
+
+/** Named answer schemas: `components.schemas` of the document. */
+export const ANSWERS = {
+  Health: healthAnswer,
+  Project: projectAnswer,
+  PlayerWallet: playerWalletAnswer,
+  PlayerWallets: playerWalletsAnswer,
+  SolBalance: solBalanceAnswer,
+  TokenBalances: tokenBalancesAnswer,
+  Assets: assetsAnswer,
+  SignatureStatus: signatureStatusAnswer,
+  TxResult: txResultAnswer,
+} as const;
+
+/** Named request bodies: `components.schemas` too. */
+export const BODIES = {
+  PlayerWalletsRequest: bulkSchema,
+  TransferSolRequest: txBodySchema("transfer-sol"),
+  TokenTxRequest: txBodySchema("transfer-token"),
+} as const;
+
+const addressParam = z.string().meta({ description: "Base58 Solana address" });
+
+/** One route as the document describes it. */
+export interface Operation {
+  method: "get" | "post";
+  /** OpenAPI path form: `{name}` for a parameter. */
+  path: string;
+  summary: string;
+  description: string;
+  /** False only for `/health`: every `/v1` route needs the API key. */
+  keyed?: false;
+  pathParams?: Record<string, z.ZodType>;
+  query?: z.ZodObject;
+  body?: keyof typeof BODIES;
+  answer: keyof typeof ANSWERS;
+  /** Codes beyond `V1_COMMON_ERRORS`, in the order they are checked. */
+  errors: readonly ErrorCode[];
+}
+
+/** Every route of the game API (and `/health`). */
+export const V1_OPERATIONS: readonly Operation[] = [
+  {
+    method: "get",
+    path: "/health",
+    summary: "Service status",
+    description: "No key needed; not counted toward any quota.",
+    keyed: false,
+    answer: "Health",
+    errors: [],
+  },
+  {
+    method: "get",
+    path: "/v1/project",
+    summary: "The key's project",
+    description: "Read fresh, so dashboard changes show at once.",
+    answer: "Project",
+    errors: [],
+  },
+  {
+    method: "get",
+    path: "/v1/players/{userId}/wallet",
+    summary: "One player's wallet",
+    description: "Read from the service's own store, not the chain.",
+    pathParams: {
+      userId: z.string().regex(USER_ID_PATTERN).meta({
+        description: "The player's Roblox user id (a positive integer)",
+      }),
+    },
+    answer: "PlayerWallet",
+    errors: ["invalid_user_id"],
+  },
+  {
+    method: "post",
+    path: "/v1/players/wallets",
+    summary: "Many players' wallets",
+    description: "Up to 200 user ids; the whole lookup counts as one request.",
+    body: "PlayerWalletsRequest",
+    answer: "PlayerWallets",
+    errors: BODY_ERRORS,
+  },
+  {
+    method: "get",
+    path: "/v1/wallets/{address}/balance",
+    summary: "SOL balance",
+    description: "On the project's cluster at confirmed commitment; cached about 10 seconds.",
+    pathParams: { address: addressParam },
+    answer: "SolBalance",
+    errors: ["invalid_address"],
+  },
+  {
+    method: "get",
+    path: "/v1/wallets/{address}/tokens",
+    summary: "Token balances",
+    description: "One entry per mint, Token and Token-2022 accounts summed. With `mint`, exactly " +
+      "one entry (zero amounts when none is held). Cached about 10 seconds.",
+    pathParams: { address: addressParam },
+    query: tokensQuery,
+    answer: "TokenBalances",
+    errors: ["invalid_request", "invalid_address", "invalid_mint"],
+  },
+  {
+    method: "get",
+    path: "/v1/wallets/{address}/assets",
+    summary: "NFTs owned",
+    description: "Through the cluster's DAS endpoint when configured, otherwise classic NFTs " +
+      "read from the chain (`image` then null). At most the first 1,000; cached about 10 seconds.",
+    pathParams: { address: addressParam },
+    query: assetsQuery,
+    answer: "Assets",
+    errors: ["invalid_request", "invalid_address"],
+  },
+  {
+    method: "get",
+    path: "/v1/signatures/{signature}",
+    summary: "Transaction signature status",
+    description: "Searches the node's transaction history on the project's cluster; not cached.",
+    pathParams: { signature: z.string().meta({ description: "Base58 transaction signature" }) },
+    answer: "SignatureStatus",
+    errors: ["invalid_signature"],
+  },
+  {
+    method: "post",
+    path: "/v1/tx/transfer-sol",
+    summary: "Send SOL",
+    description: "Signed and sent by the managed wallet; waits up to 15 s for confirmation, then " +
+      "answers `submitted`. Safe to retry with the same `idempotencyKey`. A `failed` status is " +
+      "an answer, not an error.",
+    body: "TransferSolRequest",
+    answer: "TxResult",
+    errors: [...BODY_ERRORS, ...SOL_TX_ERRORS],
+  },
+  {
+    method: "post",
+    path: "/v1/tx/transfer-token",
+    summary: "Send a token",
+    description: "Checked transfer under the mint's own token program; the recipient's " +
+      "associated token account is created if needed. Same waiting and retry rules as SOL.",
+    body: "TokenTxRequest",
+    answer: "TxResult",
+    errors: [...BODY_ERRORS, ...TOKEN_TX_ERRORS],
+  },
+  {
+    method: "post",
+    path: "/v1/tx/mint-token",
+    summary: "Mint a token",
+    description: "The managed wallet must be the mint authority, otherwise the answer is 200 " +
+      "with `failed`. Same waiting and retry rules as SOL.",
+    body: "TokenTxRequest",
+    answer: "TxResult",
+    errors: [...BODY_ERRORS, ...TOKEN_TX_ERRORS],
+  },
+  {
+    method: "get",
+    path: "/v1/tx/{idempotencyKey}",
+    summary: "Transaction request status",
+    description: "Authoritative status of the key's latest attempt.",
+    pathParams: {
+      idempotencyKey: z.string().meta({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_CHARS }),
+    },
+    answer: "TxResult",
+    errors: ["not_found"],
+  },
+];
