@@ -137,7 +137,7 @@ Deno.test("checkAnswer() refuses an undescribed field, code or status", async (t
   await t.step("a route outside the document fails", () => {
     assert.throws(
       () =>
-        checkAnswer({ method: "GET", url: `${TEST_BASE_URL}/v1/events` }, {
+        checkAnswer({ method: "GET", url: `${TEST_BASE_URL}/v1/not-a-route` }, {
           status: 200,
           body: [],
         }),
@@ -214,6 +214,10 @@ Deno.test("Real answers of every route match the OpenAPI document", async () => 
   });
   await get("/v1/tx/sol-1");
   await get("/v1/tx/none");
+  await get("/v1/tx?limit=2");
+  await get("/v1/tx?status=unknown");
+  await get("/v1/events?types=tx,wallet_linked");
+  await get("/v1/events?limit=0");
 
   // Then: each route was sampled with its answer, and each error above with its status
   const samples = checkedSamples();
@@ -234,6 +238,8 @@ Deno.test("Real answers of every route match the OpenAPI document", async () => 
       "POST /v1/tx/transfer-sol 409",
       "POST /v1/tx/mint-token 403",
       "GET /v1/tx/{idempotencyKey} 404",
+      "GET /v1/tx 400",
+      "GET /v1/events 400",
     ]
   ) assert.ok(samples.has(sample), `no sample ${sample}`);
 });

@@ -98,6 +98,63 @@ export const txResultAnswer = z.object({
   error: z.string().nullable().meta({ description: "Why it failed, otherwise null" }),
 }).strict();
 
+const eventHead = {
+  id: z.string().regex(/^[1-9][0-9]*$/).meta({
+    description: "The event's position in the project's feed; published messages carry it too",
+  }),
+  createdAt: unixMs,
+};
+const userId = z.number().int().positive();
+
+/** One event of the feed: its id, type, time and the payload of its type (spec "Events"). */
+const feedEvent = z.discriminatedUnion("type", [
+  z.object({ ...eventHead, type: z.literal("wallet_linked"), userId, address }).strict(),
+  z.object({ ...eventHead, type: z.literal("wallet_unlinked"), userId, address }).strict(),
+  z.object({
+    ...eventHead,
+    type: z.literal("tx"),
+    key: z.string(),
+    kind: txResultAnswer.shape.kind,
+    status: z.enum(["confirmed", "failed"]),
+    signature: z.string().nullable(),
+    userId: userId.nullable(),
+    error: z.string().nullable(),
+  }).strict(),
+  z.object({
+    ...eventHead,
+    type: z.literal("watch"),
+    name: z.string(),
+    address,
+    signature: z.string(),
+    slot: z.number().int(),
+    failed: z.boolean(),
+  }).strict(),
+  z.object({ ...eventHead, type: z.literal("ping"), at: unixMs }).strict(),
+]);
+
+/** `GET /v1/events`: a page of the feed, oldest first. */
+export const eventFeedAnswer = z.object({
+  events: z.array(feedEvent),
+  next: z.string().regex(/^[0-9]+$/).meta({
+    description: "The cursor to pass as `after` next time; the same cursor when nothing is new",
+  }),
+}).strict();
+
+/** `GET /v1/tx`: a page of the project's transaction requests, newest first. */
+export const txListAnswer = z.object({
+  transactions: z.array(
+    txResultAnswer.extend({
+      amount: tokenUnits.meta({ description: "The amount as sent" }),
+      mint: address.nullable().meta({ description: "Null for SOL" }),
+      userId: userId.nullable().meta({ description: "The recipient player, when known" }),
+      createdAt: unixMs,
+    }).strict(),
+  ),
+  next: z.string().nullable().meta({
+    description: "Cursor for the next (older) page; null once the oldest request was reached",
+  }),
+}).strict();
+
 /** `GET /health`. */
 export const healthAnswer = z.object({
   ok: z.boolean(),

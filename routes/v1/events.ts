@@ -10,7 +10,7 @@ const EVENT_TYPES = ["wallet_linked", "wallet_unlinked", "tx", "watch", "ping"] 
 const typeName = `(${EVENT_TYPES.join("|")})`;
 
 /** Query of `GET /v1/events`. */
-const feedQuerySchema = z.object({
+export const feedQuerySchema = z.object({
   after: z.string().regex(/^(0|[1-9][0-9]{0,15})$/, "must be a cursor from an answer's next")
     .optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { MAX_IDEMPOTENCY_KEY_CHARS, txBodySchema } from "../../lib/tx/body.ts";
 import {
   assetsAnswer,
+  eventFeedAnswer,
   healthAnswer,
   playerWalletAnswer,
   playerWalletsAnswer,
@@ -16,10 +17,13 @@ import {
   signatureStatusAnswer,
   solBalanceAnswer,
   tokenBalancesAnswer,
+  txListAnswer,
   txResultAnswer,
 } from "./answers.ts";
 import { BODY_ERRORS, type ErrorCode, SOL_TX_ERRORS, TOKEN_TX_ERRORS } from "./error_codes.ts";
 import { bulkSchema, USER_ID_PATTERN } from "./players.ts";
+import { feedQuerySchema } from "./events.ts";
+import { txListQuerySchema } from "./tx_list.ts";
 import { assetsQuery, tokensQuery } from "./wallets.ts";
 
 /** Named answer schemas: `components.schemas` of the document. */
@@ -33,6 +37,8 @@ export const ANSWERS = {
   Assets: assetsAnswer,
   SignatureStatus: signatureStatusAnswer,
   TxResult: txResultAnswer,
+  TxList: txListAnswer,
+  EventFeed: eventFeedAnswer,
 } as const;
 
 /** Named request bodies: `components.schemas` too. */
@@ -183,5 +189,25 @@ export const V1_OPERATIONS: readonly Operation[] = [
     },
     answer: "TxResult",
     errors: ["not_found"],
+  },
+  {
+    method: "get",
+    path: "/v1/tx",
+    summary: "Transaction list",
+    description: "The project's transaction requests, newest first, a page at a time; pass " +
+      "`next` as `after` for the next (older) page.",
+    query: txListQuerySchema,
+    answer: "TxList",
+    errors: ["invalid_request"],
+  },
+  {
+    method: "get",
+    path: "/v1/events",
+    summary: "Event feed",
+    description: "Every event of the project, oldest first, kept 7 days; pass `next` as `after` " +
+      "to read on. A reader following `next` sees each event exactly once.",
+    query: feedQuerySchema,
+    answer: "EventFeed",
+    errors: ["invalid_request"],
   },
 ];

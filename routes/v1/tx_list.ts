@@ -7,7 +7,7 @@ import { listTransactions } from "../../lib/tx/list.ts";
 import type { V1Env } from "./guard.ts";
 
 /** Query of `GET /v1/tx`. */
-const txListQuerySchema = z.object({
+export const txListQuerySchema = z.object({
   status: z.enum(["pending", "submitted", "confirmed", "failed"]).optional(),
   after: z.string().regex(ULID_PATTERN, "must be a cursor from an answer's next")
     .optional(),
