@@ -25,7 +25,9 @@ export async function publishEvent(
       log("debug", "Event not published: events are off", fields);
       return;
     }
-    await enqueueJob(ctx.kv, { type: "deliver_event", projectId, event });
+    await enqueueJob(ctx.kv, { type: "deliver_event", projectId, event }, {
+      runAt: ctx.clock.now(),
+    });
     ctx.jobWaker.wake();
   } catch (error) {
     log("error", "Event could not be queued", { ...fields, error });
@@ -45,7 +47,10 @@ export async function addEventDelivery(
   options: { id?: string } = {},
 ): Promise<boolean> {
   if (!await ctx.events.targets.get(projectId)) return false;
-  addJob(op, { type: "deliver_event", projectId, event }, { id: options.id });
+  addJob(op, { type: "deliver_event", projectId, event }, {
+    id: options.id,
+    runAt: ctx.clock.now(),
+  });
   return true;
 }
 

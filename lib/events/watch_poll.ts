@@ -1,8 +1,22 @@
-/** The `watch_poll` job: one poll of a watched address, rescheduling itself every 5 seconds. */
+/**
+ * The `watch_poll` job: one poll of a watched address, rescheduling itself every 5 seconds.
+ *
+ * One project cannot flood the event lane and starve the others: all its watches together queue
+ * at most `WATCH_EVENTS_PER_PROJECT_PER_MINUTE` events per clock minute (`takeWatchEventRoom`; the
+ * newest are kept when a poll finds more, as rule 3 keeps the newest 1,000), and
+ * beyond the first `WATCH_EVENT_BURST` of a minute its events are spread at the cap's pace (60 ms
+ * apart), so another project's event, due at once, never queues behind a whole burst.
+ */
 import type { Address, Signature } from "@solana/kit";
 import { addJob } from "../../kv/jobs.ts";
 import { getProject } from "../../kv/projects.ts";
-import { getWatchEntry, type Watch, watchKey, type WatchPosition } from "../../kv/watches.ts";
+import {
+  getWatchEntry,
+  takeWatchEventRoom,
+  type Watch,
+  watchKey,
+  type WatchPosition,
+} from "../../kv/watches.ts";
 import type { JobPayloadOf } from "../../jobs/payloads.ts";
 import type { JobOutcome, JobRun } from "../../jobs/types.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
@@ -13,6 +27,12 @@ import type { ServiceEvent } from "./types.ts";
 export const WATCH_POLL_INTERVAL_MS = 5_000;
 /** Most new transactions one poll sends; older ones beyond it are skipped. */
 export const WATCH_POLL_MAX_TRANSACTIONS = 1_000;
+/** Most watch events one project queues per clock minute, all its watches together. */
+export const WATCH_EVENTS_PER_PROJECT_PER_MINUTE = 1_000;
+/** Watch events of a project per minute queued due at once; later ones are spread at the cap's pace. */
+export const WATCH_EVENT_BURST = 100;
+const MINUTE_MS = 60_000;
+const WATCH_EVENT_SPACING_MS = MINUTE_MS / WATCH_EVENTS_PER_PROJECT_PER_MINUTE;
 // One RPC call must end well within the job lease (30 s).
 const RPC_TIMEOUT_MS = 10_000;
 // Events per fan-out job: keeps each commit far under KV's mutation and size limits.
@@ -89,9 +109,17 @@ export async function runWatchPoll(run: JobRun<JobPayloadOf<"watch_poll">>): Pro
     failed: s.failed,
   }));
   const publishing = events.length > 0 && (await ctx.events.targets.get(projectId)) !== null;
-  if (publishing) queueEvents(run.op, projectId, events);
+  let skipped = 0;
+  if (publishing) skipped = await queueWithinCap(run, events, now);
   if (events.length > 0) {
     log("info", "Watch found new transactions", { ...fields, count: events.length, publishing });
+  }
+  if (skipped > 0) {
+    log("warn", "Watch events over the project's per-minute limit skipped", {
+      ...fields,
+      skipped,
+      limit: WATCH_EVENTS_PER_PROJECT_PER_MINUTE,
+    });
   }
   return {
     kind: "continue",
@@ -100,12 +128,37 @@ export async function runWatchPoll(run: JobRun<JobPayloadOf<"watch_poll">>): Pro
   };
 }
 
-function queueEvents(op: Deno.AtomicOperation, projectId: string, events: ServiceEvent[]): void {
-  if (events.length <= BATCH_SIZE) {
-    for (const event of events) addJob(op, { type: "deliver_event", projectId, event });
-    return;
+/**
+ * Queues the newest events the project's per-minute cap leaves room for (oldest first), paced;
+ * returns how many were skipped.
+ */
+async function queueWithinCap(
+  run: JobRun<JobPayloadOf<"watch_poll">>,
+  events: ServiceEvent[],
+  now: number,
+): Promise<number> {
+  const { projectId } = run.payload;
+  const minute = Math.floor(now / MINUTE_MS);
+  const { before: used, taken } = await takeWatchEventRoom(run.ctx.kv, projectId, {
+    minute,
+    wanted: events.length,
+    max: WATCH_EVENTS_PER_PROJECT_PER_MINUTE,
+  });
+  const kept = events.slice(events.length - taken);
+  // The n-th event of the minute is due at its place in the minute at the cap's pace.
+  const dueAt = (n: number) =>
+    Math.max(now, minute * MINUTE_MS + (n - WATCH_EVENT_BURST) * WATCH_EVENT_SPACING_MS);
+  if (kept.length <= BATCH_SIZE) {
+    for (const [i, event] of kept.entries()) {
+      addJob(run.op, { type: "deliver_event", projectId, event }, { runAt: dueAt(used + i) });
+    }
+  } else {
+    for (let i = 0; i < kept.length; i += BATCH_SIZE) {
+      const batch = kept.slice(i, i + BATCH_SIZE);
+      addJob(run.op, { type: "publish_batch", projectId, events: batch }, {
+        runAt: dueAt(used + i),
+      });
+    }
   }
-  for (let i = 0; i < events.length; i += BATCH_SIZE) {
-    addJob(op, { type: "publish_batch", projectId, events: events.slice(i, i + BATCH_SIZE) });
-  }
+  return events.length - kept.length;
 }
