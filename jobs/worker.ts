@@ -262,7 +262,7 @@ export class JobWorker {
   }
 
   async #execute(claimed: Deno.KvEntry<JobRecord>, now: number): Promise<void> {
-    const { kv, clock } = this.#ctx;
+    const { clock } = this.#ctx;
     const job = claimed.value;
     const parsed = jobPayloadSchema.safeParse(job.payload);
     const fields: LogFields = { owner: this.owner, jobId: job.id, jobType: job.payload?.type };
