@@ -3,6 +3,7 @@ import { hasWrk, resultTable } from "./load.ts";
 import { benchPlayerWallet } from "./player_wallet.ts";
 import { benchCachedBalance } from "./chain_reads.ts";
 import { benchTx } from "./tx.ts";
+import { benchBackground } from "./background.ts";
 
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
 console.log(
@@ -28,4 +29,8 @@ console.log();
 console.log("## POST /v1/tx/transfer-sol: the service's own overhead per request");
 const tx = await benchTx(seconds);
 console.log(resultTable(tx, tx[1]));
+console.log();
+
+console.log("## Background work: publish retry waits, and confirmation beside 20 flooded watches");
+console.log(await benchBackground(seconds));
 console.log();

@@ -205,13 +205,22 @@ export async function claimJob(
     lease: { owner: lease.owner, expiresAt },
     runAt: expiresAt,
   };
+  return await moveJob(kv, entry, claimed);
+}
+
+// Rewrites a job and moves its due entry along, if the job did not change meanwhile.
+async function moveJob(
+  kv: Deno.Kv,
+  entry: Deno.KvEntry<JobRecord>,
+  next: JobRecord,
+): Promise<Deno.KvEntry<JobRecord> | null> {
   const result = await kv.atomic()
     .check(entry)
-    .delete(dueKeyOf(job))
-    .set(dueKeyOf(claimed), projectOf(job.payload))
-    .set(jobKey(job.id), claimed)
+    .delete(dueKeyOf(entry.value))
+    .set(dueKeyOf(next), projectOf(next.payload))
+    .set(jobKey(next.id), next)
     .commit();
-  return result.ok ? { ...entry, value: claimed, versionstamp: result.versionstamp } : null;
+  return result.ok ? { ...entry, value: next, versionstamp: result.versionstamp } : null;
 }
 
 /** Extends a claim to `now + leaseMs` while its job still runs; null when the lease was lost. */
@@ -223,14 +232,11 @@ export async function renewJobLease(
   const job = claimed.value;
   const expiresAt = lease.now + lease.leaseMs;
   if (!job.lease || expiresAt <= job.lease.expiresAt) return claimed;
-  const renewed: JobRecord = { ...job, lease: { ...job.lease, expiresAt }, runAt: expiresAt };
-  const result = await kv.atomic()
-    .check(claimed)
-    .delete(dueKeyOf(job))
-    .set(dueKeyOf(renewed), projectOf(job.payload))
-    .set(jobKey(job.id), renewed)
-    .commit();
-  return result.ok ? { ...claimed, value: renewed, versionstamp: result.versionstamp } : null;
+  return await moveJob(kv, claimed, {
+    ...job,
+    lease: { ...job.lease, expiresAt },
+    runAt: expiresAt,
+  });
 }
 
 /** Appends "this job is finished" to `op` (a unique job leaves a done record for 7 days). */
