@@ -6,6 +6,8 @@ import { encryptOauthClientSecret, getOauthApp } from "../lib/auth/oauth_app.ts"
 import { decryptSecretText } from "../lib/crypto/encryption.ts";
 import { checkSecret, SecretMismatchError } from "../lib/crypto/key_check.ts";
 import { encodeBase64Url } from "../lib/ids.ts";
+import { deriveSecretKeys } from "../lib/crypto/secret_keys.ts";
+import { signToken, verifyToken } from "../lib/crypto/signed_token.ts";
 import { saveEventSettings } from "../lib/events/settings.ts";
 import { createProjectWallet } from "../lib/wallets/project_wallet.ts";
 import { getProject, type Project, updateProject } from "../kv/projects.ts";
@@ -137,4 +139,38 @@ Deno.test("checkSecret() reads values sealed in the v1 format and re-encrypts th
   const sealed = (await getProject(again.kv, project.id))!.settings.publishingKeyEnc!;
   assert.ok(sealed.startsWith(`v2.${again.ctx.keys.current.id}.publishing_key.`), sealed);
   assert.equal(await decryptSecretText(again.ctx.keys, sealed, binding), "legacy-key");
+});
+
+Deno.test("checkSecret(): instances starting at once on a new store agree on one SECRET", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const apps = await Promise.all(
+    [SECRET_A, SECRET_A, SECRET_B, SECRET_B].map((secret) =>
+      createTestApp({ kvPath: path, config: { secret } })
+    ),
+  );
+  try {
+    // When: all four check at once.
+    const results = await Promise.allSettled(apps.map((app) => checkSecret(app.ctx)));
+
+    // Then: the two with the SECRET that was stored first start; the other two are refused.
+    const started = results.map((r) => r.status === "fulfilled");
+    assert.ok(
+      started.join() === "true,true,false,false" || started.join() === "false,false,true,true",
+      started.join(),
+    );
+    for (const result of results) {
+      if (result.status === "rejected") assert.ok(result.reason instanceof SecretMismatchError);
+    }
+  } finally {
+    for (const app of apps) await app.close();
+  }
+});
+
+Deno.test("verifyToken() accepts a cookie signed under SECRET_PREVIOUS only while it is set", async () => {
+  const token = await signToken(await deriveSecretKeys(SECRET_A), "session", { who: "dev" });
+  const rotating = await deriveSecretKeys(SECRET_B, { previous: SECRET_A });
+  const rotated = await deriveSecretKeys(SECRET_B);
+  assert.deepEqual(await verifyToken(rotating, "session", token), { who: "dev" });
+  assert.equal(await verifyToken(rotating, "other-purpose", token), null);
+  assert.equal(await verifyToken(rotated, "session", token), null);
 });
