@@ -106,8 +106,8 @@ async function runBench(seconds: number): Promise<string> {
       "",
     );
     lines.push(
-      "| run | transfers | confirmed after landing p50 / p99 / max ms | tx event after confirmed p50 / p99 / max ms | ratio p99 to baseline |",
-      "|---|---|---|---|---|",
+      "| run | transfers | confirmed after landing p50 / p99 / max ms | tx event after confirmed p50 / p99 / max ms | ratio p99 to baseline | over 5 s |",
+      "|---|---|---|---|---|---|",
     );
     for (
       const [name, samples] of [["baseline (no flood)", baseline], [
@@ -122,7 +122,7 @@ async function runBench(seconds: number): Promise<string> {
           Math.max(...confirm)
         } | ${pct(event, 50)} / ${pct(event, 99)} / ${Math.max(...event)} | ${
           (pct(confirm, 99) / Math.max(1, pct(baseline.map((s) => s.confirmMs), 99))).toFixed(2)
-        } |`,
+        } | ${samples.filter((s) => s.confirmMs > 5_000 || s.eventMs > 5_000).length} |`,
       );
     }
   } finally {
@@ -265,14 +265,17 @@ async function measureTransfers(env: Environment, count: number): Promise<Sample
   return samples;
 }
 
-/** Polls every 20 ms; returns the time `check` first held. */
+// How long a sample may wait; one that takes longer is counted at this and reported.
+const GIVE_UP_MS = 60_000;
+
+/** Polls every 20 ms; returns the time `check` first held (at most `GIVE_UP_MS` from now). */
 async function waitFor(check: () => Promise<boolean>): Promise<number> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + GIVE_UP_MS;
   while (Date.now() < deadline) {
     if (await check()) return Date.now();
     await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error("Bench: timed out after 60 s");
+  return deadline;
 }
 
 /** The flood: every 3 s, `FLOOD_TX` transactions each paying every watched address. */
