@@ -35,7 +35,7 @@ export async function checkSecret(
       ? keySetWithCheck(keys, entry.value.check)
       : await keySetOfStoredSecret(kv, keys);
     if (under === undefined) throw mismatch(keys, entry.value?.keyId);
-    const rotating = under === keys.previous;
+    const rotating = keys.previous !== null && under === keys.previous;
     if (entry.value?.resealed && !rotating && !keys.previous) return;
 
     if (rotating) log("warn", "Rotating SECRET: re-encrypting stored secrets", {});
