@@ -4,6 +4,7 @@ import { benchPlayerWallet } from "./player_wallet.ts";
 import { benchCachedBalance } from "./chain_reads.ts";
 import { benchTx } from "./tx.ts";
 import { benchEventFeed } from "./event_feed.ts";
+import { benchBackground } from "./background.ts";
 
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
 console.log(
@@ -36,4 +37,8 @@ console.log(
 );
 const feed = await benchEventFeed(seconds);
 console.log(resultTable(feed, feed[0]));
+console.log();
+
+console.log("## Background work: publish retry waits, and confirmation beside 20 flooded watches");
+console.log(await benchBackground(seconds));
 console.log();

@@ -110,16 +110,20 @@ function announce(info: Record<string, unknown>) {
 }
 
 /** The sandbox cluster alone, slots at the real 400 ms. */
-async function serveChain() {
+export async function serveChain() {
   const { startChain } = await import("../sandbox/chain/mod.ts");
   const chain = await startChain({ slotMs: 400 });
   console.log(JSON.stringify({ rpcUrl: chain.rpcUrl }));
 }
 
-/** Funds `wallet` through the cluster's faucet and waits until it is confirmed. */
-async function fund(rpcUrl: string, wallet: Address): Promise<void> {
+/** Funds `wallet` through the cluster's faucet (default 1,000 SOL) and waits until it is confirmed. */
+export async function fund(
+  rpcUrl: string,
+  wallet: Address,
+  lamports = 1_000_000_000_000n,
+): Promise<void> {
   const rpc = createSolanaRpc(rpcUrl);
-  await rpc.requestAirdrop(wallet, 1_000_000_000_000n as never).send();
+  await rpc.requestAirdrop(wallet, lamports as never).send();
   for (let i = 0; i < 100; i++) {
     const { value } = await rpc.getBalance(wallet, { commitment: "confirmed" }).send();
     if (value > 0n) return;

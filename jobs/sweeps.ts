@@ -1,7 +1,13 @@
 /** Sweeps run by the minute cron: repair what a crash or a dropped job could leave behind. */
 import type { AppContext } from "../lib/context.ts";
 import { log } from "../lib/log.ts";
-import { addJobRemoval, enqueueJob, getJobEntry, type JobRecord } from "../kv/jobs.ts";
+import {
+  addJobRemoval,
+  enqueueJob,
+  getJobEntry,
+  type JobRecord,
+  moveLegacyDueEntries,
+} from "../kv/jobs.ts";
 import { getProject } from "../kv/projects.ts";
 import { listAllWatches, watchPollJobId } from "../kv/watches.ts";
 import { ensureTxSweepLoop } from "./tx_sweep.ts";
@@ -33,7 +39,7 @@ export async function sweepWatchLoops(ctx: AppContext): Promise<number> {
       type: "watch_poll",
       projectId: watch.projectId,
       watchId: watch.id,
-    }, { id });
+    }, { id, runAt: ctx.clock.now() });
     if (started) {
       restarted++;
       log("warn", "Watch poll loop restarted", { projectId: watch.projectId, watch: watch.name });
@@ -46,6 +52,8 @@ export async function sweepWatchLoops(ctx: AppContext): Promise<number> {
 export const sweeps: Record<string, Sweep> = {
   watch_loops: sweepWatchLoops,
   tx_sweep_loop: ensureTxSweepLoop,
+  // Jobs queued by a version before lanes existed.
+  legacy_due_index: (ctx) => moveLegacyDueEntries(ctx.kv),
 };
 
 /** Runs every sweep once; one failing sweep does not stop the others. */

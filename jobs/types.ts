@@ -13,8 +13,9 @@ export interface JobRun<P extends JobPayload = JobPayload> {
   /** Clock time when the run started. */
   now: number;
   /**
-   * The commit that ends this run. It already checks that this worker still holds the lease; add
-   * the run's KV effects to it and the worker appends the outcome, so both land or neither does.
+   * The run's KV effects: add checks and mutations here (do not commit). The worker replays them
+   * into the commit that ends the run, checked against its latest lease (renewed while the run
+   * lasts), with the outcome appended, so both land or neither does.
    */
   op: Deno.AtomicOperation;
   /** Fields to put on every log line about this job (projectId, job type, event type...). */

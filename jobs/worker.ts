@@ -1,7 +1,19 @@
 /**
- * The job worker every instance runs: finds due jobs through the due index, claims each with an
- * atomic lease (so one instance runs it at a time), runs its handler and commits the outcome in
- * the same atomic operation as the handler's effects.
+ * The job worker every instance runs: finds due jobs through the due index of each lane, claims
+ * each with an atomic lease (so one instance runs it at a time), runs its handler and commits the
+ * outcome in the same atomic operation as the handler's effects.
+ *
+ * Order and fairness (see jobs/README.md):
+ * - Each lane (`JOB_LANES`: tx, events, watch) has its own slots, so confirmation checks and the
+ *   transaction sweep never wait behind deliveries or polls; a one-off pass (`runDue`) takes the
+ *   lanes in that priority order.
+ * - Slots are refilled as each job ends, so a slow job (a hung publish, a long poll) holds only
+ *   its own slot; one project holds at most half of a lane's slots, and free slots go round-robin
+ *   over the projects with due jobs.
+ * - The loop looks every `pollIntervalMs` (for work of other instances) and also wakes exactly
+ *   when a job it knows of becomes due (a retry, a loop's next round), so waits are kept to the ms.
+ * - A running job's lease is renewed every third of `leaseMs`, so a long job (the sweep) is never
+ *   claimed a second time while it still runs.
  */
 import type { AppContext } from "../lib/context.ts";
 import { randomToken } from "../lib/ids.ts";
@@ -12,10 +24,16 @@ import {
   addJobReschedule,
   claimJob,
   deleteStaleDueEntry,
+  type DueJob,
   getJobEntry,
+  JOB_LANES,
+  type JobLane,
   type JobRecord,
   listDueJobs,
+  nextDueAt,
+  renewJobLease,
 } from "../kv/jobs.ts";
+import { DeferredCommit } from "./deferred_commit.ts";
 import { jobHandlers } from "./handlers.ts";
 import { jobPayloadSchema } from "./payloads.ts";
 import type { JobHandler, JobHandlers, JobOutcome, JobRun } from "./types.ts";
@@ -24,12 +42,12 @@ import type { JobHandler, JobHandlers, JobOutcome, JobRun } from "./types.ts";
 export interface JobWorkerOptions {
   /** How often the loop looks for due jobs when nobody wakes it (default 1 s). */
   pollIntervalMs?: number;
-  /** How long a claim lasts; a job whose worker died is run again after it (default 30 s). */
+  /** How long a claim lasts; renewed while the job runs; a job whose worker died runs again after it (default 30 s). */
   leaseMs?: number;
-  /** Most jobs taken per pass (default 50). */
+  /** Due entries read per look at a lane (default 200). */
   batchSize?: number;
-  /** Most jobs run at once (default 8). */
-  concurrency?: number;
+  /** Most jobs run at once per lane: one number for every lane, or per lane (default tx 8, events 8, watch 4). */
+  concurrency?: number | Partial<Record<JobLane, number>>;
   /** Runs after which a failing job is dropped (default 10). Handlers with their own schedule drop earlier. */
   maxAttempts?: number;
   /** Name of this worker in leases and logs (default random). */
@@ -39,6 +57,16 @@ export interface JobWorkerOptions {
 }
 
 const MAX_BACKOFF_MS = 5 * 60_000;
+const DEFAULT_CONCURRENCY: Record<JobLane, number> = { tx: 8, events: 8, watch: 4 };
+
+/** What the loop knows of one lane: its slots and the jobs (and their projects) in them. */
+interface LaneState {
+  limit: number;
+  running: Map<string, string>;
+  projects: Map<string, number>;
+  filling: boolean;
+  again: boolean;
+}
 
 /** Runs due jobs of one KV, in a loop (`start`) or one pass at a time (`runDue`). */
 export class JobWorker {
@@ -47,13 +75,14 @@ export class JobWorker {
   #pollIntervalMs: number;
   #leaseMs: number;
   #batchSize: number;
-  #concurrency: number;
   #maxAttempts: number;
   #handlers: JobHandlers;
+  #lanes: Map<JobLane, LaneState>;
   #running = false;
-  #timer: ReturnType<typeof setTimeout> | null = null;
-  #pass: Promise<void> | null = null;
-  #wakeRequested = false;
+  #pollTimer: ReturnType<typeof setInterval> | null = null;
+  #wakeTimer: ReturnType<typeof setTimeout> | null = null;
+  #wakeTimerAt = Infinity;
+  #tasks = new Set<Promise<unknown>>();
   #unsubscribe: (() => void) | null = null;
 
   constructor(ctx: AppContext, options: JobWorkerOptions = {}) {
@@ -61,10 +90,20 @@ export class JobWorker {
     this.owner = options.owner ?? `worker-${randomToken(6)}`;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.#leaseMs = options.leaseMs ?? 30_000;
-    this.#batchSize = options.batchSize ?? 50;
-    this.#concurrency = options.concurrency ?? 8;
+    this.#batchSize = options.batchSize ?? 200;
     this.#maxAttempts = options.maxAttempts ?? 10;
     this.#handlers = options.handlers ?? jobHandlers;
+    const given = options.concurrency;
+    const limits: Partial<Record<JobLane, number>> = typeof given === "number"
+      ? Object.fromEntries(JOB_LANES.map((lane) => [lane, given]))
+      : { ...DEFAULT_CONCURRENCY, ...given };
+    this.#lanes = new Map(JOB_LANES.map((lane) => [lane, {
+      limit: Math.max(1, limits[lane] ?? DEFAULT_CONCURRENCY[lane]),
+      running: new Map(),
+      projects: new Map(),
+      filling: false,
+      again: false,
+    }]));
   }
 
   /** True while the loop runs. */
@@ -77,80 +116,141 @@ export class JobWorker {
     if (this.#running) return;
     this.#running = true;
     this.#unsubscribe = this.#ctx.jobWaker.subscribe(() => this.wake());
-    this.#schedule(0);
+    this.#pollTimer = setInterval(() => this.wake(), this.#pollIntervalMs);
+    this.wake();
   }
 
-  /** Stops the loop and waits for the current pass to end; leaves no timer behind. */
+  /** Stops the loop and waits for the jobs it is running to end; leaves no timer behind. */
   async stop(): Promise<void> {
     this.#running = false;
     this.#unsubscribe?.();
     this.#unsubscribe = null;
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
-    await this.#pass;
+    if (this.#pollTimer !== null) clearInterval(this.#pollTimer);
+    if (this.#wakeTimer !== null) clearTimeout(this.#wakeTimer);
+    this.#pollTimer = this.#wakeTimer = null;
+    this.#wakeTimerAt = Infinity;
+    while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
   }
 
-  /** Asks the loop to look for due jobs now (no-op when stopped). */
+  /** Asks the loop to fill every lane's free slots with due jobs now (no-op when stopped). */
   wake(): void {
     if (!this.#running) return;
-    if (this.#pass) {
-      this.#wakeRequested = true;
-      return;
-    }
-    this.#schedule(0);
+    for (const lane of JOB_LANES) this.#track(this.#fill(lane));
   }
 
-  /** Runs one pass: claims and runs up to `batchSize` due jobs; returns how many it ran. */
+  /**
+   * Runs one pass without the loop: every lane in priority order, up to `batchSize` due jobs
+   * each (fairly across projects), each lane's jobs at most its concurrency at once. Returns how
+   * many ran.
+   */
   async runDue(): Promise<number> {
-    const now = this.#ctx.clock.now();
-    const due = await listDueJobs(this.#ctx.kv, now, this.#batchSize);
     let ran = 0;
-    let next = 0;
-    const lane = async () => {
-      while (next < due.length) {
-        const item = due[next++];
-        try {
-          if (await this.#runOne(item.id, item.runAt)) ran++;
-        } catch (error) {
-          log("error", "Job worker error", { owner: this.owner, jobId: item.id, error });
+    for (const [lane, state] of this.#lanes) {
+      const due = await listDueJobs(this.#ctx.kv, lane, {
+        now: this.#ctx.clock.now(),
+        limit: this.#batchSize,
+      });
+      const picks = pickFairly(due, { free: due.length, perProject: Infinity });
+      let next = 0;
+      const slot = async () => {
+        while (next < picks.length) {
+          if (await this.#runOneSafely(lane, picks[next++])) ran++;
         }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.#concurrency, due.length) }, lane));
+      };
+      await Promise.all(Array.from({ length: Math.min(state.limit, picks.length) }, slot));
+    }
     return ran;
   }
 
-  #schedule(delayMs: number): void {
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      this.#pass = this.#loopPass().finally(() => {
-        this.#pass = null;
-      });
-    }, delayMs);
+  #track(task: Promise<unknown>): void {
+    this.#tasks.add(task);
+    task.finally(() => this.#tasks.delete(task));
   }
 
-  async #loopPass(): Promise<void> {
-    let ran = 0;
-    try {
-      ran = await this.runDue();
-    } catch (error) {
-      log("error", "Job worker pass failed", { owner: this.owner, error });
+  // One filler per lane at a time; a request while it works makes it look once more.
+  async #fill(lane: JobLane): Promise<void> {
+    const state = this.#lanes.get(lane)!;
+    if (state.filling) {
+      state.again = true;
+      return;
     }
-    if (!this.#running) return;
-    const again = this.#wakeRequested || ran >= this.#batchSize;
-    this.#wakeRequested = false;
-    this.#schedule(again ? 0 : this.#pollIntervalMs);
+    state.filling = true;
+    try {
+      do {
+        state.again = false;
+        await this.#fillOnce(lane, state);
+      } while (state.again && this.#running);
+    } catch (error) {
+      log("error", "Job worker could not look for due jobs", { owner: this.owner, lane, error });
+    } finally {
+      state.filling = false;
+    }
   }
 
-  async #runOne(id: string, dueRunAt: number): Promise<boolean> {
+  async #fillOnce(lane: JobLane, state: LaneState): Promise<void> {
+    const free = state.limit - state.running.size;
+    if (!this.#running || free <= 0) return;
+    const now = this.#ctx.clock.now();
+    const due = (await listDueJobs(this.#ctx.kv, lane, { now, limit: this.#batchSize }))
+      .filter((job) => !state.running.has(job.id));
+    const picks = pickFairly(due, {
+      free,
+      perProject: Math.max(1, Math.floor(state.limit / 2)),
+      running: state.projects,
+    });
+    for (const job of picks) {
+      if (!this.#running) return;
+      state.running.set(job.id, job.projectId);
+      state.projects.set(job.projectId, (state.projects.get(job.projectId) ?? 0) + 1);
+      this.#track(
+        this.#runOneSafely(lane, job).finally(() => {
+          state.running.delete(job.id);
+          const left = state.projects.get(job.projectId)! - 1;
+          if (left > 0) state.projects.set(job.projectId, left);
+          else state.projects.delete(job.projectId);
+          if (this.#running) this.#track(this.#fill(lane));
+        }),
+      );
+    }
+    if (picks.length < free) {
+      const at = await nextDueAt(this.#ctx.kv, lane, now);
+      if (at !== null) this.#wakeAt(at);
+    }
+  }
+
+  // Wakes the loop at `at` (clock time) when that comes before its next regular look.
+  #wakeAt(at: number): void {
+    if (!this.#running) return;
+    const delay = at - this.#ctx.clock.now();
+    if (delay >= this.#pollIntervalMs || at >= this.#wakeTimerAt) return;
+    if (this.#wakeTimer !== null) clearTimeout(this.#wakeTimer);
+    this.#wakeTimerAt = at;
+    this.#wakeTimer = setTimeout(() => {
+      this.#wakeTimer = null;
+      this.#wakeTimerAt = Infinity;
+      this.wake();
+    }, Math.max(0, delay));
+  }
+
+  async #runOneSafely(lane: JobLane, due: DueJob): Promise<boolean> {
+    try {
+      return await this.#runOne(lane, due);
+    } catch (error) {
+      log("error", "Job worker error", { owner: this.owner, jobId: due.id, error });
+      return false;
+    }
+  }
+
+  async #runOne(lane: JobLane, due: DueJob): Promise<boolean> {
     const { kv, clock } = this.#ctx;
-    const entry = await getJobEntry(kv, id);
+    const entry = await getJobEntry(kv, due.id);
     const now = clock.now();
-    if (!entry.versionstamp || entry.value.status !== "pending" || entry.value.runAt !== dueRunAt) {
+    if (
+      !entry.versionstamp || entry.value.status !== "pending" || entry.value.runAt !== due.runAt
+    ) {
       // The index points at a job that moved or finished in between; only a truly dangling entry is removed.
       if (!entry.versionstamp || entry.value.status !== "pending") {
-        await deleteStaleDueEntry(kv, dueRunAt, id);
+        await deleteStaleDueEntry(kv, lane, due);
       }
       return false;
     }
@@ -162,13 +262,13 @@ export class JobWorker {
   }
 
   async #execute(claimed: Deno.KvEntry<JobRecord>, now: number): Promise<void> {
-    const { kv, clock } = this.#ctx;
+    const { clock } = this.#ctx;
     const job = claimed.value;
     const parsed = jobPayloadSchema.safeParse(job.payload);
     const fields: LogFields = { owner: this.owner, jobId: job.id, jobType: job.payload?.type };
     if (!parsed.success) {
       log("error", "Job dropped: invalid payload", { ...fields, problem: parsed.error.message });
-      await this.#commitOutcome(claimed, kv.atomic().check(claimed), {
+      await this.#commitOutcome(claimed, new DeferredCommit(), {
         kind: "drop",
         reason: "invalid payload",
       }, fields);
@@ -177,20 +277,22 @@ export class JobWorker {
     const payload = parsed.data;
     if ("projectId" in payload) fields.projectId = payload.projectId;
     const handler = this.#handlers[payload.type] as JobHandler;
+    const effects = new DeferredCommit();
     const run: JobRun = {
       ctx: this.#ctx,
       id: job.id,
       payload,
       attempt: job.attempts,
       now,
-      op: kv.atomic().check(claimed),
+      op: effects,
       logFields: fields,
     };
+    const lease = this.#keepLease(claimed, fields);
     let outcome: JobOutcome;
     try {
       outcome = await handler(run);
     } catch (error) {
-      run.op = kv.atomic().check(claimed);
+      run.op = new DeferredCommit();
       const message = error instanceof Error ? error.message : String(error);
       if (job.attempts >= this.#maxAttempts) {
         log("error", "Job dropped after repeated failures", {
@@ -205,17 +307,57 @@ export class JobWorker {
         outcome = { kind: "retry", at: clock.now() + backoff, error: message };
       }
     }
-    await this.#commitOutcome(claimed, run.op, outcome, fields);
+    const current = await lease.stop();
+    await this.#commitOutcome(current, run.op as DeferredCommit, outcome, fields);
+  }
+
+  // Renews the claim every third of the lease while the handler runs; `stop` returns the latest entry.
+  #keepLease(
+    claimed: Deno.KvEntry<JobRecord>,
+    fields: LogFields,
+  ): { stop(): Promise<Deno.KvEntry<JobRecord>> } {
+    const { kv, clock } = this.#ctx;
+    let current = claimed;
+    let lost = false;
+    let renewing = Promise.resolve();
+    const renew = async () => {
+      if (lost) return;
+      try {
+        const renewed = await renewJobLease(kv, current, {
+          now: clock.now(),
+          leaseMs: this.#leaseMs,
+        });
+        if (renewed) current = renewed;
+        else {
+          lost = true;
+          log("warn", "Job lease lost while running", fields);
+        }
+      } catch (error) {
+        // The next renewal tries again, well before the lease ends.
+        log("warn", "Job lease renewal failed", { ...fields, error });
+      }
+    };
+    const timer = setInterval(() => {
+      renewing = renewing.then(renew);
+    }, Math.max(10, Math.floor(this.#leaseMs / 3)));
+    return {
+      async stop() {
+        clearInterval(timer);
+        await renewing;
+        return current;
+      },
+    };
   }
 
   async #commitOutcome(
     claimed: Deno.KvEntry<JobRecord>,
-    op: Deno.AtomicOperation,
+    effects: DeferredCommit,
     outcome: JobOutcome,
     fields: LogFields,
   ): Promise<void> {
     const { kv, clock } = this.#ctx;
     const now = clock.now();
+    const op = effects.applyTo(kv.atomic().check(claimed));
     if (outcome.kind === "done") addJobCompletion(op, claimed, now);
     else if (outcome.kind === "drop") addJobRemoval(op, claimed);
     else if (outcome.kind === "retry") {
@@ -233,6 +375,7 @@ export class JobWorker {
       log("error", "Job outcome commit failed", { ...fields, error });
     }
     if (ok) {
+      if (outcome.kind === "retry" || outcome.kind === "continue") this.#wakeAt(outcome.at);
       try {
         await outcome.afterCommit?.();
       } catch (error) {
@@ -245,9 +388,41 @@ export class JobWorker {
     const release = kv.atomic().check(claimed);
     addJobReschedule(release, claimed, { runAt: now + 1_000, error: "commit conflict" });
     const released = await release.commit().catch(() => ({ ok: false }));
+    if (released.ok) this.#wakeAt(now + 1_000);
     log("warn", released.ok ? "Job commit conflicted; released" : "Job lease lost", {
       ...fields,
       outcome: outcome.kind,
     });
   }
+}
+
+/**
+ * Picks up to `free` of the due jobs (earliest first), round-robin over their projects, leaving
+ * out projects that already run `perProject` jobs.
+ */
+function pickFairly(
+  due: DueJob[],
+  options: { free: number; perProject: number; running?: Map<string, number> },
+): DueJob[] {
+  const queues = new Map<string, DueJob[]>();
+  for (const job of due) {
+    const queue = queues.get(job.projectId);
+    if (queue) queue.push(job);
+    else queues.set(job.projectId, [job]);
+  }
+  const counts = new Map(options.running);
+  const picks: DueJob[] = [];
+  let progressed = true;
+  while (picks.length < options.free && progressed) {
+    progressed = false;
+    for (const [projectId, queue] of queues) {
+      if (picks.length >= options.free) break;
+      const count = counts.get(projectId) ?? 0;
+      if (queue.length === 0 || count >= options.perProject) continue;
+      picks.push(queue.shift()!);
+      counts.set(projectId, count + 1);
+      progressed = true;
+    }
+  }
+  return picks;
 }

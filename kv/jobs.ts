@@ -1,11 +1,42 @@
 /**
- * Durable background jobs: one record per job plus a time-ordered due index.
+ * Durable background jobs: one record per job plus a time-ordered due index per lane.
+ *
+ * Lanes keep kinds of work apart (`JOB_LANES`): transaction confirmation never queues behind event
+ * deliveries or watch polls, because each lane has its own index and its own worker slots. A due
+ * entry holds the job's project id, so a worker can share a lane fairly among projects without
+ * reading the jobs.
  *
  * A worker claims a job by moving it, in one checked commit, to "leased until T": the due entry
- * moves to T too, so a job whose worker died simply becomes due again when its lease ends.
+ * moves to T too, so a job whose worker died simply becomes due again when its lease ends. A long
+ * job renews its lease the same way.
  */
 import { ulid } from "../lib/ids.ts";
-import { type JobPayload, jobPayloadSchema } from "../jobs/payloads.ts";
+import { type JobPayload, jobPayloadSchema, type JobType } from "../jobs/payloads.ts";
+
+/** The lanes, highest priority first. */
+export const JOB_LANES = ["tx", "events", "watch"] as const;
+/** A lane of the due index. */
+export type JobLane = typeof JOB_LANES[number];
+
+const LANE_OF: Record<JobType, JobLane> = {
+  tx_check: "tx",
+  tx_sweep: "tx",
+  deliver_event: "events",
+  publish_batch: "events",
+  watch_poll: "watch",
+};
+
+/** The lane a job runs in. */
+export function jobLane(payload: JobPayload): JobLane {
+  return LANE_OF[payload.type];
+}
+
+/** One due-index entry: which job, when, and for which project ("" for none). */
+export interface DueJob {
+  id: string;
+  runAt: number;
+  projectId: string;
+}
 
 /** Who runs a job and until when. */
 export interface JobLease {
@@ -33,8 +64,8 @@ export interface JobRecord {
 
 /** Options when adding a job. */
 export interface AddJobOptions {
-  /** Unix ms when the job becomes due; default 0 (as soon as a worker looks). */
-  runAt?: number;
+  /** Unix ms when the job becomes due: the clock's now for "at once" (jobs of a lane run in this order). */
+  runAt: number;
   /** Explicit id: the job is added only if no job (pending, or done in the last 7 days) has it. */
   id?: string;
 }
@@ -65,9 +96,17 @@ function nextJobId(): string {
 export function jobKey(id: string): Deno.KvKey {
   return ["jobs", id];
 }
-/** Key of a job's due-index entry (value: job id). */
-export function jobDueKey(runAt: number, id: string): Deno.KvKey {
-  return ["jobs_due", runAt, id];
+/** Key of a job's due-index entry (value: the job's project id, or ""). */
+export function jobDueKey(lane: JobLane, runAt: number, id: string): Deno.KvKey {
+  return ["job_queue", lane, runAt, id];
+}
+
+function dueKeyOf(job: Pick<JobRecord, "payload" | "runAt" | "id">): Deno.KvKey {
+  return jobDueKey(jobLane(job.payload), job.runAt, job.id);
+}
+
+function projectOf(payload: JobPayload): string {
+  return "projectId" in payload ? payload.projectId : "";
 }
 
 /**
@@ -77,11 +116,11 @@ export function jobDueKey(runAt: number, id: string): Deno.KvKey {
 export function addJob(
   op: Deno.AtomicOperation,
   payload: JobPayload,
-  options: AddJobOptions = {},
+  options: AddJobOptions,
 ): string {
   const parsed = jobPayloadSchema.parse(payload);
   const id = options.id ?? nextJobId();
-  const runAt = options.runAt ?? 0;
+  const runAt = options.runAt;
   const record: JobRecord = {
     id,
     payload: parsed,
@@ -95,7 +134,7 @@ export function addJob(
     doneAt: null,
   };
   if (options.id !== undefined) op.check({ key: jobKey(id), versionstamp: null });
-  op.set(jobKey(id), record).set(jobDueKey(runAt, id), id);
+  op.set(jobKey(id), record).set(dueKeyOf(record), projectOf(parsed));
   return id;
 }
 
@@ -103,7 +142,7 @@ export function addJob(
 export async function enqueueJob(
   kv: Deno.Kv,
   payload: JobPayload,
-  options: AddJobOptions = {},
+  options: AddJobOptions,
 ): Promise<string | null> {
   const op = kv.atomic();
   const id = addJob(op, payload, options);
@@ -116,21 +155,39 @@ export function getJobEntry(kv: Deno.Kv, id: string): Promise<Deno.KvEntryMaybe<
   return kv.get<JobRecord>(jobKey(id));
 }
 
-/** Lists up to `limit` ids of jobs due at `now` (including expired leases), earliest first. */
+/** Lists up to `limit` jobs of a lane due at `now` (including expired leases), earliest first. */
 export async function listDueJobs(
   kv: Deno.Kv,
-  now: number,
-  limit: number,
-): Promise<{ id: string; runAt: number }[]> {
-  const due: { id: string; runAt: number }[] = [];
-  const iter = kv.list<string>({ prefix: ["jobs_due"], end: ["jobs_due", now + 1] }, { limit });
-  for await (const entry of iter) due.push({ id: entry.value, runAt: entry.key[1] as number });
+  lane: JobLane,
+  options: { now: number; limit: number },
+): Promise<DueJob[]> {
+  const due: DueJob[] = [];
+  const iter = kv.list<string>({
+    prefix: ["job_queue", lane],
+    end: ["job_queue", lane, options.now + 1],
+  }, { limit: options.limit });
+  for await (const entry of iter) {
+    due.push({ id: entry.key[3] as string, runAt: entry.key[2] as number, projectId: entry.value });
+  }
   return due;
 }
 
+/** When the next job of a lane becomes due after `now`; null when none is waiting. */
+export async function nextDueAt(kv: Deno.Kv, lane: JobLane, now: number): Promise<number | null> {
+  const iter = kv.list({ prefix: ["job_queue", lane], start: ["job_queue", lane, now + 1] }, {
+    limit: 1,
+  });
+  for await (const entry of iter) return entry.key[2] as number;
+  return null;
+}
+
 /** Removes a due-index entry that points to no pending job. */
-export async function deleteStaleDueEntry(kv: Deno.Kv, runAt: number, id: string): Promise<void> {
-  const entry = await kv.get(jobDueKey(runAt, id));
+export async function deleteStaleDueEntry(
+  kv: Deno.Kv,
+  lane: JobLane,
+  due: DueJob,
+): Promise<void> {
+  const entry = await kv.get(jobDueKey(lane, due.runAt, due.id));
   if (entry.versionstamp) await kv.atomic().check(entry).delete(entry.key).commit();
 }
 
@@ -148,13 +205,38 @@ export async function claimJob(
     lease: { owner: lease.owner, expiresAt },
     runAt: expiresAt,
   };
+  return await moveJob(kv, entry, claimed);
+}
+
+// Rewrites a job and moves its due entry along, if the job did not change meanwhile.
+async function moveJob(
+  kv: Deno.Kv,
+  entry: Deno.KvEntry<JobRecord>,
+  next: JobRecord,
+): Promise<Deno.KvEntry<JobRecord> | null> {
   const result = await kv.atomic()
     .check(entry)
-    .delete(jobDueKey(job.runAt, job.id))
-    .set(jobDueKey(expiresAt, job.id), job.id)
-    .set(jobKey(job.id), claimed)
+    .delete(dueKeyOf(entry.value))
+    .set(dueKeyOf(next), projectOf(next.payload))
+    .set(jobKey(next.id), next)
     .commit();
-  return result.ok ? { ...entry, value: claimed, versionstamp: result.versionstamp } : null;
+  return result.ok ? { ...entry, value: next, versionstamp: result.versionstamp } : null;
+}
+
+/** Extends a claim to `now + leaseMs` while its job still runs; null when the lease was lost. */
+export async function renewJobLease(
+  kv: Deno.Kv,
+  claimed: Deno.KvEntry<JobRecord>,
+  lease: { now: number; leaseMs: number },
+): Promise<Deno.KvEntry<JobRecord> | null> {
+  const job = claimed.value;
+  const expiresAt = lease.now + lease.leaseMs;
+  if (!job.lease || expiresAt <= job.lease.expiresAt) return claimed;
+  return await moveJob(kv, claimed, {
+    ...job,
+    lease: { ...job.lease, expiresAt },
+    runAt: expiresAt,
+  });
 }
 
 /** Appends "this job is finished" to `op` (a unique job leaves a done record for 7 days). */
@@ -164,7 +246,7 @@ export function addJobCompletion(
   now: number,
 ): void {
   const job = claimed.value;
-  op.delete(jobDueKey(job.runAt, job.id));
+  op.delete(dueKeyOf(job));
   if (job.unique) {
     const done: JobRecord = { ...job, status: "done", lease: null, doneAt: now };
     op.set(jobKey(job.id), done, { expireIn: DONE_JOB_TTL_MS });
@@ -175,7 +257,7 @@ export function addJobCompletion(
 
 /** Appends "remove this job entirely" to `op`, freeing its id at once. */
 export function addJobRemoval(op: Deno.AtomicOperation, entry: Deno.KvEntry<JobRecord>): void {
-  op.delete(jobDueKey(entry.value.runAt, entry.value.id)).delete(jobKey(entry.value.id));
+  op.delete(dueKeyOf(entry.value)).delete(jobKey(entry.value.id));
 }
 
 /** Appends "run again at `runAt`" to `op`; `fresh` resets the attempt count (a loop's next round). */
@@ -193,8 +275,8 @@ export function addJobReschedule(
     lease: null,
     lastError: next.error ?? (next.fresh ? null : job.lastError),
   };
-  op.delete(jobDueKey(job.runAt, job.id))
-    .set(jobDueKey(next.runAt, job.id), job.id)
+  op.delete(dueKeyOf(job))
+    .set(dueKeyOf(record), projectOf(record.payload))
     .set(jobKey(job.id), record);
 }
 
@@ -205,4 +287,20 @@ export async function listJobs(kv: Deno.Kv): Promise<JobRecord[]> {
     if (entry.value.status === "pending") jobs.push(entry.value);
   }
   return jobs;
+}
+
+/**
+ * Moves due entries of the index used before lanes (`["jobs_due", runAt, id]`) into the lanes,
+ * so jobs queued by an older version still run; returns how many moved.
+ */
+export async function moveLegacyDueEntries(kv: Deno.Kv): Promise<number> {
+  let moved = 0;
+  for await (const entry of kv.list<string>({ prefix: ["jobs_due"] })) {
+    const job = await getJobEntry(kv, entry.key[2] as string);
+    const op = kv.atomic().check(entry, job).delete(entry.key);
+    const live = job.value?.status === "pending" && job.value.runAt === entry.key[1];
+    if (live) op.set(dueKeyOf(job.value!), projectOf(job.value!.payload));
+    if ((await op.commit()).ok && live) moved++;
+  }
+  return moved;
 }

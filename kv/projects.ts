@@ -168,3 +168,8 @@ export async function deleteProject(kv: Deno.Kv, id: string, now: number): Promi
   }
   throw new Error("Cannot delete project: too many concurrent changes");
 }
+
+/** Lists every project, deleted ones included (start-up re-encryption walks them). */
+export async function* listAllProjects(kv: Deno.Kv): AsyncGenerator<Project> {
+  for await (const entry of kv.list<Project>({ prefix: ["projects"] })) yield entry.value;
+}

@@ -34,3 +34,21 @@ export async function getWalletKey(
 ): Promise<WalletKeyRecord | null> {
   return (await kv.get<WalletKeyRecord>(walletKeyKey(projectId))).value;
 }
+
+/** Lists every project's wallet key entry (start-up re-encryption walks them). */
+export async function* listWalletKeyEntries(
+  kv: Deno.Kv,
+): AsyncGenerator<Deno.KvEntry<WalletKeyRecord>> {
+  yield* kv.list<WalletKeyRecord>({ prefix: ["wallet_keys"] });
+}
+
+/** Replaces the sealed seed if the entry did not change meanwhile; false when it did. */
+export async function updateWalletKeySealed(
+  kv: Deno.Kv,
+  entry: Deno.KvEntry<WalletKeyRecord>,
+  secretKeyEnc: string,
+): Promise<boolean> {
+  const result = await kv.atomic().check(entry).set(entry.key, { ...entry.value, secretKeyEnc })
+    .commit();
+  return result.ok;
+}

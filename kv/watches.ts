@@ -89,6 +89,7 @@ export async function createWatch(
       .set(watchCountKey(projectId), count + 1);
     addJob(op, { type: "watch_poll", projectId, watchId: watch.id }, {
       id: watchPollJobId(projectId, watch.id),
+      runAt: input.now,
     });
     if ((await op.commit()).ok) return watch;
   }
@@ -134,4 +135,40 @@ export async function deleteWatch(kv: Deno.Kv, projectId: string, id: string): P
     if ((await op.commit()).ok) return true;
   }
   throw new Error("Cannot remove watch: too many concurrent changes");
+}
+
+/** Watch events a project queued in one clock minute, across all its watches (the per-project cap). */
+export interface WatchEventCount {
+  /** Unix minute (ms / 60,000). */
+  minute: number;
+  count: number;
+}
+
+/** Key of a project's watch event count of the current minute. */
+export function watchEventCountKey(projectId: string): Deno.KvKey {
+  return ["watch_event_counts", projectId];
+}
+
+/**
+ * Takes room for up to `wanted` events in the project's count of the current minute, never past
+ * `max`; returns how many were counted before and how many it took. Its own small checked commit
+ * (retried), so polls of one project's watches running at once never conflict on their own
+ * commits. A poll that then fails to commit leaves its room taken: the count may run high, never low.
+ */
+export async function takeWatchEventRoom(
+  kv: Deno.Kv,
+  projectId: string,
+  input: { minute: number; wanted: number; max: number },
+): Promise<{ before: number; taken: number }> {
+  const key = watchEventCountKey(projectId);
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const entry = await kv.get<WatchEventCount>(key);
+    const before = entry.value?.minute === input.minute ? entry.value.count : 0;
+    const taken = Math.max(0, Math.min(input.wanted, input.max - before));
+    if (taken === 0) return { before, taken };
+    const count: WatchEventCount = { minute: input.minute, count: before + taken };
+    const result = await kv.atomic().check(entry).set(key, count, { expireIn: 120_000 }).commit();
+    if (result.ok) return { before, taken };
+  }
+  throw new Error("Cannot count watch events: too many concurrent changes");
 }

@@ -13,6 +13,10 @@ export interface Config {
   /** Undefined means `Deno.openKv()` with no path (Deno Deploy's managed KV). */
   kvPath: string | undefined;
   secret: string;
+  // --- SECRET rotation (issue 11) ---
+  /** The SECRET before a rotation: read once at start-up to re-encrypt everything under `secret`. */
+  secretPrevious?: string;
+  // --- end SECRET rotation ---
   walletProvider: "managed" | "none";
   rpcUrls: Record<Cluster, string>;
   dasUrls: Record<Cluster, string | undefined>;
@@ -28,6 +32,7 @@ const envSchema = z.object({
   BASE_URL: url.optional(),
   KV_PATH: z.string().min(1).optional(),
   SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  SECRET_PREVIOUS: z.string().min(32, "must be at least 32 characters").optional(),
   WALLET_PROVIDER: z.enum(["managed", "none"]).default("managed"),
   RPC_URL_DEVNET: url.default("https://api.devnet.solana.com"),
   RPC_URL_MAINNET: url.default("https://api.mainnet-beta.solana.com"),
@@ -70,6 +75,7 @@ export function loadConfig(
     baseUrl: e.BASE_URL ?? `http://localhost:${e.PORT}`,
     kvPath: e.KV_PATH ?? (options.onDeploy ? undefined : `${dataDir}/blocklink.kv`),
     secret: e.SECRET ?? localSecret(dataDir),
+    secretPrevious: e.SECRET_PREVIOUS,
     walletProvider: e.WALLET_PROVIDER,
     rpcUrls: { devnet: e.RPC_URL_DEVNET, mainnet: e.RPC_URL_MAINNET },
     dasUrls: { devnet: e.DAS_URL_DEVNET, mainnet: e.DAS_URL_MAINNET },
@@ -84,16 +90,52 @@ export function isDenoDeploy(): boolean {
   return Boolean(Deno.env.get("DENO_DEPLOYMENT_ID"));
 }
 
+// --- Generated SECRET file (issue 11) ---
+const MIN_SECRET_LENGTH = 32;
+
+/**
+ * Reads the generated SECRET, or generates it on the first start. The file is created whole or
+ * not at all (written to a temporary name, then hard-linked into place, which fails if the name
+ * exists), so two first starts at once both end up with the one that won, never a half-written
+ * file; it is readable by its owner only.
+ */
 function localSecret(dataDir: string): string {
   const path = `${dataDir}/secret`;
+  const kept = readSecretFile(path);
+  if (kept !== null) return kept;
+  Deno.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const temporary = `${path}.${randomToken(8)}.tmp`;
+  Deno.writeTextFileSync(temporary, randomToken(32), { mode: 0o600, createNew: true });
   try {
-    return Deno.readTextFileSync(path).trim();
+    Deno.linkSync(temporary, path);
+    log("warn", "SECRET is not set: generated one and kept it in the data folder", { path });
   } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+  } finally {
+    Deno.removeSync(temporary);
   }
-  Deno.mkdirSync(dataDir, { recursive: true });
-  const secret = randomToken(32);
-  Deno.writeTextFileSync(path, secret, { mode: 0o600, createNew: true });
-  log("warn", "SECRET is not set: generated one and kept it in the data folder", { path });
+  return readSecretFile(path)!;
+}
+
+function readSecretFile(path: string): string | null {
+  let secret: string;
+  try {
+    secret = Deno.readTextFileSync(path).trim();
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+  if (secret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(
+      `Invalid configuration: SECRET: the generated secret file ${path} must hold at least ` +
+        `${MIN_SECRET_LENGTH} characters (restore it, or set SECRET)`,
+    );
+  }
+  const mode = Deno.statSync(path).mode;
+  if (mode !== null && (mode & 0o077) !== 0) {
+    Deno.chmodSync(path, 0o600);
+    log("warn", "The secret file was readable by others: made it owner-only", { path });
+  }
   return secret;
 }
+// --- end generated SECRET file ---

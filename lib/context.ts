@@ -39,7 +39,9 @@ export async function createAppContext(
   input: { kv: Deno.Kv; config: Config; clock?: Clock },
 ): Promise<AppContext> {
   const clock = input.clock ?? systemClock;
-  const keys = await deriveSecretKeys(input.config.secret);
+  const keys = await deriveSecretKeys(input.config.secret, {
+    previous: input.config.secretPrevious,
+  });
   const rpc = createRpcClients(input.config);
   return {
     kv: input.kv,

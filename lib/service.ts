@@ -3,6 +3,7 @@ import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type AppContext, createAppContext } from "./context.ts";
 import { log } from "./log.ts";
+import { checkSecret } from "./crypto/key_check.ts";
 import { createApp } from "../routes/mod.ts";
 import { JobWorker } from "../jobs/worker.ts";
 import { ensureTxSweepLoop } from "../jobs/tx_sweep.ts";
@@ -23,6 +24,8 @@ export async function startService(
   input: { kv: Deno.Kv; config: Config; clock?: Clock; hostname?: string },
 ): Promise<RunningService> {
   const ctx = await createAppContext(input);
+  // Before anything reads a sealed secret: refuses a SECRET the store was not started with.
+  await checkSecret(ctx);
   const app = createApp(ctx);
   const worker = new JobWorker(ctx);
   // The 30 s transaction sweep runs from the start, not from the first minute cron.

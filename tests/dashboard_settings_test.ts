@@ -58,7 +58,10 @@ Deno.test("POST /dashboard/projects/:id/settings saves every setting; secrets ar
     clientSecret: "RBX-oauth-secret-value",
   });
   assertEquals(
-    await decryptSecretText(t.ctx.keys, stored.settings.publishingKeyEnc!, project.id),
+    await decryptSecretText(t.ctx.keys, stored.settings.publishingKeyEnc!, {
+      purpose: "publishing_key",
+      context: project.id,
+    }),
     "open-cloud-key-value",
   );
   const v1 = await (await call(t.app, "/v1/project", { apiKey: key.key })).json();

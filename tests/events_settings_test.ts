@@ -84,11 +84,17 @@ Deno.test("saveEventSettings() stores the key encrypted, keeps it when left empt
   const stored = (await getProject(t.kv, project.id))!.settings;
   assert.ok(stored.publishingKeyEnc && !stored.publishingKeyEnc.includes("secret-key"));
   assert.equal(
-    await decryptSecretText(t.ctx.keys, stored.publishingKeyEnc, project.id),
+    await decryptSecretText(t.ctx.keys, stored.publishingKeyEnc, {
+      purpose: "publishing_key",
+      context: project.id,
+    }),
     "secret-key",
   );
   await assert.rejects(() =>
-    decryptSecretText(t.ctx.keys, stored.publishingKeyEnc!, "other-project")
+    decryptSecretText(t.ctx.keys, stored.publishingKeyEnc!, {
+      purpose: "publishing_key",
+      context: "other-project",
+    })
   );
   assert.equal(await events(), true);
 

@@ -18,6 +18,7 @@ import { claimJob, getJobEntry, type JobRecord, listJobs } from "../kv/jobs.ts";
 import { getWatchEntry, watchPollJobId } from "../kv/watches.ts";
 import { sweepWatchLoops } from "../jobs/sweeps.ts";
 import { saveEventSettings } from "../lib/events/settings.ts";
+import { recordEvents } from "../lib/events/record.ts";
 import { WATCH_POLL_INTERVAL_MS } from "../lib/events/watch_poll.ts";
 import {
   addWatch,
@@ -35,7 +36,7 @@ import {
   UNIVERSE,
 } from "./support/events_harness.ts";
 import { ApiError } from "../lib/http/errors.ts";
-import { call } from "./support/test_app.ts";
+import { call, createTestProject } from "./support/test_app.ts";
 
 interface WatchEnv extends AsyncDisposable {
   chain: SandboxChain;
@@ -217,6 +218,9 @@ Deno.test("One poll sends at most the 1,000 newest transactions, oldest first, a
 
   const sent = await touch(chain, address, 1_010);
   await nextPoll(h.a);
+  // Beyond the first 100 of a minute, one project's watch events are spread over the minute.
+  h.a.clock.advance(60_000);
+  await drain(h.a.worker);
 
   assert.deepEqual(inboxSignatures(h), sent.slice(10));
   await nextPoll(h.a);
@@ -514,4 +518,70 @@ Deno.test("addWatch() validates the name and address and keeps to the documented
       (e) => e instanceof ApiError && e.code === "project_not_found",
     );
   });
+});
+
+Deno.test("A project's watches queue at most 1,000 events a minute together, the newest of each poll", async () => {
+  await using env = await startWatchEnv();
+  const { chain, h } = env;
+  const addresses = [
+    (await generateKeyPairSigner()).address,
+    (await generateKeyPairSigner()).address,
+  ];
+  for (const [i, address] of addresses.entries()) {
+    await addWatch(h.a.ctx, h.project.id, { name: `busy${i}`, address });
+  }
+  await drain(h.a.worker);
+
+  // When: both addresses receive 600 transactions before one round of polls.
+  const sent = [await touch(chain, addresses[0], 600), await touch(chain, addresses[1], 600)];
+  await nextPoll(h.a);
+  // Within the same minute, late enough for every paced event to be due.
+  h.a.clock.advance(50_000);
+  await drain(h.a.worker);
+
+  // Then: 1,000 in all; each watch's are the newest of what it found, oldest first.
+  const delivered = inboxSignatures(h);
+  assert.equal(delivered.length, 1_000);
+  const perWatch = sent.map((list) => delivered.filter((s) => list.includes(s)));
+  assert.deepEqual(perWatch.map((list) => list.length).sort(), [400, 600]);
+  for (const [i, list] of perWatch.entries()) {
+    assert.deepEqual(list, sent[i].slice(sent[i].length - list.length));
+  }
+
+  // And the next minute has room again; the skipped ones are never sent.
+  const later = await touch(chain, addresses[0], 3);
+  h.a.clock.advance(10_000);
+  await drain(h.a.worker);
+  assert.deepEqual(inboxSignatures(h).slice(1_000), later);
+});
+
+Deno.test("Another project's event is delivered before a flooding project's burst of watch events", async () => {
+  await using env = await startWatchEnv();
+  const { chain, h } = env;
+  const other = (await createTestProject(h.a)).project;
+  await saveEventSettings(h.a.ctx, other.id, { universeId: UNIVERSE, publishingKey: PUBLISH_KEY });
+  const addresses = await Promise.all(
+    Array.from({ length: 20 }, async () => (await generateKeyPairSigner()).address),
+  );
+  for (const [i, address] of addresses.entries()) {
+    await addWatch(h.a.ctx, h.project.id, { name: `flood${i}`, address });
+  }
+  await drain(h.a.worker);
+
+  // Given: the flooding project's 20 polls queued 1,000 events.
+  for (const address of addresses) await touch(chain, address, 50);
+  h.a.clock.advance(WATCH_POLL_INTERVAL_MS);
+  await h.a.worker.runDue();
+  assert.equal(
+    (await listJobs(h.a.kv)).filter((j) => j.payload.type === "deliver_event").length,
+    1_000,
+  );
+
+  // When: the other project publishes an event, then the worker runs.
+  await recordEvents(h.a.ctx, other.id, [{ type: "ping", at: 7 }]);
+  await drain(h.a.worker);
+
+  // Then: it did not wait behind the burst.
+  const position = h.standIn.inbox().findIndex((m) => (m.data as { type: string }).type === "ping");
+  assert.ok(position >= 0 && position < 10, `delivered as message ${position + 1}`);
 });

@@ -18,10 +18,10 @@ Deno.test("enqueueJob() with an id adds the job once, and the id stays taken aft
   const job = { type: "deliver_event" as const, projectId: h.project.id, event: recordedPing(1) };
 
   // When
-  const first = await enqueueJob(h.a.kv, job, { id: "once" });
-  const again = await enqueueJob(h.a.kv, job, { id: "once" });
+  const first = await enqueueJob(h.a.kv, job, { id: "once", runAt: h.a.clock.now() });
+  const again = await enqueueJob(h.a.kv, job, { id: "once", runAt: h.a.clock.now() });
   await drain(h.a.worker);
-  const afterDone = await enqueueJob(h.a.kv, job, { id: "once" });
+  const afterDone = await enqueueJob(h.a.kv, job, { id: "once", runAt: h.a.clock.now() });
 
   // Then
   assert.equal(first, "once");
@@ -37,7 +37,7 @@ Deno.test("addJob() lands only with the caller's commit", async (s) => {
 
   await s.step("a commit whose check fails adds no job", async () => {
     const op = t.kv.atomic().check({ key: ["guard"], versionstamp: "00000000000000010000" });
-    addJob(op, job);
+    addJob(op, job, { runAt: 5 });
     assert.equal((await op.commit()).ok, false);
     assert.deepEqual(await listJobs(t.kv), []);
   });
@@ -52,7 +52,9 @@ Deno.test("addJob() lands only with the caller's commit", async (s) => {
 
   await s.step("an invalid payload is refused before it reaches the store", () => {
     const op = t.kv.atomic();
-    assert.throws(() => addJob(op, { ...job, event: { type: "ping", at: "soon" } } as never));
+    assert.throws(() =>
+      addJob(op, { ...job, event: { type: "ping", at: "soon" } } as never, { runAt: 5 })
+    );
   });
 });
 
@@ -77,7 +79,7 @@ Deno.test("JobWorker commits a handler's effects in the same commit as the job's
   });
 
   await t.step("effect and completion land together", async () => {
-    const id = (await enqueueJob(app.kv, job(1)))!;
+    const id = (await enqueueJob(app.kv, job(1), { runAt: app.clock.now() }))!;
     assert.equal(await worker.runDue(), 1);
     assert.equal((await app.kv.get(["effects", id])).value, 1);
     assert.equal((await getJobEntry(app.kv, id)).value, null);
@@ -86,7 +88,7 @@ Deno.test("JobWorker commits a handler's effects in the same commit as the job's
   await t.step(
     "when the commit fails, neither lands and the job is released to run again",
     async () => {
-      const id = (await enqueueJob(app.kv, job(2)))!;
+      const id = (await enqueueJob(app.kv, job(2), { runAt: app.clock.now() }))!;
       assert.equal(await worker.runDue(), 1);
       assert.equal((await app.kv.get(["effects", id])).value, null);
       const left = (await getJobEntry(app.kv, id)).value!;
@@ -106,8 +108,11 @@ Deno.test("JobWorker retries a throwing handler with growing waits, then drops t
     },
   };
   const worker = new JobWorker(app.ctx, { handlers, maxAttempts: 3 });
-  const id =
-    (await enqueueJob(app.kv, { type: "deliver_event", projectId: "p", event: recordedPing(1) }))!;
+  const id = (await enqueueJob(app.kv, {
+    type: "deliver_event",
+    projectId: "p",
+    event: recordedPing(1),
+  }, { runAt: app.clock.now() }))!;
 
   assert.equal(await worker.runDue(), 1);
   assert.equal((await getJobEntry(app.kv, id)).value?.lastError, "Boom");

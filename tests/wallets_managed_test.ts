@@ -4,7 +4,7 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { type Address, getAddressEncoder } from "@solana/kit";
 import { base58, base64, base64url, hex } from "@scure/base";
 import { decryptSecret } from "../lib/crypto/encryption.ts";
-import { walletKeyContext } from "../lib/wallets/managed.ts";
+import { walletKeyBinding } from "../lib/wallets/managed.ts";
 import { createProjectWallet } from "../lib/wallets/project_wallet.ts";
 import { getWalletKey } from "../kv/wallet_keys.ts";
 import { getProject } from "../kv/projects.ts";
@@ -53,17 +53,19 @@ Deno.test("Managed wallet keys are stored only sealed with AES-256-GCM, bound to
   const recordB = (await getWalletKey(t.kv, b.id))!;
 
   // The sealed seed opens only with this project's associated data, and derives the address.
-  const seed = await decryptSecret(t.ctx.keys, recordA.secretKeyEnc, walletKeyContext(a.id));
+  const seed = await decryptSecret(t.ctx.keys, recordA.secretKeyEnc, walletKeyBinding(a.id));
   assert.equal(seed.length, 32);
   assert.deepEqual(
     ed25519.getPublicKey(seed),
     new Uint8Array(getAddressEncoder().encode(addressA as Address)),
   );
-  await assert.rejects(decryptSecret(t.ctx.keys, recordA.secretKeyEnc, walletKeyContext(b.id)));
+  await assert.rejects(decryptSecret(t.ctx.keys, recordA.secretKeyEnc, walletKeyBinding(b.id)));
   // Nor as another purpose of the same project (for example a sealed settings secret).
-  await assert.rejects(decryptSecret(t.ctx.keys, recordA.secretKeyEnc, a.id));
+  await assert.rejects(
+    decryptSecret(t.ctx.keys, recordA.secretKeyEnc, { purpose: "publishing_key", context: a.id }),
+  );
   // Every sealing uses its own nonce.
-  assert.notEqual(recordA.secretKeyEnc.split(".")[1], recordB.secretKeyEnc.split(".")[1]);
+  assert.notEqual(recordA.secretKeyEnc.split(".")[3], recordB.secretKeyEnc.split(".")[3]);
 
   // No stored value holds the seed in any common encoding.
   const forms = [
@@ -102,7 +104,7 @@ Deno.test("The managed wallet signs transactions, and its key never reaches the 
     const seed = await decryptSecret(
       h.a.ctx.keys,
       (await getWalletKey(h.a.kv, h.project.id))!.secretKeyEnc,
-      walletKeyContext(h.project.id),
+      walletKeyBinding(h.project.id),
     );
     // The provider's signature over any message verifies with the wallet's public key.
     const message = new TextEncoder().encode("hello");

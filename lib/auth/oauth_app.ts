@@ -1,7 +1,7 @@
 /** A project's own identity-provider OAuth app: client ID in clear, client secret encrypted at rest. */
 import type { Project } from "../../kv/projects.ts";
 import type { AppContext } from "../context.ts";
-import { decryptSecretText, encryptSecret } from "../crypto/encryption.ts";
+import { decryptSecretText, encryptSecret, type SealBinding } from "../crypto/encryption.ts";
 
 /** The credentials the token and revoke endpoints need. */
 export interface OauthApp {
@@ -9,10 +9,10 @@ export interface OauthApp {
   clientSecret: string;
 }
 
-// Bound to the project id (as the publishing key is), so a secret copied to another project's
-// record does not decrypt.
-function secretContext(projectId: string): string {
-  return projectId;
+// Sealed as an OAuth client secret of this project, so neither another project's secret nor
+// this project's publishing key copied into the field decrypts.
+function secretBinding(projectId: string): SealBinding {
+  return { purpose: "oauth_client_secret", context: projectId };
 }
 
 /** Encrypts a client secret for `project.settings.oauthClientSecretEnc` (the dashboard saves it). */
@@ -21,7 +21,7 @@ export function encryptOauthClientSecret(
   projectId: string,
   clientSecret: string,
 ): Promise<string> {
-  return encryptSecret(ctx.keys, clientSecret, secretContext(projectId));
+  return encryptSecret(ctx.keys, clientSecret, secretBinding(projectId));
 }
 
 /** True when the project saved both a client ID and a client secret. */
@@ -36,7 +36,7 @@ export async function getOauthApp(ctx: AppContext, project: Project): Promise<Oa
   const clientSecret = await decryptSecretText(
     ctx.keys,
     oauthClientSecretEnc,
-    secretContext(project.id),
+    secretBinding(project.id),
   );
   return { clientId: oauthClientId, clientSecret };
 }

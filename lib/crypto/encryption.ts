@@ -1,50 +1,133 @@
-/** AES-256-GCM encryption at rest for secrets (OAuth client secrets, publishing keys, wallet keys). */
+/**
+ * AES-256-GCM encryption at rest for secrets (wallet keys, OAuth client secrets, publishing keys,
+ * dashboard flashes).
+ *
+ * A sealed value reads `v2.<key id>.<purpose>.<iv>.<ciphertext>`. The key id names the SECRET
+ * that sealed it (so a rotation knows what to re-encrypt and which key opens it), the purpose
+ * says what it is; both are bound into the associated data together with the context (the
+ * project id, ...), so a sealed wallet key cannot be passed off as a publishing key, nor one
+ * project's secret as another's.
+ *
+ * Values sealed before key ids existed (`v1.<iv>.<ciphertext>`, bound only to the context) are
+ * still opened, with the current or previous SECRET, until start-up re-encrypts them as v2
+ * (`lib/crypto/reseal.ts`).
+ */
 import { decodeBase64Url, encodeBase64Url } from "../ids.ts";
-import type { SecretKeys } from "./secret_keys.ts";
+import { keySetById, type SecretKeys, type SecretKeySet } from "./secret_keys.ts";
+
+/** What a sealed secret is; a value sealed for one purpose never opens as another. */
+export type SecretPurpose =
+  | "wallet_key"
+  | "oauth_client_secret"
+  | "publishing_key"
+  | "dashboard_flash";
+
+/** What a sealed value is bound to: its purpose and its owner (project id, developer...). */
+export interface SealBinding {
+  purpose: SecretPurpose;
+  context: string;
+}
 
 const encoder = new TextEncoder();
+const PURPOSES = new Set<string>([
+  "wallet_key",
+  "oauth_client_secret",
+  "publishing_key",
+  "dashboard_flash",
+]);
 
-/** Encrypts `plaintext` with a fresh 96-bit nonce; `context` (e.g. the project id) is bound as associated data. */
+/** Encrypts `plaintext` under the current SECRET with a fresh 96-bit nonce, bound to `binding`. */
 export async function encryptSecret(
   keys: SecretKeys,
   plaintext: Uint8Array | string,
-  context: string,
+  binding: SealBinding,
 ): Promise<string> {
+  const { id, aes } = keys.current;
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const data = typeof plaintext === "string" ? encoder.encode(plaintext) : plaintext;
   const sealed = await crypto.subtle.encrypt(
-    { name: "AES-GCM", iv, additionalData: encoder.encode(context) },
-    keys.aes,
+    { name: "AES-GCM", iv, additionalData: encoder.encode(v2Aad(id, binding)) },
+    aes,
     data as Uint8Array<ArrayBuffer>,
   );
-  return `v1.${encodeBase64Url(iv)}.${encodeBase64Url(new Uint8Array(sealed))}`;
+  const body = encodeBase64Url(new Uint8Array(sealed));
+  return `v2.${id}.${binding.purpose}.${encodeBase64Url(iv)}.${body}`;
 }
 
-/** Decrypts what `encryptSecret` produced for the same `context`; throws if it was tampered with. */
+/** Decrypts what `encryptSecret` sealed for the same binding; throws if it was not, or was tampered with. */
 export async function decryptSecret(
   keys: SecretKeys,
   sealed: string,
-  context: string,
+  binding: SealBinding,
 ): Promise<Uint8Array> {
-  const [version, iv, body] = sealed.split(".");
-  if (version !== "v1" || !iv || !body) throw new Error("Cannot decrypt secret: unknown format");
-  const plain = await crypto.subtle.decrypt(
-    {
-      name: "AES-GCM",
-      iv: decodeBase64Url(iv) as Uint8Array<ArrayBuffer>,
-      additionalData: encoder.encode(context),
-    },
-    keys.aes,
-    decodeBase64Url(body) as Uint8Array<ArrayBuffer>,
-  );
-  return new Uint8Array(plain);
+  const parts = sealed.split(".");
+  if (parts[0] === "v1" && parts.length === 3) {
+    return await decryptV1(keys, parts[1], parts[2], legacyContext(binding));
+  }
+  const [version, id, purpose, iv, body] = parts;
+  if (version !== "v2" || parts.length !== 5 || !PURPOSES.has(purpose)) {
+    throw new Error("Cannot decrypt secret: unknown format");
+  }
+  if (purpose !== binding.purpose) {
+    throw new Error(`Cannot decrypt secret: sealed as ${purpose}, not ${binding.purpose}`);
+  }
+  const keySet = keySetById(keys, id);
+  if (!keySet) throw new Error("Cannot decrypt secret: sealed under another SECRET");
+  return await open(keySet, iv, body, v2Aad(id, binding));
 }
 
 /** Decrypts a secret that was stored as text. */
 export async function decryptSecretText(
   keys: SecretKeys,
   sealed: string,
-  context: string,
+  binding: SealBinding,
 ): Promise<string> {
-  return new TextDecoder().decode(await decryptSecret(keys, sealed, context));
+  return new TextDecoder().decode(await decryptSecret(keys, sealed, binding));
+}
+
+/** True when `sealed` is not a v2 value under the current SECRET (a rotation re-encrypts it). */
+export function isStale(keys: SecretKeys, sealed: string): boolean {
+  const [version, id] = sealed.split(".");
+  return version !== "v2" || id !== keys.current.id;
+}
+
+function v2Aad(keyId: string, binding: SealBinding): string {
+  return `v2.${keyId}.${binding.purpose}.${binding.context}`;
+}
+
+// The associated data v1 bound: wallet keys carried their purpose, the others only the project.
+function legacyContext(binding: SealBinding): string {
+  if (binding.purpose === "wallet_key") return `wallet_key:${binding.context}`;
+  if (binding.purpose === "dashboard_flash") return `dashboard-flash:${binding.context}`;
+  return binding.context;
+}
+
+async function decryptV1(keys: SecretKeys, iv: string, body: string, context: string) {
+  for (const keySet of [keys.current, keys.previous]) {
+    if (!keySet) continue;
+    try {
+      return await open(keySet, iv, body, context);
+    } catch {
+      // Not this SECRET: try the previous one.
+    }
+  }
+  throw new Error("Cannot decrypt secret: sealed under another SECRET or tampered with");
+}
+
+async function open(
+  keySet: SecretKeySet,
+  iv: string,
+  body: string,
+  aad: string,
+): Promise<Uint8Array> {
+  const plain = await crypto.subtle.decrypt(
+    {
+      name: "AES-GCM",
+      iv: decodeBase64Url(iv) as Uint8Array<ArrayBuffer>,
+      additionalData: encoder.encode(aad),
+    },
+    keySet.aes,
+    decodeBase64Url(body) as Uint8Array<ArrayBuffer>,
+  );
+  return new Uint8Array(plain);
 }

@@ -11,11 +11,18 @@ export async function signToken(
   payload: unknown,
 ): Promise<string> {
   const body = encodeBase64Url(encoder.encode(JSON.stringify(payload)));
-  const mac = await crypto.subtle.sign("HMAC", keys.hmac, encoder.encode(`${purpose}.${body}`));
+  const mac = await crypto.subtle.sign(
+    "HMAC",
+    keys.current.hmac,
+    encoder.encode(`${purpose}.${body}`),
+  );
   return `${body}.${encodeBase64Url(new Uint8Array(mac))}`;
 }
 
-/** Returns the payload of a token signed for `purpose`, or null when it is malformed or forged. */
+/**
+ * Returns the payload of a token signed for `purpose`, or null when it is malformed or forged.
+ * During a rotation a token signed under `SECRET_PREVIOUS` still counts, so nobody is signed out.
+ */
 export async function verifyToken<T = unknown>(
   keys: SecretKeys,
   purpose: string,
@@ -25,13 +32,17 @@ export async function verifyToken<T = unknown>(
   const [body, mac, extra] = token.split(".");
   if (!body || !mac || extra !== undefined) return null;
   try {
-    // subtle.verify compares in constant time.
-    const ok = await crypto.subtle.verify(
-      "HMAC",
-      keys.hmac,
-      decodeBase64Url(mac) as Uint8Array<ArrayBuffer>,
-      encoder.encode(`${purpose}.${body}`),
-    );
+    let ok = false;
+    for (const keySet of [keys.current, keys.previous]) {
+      if (!keySet || ok) continue;
+      // subtle.verify compares in constant time.
+      ok = await crypto.subtle.verify(
+        "HMAC",
+        keySet.hmac,
+        decodeBase64Url(mac) as Uint8Array<ArrayBuffer>,
+        encoder.encode(`${purpose}.${body}`),
+      );
+    }
     if (!ok) return null;
     return JSON.parse(new TextDecoder().decode(decodeBase64Url(body))) as T;
   } catch {

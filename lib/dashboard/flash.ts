@@ -9,7 +9,7 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
-import { decryptSecretText, encryptSecret } from "../crypto/encryption.ts";
+import { decryptSecretText, encryptSecret, type SealBinding } from "../crypto/encryption.ts";
 
 /** Name of the flash cookie (`__Host-`: Secure, Path=/, no Domain). */
 export const FLASH_COOKIE = "__Host-svc_flash";
@@ -34,8 +34,8 @@ const flashSchema = z.object({
 /** A message for the next page view. */
 export type Flash = Omit<z.output<typeof flashSchema>, "exp">;
 
-function context(developer: string): string {
-  return `dashboard-flash:${developer}`;
+function binding(developer: string): SealBinding {
+  return { purpose: "dashboard_flash", context: developer };
 }
 
 /** Sets the flash cookie on the response, for `developer` only. */
@@ -46,10 +46,10 @@ export async function setFlash(
   flash: Flash,
 ): Promise<void> {
   const exp = ctx.clock.now() + FLASH_MAX_AGE_MS;
-  let sealed = await encryptSecret(ctx.keys, JSON.stringify({ ...flash, exp }), context(developer));
+  let sealed = await encryptSecret(ctx.keys, JSON.stringify({ ...flash, exp }), binding(developer));
   if (sealed.length > MAX_COOKIE_VALUE && flash.draft) {
     const { draft: _dropped, ...rest } = flash;
-    sealed = await encryptSecret(ctx.keys, JSON.stringify({ ...rest, exp }), context(developer));
+    sealed = await encryptSecret(ctx.keys, JSON.stringify({ ...rest, exp }), binding(developer));
   }
   const maxAge = Math.floor(FLASH_MAX_AGE_MS / 1000);
   c.header("set-cookie", `${FLASH_COOKIE}=${sealed}; Max-Age=${maxAge}; ${ATTRIBUTES}`, {
@@ -68,7 +68,7 @@ export async function takeFlash(
   c.header("set-cookie", `${FLASH_COOKIE}=; Max-Age=0; ${ATTRIBUTES}`, { append: true });
   try {
     const parsed = flashSchema.safeParse(
-      JSON.parse(await decryptSecretText(ctx.keys, sealed, context(developer))),
+      JSON.parse(await decryptSecretText(ctx.keys, sealed, binding(developer))),
     );
     if (!parsed.success || parsed.data.exp <= ctx.clock.now()) return null;
     const { exp: _exp, ...flash } = parsed.data;

@@ -90,7 +90,9 @@ export function runPublishBatch(
   run: JobRun<JobPayloadOf<"publish_batch">>,
 ): Promise<JobOutcome> {
   for (const event of run.payload.events) {
-    addJob(run.op, { type: "deliver_event", projectId: run.payload.projectId, event });
+    addJob(run.op, { type: "deliver_event", projectId: run.payload.projectId, event }, {
+      runAt: run.now,
+    });
   }
   return Promise.resolve({ kind: "done", afterCommit: () => run.ctx.jobWaker.wake() });
 }

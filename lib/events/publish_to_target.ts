@@ -14,7 +14,10 @@ export async function publishToTarget(
 ): Promise<PublishAnswer | null> {
   let apiKey: string;
   try {
-    apiKey = await decryptSecretText(ctx.keys, input.target.publishingKeyEnc, projectId);
+    apiKey = await decryptSecretText(ctx.keys, input.target.publishingKeyEnc, {
+      purpose: "publishing_key",
+      context: projectId,
+    });
   } catch {
     return null;
   }

@@ -38,7 +38,13 @@ export interface EventsCommit {
 export async function commitWithEvents(
   ctx: AppContext,
   op: Deno.AtomicOperation,
-  input: { projectId: string; events: readonly ServiceEvent[]; deliver?: boolean },
+  input: {
+    projectId: string;
+    events: readonly ServiceEvent[];
+    deliver?: boolean;
+    /** When the delivery of the i-th event falls due; at once by default. */
+    dueAt?: (index: number) => number;
+  },
 ): Promise<EventsCommit> {
   const { projectId, events } = input;
   if (events.length === 0) return { ok: (await op.commit()).ok, events: [], delivering: false };
@@ -46,7 +52,9 @@ export async function commitWithEvents(
   const committed = await ctx.events.feedLocks.run(projectId, async () => {
     const seq = await getEventSeqEntry(ctx.kv, projectId);
     const recorded = addFeedEvents(op, projectId, { seq, events, now: ctx.clock.now() });
-    if (target) addDeliveries(op, projectId, recorded);
+    if (target) {
+      addDeliveries(op, projectId, recorded, input.dueAt ?? (() => ctx.clock.now()));
+    }
     return { ok: (await op.commit()).ok, events: recorded, delivering: target !== null };
   });
   if (!committed.ok) return { ok: false, events: [], delivering: false };
@@ -79,13 +87,16 @@ function addDeliveries(
   op: Deno.AtomicOperation,
   projectId: string,
   events: readonly RecordedEvent[],
+  dueAt: (index: number) => number,
 ): void {
   if (events.length <= DIRECT_DELIVERY_MAX) {
-    for (const event of events) addJob(op, { type: "deliver_event", projectId, event });
+    for (const [i, event] of events.entries()) {
+      addJob(op, { type: "deliver_event", projectId, event }, { runAt: dueAt(i) });
+    }
     return;
   }
   for (let i = 0; i < events.length; i += DIRECT_DELIVERY_MAX) {
     const batch = events.slice(i, i + DIRECT_DELIVERY_MAX);
-    addJob(op, { type: "publish_batch", projectId, events: batch });
+    addJob(op, { type: "publish_batch", projectId, events: batch }, { runAt: dueAt(i) });
   }
 }

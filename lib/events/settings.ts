@@ -100,8 +100,8 @@ export function eventSettingsView(project: Project): EventSettingsView {
 }
 
 /**
- * Validates and saves a project's event settings (the key encrypted under SECRET, bound to the
- * project). Applies at once on this instance and within 10 s on the others.
+ * Validates and saves a project's event settings (the key encrypted under SECRET, sealed as a
+ * publishing key of this project). Applies at once on this instance and within 10 s on the others.
  */
 export async function saveEventSettings(
   ctx: AppContext,
@@ -114,7 +114,10 @@ export async function saveEventSettings(
     throw new ApiError(404, "project_not_found", "Project not found");
   }
   const keyEnc = change.publishingKey
-    ? await encryptSecret(ctx.keys, change.publishingKey, projectId)
+    ? await encryptSecret(ctx.keys, change.publishingKey, {
+      purpose: "publishing_key",
+      context: projectId,
+    })
     : change.publishingKey;
   const saved = await updateProject(ctx.kv, projectId, (project) => ({
     ...project,

@@ -1,7 +1,21 @@
-/** The `watch_poll` job: one poll of a watched address, rescheduling itself every 5 seconds. */
+/**
+ * The `watch_poll` job: one poll of a watched address, rescheduling itself every 5 seconds.
+ *
+ * One project cannot flood the event lane and starve the others: all its watches together record
+ * at most `WATCH_EVENTS_PER_PROJECT_PER_MINUTE` events per clock minute (`takeWatchEventRoom`; the
+ * newest are kept when a poll finds more, as rule 3 keeps the newest 1,000), and
+ * beyond the first `WATCH_EVENT_BURST` of a minute its events are spread at the cap's pace (60 ms
+ * apart), so another project's event, due at once, never queues behind a whole burst.
+ */
 import type { Address, Signature } from "@solana/kit";
 import { getProject } from "../../kv/projects.ts";
-import { getWatchEntry, type Watch, watchKey, type WatchPosition } from "../../kv/watches.ts";
+import {
+  getWatchEntry,
+  takeWatchEventRoom,
+  type Watch,
+  watchKey,
+  type WatchPosition,
+} from "../../kv/watches.ts";
 import type { JobPayloadOf } from "../../jobs/payloads.ts";
 import type { JobOutcome, JobRun } from "../../jobs/types.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
@@ -13,6 +27,12 @@ import type { ServiceEvent } from "./types.ts";
 export const WATCH_POLL_INTERVAL_MS = 5_000;
 /** Most new transactions one poll sends; older ones beyond it are skipped. */
 export const WATCH_POLL_MAX_TRANSACTIONS = 1_000;
+/** Most watch events one project queues per clock minute, all its watches together. */
+export const WATCH_EVENTS_PER_PROJECT_PER_MINUTE = 1_000;
+/** Watch events of a project per minute queued due at once; later ones are spread at the cap's pace. */
+export const WATCH_EVENT_BURST = 100;
+const MINUTE_MS = 60_000;
+const WATCH_EVENT_SPACING_MS = MINUTE_MS / WATCH_EVENTS_PER_PROJECT_PER_MINUTE;
 // One RPC call must end well within the job lease (30 s).
 const RPC_TIMEOUT_MS = 10_000;
 const MAX_COMMIT_ROUNDS = 100;
@@ -82,6 +102,20 @@ export async function runWatchPoll(run: JobRun<JobPayloadOf<"watch_poll">>): Pro
     slot: s.slot,
     failed: s.failed,
   }));
+  // Beyond the project's per-minute cap the oldest are skipped, as rule 3 skips beyond 1,000: a
+  // skipped transaction is neither in the feed nor published.
+  const minute = Math.floor(now / MINUTE_MS);
+  const { before: used, taken } = events.length === 0
+    ? { before: 0, taken: 0 }
+    : await takeWatchEventRoom(ctx.kv, projectId, {
+      minute,
+      wanted: events.length,
+      max: WATCH_EVENTS_PER_PROJECT_PER_MINUTE,
+    });
+  const kept = events.slice(events.length - taken);
+  // The n-th event of the minute is due at its place in the minute at the cap's pace.
+  const dueAt = (i: number) =>
+    Math.max(now, minute * MINUTE_MS + (used + i - WATCH_EVENT_BURST) * WATCH_EVENT_SPACING_MS);
   // The new position, the events and their deliveries land in one commit checked on the watch, so
   // each found transaction is recorded exactly once. It is retried on its own (not with the job's
   // commit): other watches and links of the project take feed ids too, and losing that race must
@@ -89,7 +123,7 @@ export async function runWatchPoll(run: JobRun<JobPayloadOf<"watch_poll">>): Pro
   let publishing = false;
   for (let round = 0;; round++) {
     const op = ctx.kv.atomic().check(entry).set(watchKey(projectId, watchId), next);
-    const committed = await commitWithEvents(ctx, op, { projectId, events });
+    const committed = await commitWithEvents(ctx, op, { projectId, events: kept, dueAt });
     if (committed.ok) {
       publishing = committed.delivering;
       break;
@@ -103,6 +137,13 @@ export async function runWatchPoll(run: JobRun<JobPayloadOf<"watch_poll">>): Pro
   }
   if (events.length > 0) {
     log("info", "Watch found new transactions", { ...fields, count: events.length, publishing });
+  }
+  if (kept.length < events.length) {
+    log("warn", "Watch events over the project's per-minute limit skipped", {
+      ...fields,
+      skipped: events.length - kept.length,
+      limit: WATCH_EVENTS_PER_PROJECT_PER_MINUTE,
+    });
   }
   return { kind: "continue", at: now + WATCH_POLL_INTERVAL_MS };
 }

@@ -6,7 +6,7 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { getAddressDecoder } from "@solana/kit";
 import type { Clock } from "../clock.ts";
-import { decryptSecret, encryptSecret } from "../crypto/encryption.ts";
+import { decryptSecret, encryptSecret, type SealBinding } from "../crypto/encryption.ts";
 import type { SecretKeys } from "../crypto/secret_keys.ts";
 import { log } from "../log.ts";
 import { createWalletKey, getWalletKey } from "../../kv/wallet_keys.ts";
@@ -19,9 +19,9 @@ const PKCS8_ED25519_PREFIX = Uint8Array.from(
 );
 const MAX_CACHED_KEYS = 1_000;
 
-/** The associated data sealed with a wallet key: the purpose and the project it belongs to. */
-export function walletKeyContext(projectId: string): string {
-  return `wallet_key:${projectId}`;
+/** What a wallet key is sealed as: a wallet key of this project. */
+export function walletKeyBinding(projectId: string): SealBinding {
+  return { purpose: "wallet_key", context: projectId };
 }
 
 /** Creates the managed provider over the store and the keys derived from SECRET. */
@@ -35,7 +35,7 @@ export function createManagedWalletProvider(
     if (!record) throw new WalletUnavailableError("Cannot sign: the project has no managed wallet");
     let seed: Uint8Array;
     try {
-      seed = await decryptSecret(deps.keys, record.secretKeyEnc, walletKeyContext(projectId));
+      seed = await decryptSecret(deps.keys, record.secretKeyEnc, walletKeyBinding(projectId));
     } catch {
       throw new WalletUnavailableError(
         "Cannot sign: the managed wallet key cannot be decrypted with the current SECRET",
@@ -81,7 +81,7 @@ export function createManagedWalletProvider(
       const seed = ed25519.utils.randomSecretKey();
       try {
         const address = getAddressDecoder().decode(ed25519.getPublicKey(seed));
-        const secretKeyEnc = await encryptSecret(deps.keys, seed, walletKeyContext(projectId));
+        const secretKeyEnc = await encryptSecret(deps.keys, seed, walletKeyBinding(projectId));
         const { record, created } = await createWalletKey(deps.kv, projectId, {
           address,
           secretKeyEnc,
