@@ -28,9 +28,10 @@ Deno.test("POST /auth/logout ends the player session for every copy of the cooki
   const project = await createLinkProject(world);
   const { jar } = await signInPlayer(world, project, 1001);
   const copy = jar.clone();
-  const me = async () => (await (await browse(world.app, `/api/link/${project.slug}/me`, {
-    jar: copy,
-  })).json()).user;
+  const me = async () =>
+    (await (await browse(world.app, `/api/link/${project.slug}/me`, {
+      jar: copy,
+    })).json()).user;
   assertEquals((await me())?.id, 1001);
   await browse(world.app, "/auth/logout", { jar, method: "POST" });
   assertEquals(await me(), null);
