@@ -186,6 +186,7 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
         draft: (fields) => pickText(fields, ["name", "address"]),
       }, async ({ c, developer, fields }) => {
         const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+        await ctx.abuse.take("watch_create", developer);
         const watch = await addWatch(ctx, project.id, {
           name: single(fields.name),
           address: single(fields.address),
@@ -227,6 +228,7 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
         form: "ping",
       }, async ({ c, developer, fields }) => {
         const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+        await ctx.abuse.take("test_ping", developer);
         const result = await sendTestPing(ctx, project.id);
         return {
           json: result,

@@ -42,6 +42,7 @@ export function linkApiRoutes(ctx: AppContext): Hono {
     .post("/api/link/:slug/challenge", origin, async (c) => {
       const project = await projectOf(c);
       const player = await playerOf(c, project);
+      await ctx.abuse.take("signin_challenge", ctx.abuse.clientAddress(c));
       const { address } = await readJsonBody(c, challengeBody);
       return c.json(await issueLinkChallenge(ctx, { project, player, address }));
     })
