@@ -4,6 +4,10 @@
  * one store; going over answers 429 `rate_limited`. Limits are set through environment variables
  * (`lib/config.ts`), documented in the README.
  *
+ * One exception: the dashboard's sign-in challenge is counted in this instance's memory, because
+ * the spec has it write nothing to the database. That is enough there: the challenge stores
+ * nothing, so what it costs is this instance's CPU, and that is what a per-instance cap protects.
+ *
  * The client is the connection's address for actions before sign-in (or the first address in
  * `CLIENT_IP_HEADER` behind a proxy that sets it), and the developer account for dashboard
  * actions; new accounts are themselves capped per address, so fresh wallets do not buy more room.
@@ -35,9 +39,13 @@ export const ABUSE_WINDOWS: Readonly<Record<AbuseAction, { windowMs: number; wha
 
 // Longest client key kept: an IPv6 address fits; a forged header value is cut, not stored whole.
 const MAX_CLIENT_CHARS = 64;
+// Clients tracked in memory at once; past it, counters of ended windows are dropped first.
+const MAX_LOCAL_CLIENTS = 10_000;
 
 /** Counts uses of the capped actions in the store. */
 export class AbuseLimiter {
+  #local = new Map<string, { window: number; count: number }>();
+
   constructor(
     private kv: Deno.Kv,
     private clock: Clock,
@@ -52,7 +60,25 @@ export class AbuseLimiter {
       action,
       client: client.slice(0, MAX_CLIENT_CHARS),
     }, { limit, windowMs, now: this.clock.now() });
-    if (!ok) throw new ApiError(429, "rate_limited", `Too many requests: at most ${limit} ${what}`);
+    if (!ok) throw tooMany(limit, what);
+  }
+
+  /** Like `take`, counted in this instance's memory only (for routes that must not write). */
+  takeLocal(action: AbuseAction, client: string): void {
+    const limit = this.options.limits[action];
+    const { windowMs, what } = ABUSE_WINDOWS[action];
+    const window = Math.floor(this.clock.now() / windowMs);
+    const key = `${action}:${client.slice(0, MAX_CLIENT_CHARS)}`;
+    const counter = this.#local.get(key);
+    if (counter && counter.window === window) {
+      if (counter.count >= limit) throw tooMany(limit, what);
+      counter.count++;
+      return;
+    }
+    if (this.#local.size >= MAX_LOCAL_CLIENTS) this.#forgetEndedWindows();
+    // Still full of live counters: a flood from many addresses; refusing is the safe answer.
+    if (this.#local.size >= MAX_LOCAL_CLIENTS) throw tooMany(limit, what);
+    this.#local.set(key, { window, count: 1 });
   }
 
   /** The requesting client's address: the proxy's header when configured, else the connection's. */
@@ -63,4 +89,18 @@ export class AbuseLimiter {
     const info = c.env as Partial<Deno.ServeHandlerInfo<Deno.NetAddr>> | undefined;
     return info?.remoteAddr?.hostname ?? "unknown";
   }
+
+  #forgetEndedWindows(): void {
+    const now = this.clock.now();
+    for (const [key, counter] of this.#local) {
+      const action = key.slice(0, key.indexOf(":")) as AbuseAction;
+      if (counter.window !== Math.floor(now / ABUSE_WINDOWS[action].windowMs)) {
+        this.#local.delete(key);
+      }
+    }
+  }
+}
+
+function tooMany(limit: number, what: string): ApiError {
+  return new ApiError(429, "rate_limited", `Too many requests: at most ${limit} ${what}`);
 }
