@@ -16,7 +16,14 @@ import {
 import { ApiError } from "../http/errors.ts";
 import { log } from "../log.ts";
 import type { ActionFields } from "./action.ts";
-import { invalidSettings, NOT_TEXT, problemsOf, readFlag, readText } from "./fields.ts";
+import {
+  invalidSettings,
+  NOT_TEXT,
+  problemsOf,
+  readFlag,
+  readText,
+  unknownFields,
+} from "./fields.ts";
 import { checkProjectName } from "./projects.ts";
 
 const MAX_CLIENT_ID_LENGTH = 200;
@@ -50,6 +57,13 @@ export function settingsView(project: Project, baseUrl: string): SettingsView {
 
 /** Names of the text fields a refused settings form may be filled with again (no secrets). */
 export const SETTINGS_DRAFT_FIELDS = ["name", "oauthClientId", "universeId", "topic"] as const;
+const SETTINGS_FIELDS: readonly string[] = [
+  ...SETTINGS_DRAFT_FIELDS,
+  "oauthClientSecret",
+  "clearOauthClientSecret",
+  "publishingKey",
+  "clearPublishingKey",
+];
 
 interface OauthChange {
   name?: string;
@@ -111,7 +125,7 @@ export async function saveProjectSettings(
   project: Project,
   fields: ActionFields,
 ): Promise<SettingsView> {
-  const problems: string[] = [];
+  const problems = unknownFields(fields, (name) => SETTINGS_FIELDS.includes(name));
   const general = validateGeneral(fields, problems);
   const events = eventInput(fields);
   if (events) {

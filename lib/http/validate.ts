@@ -73,6 +73,10 @@ function assertWellFormed(body: unknown): void {
       if (!name.isWellFormed()) {
         throw new ApiError(400, "invalid_request", `${path}: names must be well-formed Unicode`);
       }
+      // Copied onto a plain object, this name would replace its prototype.
+      if (name === "__proto__") {
+        throw new ApiError(400, "invalid_request", `${path}: __proto__ is not allowed`);
+      }
       stack.push({ value: child, path: childPath, depth: depth + 1 });
     }
   }
