@@ -10,7 +10,7 @@ const encoder = new TextEncoder();
 const ANSWER_DEADLINE_MS = 60_000;
 
 async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: number | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`Uploads not answered within ${ms} ms`)), ms);
   });
