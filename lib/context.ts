@@ -60,6 +60,10 @@ export async function createAppContext(
     jobWaker: new JobWaker(),
     wallets: createWalletProvider(input.config, { kv: input.kv, keys, clock }),
     tx: createTxRuntime(),
-    chain: new ChainReads(rpc, input.config.dasUrls, new TtlCache(clock)),
+    chain: new ChainReads(
+      rpc,
+      { rpc: input.config.rpcUrls, das: input.config.dasUrls },
+      new TtlCache(clock),
+    ),
   };
 }
