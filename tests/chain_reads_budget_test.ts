@@ -10,7 +10,7 @@ import { assertErrorCode } from "./support/assertions.ts";
 import { startChainReads, startRpcCounter } from "./support/chain_reads.ts";
 
 /** Gives `owner` `count` token accounts of `mint` holding 1 each, written straight into the ledger. */
-async function giveTokenAccounts(
+function giveTokenAccounts(
   chain: SandboxChain,
   owner: Address,
   mint: Address,
@@ -47,7 +47,7 @@ Deno.test("A token or asset read of a wallet with thousands of token accounts fa
   const payer = await createFundedSigner(h.chain);
   const mint = await createMint(h.chain, { payer, decimals: 0 });
   const owner = (await generateKeyPairSigner()).address;
-  await giveTokenAccounts(h.chain, owner, mint, 6_000);
+  giveTokenAccounts(h.chain, owner, mint, 6_000);
   const before = counter!.total();
   // When the game reads its tokens or its assets
   for (const path of [`/v1/wallets/${owner}/tokens`, `/v1/wallets/${owner}/assets`]) {

@@ -300,7 +300,7 @@ const ROUTES: Route[] = [
   },
   {
     method: "POST",
-    path: (f, p = "no-such-game") => `/api/link/${p}/unlink`,
+    path: (_, p = "no-such-game") => `/api/link/${p}/unlink`,
     auth: "player",
     answer: "json",
     param: true,
