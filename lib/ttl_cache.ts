@@ -10,8 +10,8 @@ import type { Clock } from "./clock.ts";
 export const DEFAULT_TTL_MS = 10_000;
 
 const MAX_ENTRIES = 10_000;
-/** Default byte budget of one cache. */
-export const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
+// Default byte budget of one cache.
+const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
 
 interface Entry<V> {
   value: V;

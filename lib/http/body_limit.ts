@@ -9,10 +9,10 @@ import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "./errors.ts";
 
-/** Largest JSON body, in bytes. */
-export const JSON_BODY_LIMIT = 16 * 1024;
-/** Largest dashboard form body, in bytes. */
-export const FORM_BODY_LIMIT = 64 * 1024;
+// Largest JSON body, in bytes.
+const JSON_BODY_LIMIT = 16 * 1024;
+// Largest dashboard form body, in bytes.
+const FORM_BODY_LIMIT = 64 * 1024;
 
 function limitOf(maxSize: number): MiddlewareHandler {
   return bodyLimit({

@@ -12,12 +12,12 @@
  */
 import type { MiddlewareHandler } from "hono";
 
-/** The spec's linking-page policy, then what every page adds. */
-export const PAGE_CSP =
+// The spec's linking-page policy, then what every page adds.
+const PAGE_CSP =
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; script-src 'self'; object-src 'none'";
 
-/** Headers of every HTML page; a page may set its own `cache-control`. */
-export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+// Headers of every HTML page; a page may set its own `cache-control`.
+const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy": PAGE_CSP,
   "x-frame-options": "DENY",
   "referrer-policy": "same-origin",
