@@ -130,7 +130,7 @@ async function serveService() {
     const { TtlCache } = await import("../lib/ttl_cache.ts");
     ctx.chain = new ChainReads(
       ctx.rpc,
-      config.dasUrls,
+      { rpc: config.rpcUrls, das: config.dasUrls },
       new TtlCache(ctx.clock, { ttlMs: Number(ttl) }),
     );
   }

@@ -65,15 +65,16 @@ export async function createProject(
   input: { name: string; cluster: Cluster; createdBy: string; now: number },
 ): Promise<Project> {
   const base = slugify(input.name);
-  let suffix = 1;
+  let slug = base;
   for (let attempt = 0; attempt < 100; attempt++) {
-    const slug = suffix === 1 ? base : `${base}-${suffix}`;
     const [slugEntry, countEntry] = await kv.getMany<[string, number]>([
       projectSlugKey(slug),
       developerProjectCountKey(input.createdBy),
     ]);
     if (slugEntry.value !== null) {
-      suffix++;
+      // Slugs are never freed, so counting up (-2, -3, ...) could run out of tries; a random
+      // suffix finds a free slug at once however many projects took the name before.
+      slug = `${base}-${randomSlugSuffix()}`;
       continue;
     }
     const count = countEntry.value ?? 0;
@@ -106,6 +107,14 @@ export async function createProject(
     if (result.ok) return project;
   }
   throw new Error("Cannot create project: too many concurrent changes");
+}
+
+const SUFFIX_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+/** Six random lowercase letters and digits (36^6, about two billion). */
+function randomSlugSuffix(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  return [...bytes].map((b) => SUFFIX_ALPHABET[b % SUFFIX_ALPHABET.length]).join("");
 }
 
 /** Returns the project, deleted or not, or null. */

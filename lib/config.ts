@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { log } from "./log.ts";
 import { randomToken } from "./ids.ts";
+import type { AbuseLimits } from "./quota/abuse_limits.ts";
 
 /** A chain cluster a project is bound to. */
 export type Cluster = "devnet" | "mainnet";
@@ -23,9 +24,17 @@ export interface Config {
   idpUrl: string;
   publishUrl: string;
   serviceName: string;
+  /** Abuse limits per client (issue 12): uses allowed per window of each capped action. */
+  abuseLimits: AbuseLimits;
+  /** Header holding the client's address behind a proxy (first entry); unset: the connection's. */
+  clientIpHeader: string | undefined;
 }
 
 const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ""));
+
+function limit(fallback: number) {
+  return z.coerce.number().int().min(1).max(1_000_000).default(fallback);
+}
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
@@ -41,6 +50,13 @@ const envSchema = z.object({
   IDP_URL: url.default("https://apis.roblox.com/oauth"),
   PUBLISH_URL: url.default("https://apis.roblox.com"),
   SERVICE_NAME: z.string().min(1).max(60).default("Blocklink"),
+  // Abuse limits (README "Abuse limits").
+  LIMIT_SIGNIN_CHALLENGES_PER_MINUTE: limit(30),
+  LIMIT_NEW_ACCOUNTS_PER_HOUR: limit(10),
+  LIMIT_PROJECT_CHANGES_PER_HOUR: limit(20),
+  LIMIT_NEW_WATCHES_PER_HOUR: limit(60),
+  LIMIT_TEST_PINGS_PER_MINUTE: limit(10),
+  CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "must be a header name").optional(),
 });
 
 /** Thrown when the environment holds a bad value; the message names each variable and problem. */
@@ -82,6 +98,14 @@ export function loadConfig(
     idpUrl: e.IDP_URL,
     publishUrl: e.PUBLISH_URL,
     serviceName: e.SERVICE_NAME,
+    abuseLimits: {
+      signin_challenge: e.LIMIT_SIGNIN_CHALLENGES_PER_MINUTE,
+      developer_account: e.LIMIT_NEW_ACCOUNTS_PER_HOUR,
+      project_change: e.LIMIT_PROJECT_CHANGES_PER_HOUR,
+      watch_create: e.LIMIT_NEW_WATCHES_PER_HOUR,
+      test_ping: e.LIMIT_TEST_PINGS_PER_MINUTE,
+    },
+    clientIpHeader: e.CLIENT_IP_HEADER?.toLowerCase(),
   };
 }
 

@@ -4,6 +4,7 @@ import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { deriveSecretKeys, type SecretKeys } from "./crypto/secret_keys.ts";
 import { RequestQuota } from "./quota/request_quota.ts";
+import { AbuseLimiter } from "./quota/abuse_limits.ts";
 import { createRpcClients, type RpcClients } from "./chain/rpc_clients.ts";
 import { ChainReads } from "./chain/reads.ts";
 import { TtlCache } from "./ttl_cache.ts";
@@ -20,6 +21,8 @@ export interface AppContext {
   keys: SecretKeys;
   apiKeys: ApiKeyResolver;
   quota: RequestQuota;
+  /** Per-client caps on actions that need no API key (issue 12). */
+  abuse: AbuseLimiter;
   /** JSON-RPC clients per cluster. */
   rpc: RpcClients;
   /** Event pipeline state: cached publish targets, attempt timeout. */
@@ -50,11 +53,19 @@ export async function createAppContext(
     keys,
     apiKeys: new ApiKeyResolver(input.kv, clock),
     quota: new RequestQuota(input.kv, clock),
+    abuse: new AbuseLimiter(input.kv, clock, {
+      limits: input.config.abuseLimits,
+      clientIpHeader: input.config.clientIpHeader,
+    }),
     rpc,
     events: createEventRuntime(input.kv, clock),
     jobWaker: new JobWaker(),
     wallets: createWalletProvider(input.config, { kv: input.kv, keys, clock }),
     tx: createTxRuntime(),
-    chain: new ChainReads(rpc, input.config.dasUrls, new TtlCache(clock)),
+    chain: new ChainReads(
+      rpc,
+      { rpc: input.config.rpcUrls, das: input.config.dasUrls },
+      new TtlCache(clock),
+    ),
   };
 }

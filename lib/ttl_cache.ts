@@ -1,15 +1,24 @@
-/** A short per-instance cache: identical concurrent misses share one load, failures are never kept. */
+/**
+ * A short per-instance cache: identical concurrent misses share one load, failures are never kept.
+ * It is bounded twice: by entry count and by an estimate of the bytes its values hold (a read of a
+ * huge wallet must not pin megabytes), evicting oldest first; expired entries leave as soon as the
+ * cache is next touched, not only when it is full.
+ */
 import type { Clock } from "./clock.ts";
 
 /** Default lifetime of an entry (the spec's "about 10 seconds" for reads). */
 export const DEFAULT_TTL_MS = 10_000;
 
 const MAX_ENTRIES = 10_000;
+// Default byte budget of one cache.
+const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
 
 interface Entry<V> {
   value: V;
   /** When its load started, so an entry is never older than it claims. */
   loadedAt: number;
+  /** Estimated size of `value`. */
+  bytes: number;
 }
 
 /** Caches successful loads for `ttlMs` on the injected clock. */
@@ -19,15 +28,19 @@ export class TtlCache<V = unknown> {
   // Bumped by every invalidation, so a load that began before one is not stored.
   #epoch = 0;
   #ttlMs: number;
+  #maxBytes: number;
+  #bytes = 0;
 
-  constructor(private clock: Clock, options: { ttlMs?: number } = {}) {
+  constructor(private clock: Clock, options: { ttlMs?: number; maxBytes?: number } = {}) {
     this.#ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+    this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   }
 
   /** The cached value for `key`, or the result of `load()`, shared by every caller meanwhile. */
   async get<T extends V>(key: string, load: () => Promise<T>): Promise<T> {
     const entry = this.#entries.get(key);
     if (entry && this.clock.now() - entry.loadedAt < this.#ttlMs) return entry.value as T;
+    this.#dropExpired(this.clock.now());
     let loading = this.#loading.get(key) as Promise<T> | undefined;
     if (!loading) {
       loading = this.#load(key, load);
@@ -39,18 +52,23 @@ export class TtlCache<V = unknown> {
   /** Drops one key, so the next read loads afresh. */
   delete(key: string): void {
     this.#invalidate();
-    this.#entries.delete(key);
+    this.#remove(key);
   }
 
   /** Drops every entry whose value matches, so the next reads load afresh. */
   deleteWhere(matches: (value: V) => boolean): void {
     this.#invalidate();
-    for (const [key, entry] of this.#entries) if (matches(entry.value)) this.#entries.delete(key);
+    for (const [key, entry] of this.#entries) if (matches(entry.value)) this.#remove(key);
   }
 
   /** Number of entries held, fresh or not. */
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** Estimated bytes held by the values. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   #invalidate(): void {
@@ -63,7 +81,7 @@ export class TtlCache<V = unknown> {
     const epoch = this.#epoch;
     try {
       const value = await load();
-      if (epoch === this.#epoch) this.#store(key, { value, loadedAt });
+      if (epoch === this.#epoch) this.#store(key, { value, loadedAt, bytes: estimateBytes(value) });
       return value;
     } finally {
       if (epoch === this.#epoch) this.#loading.delete(key);
@@ -71,19 +89,48 @@ export class TtlCache<V = unknown> {
   }
 
   #store(key: string, entry: Entry<V>): void {
-    const now = this.clock.now();
-    this.#entries.delete(key);
-    if (this.#entries.size >= MAX_ENTRIES) this.#evict(now);
+    this.#remove(key);
+    // A value larger than the whole budget is answered but not kept.
+    if (entry.bytes > this.#maxBytes) return;
+    this.#dropExpired(this.clock.now());
+    while (
+      this.#entries.size > 0 &&
+      (this.#entries.size >= MAX_ENTRIES || this.#bytes + entry.bytes > this.#maxBytes)
+    ) {
+      this.#remove(this.#entries.keys().next().value!);
+    }
     this.#entries.set(key, entry);
+    this.#bytes += entry.bytes;
   }
 
-  // Expired entries go first; if all are fresh, the oldest insertion goes.
-  #evict(now: number): void {
+  #remove(key: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
+  }
+
+  // Entries sit in the order they were stored, so the expired ones are at the front.
+  #dropExpired(now: number): void {
     for (const [key, entry] of this.#entries) {
-      if (now - entry.loadedAt >= this.#ttlMs) this.#entries.delete(key);
-    }
-    if (this.#entries.size >= MAX_ENTRIES) {
-      this.#entries.delete(this.#entries.keys().next().value!);
+      if (now - entry.loadedAt < this.#ttlMs) return;
+      this.#remove(key);
     }
   }
+}
+
+// A rough size of a value as the heap holds it (UTF-16 strings, object and slot overheads). It
+// only has to rank values and keep the total in bounds, not to be exact.
+function estimateBytes(value: unknown, depth = 0): number {
+  if (typeof value === "string") return 16 + value.length * 2;
+  if (typeof value === "bigint") return 16 + value.toString(16).length;
+  if (typeof value !== "object" || value === null) return 8;
+  if (ArrayBuffer.isView(value)) return 64 + value.byteLength;
+  // Cached values are plain answers a few levels deep; anything deeper is costed flat.
+  if (depth > 16) return 1024;
+  let total = 32;
+  for (const [name, child] of Object.entries(value)) {
+    total += 16 + name.length * 2 + estimateBytes(child, depth + 1);
+  }
+  return total;
 }

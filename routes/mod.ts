@@ -3,6 +3,8 @@ import { HTTPException } from "hono/http-exception";
 import type { AppContext } from "../lib/context.ts";
 import { ApiError, errorBody } from "../lib/http/errors.ts";
 import { log } from "../lib/log.ts";
+import { bodyLimits } from "../lib/http/body_limit.ts";
+import { securityHeaders } from "../lib/http/security_headers.ts";
 import { healthRoutes } from "./health.ts";
 import { v1Routes } from "./v1/mod.ts";
 import { authRoutes } from "./auth/mod.ts";
@@ -15,6 +17,9 @@ import { docsRoutes } from "./docs.ts";
 /** Composes every route of the service into one app with the one error path. */
 export function createApp(ctx: AppContext): Hono {
   const app = new Hono();
+  // App-wide, so every route added later is bounded and gets the headers without asking.
+  app.use(securityHeaders({ baseUrl: ctx.config.baseUrl }));
+  app.use(bodyLimits());
   app.route("/", healthRoutes(ctx));
   app.route("/v1", v1Routes(ctx));
   app.route("/", linkRoutes(ctx));

@@ -79,7 +79,7 @@ Deno.test("GET /openapi.json answers the OpenAPI 3.1 document without a key", as
   const tx = document.paths["/v1/tx/transfer-sol"].post;
   assert.deepEqual(
     Object.keys(tx.responses),
-    ["200", "400", "401", "403", "404", "409", "422", "429", "500", "502"],
+    ["200", "400", "401", "403", "404", "409", "413", "422", "429", "500", "502"],
   );
   assert.deepEqual(tx.requestBody.content["application/json"].schema, {
     $ref: "#/components/schemas/TransferSolRequest",

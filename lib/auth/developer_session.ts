@@ -1,15 +1,9 @@
 /** The developer session: the dashboard account is the wallet address that signed in. */
 import type { Context } from "hono";
-import { z } from "zod";
 import type { AppContext } from "../context.ts";
-import {
-  clearCookie,
-  DEVELOPER_SESSION_COOKIE,
-  readSignedCookie,
-  setSignedCookie,
-} from "./cookies.ts";
-
-const sessionSchema = z.object({ address: z.string().min(1) });
+import { clearCookie, DEVELOPER_SESSION_COOKIE } from "./cookies.ts";
+import { endSession, openSession, readSession } from "./sessions.ts";
+import { deleteDeveloperSessions } from "../../kv/sessions.ts";
 
 /** Starts the developer's 12-hour session. */
 export async function startDeveloperSession(
@@ -17,18 +11,27 @@ export async function startDeveloperSession(
   c: Context,
   address: string,
 ): Promise<void> {
-  await setSignedCookie(ctx, c, DEVELOPER_SESSION_COOKIE, { address });
+  await openSession(ctx, c, DEVELOPER_SESSION_COOKIE, { kind: "developer", address });
 }
 
-/** Returns the signed-in developer's wallet address, or null without a valid unexpired session. */
+/** Returns the signed-in developer's wallet address, or null without an open session. */
 export async function getDeveloperSession(ctx: AppContext, c: Context): Promise<string | null> {
-  const parsed = sessionSchema.safeParse(
-    await readSignedCookie(ctx, c, DEVELOPER_SESSION_COOKIE),
-  );
-  return parsed.success ? parsed.data.address : null;
+  const session = await readSession(ctx, c, DEVELOPER_SESSION_COOKIE);
+  return session?.kind === "developer" ? session.address : null;
 }
 
-/** Ends the developer session. */
-export function clearDeveloperSession(c: Context): void {
+/** Ends this browser's developer session. */
+export async function clearDeveloperSession(ctx: AppContext, c: Context): Promise<void> {
+  await endSession(ctx, c, DEVELOPER_SESSION_COOKIE);
+}
+
+/** Ends every session of the developer, on every browser; returns how many were open. */
+export async function endAllDeveloperSessions(
+  ctx: AppContext,
+  c: Context,
+  address: string,
+): Promise<number> {
+  const ended = await deleteDeveloperSessions(ctx.kv, address);
   clearCookie(c, DEVELOPER_SESSION_COOKIE);
+  return ended;
 }

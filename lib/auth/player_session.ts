@@ -1,13 +1,8 @@
 /** The player session: who signed in through the identity provider, on which project's page. */
 import type { Context } from "hono";
-import { z } from "zod";
 import type { AppContext } from "../context.ts";
-import {
-  clearCookie,
-  PLAYER_SESSION_COOKIE,
-  readSignedCookie,
-  setSignedCookie,
-} from "./cookies.ts";
+import { PLAYER_SESSION_COOKIE } from "./cookies.ts";
+import { endSession, openSession, readSession } from "./sessions.ts";
 
 /** The spec's Player object, kept in the session so reading it needs no identity-provider call. */
 export interface Player {
@@ -17,26 +12,13 @@ export interface Player {
   avatar: string | null;
 }
 
-const sessionSchema = z.object({
-  projectId: z.string(),
-  user: z.object({
-    id: z.number().int().positive(),
-    name: z.string(),
-    displayName: z.string(),
-    avatar: z.string().nullable(),
-  }),
-});
-
 /** Starts (or replaces) the player's session, bound to one project, for one hour. */
 export async function startPlayerSession(
   ctx: AppContext,
   c: Context,
   session: { projectId: string; user: Player },
 ): Promise<void> {
-  await setSignedCookie(ctx, c, PLAYER_SESSION_COOKIE, {
-    projectId: session.projectId,
-    user: session.user,
-  });
+  await openSession(ctx, c, PLAYER_SESSION_COOKIE, { kind: "player", ...session });
 }
 
 /** Returns the signed-in player for `projectId`; a session of another project counts as none. */
@@ -45,12 +27,11 @@ export async function getPlayerSession(
   c: Context,
   projectId: string,
 ): Promise<Player | null> {
-  const parsed = sessionSchema.safeParse(await readSignedCookie(ctx, c, PLAYER_SESSION_COOKIE));
-  if (!parsed.success || parsed.data.projectId !== projectId) return null;
-  return parsed.data.user;
+  const session = await readSession(ctx, c, PLAYER_SESSION_COOKIE);
+  return session?.kind === "player" && session.projectId === projectId ? session.user : null;
 }
 
-/** Ends the player session. */
-export function clearPlayerSession(c: Context): void {
-  clearCookie(c, PLAYER_SESSION_COOKIE);
+/** Ends this browser's player session. */
+export async function clearPlayerSession(ctx: AppContext, c: Context): Promise<void> {
+  await endSession(ctx, c, PLAYER_SESSION_COOKIE);
 }

@@ -2,6 +2,7 @@
 import type { Address } from "@solana/kit";
 import { z } from "zod";
 import type { Asset } from "./assets.ts";
+import { type ReadBudget, readBudgetedText, ReadBudgetError } from "./read_budget.ts";
 
 /** A DAS endpoint answered with an HTTP error, a JSON-RPC error or an unexpected shape. */
 export class DasError extends Error {
@@ -42,7 +43,7 @@ type DasAsset = z.output<typeof dasAssetSchema>;
 export async function fetchAssetsFromDas(
   dasUrl: string,
   owner: Address,
-  options: { collection?: Address; limit: number; abortSignal?: AbortSignal },
+  options: { collection?: Address; limit: number; budget: ReadBudget; abortSignal?: AbortSignal },
 ): Promise<Asset[]> {
   const common = {
     ownerAddress: owner,
@@ -56,6 +57,7 @@ export async function fetchAssetsFromDas(
       params: { ...common, grouping: ["collection", options.collection] },
     }
     : { method: "getAssetsByOwner", params: common };
+  options.budget.spendCall();
   const response = await fetch(dasUrl, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -66,7 +68,11 @@ export async function fetchAssetsFromDas(
     await response.body?.cancel();
     throw new DasError(`DAS endpoint answered HTTP ${response.status}`);
   }
-  const parsed = answerSchema.safeParse(await response.json().catch(() => null));
+  const text = await readBudgetedText(response, options.budget).catch((e) => {
+    if (e instanceof ReadBudgetError) throw e;
+    return "";
+  });
+  const parsed = answerSchema.safeParse(parseJson(text));
   if (!parsed.success) throw new DasError("DAS endpoint sent an unexpected answer");
   if ("error" in parsed.data) {
     throw new DasError(`DAS endpoint refused ${body.method}: ${parsed.data.error.code}`);
@@ -76,6 +82,14 @@ export async function fetchAssetsFromDas(
     .map(toAsset)
     .filter((asset) => !options.collection || asset.collection === options.collection);
   return assets.slice(0, options.limit);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 function toAsset(item: DasAsset): Asset {

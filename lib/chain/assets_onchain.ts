@@ -1,5 +1,5 @@
 /** NFTs a wallet holds, read straight from the chain when no DAS endpoint is configured. */
-import { type Address, getAddressEncoder, type Rpc, type SolanaRpcApi } from "@solana/kit";
+import { type Address, getAddressEncoder } from "@solana/kit";
 import type { Asset } from "./assets.ts";
 import { base64Bytes, decodeMint } from "./mints.ts";
 import {
@@ -8,7 +8,8 @@ import {
   findMetadataAddress,
   TOKEN_METADATA_PROGRAM,
 } from "./metaplex.ts";
-import { fetchOwnedTokenAccounts } from "./token_balances.ts";
+import type { ReadBudget } from "./read_budget.ts";
+import { type ChainSource, fetchOwnedTokenAccounts } from "./token_balances.ts";
 
 // getMultipleAccounts takes at most 100 keys: a metadata account and a mint per candidate.
 const MINTS_PER_BATCH = 50;
@@ -19,11 +20,11 @@ const MINTS_PER_BATCH = 50;
  * the DAS `id` sort; `image` is null because it lives in off-chain metadata.
  */
 export async function fetchAssetsFromChain(
-  rpc: Rpc<SolanaRpcApi>,
+  source: ChainSource,
   owner: Address,
-  options: { collection?: Address; limit: number; abortSignal?: AbortSignal },
+  options: { collection?: Address; limit: number; budget: ReadBudget; abortSignal?: AbortSignal },
 ): Promise<Asset[]> {
-  const accounts = await fetchOwnedTokenAccounts(rpc, owner, options);
+  const accounts = await fetchOwnedTokenAccounts(source, owner, options);
   const candidates = [
     ...new Set(accounts.filter((a) => a.amount === 1n && a.decimals === 0).map((a) => a.mint)),
   ].sort(compareAddressBytes);
@@ -31,12 +32,15 @@ export async function fetchAssetsFromChain(
   for (let i = 0; i < candidates.length && assets.length < options.limit; i += MINTS_PER_BATCH) {
     const batch = candidates.slice(i, i + MINTS_PER_BATCH);
     const metadataAddresses = await Promise.all(batch.map(findMetadataAddress));
-    const { value } = await rpc
+    options.budget.spendCall();
+    const { value } = await source.rpc
       .getMultipleAccounts([...metadataAddresses, ...batch], {
         commitment: "confirmed",
         encoding: "base64",
       })
       .send({ abortSignal: options.abortSignal });
+    // At most 100 accounts of known kinds: bounded, so counted once it is here.
+    options.budget.spendBytes(value.reduce((n, a) => n + (a?.data[0].length ?? 0), 0));
     batch.forEach((mint, j) => {
       const asset = readAsset(mint, value[j], value[batch.length + j]);
       if (asset && (!options.collection || asset.collection === options.collection)) {

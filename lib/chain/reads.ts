@@ -11,10 +11,18 @@ import type { RpcClients } from "./rpc_clients.ts";
 import { fetchSignatureStatus, type SignatureStatus } from "./signature_status.ts";
 import { fetchSolBalance, type SolBalance } from "./sol_balance.ts";
 import {
+  type ChainSource,
   fetchTokenBalanceOfMint,
   fetchTokenBalances,
   type TokenBalance,
 } from "./token_balances.ts";
+import {
+  DEFAULT_READ_BUDGET,
+  ReadBudget,
+  ReadBudgetError,
+  type ReadBudgetLimits,
+  RpcCallError,
+} from "./read_budget.ts";
 
 /** A read that takes longer than this fails rather than holding the game server's request. */
 export const READ_TIMEOUT_MS = 10_000;
@@ -23,9 +31,14 @@ export const READ_TIMEOUT_MS = 10_000;
 export class ChainReads {
   constructor(
     private rpc: RpcClients,
-    private dasUrls: Record<Cluster, string | undefined>,
+    private urls: { rpc: Record<Cluster, string>; das: Record<Cluster, string | undefined> },
     private cache: TtlCache,
+    private budget: ReadBudgetLimits = DEFAULT_READ_BUDGET,
   ) {}
+
+  #source(cluster: Cluster): ChainSource {
+    return { rpc: this.rpc[cluster], url: this.urls.rpc[cluster] };
+  }
 
   /** SOL balance of `owner`, cached about 10 s. */
   getSolBalance(cluster: Cluster, owner: Address): Promise<SolBalance> {
@@ -41,22 +54,24 @@ export class ChainReads {
     owner: Address,
     mint?: Address,
   ): Promise<TokenBalance[] | null> {
-    const rpc = this.rpc[cluster];
+    const source = this.#source(cluster);
     return this.#cached(`${cluster}:tokens:${owner}:${mint ?? ""}`, async (signal) => {
-      if (!mint) return await fetchTokenBalances(rpc, owner, { abortSignal: signal });
-      const entry = await fetchTokenBalanceOfMint(rpc, owner, mint, { abortSignal: signal });
+      const options = { budget: new ReadBudget(this.budget), abortSignal: signal };
+      if (!mint) return await fetchTokenBalances(source, owner, options);
+      const entry = await fetchTokenBalanceOfMint(source, owner, mint, options);
       return entry && [entry];
     });
   }
 
   /** NFTs of `owner` (only in `collection` when given), through DAS when configured. */
   getAssets(cluster: Cluster, owner: Address, collection?: Address): Promise<Asset[]> {
-    const dasUrl = this.dasUrls[cluster];
+    const dasUrl = this.urls.das[cluster];
     return this.#cached(`${cluster}:assets:${owner}:${collection ?? ""}`, (signal) => {
-      const options = { collection, limit: MAX_ASSETS, abortSignal: signal };
+      const budget = new ReadBudget(this.budget);
+      const options = { collection, limit: MAX_ASSETS, budget, abortSignal: signal };
       return dasUrl
         ? fetchAssetsFromDas(dasUrl, owner, options)
-        : fetchAssetsFromChain(this.rpc[cluster], owner, options);
+        : fetchAssetsFromChain(this.#source(cluster), owner, options);
     });
   }
 
@@ -79,6 +94,7 @@ async function guarded<T>(what: string, load: (signal: AbortSignal) => Promise<T
   try {
     return await load(controller.signal);
   } catch (e) {
+    if (e instanceof ReadBudgetError) throw new ApiError(422, "read_budget_exceeded", e.message);
     // RPC URLs may carry a provider key: log only what kind of failure it was, answer nothing more.
     log("warn", "Chain read failed", { read: what.split(":").slice(0, 2).join(":"), ...cause(e) });
     throw new ApiError(500, "internal", "Could not read from the chain");
@@ -90,6 +106,7 @@ async function guarded<T>(what: string, load: (signal: AbortSignal) => Promise<T
 function cause(e: unknown): Record<string, unknown> {
   if (isSolanaError(e)) return { errorCode: e.context.__code };
   if (e instanceof DasError) return { error: e.message };
+  if (e instanceof RpcCallError) return { error: e.message, errorCode: e.code };
   if (e instanceof DOMException && e.name === "AbortError") return { error: "timeout" };
   return { error: e instanceof Error ? e.name : typeof e };
 }

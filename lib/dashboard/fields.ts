@@ -41,6 +41,15 @@ export function problemsOf(error: unknown): string[] | null {
   return error.message.split("; ").filter((p) => p.length > 0);
 }
 
+/** One problem per field name the form does not have (a typo, or a probe), so nothing is saved. */
+export function unknownFields(
+  fields: Record<string, unknown>,
+  known: (name: string) => boolean,
+): string[] {
+  return Object.keys(fields).filter((name) => name !== "form" && !known(name))
+    .map((name) => `${name.slice(0, 40)}: is not a field of this form`);
+}
+
 /** Keeps only the named text fields of a body (for redrawing a refused form). */
 export function pickText(
   fields: Record<string, unknown>,

@@ -31,6 +31,15 @@ export function TopBar(
             <form method="post" action="/auth/logout" class="inline">
               <button type="submit" class="linkish">Sign out</button>
             </form>
+            <form method="post" action="/dashboard/sign-out-everywhere" class="inline">
+              <button
+                type="submit"
+                class="linkish"
+                title="End your dashboard sessions on every browser and device"
+              >
+                Sign out everywhere
+              </button>
+            </form>
           </>
         )}
       </div>

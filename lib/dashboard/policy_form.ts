@@ -6,6 +6,7 @@
  */
 import type { TxPolicy } from "../tx/policy.ts";
 import type { ActionFields } from "./action.ts";
+import { invalidSettings, unknownFields } from "./fields.ts";
 
 const ROW_FIELD = /^(allowedMints|hourlyBudgets)\[(\d{1,3})\]\.([A-Za-z]+)$/;
 const ROW_KEYS = {
@@ -13,8 +14,25 @@ const ROW_KEYS = {
   hourlyBudgets: ["asset", "amount"],
 } as const;
 
-/** Turns form or JSON fields into the policy input `savePolicy` validates. */
+const POLICY_FIELDS = [
+  "maxSolPerTransfer",
+  "perRecipientPerHour",
+  "perPlayerPerHour",
+  "allowedMints",
+  "hourlyBudgets",
+];
+
+/**
+ * Turns form or JSON fields into the policy input `savePolicy` validates; 400 `invalid_settings`
+ * for a field the policy does not have (an absent field clears its limit, so a body of strangers
+ * must not pass as an empty policy).
+ */
 export function policyInputOf(fields: ActionFields): Record<string, unknown> {
+  const unknown = unknownFields(
+    fields,
+    (name) => POLICY_FIELDS.includes(name) || ROW_FIELD.test(name),
+  );
+  if (unknown.length > 0) throw invalidSettings(unknown);
   const input: Record<string, unknown> = {};
   const rows: Record<string, Map<number, Record<string, unknown>>> = {
     allowedMints: new Map(),

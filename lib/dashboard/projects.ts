@@ -66,6 +66,7 @@ export async function createDeveloperProject(
   const cluster = readText(fields.cluster);
   if (!CLUSTERS.includes(cluster as Cluster)) problems.push("cluster: must be devnet or mainnet");
   if (problems.length > 0 || name === undefined) throw invalidSettings(problems);
+  await ctx.abuse.take("project_change", developer);
   try {
     const project = await createProject(ctx.kv, {
       name,
@@ -92,6 +93,7 @@ export async function deleteDeveloperProject(
   projectId: string,
 ): Promise<Project> {
   const project = await getOwnedProject(ctx, developer, projectId);
+  await ctx.abuse.take("project_change", developer);
   if (!await deleteProject(ctx.kv, project.id, ctx.clock.now())) throw projectNotFound();
   // Other instances drop the project within their 10 s key cache; this one at once.
   ctx.apiKeys.forgetProject(project.id);

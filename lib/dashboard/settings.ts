@@ -16,7 +16,14 @@ import {
 import { ApiError } from "../http/errors.ts";
 import { log } from "../log.ts";
 import type { ActionFields } from "./action.ts";
-import { invalidSettings, NOT_TEXT, problemsOf, readFlag, readText } from "./fields.ts";
+import {
+  invalidSettings,
+  NOT_TEXT,
+  problemsOf,
+  readFlag,
+  readText,
+  unknownFields,
+} from "./fields.ts";
 import { checkProjectName } from "./projects.ts";
 import { parseUnits } from "../chain/amounts.ts";
 
@@ -60,6 +67,13 @@ export const SETTINGS_DRAFT_FIELDS = [
   "topic",
   "lowSolBalance",
 ] as const;
+const SETTINGS_FIELDS: readonly string[] = [
+  ...SETTINGS_DRAFT_FIELDS,
+  "oauthClientSecret",
+  "clearOauthClientSecret",
+  "publishingKey",
+  "clearPublishingKey",
+];
 
 interface OauthChange {
   name?: string;
@@ -131,7 +145,7 @@ export async function saveProjectSettings(
   project: Project,
   fields: ActionFields,
 ): Promise<SettingsView> {
-  const problems: string[] = [];
+  const problems = unknownFields(fields, (name) => SETTINGS_FIELDS.includes(name));
   const general = validateGeneral(fields, problems);
   const events = eventInput(fields);
   if (events) {

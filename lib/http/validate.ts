@@ -34,10 +34,51 @@ export async function readJson(c: Context): Promise<unknown> {
     throw new ApiError(400, "invalid_json", "The request body could not be read");
   }
   if (text.trim() === "") throw new ApiError(400, "invalid_json", "The request body is missing");
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new ApiError(400, "invalid_json", "The request body is not valid JSON");
+  }
+  assertWellFormed(value);
+  return value;
+}
+
+/** Deepest nesting a body may have; no body the service takes comes close. */
+const MAX_JSON_DEPTH = 32;
+
+/**
+ * Throws 400 `invalid_request` for a body nested deeper than `MAX_JSON_DEPTH`, or holding a string
+ * (or property name) that is not well-formed Unicode: JSON escapes can carry lone surrogates, which
+ * KV keys would fold into U+FFFD, so two different strings would share one key.
+ */
+function assertWellFormed(body: unknown): void {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [
+    { value: body, path: "body", depth: 0 },
+  ];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === "string") {
+      if (!value.isWellFormed()) {
+        throw new ApiError(400, "invalid_request", `${path}: must be well-formed Unicode`);
+      }
+      continue;
+    }
+    if (typeof value !== "object" || value === null) continue;
+    if (depth >= MAX_JSON_DEPTH) {
+      throw new ApiError(400, "invalid_request", `${path}: nested too deeply`);
+    }
+    for (const [name, child] of Object.entries(value)) {
+      const childPath = path === "body" ? name : `${path}.${name}`;
+      if (!name.isWellFormed()) {
+        throw new ApiError(400, "invalid_request", `${path}: names must be well-formed Unicode`);
+      }
+      // Copied onto a plain object, this name would replace its prototype.
+      if (name === "__proto__") {
+        throw new ApiError(400, "invalid_request", `${path}: __proto__ is not allowed`);
+      }
+      stack.push({ value: child, path: childPath, depth: depth + 1 });
+    }
   }
 }
 

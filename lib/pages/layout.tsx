@@ -14,14 +14,6 @@ import { PAGE_CSS } from "./styles.ts";
 /** Path of the islands bundle the boot script is loaded from. */
 export const ISLANDS_SCRIPT_PATH = "/static/islands.js";
 
-/** Headers the spec requires on the linking page; dashboard pages use them too. */
-export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  "content-security-policy": "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-  "x-frame-options": "DENY",
-  "referrer-policy": "same-origin",
-  "cache-control": "no-store",
-};
-
 /** Renders a full HTML document: the body, then the island props and boot script when any island was rendered. */
 export function renderPage(page: { title: string; body: ComponentChildren }): string {
   const collector: IslandCollector = { islands: [] };
@@ -45,13 +37,12 @@ export function renderPage(page: { title: string; body: ComponentChildren }): st
     `<body>${body}${scripts}</body></html>`;
 }
 
-/** Answers a rendered page with the security headers. */
+/** Answers a rendered page; the app-wide `securityHeaders` middleware adds the page headers. */
 export function pageResponse(
   c: Context,
   page: { title: string; body: ComponentChildren },
   status: ContentfulStatusCode = 200,
 ): Response {
-  for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) c.header(name, value);
   return c.html(renderPage(page), status);
 }
 

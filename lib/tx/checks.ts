@@ -66,17 +66,22 @@ export async function checkTxRequest(
   }
 
   const to = body.to as { userId?: number; address?: string };
+  // A `to.address` that is no address is refused at step 8; it never becomes part of a key.
+  const toAddress = to.address === undefined ? null : parseAddress(to.address);
   const linkKey = to.userId !== undefined
     ? linkByUserKey(projectId, to.userId)
-    : linkByAddressKey(projectId, to.address!);
-  const [projectEntry, previous, policyEntry, linkEntry] = await ctx.kv.getMany<
-    [Project, TxRequestRecord, TxPolicy, LinkByUser | LinkByAddress]
-  >([
+    : toAddress && linkByAddressKey(projectId, toAddress);
+  const [projectEntry, previous, policyEntry, linkEntry] = await ctx.kv.getMany([
     projectKey(projectId),
     txRequestKey(projectId, input.idempotencyKey),
     policyKey(projectId),
-    linkKey,
-  ]);
+    ...(linkKey ? [linkKey] : []),
+  ]) as [
+    Deno.KvEntryMaybe<Project>,
+    Deno.KvEntryMaybe<TxRequestRecord>,
+    Deno.KvEntryMaybe<TxPolicy>,
+    Deno.KvEntryMaybe<LinkByUser | LinkByAddress> | undefined,
+  ];
 
   // Step 6: the managed wallet exists (read fresh: the key's cached project may predate it).
   const project = projectEntry.value;
@@ -95,7 +100,7 @@ export async function checkTxRequest(
   let recipient: Address;
   let recipientUserId: number | null;
   if (to.userId !== undefined) {
-    const link = linkEntry.value as LinkByUser | null;
+    const link = linkEntry?.value as LinkByUser | null | undefined;
     const address = parseAddress(link?.address);
     if (!address) {
       throw new ApiError(
@@ -107,10 +112,9 @@ export async function checkTxRequest(
     recipient = address;
     recipientUserId = to.userId;
   } else {
-    const address = parseAddress(to.address);
-    if (!address) throw new ApiError(400, "invalid_address", "to.address is not a valid address");
-    recipient = address;
-    recipientUserId = (linkEntry.value as LinkByAddress | null)?.userId ?? null;
+    if (!toAddress) throw new ApiError(400, "invalid_address", "to.address is not a valid address");
+    recipient = toAddress;
+    recipientUserId = (linkEntry?.value as LinkByAddress | null | undefined)?.userId ?? null;
   }
 
   // Step 9: the asset must be allowed by the policy.

@@ -77,10 +77,10 @@ export function idpRoutes(ctx: AppContext): Hono {
       const flow = parsed.data;
       const fail = (code: string) => redirect(c, withErrorCode(flow.next, code));
       const { code, state, error } = c.req.query();
+      // State first: an `error` redirect that does not carry our state was not sent by the provider.
+      if (!state || !timingSafeEqual(state, flow.state)) return fail("oauth_state_mismatch");
       if (error) return fail("idp_denied");
-      if (!state || !timingSafeEqual(state, flow.state) || !code) {
-        return fail("oauth_state_mismatch");
-      }
+      if (!code) return fail("oauth_state_mismatch");
       const project = await getProject(ctx.kv, flow.projectId);
       if (!project || project.deletedAt !== null) return redirect(c, flow.next);
       let app: OauthApp | null;

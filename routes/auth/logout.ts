@@ -1,16 +1,43 @@
 import { Hono } from "hono";
 import type { AppContext } from "../../lib/context.ts";
-import { clearDeveloperSession } from "../../lib/auth/developer_session.ts";
+import {
+  clearDeveloperSession,
+  endAllDeveloperSessions,
+  getDeveloperSession,
+} from "../../lib/auth/developer_session.ts";
 import { clearPlayerSession } from "../../lib/auth/player_session.ts";
 import { sameOrigin } from "../../lib/auth/same_origin.ts";
+import { wantsJson } from "../../lib/dashboard/action.ts";
+import { signInPath } from "../../lib/dashboard/paths.ts";
+import { ApiError } from "../../lib/http/errors.ts";
+import { log } from "../../lib/log.ts";
 import { acceptsHtml } from "../../lib/pages/layout.tsx";
 
-/** `POST /auth/logout`: same origin only, no session needed; ends both sessions. */
+/**
+ * `POST /auth/logout`: same origin only, no session needed; ends both sessions in the store.
+ * `POST /dashboard/sign-out-everywhere`: same origin and a developer session; ends every session
+ * of that developer, on every browser (for a cookie that may have been copied).
+ */
 export function logoutRoutes(ctx: AppContext): Hono {
-  return new Hono().post("/auth/logout", sameOrigin({ baseUrl: ctx.config.baseUrl }), (c) => {
-    clearPlayerSession(c);
-    clearDeveloperSession(c);
-    if (acceptsHtml(c)) return c.redirect("/", 303);
-    return c.json({ ok: true });
-  });
+  const origin = sameOrigin({ baseUrl: ctx.config.baseUrl });
+  return new Hono()
+    .post("/auth/logout", origin, async (c) => {
+      await clearPlayerSession(ctx, c);
+      await clearDeveloperSession(ctx, c);
+      if (acceptsHtml(c)) return c.redirect("/", 303);
+      return c.json({ ok: true });
+    })
+    .post("/dashboard/sign-out-everywhere", origin, async (c) => {
+      const developer = await getDeveloperSession(ctx, c);
+      if (!developer) {
+        if (wantsJson(c)) {
+          throw new ApiError(401, "not_signed_in", "Sign in to the dashboard first");
+        }
+        return c.redirect(signInPath("/dashboard"), 303);
+      }
+      const ended = await endAllDeveloperSessions(ctx, c, developer);
+      log("info", "Developer signed out everywhere", { developer, ended });
+      if (wantsJson(c)) return c.json({ ok: true, ended });
+      return c.redirect("/", 303);
+    });
 }

@@ -19,7 +19,7 @@ import {
 import { ApiError } from "../../lib/http/errors.ts";
 import { readJsonBody } from "../../lib/http/validate.ts";
 import { log } from "../../lib/log.ts";
-import { recordDeveloperSignIn } from "../../kv/developers.ts";
+import { getDeveloper, recordDeveloperSignIn } from "../../kv/developers.ts";
 import { spendSignIn } from "../../kv/used_signins.ts";
 import { sha256Hex } from "../../lib/crypto/hash.ts";
 
@@ -35,6 +35,8 @@ export function walletSignInRoutes(ctx: AppContext): Hono {
   const origin = sameOrigin({ baseUrl: ctx.config.baseUrl });
   return new Hono()
     .post("/auth/wallet/challenge", origin, async (c) => {
+      // Counted in memory: the spec has this route write nothing to the database.
+      ctx.abuse.takeLocal("signin_challenge", ctx.abuse.clientAddress(c));
       const body = await readJsonBody(c, challengeBody);
       if (!decodeAddress(body.address)) {
         throw new ApiError(400, "invalid_address", "address is not a Solana address");
@@ -81,6 +83,9 @@ export function walletSignInRoutes(ctx: AppContext): Hono {
       const { address, message, next } = pending.data!;
       const { signature } = await readJsonBody(c, verifyBody);
       assertSignedBy(message, signature, address);
+      if (!(await getDeveloper(ctx.kv, address))) {
+        await ctx.abuse.take("developer_account", ctx.abuse.clientAddress(c));
+      }
       const { created } = await recordDeveloperSignIn(ctx.kv, address, ctx.clock.now());
       await startDeveloperSession(ctx, c, address);
       log("info", "Developer signed in", { developer: address, created });

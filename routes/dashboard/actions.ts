@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import type { AppContext } from "../../lib/context.ts";
 import { sameOrigin } from "../../lib/auth/same_origin.ts";
 import { sendTestPing } from "../../lib/events/publish.ts";
-import { addWatch, listWatches, removeWatch } from "../../lib/events/watches.ts";
+import { addWatch, listWatches, removeWatch, validateWatch } from "../../lib/events/watches.ts";
 import { log } from "../../lib/log.ts";
 import { projectView } from "../../lib/projects/project_view.ts";
 import { savePolicy } from "../../kv/policy.ts";
@@ -186,10 +186,11 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
         draft: (fields) => pickText(fields, ["name", "address"]),
       }, async ({ c, developer, fields }) => {
         const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
-        const watch = await addWatch(ctx, project.id, {
-          name: single(fields.name),
-          address: single(fields.address),
-        });
+        const input = { name: single(fields.name), address: single(fields.address) };
+        // A refused watch costs nothing, so only a valid one is counted.
+        validateWatch(input);
+        await ctx.abuse.take("watch_create", developer);
+        const watch = await addWatch(ctx, project.id, input);
         return {
           status: 201,
           json: { watch: { name: watch.name, address: watch.address, createdAt: watch.createdAt } },
@@ -227,6 +228,7 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
         form: "ping",
       }, async ({ c, developer, fields }) => {
         const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+        await ctx.abuse.take("test_ping", developer);
         const result = await sendTestPing(ctx, project.id);
         return {
           json: result,

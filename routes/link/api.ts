@@ -8,6 +8,7 @@ import { linkPlayerWallet, unlinkPlayerWallet } from "../../lib/link/linking.ts"
 import { ApiError } from "../../lib/http/errors.ts";
 import { readJsonBody } from "../../lib/http/validate.ts";
 import { acceptsHtml } from "../../lib/pages/layout.tsx";
+import { parseAddress } from "../../lib/chain/validation.ts";
 import { getLinkByUser } from "../../kv/links.ts";
 import { getActiveProjectBySlug, type Project } from "../../kv/projects.ts";
 
@@ -43,6 +44,10 @@ export function linkApiRoutes(ctx: AppContext): Hono {
       const project = await projectOf(c);
       const player = await playerOf(c, project);
       const { address } = await readJsonBody(c, challengeBody);
+      // Only a challenge that will be issued (and stored) is counted.
+      if (parseAddress(address)) {
+        await ctx.abuse.take("signin_challenge", ctx.abuse.clientAddress(c));
+      }
       return c.json(await issueLinkChallenge(ctx, { project, player, address }));
     })
     .post("/api/link/:slug/verify", origin, async (c) => {

@@ -19,6 +19,7 @@ export const ERROR_CODES = {
     when: "The body or query does not match the schema; the message lists `path: problem` items",
   },
   not_found: { status: 404, when: "No transaction request has this key in the project" },
+  payload_too_large: { status: 413, when: "The body is over 16 KB" },
   internal: { status: 500, when: "Unexpected error, most often an RPC failure during a read" },
   // Any /v1 route.
   unauthorized: {
@@ -38,6 +39,10 @@ export const ERROR_CODES = {
     when: "The mint does not exist on the project's cluster or is not a token mint",
   },
   invalid_signature: { status: 400, when: "Not a base58 transaction signature" },
+  read_budget_exceeded: {
+    status: 422,
+    when: "The wallet or collection needs more RPC calls or bytes than one read may use",
+  },
   // Transactions, in the order they are checked.
   wallet_not_configured: { status: 409, when: "The project has no managed wallet" },
   idempotency_conflict: {
@@ -97,7 +102,11 @@ export const V1_COMMON_ERRORS: readonly ErrorCode[] = [
 ];
 
 /** Codes of a route that reads a JSON body. */
-export const BODY_ERRORS: readonly ErrorCode[] = ["invalid_json", "invalid_request"];
+export const BODY_ERRORS: readonly ErrorCode[] = [
+  "payload_too_large",
+  "invalid_json",
+  "invalid_request",
+];
 
 /** Codes of the transaction routes after the body checks, in the spec's order (token routes). */
 export const TOKEN_TX_ERRORS: readonly ErrorCode[] = [

@@ -126,7 +126,7 @@ export const V1_OPERATIONS: readonly Operation[] = [
     pathParams: { address: addressParam },
     query: tokensQuery,
     answer: "TokenBalances",
-    errors: ["invalid_request", "invalid_address", "invalid_mint"],
+    errors: ["invalid_request", "invalid_address", "invalid_mint", "read_budget_exceeded"],
   },
   {
     method: "get",
@@ -137,7 +137,7 @@ export const V1_OPERATIONS: readonly Operation[] = [
     pathParams: { address: addressParam },
     query: assetsQuery,
     answer: "Assets",
-    errors: ["invalid_request", "invalid_address"],
+    errors: ["invalid_request", "invalid_address", "read_budget_exceeded"],
   },
   {
     method: "get",

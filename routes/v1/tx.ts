@@ -3,7 +3,7 @@ import type { AppContext } from "../../lib/context.ts";
 import { ApiError } from "../../lib/http/errors.ts";
 import { readJsonBody } from "../../lib/http/validate.ts";
 import { ensureTxCheck } from "../../lib/tx/background.ts";
-import { toRequestInput, txBodySchema } from "../../lib/tx/body.ts";
+import { MAX_IDEMPOTENCY_KEY_CHARS, toRequestInput, txBodySchema } from "../../lib/tx/body.ts";
 import { handleTxRequest } from "../../lib/tx/request.ts";
 import type { TxKind } from "../../lib/tx/types.ts";
 import { getTxRequest, txResultOf } from "../../kv/tx_requests.ts";
@@ -23,7 +23,9 @@ export function txRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono
   }
   app.get("/tx/:idempotencyKey", guard, async (c) => {
     const key = c.req.param("idempotencyKey");
-    const record = await getTxRequest(ctx.kv, c.get("project").id, key);
+    // A key no request could have used is not looked up: it may not even fit in a KV key.
+    const usable = key.isWellFormed() && [...key].length <= MAX_IDEMPOTENCY_KEY_CHARS;
+    const record = usable ? await getTxRequest(ctx.kv, c.get("project").id, key) : null;
     if (!record) throw new ApiError(404, "not_found", "No transaction request has this key");
     if (record.status === "submitted") await ensureTxCheck(ctx, record);
     return c.json(txResultOf(record));

@@ -234,7 +234,7 @@ Deno.test("Dashboard end to end in Chromium: sign in with a wallet, run a projec
 
   await t.step("sign out lands on the landing page", async () => {
     await page.goto(`${baseUrl}/dashboard`);
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL(`${baseUrl}/`);
     await page.getByTestId("dashboard-link").waitFor();
     assertEquals(

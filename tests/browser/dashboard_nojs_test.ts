@@ -101,7 +101,7 @@ Deno.test("Every dashboard form works in Chromium with JavaScript turned off", a
   });
 
   await t.step("the sign-in page says why it needs JavaScript", async () => {
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL(`${baseUrl}/`);
     await page.goto(`${baseUrl}/dashboard/sign-in`);
     // Chromium with scripts turned off by the test still parses <noscript> as text, so read it.

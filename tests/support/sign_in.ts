@@ -92,10 +92,13 @@ export interface LinkWorld extends AsyncDisposable {
 
 /** Starts the OAuth stand-in and the app configured to use it. */
 export async function startLinkWorld(
-  options: { config?: Partial<Config> } = {},
+  options: { config?: Partial<Config>; kvPath?: string } = {},
 ): Promise<LinkWorld> {
   const idp = await startOauthStandIn();
-  const t = await createTestApp({ config: { idpUrl: idp.idpUrl, ...options.config } });
+  const t = await createTestApp({
+    config: { idpUrl: idp.idpUrl, ...options.config },
+    kvPath: options.kvPath,
+  });
   const close = async () => {
     await t.close();
     await idp.close();

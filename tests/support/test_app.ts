@@ -25,6 +25,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     idpUrl: "http://127.0.0.1:9/oauth",
     publishUrl: "http://127.0.0.1:9",
     serviceName: "Blocklink",
+    abuseLimits: {
+      signin_challenge: 30,
+      developer_account: 10,
+      project_change: 20,
+      watch_create: 60,
+      test_ping: 10,
+    },
+    clientIpHeader: undefined,
     ...overrides,
   };
 }
