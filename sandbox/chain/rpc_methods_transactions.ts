@@ -13,12 +13,7 @@ import {
   signatureParam,
 } from "./rpc_params.ts";
 import type { RpcHandler } from "./rpc_dispatch.ts";
-import {
-  isPruned,
-  type LedgerState,
-  STATUS_CACHE_SLOTS,
-  type TransactionRecord,
-} from "./state.ts";
+import { isPruned, type LedgerState, STATUS_CACHE_SLOTS, type TransactionRecord } from "./state.ts";
 import { sendTransaction, signatureVerificationFailure, simulate } from "./submit.ts";
 import { decodeTransaction, decodeWireString, verifySignatures } from "./wire.ts";
 
