@@ -379,3 +379,48 @@ Deno.test("The sweep reads the statuses of many attempts in one getSignatureStat
     assert.equal(record?.signature, s.signature as Signature);
   }
 });
+
+Deno.test("The background check of a submitted attempt runs every 1.5 s", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  let proxy: ReturnType<typeof startHoldingProxy> | null = null;
+  try {
+    await using h = await startTxHarness({
+      kvPath,
+      autoAdvance: false,
+      timing: { confirmWaitMs: 50 },
+    });
+    proxy = startHoldingProxy(h.chain.rpcUrl);
+    await h.policy({ maxSolPerTransfer: "5" });
+    await h.link(40);
+    // Given: a submitted transfer that never lands, on a cluster that stands still
+    h.chain.faults.neverLand(1);
+    const sent = await json(
+      await h.a.post("transfer-sol", { to: { userId: 40 }, amount: "1", idempotencyKey: "pace" }),
+    );
+    assert.equal(sent.status, "submitted");
+
+    // When: an instance runs its worker on the real clock for a while
+    const kv = await Deno.openKv(kvPath);
+    const service = await startService({
+      kv,
+      hostname: "127.0.0.1",
+      config: testConfig({ port: 0, kvPath, rpcUrls: { devnet: proxy.url, mainnet: proxy.url } }),
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 7_000));
+    } finally {
+      await service.close();
+      kv.close();
+    }
+
+    // Then: its status lookups come 1.5 s apart (the sweep's first one aside)
+    const times = proxy.callTimes("getSignatureStatuses").slice(1);
+    const gaps = times.slice(1).map((t, i) => t - times[i]).sort((x, y) => x - y);
+    assert.ok(gaps.length >= 3, `${gaps.length} gaps`);
+    const median = gaps[Math.floor(gaps.length / 2)];
+    assert.ok(median >= 1_400 && median < 1_800, `median gap ${median} ms (${gaps.join(", ")})`);
+  } finally {
+    await proxy?.close();
+    await Deno.remove(kvPath).catch(() => {});
+  }
+});

@@ -206,6 +206,8 @@ export interface HoldingProxy extends AsyncDisposable {
   lieNext(method: string, count: number, error: JsonRpcError): void;
   /** Calls seen per method. */
   counts(): Record<string, number>;
+  /** When each call of `method` arrived (`performance.now()`), in order. */
+  callTimes(method: string): number[];
   close(): Promise<void>;
 }
 
@@ -222,6 +224,7 @@ export function startHoldingProxy(target: string): HoldingProxy {
   const failures = new Map<string, number>();
   const lies = new Map<string, { count: number; error: JsonRpcError }>();
   const counts: Record<string, number> = {};
+  const times = new Map<string, number[]>();
   const gate = Promise.withResolvers<void>();
   let released = false;
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
@@ -234,6 +237,7 @@ export function startHoldingProxy(target: string): HoldingProxy {
       // Forwarded as it is.
     }
     counts[method] = (counts[method] ?? 0) + 1;
+    times.set(method, [...times.get(method) ?? [], performance.now()]);
     const failing = failures.get(method) ?? 0;
     if (failing > 0) {
       failures.set(method, failing - 1);
@@ -280,6 +284,7 @@ export function startHoldingProxy(target: string): HoldingProxy {
     failNext: (method, count) => failures.set(method, count),
     lieNext: (method, count, error) => lies.set(method, { count, error }),
     counts: () => ({ ...counts }),
+    callTimes: (method) => [...times.get(method) ?? []],
     close,
     [Symbol.asyncDispose]: close,
   };
