@@ -132,10 +132,17 @@ async function historyCovers(
   signed: SignedTx,
   send: { abortSignal?: AbortSignal },
 ): Promise<boolean> {
-  const [firstBlock, minimumSlot] = await Promise.all([
-    rpc.getFirstAvailableBlock().send(send),
-    rpc.minimumLedgerSlot().send(send),
-  ]);
+  let firstBlock: bigint;
+  let minimumSlot: bigint;
+  try {
+    [firstBlock, minimumSlot] = await Promise.all([
+      rpc.getFirstAvailableBlock().send(send),
+      rpc.minimumLedgerSlot().send(send),
+    ]);
+  } catch {
+    // Some providers do not offer these methods: the wallet's history decides instead.
+    return false;
+  }
   const from = blockhashSlot(signed);
   return firstBlock <= from && minimumSlot <= from;
 }
