@@ -424,3 +424,32 @@ Deno.test("The background check of a submitted attempt runs every 1.5 s", async 
     await Deno.remove(kvPath).catch(() => {});
   }
 });
+
+Deno.test("Without the ledger methods, expiry is proven by the managed wallet's own signature history", async () => {
+  let proxy: ReturnType<typeof startHoldingProxy> | null = null;
+  await using h = await startTxHarness({
+    autoAdvance: false,
+    timing: { confirmWaitMs: 100 },
+    rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+  });
+  await using _proxy = proxy!;
+  await h.policy({ maxSolPerTransfer: "5" });
+  await h.link(8);
+  h.chain.faults.neverLand(1);
+  const result = await json(
+    await h.a.post("transfer-sol", { to: { userId: 8 }, amount: "1", idempotencyKey: "history" }),
+  );
+  assert.equal(result.status, "submitted");
+  const signed = (await getTxRequest(h.a.kv, h.project.id, "history"))!.signed!;
+  // Given: a provider without minimumLedgerSlot, and the finalized chain past the margin
+  proxy!.failNext("minimumLedgerSlot", 1_000);
+  h.chain.advanceSlots(Number(signed.lastValidBlockHeight) + 40 - finalizedHeight(h));
+
+  // When
+  await backgroundCheck(h);
+
+  // Then: the wallet's history reaches back past the blockhash (its funding) without it
+  const after = await json(await h.a.status("history"));
+  assert.equal(after.error, EXPIRED_ERROR);
+  assert.ok((proxy!.counts().getSignaturesForAddress ?? 0) >= 1);
+});
