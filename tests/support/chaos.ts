@@ -134,8 +134,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosStats> {
       const finals = await Promise.all(payouts.map(async (p) => {
         let result = await resend(service!.url, apiKey, p);
         while (!isFinal(result) && performance.now() - started < SETTLE_WITHIN_MS) {
-          await new Promise((resolve) => setTimeout(resolve, 250));
-          result = await status(service!.url, apiKey, p.key);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          result = await status(service!.url, apiKey, p.key) ?? result;
         }
         return result;
       }));
@@ -276,7 +276,7 @@ function post(url: string, apiKey: string, p: Payout): Promise<Response> {
   });
 }
 
-/** Resends the request with its key until the service answers it. */
+/** Resends the request with its key until the service answers it (5xx and 429 `rate_limited` retried, as the spec's client guidance says). */
 async function resend(
   url: string,
   apiKey: string,
@@ -287,7 +287,8 @@ async function resend(
       const res = await post(url, apiKey, p);
       const body = await res.json();
       if (res.status === 200) return body;
-      if (res.status !== 502) throw new Error(`Resend of ${p.key}: ${JSON.stringify(body)}`);
+      const retried = res.status >= 500 || body?.error?.code === "rate_limited";
+      if (!retried) throw new Error(`Resend of ${p.key}: ${JSON.stringify(body)}`);
     } catch (error) {
       if (error instanceof Error && error.message.startsWith("Resend")) throw error;
     }
