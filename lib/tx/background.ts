@@ -77,12 +77,14 @@ async function abandonUnsigned(
 
 /**
  * True once the attempt's route has surely answered (it marked the attempt submitted, or its
- * sign-by time, which bounds the route, is over): only then do background paths resend it.
+ * sign-by time, which bounds the route, is over by more than the margin for clocks): only then do
+ * background paths resend it.
  */
 function routeIsOver(ctx: AppContext, record: TxRequestRecord): boolean {
   if (record.status !== "pending") return true;
-  const end = record.signBy ?? (record.signed?.signedAt ?? 0) + ctx.tx.timing.confirmWaitMs;
-  return ctx.clock.now() > end;
+  const { confirmWaitMs, abandonMarginMs } = ctx.tx.timing;
+  const end = record.signBy ?? (record.signed?.signedAt ?? 0) + confirmWaitMs;
+  return ctx.clock.now() > end + abandonMarginMs;
 }
 
 /** One check of a signed attempt, and pending to submitted once its route is surely over. */

@@ -78,12 +78,13 @@ export async function executeAttempt(
     abortSignal: rpcSignal(timing, deadline),
   });
   if (first.kind === "rejected" && !first.harmless) {
-    // Preflight refused the transaction itself, so the node did not forward it: nothing was sent.
+    // Preflight refused the transaction itself, so the node did not forward it: nothing was sent
+    // (unless another path's resend was accepted meanwhile, which then decides).
     const settled = await settleAttempt(ctx, ref, {
       status: "failed",
       error: first.error,
       refused: true,
-    });
+    }, { onlyIf: (current) => current.signed?.accepted === false });
     return txResultOf(settled ?? record);
   }
   if (first.kind === "accepted") {
