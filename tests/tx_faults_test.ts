@@ -97,6 +97,46 @@ Deno.test("A resend refused in preflight while the first copy is in flight never
   assert.equal((await getTxRequest(h.a.kv, h.project.id, "drained"))?.attempt, 1);
 });
 
+Deno.test("A background resend refused in preflight after an unclear first send settles nothing; the copy lands once", async () => {
+  let proxy: ReturnType<typeof startHoldingProxy> | null = null;
+  await using h = await startTxHarness({
+    autoAdvance: false,
+    fund: 1_000_000_000n,
+    // The route does not resend within its short wait.
+    timing: { confirmWaitMs: 100, rebroadcastMs: 10_000 },
+    rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+  });
+  await using _proxy = proxy!;
+  await h.policy({ maxSolPerTransfer: "5" });
+  const to = await h.link(9);
+  // Given: the node forwards the first send but answers an internal error, and the cluster holds
+  // the copy
+  h.chain.faults.delayLanding(1, { slots: 30 });
+  proxy!.lieNext("sendTransaction", 1, { code: -32603, message: "Internal error" });
+  const sent = await json(
+    await h.a.post("transfer-sol", { to: { userId: 9 }, amount: "0.6", idempotencyKey: "held" }),
+  );
+  assert.equal(sent.status, "submitted");
+  assert.equal(h.chain.faults.snapshot().heldTransactions.length, 1);
+
+  // When: the wallet is drained and the background check resends with preflight
+  setLamports(h, h.wallet!, 1_000_000n);
+  h.a.clock.advance(60_000);
+  await h.txEvents();
+
+  // Then: the refusal is only logged
+  assert.equal((await json(await h.a.status("held"))).status, "submitted");
+
+  // When: funds are back and the held copy lands
+  setLamports(h, h.wallet!, 1_000_000_000n);
+  h.chain.advanceSlots(35);
+  await backgroundCheck(h);
+
+  // Then
+  assert.equal((await json(await h.a.status("held"))).status, "confirmed");
+  assert.equal(await balance(h, to), 600_000_000n);
+});
+
 Deno.test("A first send answered BlockhashNotFound or AlreadyProcessed is followed like an unclear answer, not failed", async (t) => {
   for (
     const [name, refusal] of [
