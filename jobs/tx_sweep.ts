@@ -6,7 +6,13 @@
 import type { AppContext } from "../lib/context.ts";
 import { log } from "../lib/log.ts";
 import { SWEEP_INTERVAL_MS, sweepUnsettledTx } from "../lib/tx/background.ts";
-import { addJobRemoval, enqueueJob, getJobEntry, type JobRecord } from "../kv/jobs.ts";
+import {
+  addJobRemoval,
+  addJobReschedule,
+  enqueueJob,
+  getJobEntry,
+  type JobRecord,
+} from "../kv/jobs.ts";
 import type { JobPayloadOf } from "./payloads.ts";
 import type { JobOutcome, JobRun } from "./types.ts";
 
@@ -24,10 +30,26 @@ export async function runTxSweepJob(run: JobRun<JobPayloadOf<"tx_sweep">>): Prom
   return { kind: "continue", at: run.ctx.clock.now() + SWEEP_INTERVAL_MS };
 }
 
-/** Starts the sweep loop job unless it is running; returns 1 when it (re)started it. */
-export async function ensureTxSweepLoop(ctx: AppContext): Promise<number> {
+/**
+ * Starts the sweep loop job unless it is running; returns 1 when it (re)started it. With `now`
+ * (an instance starting), a loop waiting for its next run is made due at once, so attempts a dead
+ * instance left signed are followed again without waiting for its leases or the next sweep.
+ */
+export async function ensureTxSweepLoop(
+  ctx: AppContext,
+  options: { now?: boolean } = {},
+): Promise<number> {
   const job = await getJobEntry(ctx.kv, TX_SWEEP_JOB_ID);
-  if (job.value?.status === "pending") return 0;
+  if (job.value?.status === "pending") {
+    const now = ctx.clock.now();
+    const running = job.value.lease !== null && job.value.lease.expiresAt > now;
+    if (!options.now || running || job.value.runAt <= now) return 0;
+    const op = ctx.kv.atomic().check(job);
+    addJobReschedule(op, job as Deno.KvEntry<JobRecord>, { runAt: now, fresh: true });
+    if (!(await op.commit()).ok) return 0;
+    ctx.jobWaker.wake();
+    return 1;
+  }
   if (job.value) {
     // A loop job never finishes as "done"; clear such a record so the id can be used again.
     const op = ctx.kv.atomic().check(job);

@@ -1,6 +1,7 @@
 /**
  * Transaction requests, one record per (project, idempotency key), kept permanently. The record
- * holds the latest attempt; a retried failed key starts a new attempt in the same record.
+ * holds the latest attempt; a retried failed key starts a new attempt in the same record, and the
+ * signed earlier attempts stay listed in `previous` with their signature and blockhash validity.
  */
 import type { Cluster } from "../lib/config.ts";
 import type { TxBody, TxKind, TxResult, TxStatus } from "../lib/tx/types.ts";
@@ -23,10 +24,24 @@ export interface SignedTx {
   wire: string;
   blockhash: string;
   lastValidBlockHeight: bigint;
+  /** Slot of the blockhash's block; it cannot land at or before it. Absent on older records. */
+  blockhashSlot?: bigint;
   /** Clock time when it was signed and stored. */
   signedAt: number;
   /** True once an RPC node accepted it (after preflight); later sends skip preflight. */
   accepted: boolean;
+  /** True when its first send was refused in preflight: it never left the node. */
+  refused?: boolean;
+}
+
+/** An earlier signed attempt of a key, proven dead before the key was retried. */
+export interface PastAttempt {
+  attempt: number;
+  attemptId: string;
+  signature: string;
+  blockhash: string;
+  lastValidBlockHeight: bigint;
+  error: string | null;
 }
 
 /** A transaction request as stored. */
@@ -50,8 +65,16 @@ export interface TxRequestRecord {
   error: string | null;
   usage: TxUsageClaim;
   signed: SignedTx | null;
+  /**
+   * Clock time after which this attempt can no longer be signed: its route has answered by then.
+   * Past it (plus a margin for clocks), any instance may abandon an unsigned attempt. Absent on
+   * older records.
+   */
+  signBy?: number;
   /** The background confirmation check job of this attempt, once it has one. */
   checkJobId: string | null;
+  /** Earlier signed attempts of the key, oldest first (absent on older records). */
+  previous?: PastAttempt[];
   createdAt: number;
   updatedAt: number;
 }

@@ -28,8 +28,9 @@ export async function startService(
   await checkSecret(ctx);
   const app = createApp(ctx);
   const worker = new JobWorker(ctx);
-  // The 30 s transaction sweep runs from the start, not from the first minute cron.
-  await ensureTxSweepLoop(ctx);
+  // The 30 s transaction sweep runs from the start, not from the first minute cron: at once, so
+  // attempts an instance left behind when it died are followed again right away.
+  await ensureTxSweepLoop(ctx, { now: true });
   worker.start();
   // Built in the background so the first page view does not wait for the browser bundle.
   warmIslandsBundle();

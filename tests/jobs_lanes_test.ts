@@ -8,7 +8,7 @@ import { jobHandlers } from "../jobs/handlers.ts";
 import type { JobHandlers } from "../jobs/types.ts";
 import { JobWorker } from "../jobs/worker.ts";
 import { ManualClock } from "../lib/clock.ts";
-import { publishEvent } from "../lib/events/publish.ts";
+import { recordEvents } from "../lib/events/record.ts";
 import { RETRY_DELAYS_MS } from "../lib/events/deliver.ts";
 import { startEventsHarness } from "./support/events_harness.ts";
 import { createTestApp } from "./support/test_app.ts";
@@ -20,7 +20,8 @@ class RealClock extends ManualClock {
   }
 }
 
-const ping = (at: number) => ({ type: "ping" as const, at });
+// A delivery job carries the event as the feed recorded it.
+const ping = (at: number) => ({ type: "ping" as const, at, id: String(at + 1), createdAt: at });
 const txCheck = (key: string) => ({
   type: "tx_check" as const,
   projectId: "p",
@@ -37,9 +38,9 @@ async function until(condition: () => boolean, timeoutMs: number, what: string):
   }
 }
 
-Deno.test("publishEvent() makes the delivery due now, not at time 0", async () => {
+Deno.test("recordEvents() makes the delivery due now, not at time 0", async () => {
   await using h = await startEventsHarness();
-  await publishEvent(h.a.ctx, h.project.id, ping(1));
+  await recordEvents(h.a.ctx, h.project.id, [{ type: "ping", at: 1 }]);
   const [job] = await listJobs(h.a.kv);
   assert.equal(job.runAt, h.a.clock.now());
 });
@@ -131,7 +132,7 @@ Deno.test("deliver_event retries a failed publish after exactly 0.5, 1 and 2 s",
   const clock = new RealClock();
   const instance = await h.instance({ owner: "real", clock });
   h.standIn.failNext("500", { count: 3 });
-  await publishEvent(instance.ctx, h.project.id, ping(1));
+  await recordEvents(instance.ctx, h.project.id, [{ type: "ping", at: 1 }]);
   instance.worker.start();
   try {
     await h.standIn.waitForMessages(1, 10_000);

@@ -188,3 +188,39 @@ Deno.test("control API arms faults and steps time over HTTP", async () => {
     await chain.close();
   }
 });
+
+Deno.test("faults.pruneHistory() makes the node forget earlier slots, as one started from a snapshot", async () => {
+  const chain = await startChain({ autoAdvance: false });
+  try {
+    const rpc = createSolanaRpc(chain.rpcUrl);
+    const sender = await createFundedSigner(chain);
+    const { signature } = await sendTransfer(chain, sender, 1_000_000n);
+    chain.advanceSlots(2);
+    const landedAt = Number((await rpc.getSignatureStatuses([signature]).send()).value[0]!.slot);
+    assert.equal(await rpc.getFirstAvailableBlock().send(), 0n);
+
+    // When: the control API prunes everything up to the transaction's slot
+    const res = await fetch(`${chain.controlUrl}/faults/prune-history`, {
+      method: "POST",
+      body: JSON.stringify({ firstAvailableSlot: landedAt + 1 }),
+    });
+    assert.equal((await res.json()).faults.firstAvailableSlot, landedAt + 1);
+
+    // Then: every history read answers as if it never happened
+    assert.equal(await rpc.getFirstAvailableBlock().send(), BigInt(landedAt + 1));
+    assert.equal(await rpc.minimumLedgerSlot().send(), BigInt(landedAt + 1));
+    const search = { searchTransactionHistory: true };
+    assert.equal((await rpc.getSignatureStatuses([signature], search).send()).value[0], null);
+    assert.equal(await rpc.getTransaction(signature, { encoding: "json" }).send(), null);
+    assert.deepEqual(await rpc.getSignaturesForAddress(sender.address).send(), []);
+
+    // And: clearing the faults restores the whole history
+    chain.faults.clear();
+    assert.equal(
+      (await rpc.getSignatureStatuses([signature], search).send()).value[0]?.err,
+      null,
+    );
+  } finally {
+    await chain.close();
+  }
+});

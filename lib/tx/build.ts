@@ -33,6 +33,7 @@ import type { AppContext } from "../context.ts";
 import type { MintInfo } from "../chain/mints.ts";
 import type { SignedTx } from "../../kv/tx_requests.ts";
 import { rpcFailureReason } from "./chain_errors.ts";
+import { type Deadline, rpcSignal } from "./timing.ts";
 import { computeUnitLimit, fetchComputeUnitPrice } from "./priority_fee.ts";
 import type { TxKind } from "./types.ts";
 import type { Cluster } from "../config.ts";
@@ -68,7 +69,11 @@ export interface BuiltTx {
 }
 
 /** Builds and signs the plan's transaction; throws `BuildError` or `WalletUnavailableError`. */
-export async function buildSignedTx(ctx: AppContext, plan: TxPlan): Promise<BuiltTx> {
+export async function buildSignedTx(
+  ctx: AppContext,
+  plan: TxPlan,
+  options: { deadline?: Deadline } = {},
+): Promise<BuiltTx> {
   const rpc = ctx.rpc[plan.cluster];
   const payer = createNoopSigner(plan.walletAddress);
   // The memo makes every attempt's transaction unique: two requests with the same recipient and
@@ -76,16 +81,17 @@ export async function buildSignedTx(ctx: AppContext, plan: TxPlan): Promise<Buil
   // would drop the second as a duplicate of the first.
   const instructions = [...await planInstructions(plan), memoInstruction(plan.attemptId)];
   const writable = writableAccounts(instructions);
-  const abortSignal = AbortSignal.timeout(ctx.tx.timing.rpcTimeoutMs);
+  const abortSignal = rpcSignal(ctx.tx.timing, options.deadline);
   let latest;
   let price: bigint | null = null;
   try {
     [latest, price] = await Promise.all([
-      ctx.tx.blockhashes.get(
-        plan.cluster,
-        async () =>
-          (await rpc.getLatestBlockhash({ commitment: "confirmed" }).send({ abortSignal })).value,
-      ),
+      ctx.tx.blockhashes.get(plan.cluster, async () => {
+        const { context, value } = await rpc.getLatestBlockhash({ commitment: "confirmed" })
+          .send({ abortSignal });
+        // At "confirmed", the answer's context slot is the slot of the blockhash's own block.
+        return { ...value, slot: context.slot };
+      }),
       plan.cluster === "mainnet"
         ? fetchComputeUnitPrice(rpc, writable, { abortSignal })
         : Promise.resolve(null),
@@ -121,6 +127,7 @@ export async function buildSignedTx(ctx: AppContext, plan: TxPlan): Promise<Buil
       wire: getBase64EncodedWireTransaction(signed),
       blockhash: latest.blockhash,
       lastValidBlockHeight: latest.lastValidBlockHeight,
+      blockhashSlot: latest.slot,
       accepted: false,
     },
   };

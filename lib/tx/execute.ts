@@ -1,6 +1,13 @@
 /**
- * Step 14 and the confirmation wait of a reserved attempt: build, sign, store the signed bytes
- * (with the durable background check), send, then follow it for up to the confirmation wait.
+ * Step 14 and the confirmation wait of a reserved attempt: build, sign, store the signed bytes,
+ * send, then follow it for up to the confirmation wait. The whole route answers within the
+ * request's deadline (`timing.answerWithinMs` from its arrival) whatever the RPC does: every RPC
+ * call aborts at the deadline, and the wait ends there too.
+ *
+ * Once the signed bytes are stored the attempt counts as sent. The one send whose preflight
+ * refusal settles it `failed` is the first, and only when the refusal is about the transaction
+ * itself: `BlockhashNotFound` or `AlreadyProcessed` (a node may answer them for a copy it did
+ * forward) are followed like an unclear answer.
  */
 import type { Signature } from "@solana/kit";
 import type { AppContext } from "../context.ts";
@@ -10,6 +17,7 @@ import { WalletUnavailableError } from "../wallets/provider.ts";
 import { getTxRequest, type TxRequestRecord, txResultOf } from "../../kv/tx_requests.ts";
 import { BuildError, buildSignedTx, type TxPlan } from "./build.ts";
 import { attemptRef, isFinal, recordSigned, settleAttempt, updateUnsettled } from "./settle.ts";
+import { type Deadline, rpcSignal } from "./timing.ts";
 import { checkAttempt, sendSignedTx } from "./track.ts";
 import type { TxResult } from "./types.ts";
 
@@ -17,8 +25,9 @@ import type { TxResult } from "./types.ts";
 export async function executeAttempt(
   ctx: AppContext,
   plan: TxPlan,
-  entry: Deno.KvEntry<TxRequestRecord>,
+  options: { entry: Deno.KvEntry<TxRequestRecord>; deadline: Deadline },
 ): Promise<TxResult> {
+  const { entry, deadline } = options;
   const ref = attemptRef(entry.value);
   const fields = {
     projectId: ref.projectId,
@@ -27,7 +36,7 @@ export async function executeAttempt(
   };
   let built;
   try {
-    built = await buildSignedTx(ctx, plan);
+    built = await buildSignedTx(ctx, plan, { deadline });
   } catch (error) {
     if (error instanceof BuildError) {
       await settleAttempt(ctx, ref, { status: "failed", error: error.message });
@@ -45,63 +54,72 @@ export async function executeAttempt(
   }
 
   const timing = ctx.tx.timing;
-  const signedAt = ctx.clock.now();
   const stored = await recordSigned(ctx, entry, {
     signature: built.signature,
-    tx: { ...built.tx, signedAt },
-    // The durable check takes over where the route's wait ends, even if this instance dies.
-    checkAt: signedAt + timing.confirmWaitMs + timing.checkIntervalMs,
+    tx: { ...built.tx, signedAt: ctx.clock.now() },
   });
   if (!stored) {
-    // The attempt changed before anything was sent (declared abandoned): answer what is stored.
+    // Nothing was sent: the attempt was declared abandoned, or its sign-by time is over.
     const current = await currentRecord(ctx, entry.value);
+    if (current.attemptId === ref.attemptId && !isFinal(current) && !current.signed) {
+      const error = new BuildError("the RPC node did not answer in time");
+      await settleAttempt(ctx, ref, { status: "failed", error: error.message }, {
+        onlyIf: (record) => record.signed === null,
+      });
+      throw new ApiError(502, "rpc_error", error.message);
+    }
     log("warn", "Signed transaction not sent: the attempt changed", fields);
     return txResultOf(current);
   }
-  ctx.jobWaker.wake();
 
   const rpc = ctx.rpc[plan.cluster];
   let record = stored.value;
   const first = await sendSignedTx(rpc, record.signed!, {
-    abortSignal: AbortSignal.timeout(timing.rpcTimeoutMs),
+    abortSignal: rpcSignal(timing, deadline),
   });
-  if (first.kind === "rejected") {
-    // Preflight refused it, so the node did not forward it: nothing was sent.
-    const settled = await settleAttempt(ctx, ref, { status: "failed", error: first.error });
+  if (first.kind === "rejected" && !first.harmless) {
+    // Preflight refused the transaction itself, so the node did not forward it: nothing was sent
+    // (unless another path's resend was accepted meanwhile, which then decides).
+    const settled = await settleAttempt(ctx, ref, {
+      status: "failed",
+      error: first.error,
+      refused: true,
+    }, { onlyIf: (current) => current.signed?.accepted === false });
     return txResultOf(settled ?? record);
   }
-  let accepted = first.kind === "accepted";
-  if (first.kind === "unknown") {
+  if (first.kind === "accepted") {
+    // Stored at once, so every later send (from any path) skips preflight.
+    record = (await updateUnsettled(ctx, ref, (current) =>
+      current.signed ? { ...current, signed: { ...current.signed, accepted: true } } : null)) ??
+      record;
+  } else {
     log("warn", "First send got no clear answer; rebroadcasting", {
       ...fields,
-      reason: first.reason,
+      reason: first.kind === "unknown" ? first.reason : first.error,
     });
   }
-  record = { ...record, signed: { ...record.signed!, accepted } };
 
-  const started = performance.now();
-  let lastSent = started;
-  while (true) {
-    const left = timing.confirmWaitMs - (performance.now() - started);
+  const waitEnd = performance.now() + Math.min(timing.confirmWaitMs, deadline.left());
+  let lastSent = performance.now();
+  while (!isFinal(record)) {
+    const left = waitEnd - performance.now();
     if (left <= 0) break;
     await new Promise((resolve) => setTimeout(resolve, Math.min(timing.routePollMs, left)));
     const rebroadcast = performance.now() - lastSent >= timing.rebroadcastMs;
     if (rebroadcast) lastSent = performance.now();
-    record = await checkAttempt(ctx, record, { rebroadcast });
-    if (isFinal(record)) return txResultOf(record);
-    accepted ||= record.signed?.accepted ?? false;
+    record = await checkAttempt(ctx, record, {
+      rebroadcast,
+      abortSignal: rpcSignal(timing, deadline),
+    });
+    if (record.attemptId !== ref.attemptId) break;
   }
+  if (isFinal(record) || record.attemptId !== ref.attemptId) return txResultOf(record);
 
-  const submitted = await updateUnsettled(ctx, ref, (current) =>
-    current.status === "pending"
-      ? {
-        ...current,
-        status: "submitted",
-        signed: current.signed
-          ? { ...current.signed, accepted: current.signed.accepted || accepted }
-          : null,
-      }
-      : null);
+  const submitted = await updateUnsettled(
+    ctx,
+    ref,
+    (current) => current.status === "pending" ? { ...current, status: "submitted" } : null,
+  );
   log("info", "Transaction submitted; confirmation continues in the background", {
     ...fields,
     signature: built.signature as Signature,

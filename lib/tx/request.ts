@@ -5,6 +5,7 @@ import type { TxRequestInput } from "./body.ts";
 import { checkTxRequest } from "./checks.ts";
 import { executeAttempt } from "./execute.ts";
 import { reserveTxRequest } from "./reserve.ts";
+import { startDeadline } from "./timing.ts";
 import type { TxKind, TxResult } from "./types.ts";
 
 /** Checks, reserves and sends a request; answers its TxResult or throws the first failing check. */
@@ -14,10 +15,12 @@ export async function handleTxRequest(
   kind: TxKind,
   input: TxRequestInput,
 ): Promise<TxResult> {
+  // The route's answer deadline runs from the request's arrival.
+  const deadline = startDeadline(ctx.tx.timing);
   const checked = await checkTxRequest(ctx, projectId, kind, input);
   if (checked.kind === "existing") return txResultOf(checked.record);
   const request = checked.request;
-  const reserved = await reserveTxRequest(ctx, request);
+  const reserved = await reserveTxRequest(ctx, request, { deadline });
   if (reserved.kind === "existing") return txResultOf(reserved.record);
   return await executeAttempt(ctx, {
     projectId,
@@ -28,5 +31,5 @@ export async function handleTxRequest(
     recipient: request.recipient,
     mint: request.mint,
     amount: request.amount,
-  }, reserved.entry);
+  }, { entry: reserved.entry, deadline });
 }

@@ -4,6 +4,11 @@
  * can never together pass a limit, and of concurrent requests with one key only one reserves it.
  * A conflict re-reads and re-checks (step 7 included). Within one process, reservations of a
  * project run one at a time, so only other instances cause conflicts.
+ *
+ * A retry of a `failed` key reserves a new attempt only once the earlier attempt is proven dead
+ * (`retry_proof.ts`); the commit is checked against the record that proof was made for. The new
+ * attempt gets its background check job in the same commit, so even an attempt whose instance
+ * dies before signing is abandoned on time by whichever instance runs that job.
  */
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../http/errors.ts";
@@ -21,16 +26,22 @@ import {
   type UsageWindow,
   windowTotal,
 } from "../../kv/tx_usage.ts";
+import { addJob } from "../../kv/jobs.ts";
 import {
+  type PastAttempt,
   txAttemptByTimeKey,
   txRequestKey,
   type TxRequestRecord,
   txUnsettledKey,
   type TxUnsettledRef,
 } from "../../kv/tx_requests.ts";
+import { log } from "../log.ts";
 import { isSameRequest } from "./body.ts";
 import { type CheckedRequest, idempotencyConflict } from "./checks.ts";
 import { findAssetBudget } from "./policy.ts";
+import { proveEarlierAttempt } from "./retry_proof.ts";
+import { confirmLandedAttempt } from "./settle.ts";
+import type { Deadline } from "./timing.ts";
 
 /** Transactions a project may have in a rolling 24 hours, failed ones excluded. */
 export const MAX_TX_PER_DAY = 1_000;
@@ -41,16 +52,23 @@ export type ReserveOutcome =
   | { kind: "existing"; record: TxRequestRecord };
 
 const MAX_ROUNDS = 200;
+// Earlier attempts kept with a key; older ones, long proven dead, give way.
+const MAX_PAST_ATTEMPTS = 50;
 
 /** Runs steps 12 and 13 and reserves the key with the new attempt's usage. */
 export function reserveTxRequest(
   ctx: AppContext,
   request: CheckedRequest,
+  options: { deadline?: Deadline } = {},
 ): Promise<ReserveOutcome> {
-  return ctx.tx.reservations.run(request.project.id, () => reserve(ctx, request));
+  return ctx.tx.reservations.run(request.project.id, () => reserve(ctx, request, options));
 }
 
-async function reserve(ctx: AppContext, request: CheckedRequest): Promise<ReserveOutcome> {
+async function reserve(
+  ctx: AppContext,
+  request: CheckedRequest,
+  options: { deadline?: Deadline },
+): Promise<ReserveOutcome> {
   const projectId = request.project.id;
   const key = request.input.idempotencyKey;
   const keys: Deno.KvKey[] = [
@@ -75,6 +93,24 @@ async function reserve(ctx: AppContext, request: CheckedRequest): Promise<Reserv
         throw idempotencyConflict();
       }
       if (stored.status !== "failed") return { kind: "existing", record: stored };
+      const proof = await proveEarlierAttempt(ctx, stored, options);
+      if (proof === "landed") {
+        const confirmed = await confirmLandedAttempt(
+          ctx,
+          requestEntry as Deno.KvEntry<TxRequestRecord>,
+        );
+        if (confirmed) return { kind: "existing", record: confirmed };
+        continue;
+      }
+      if (proof === "unproven") {
+        log("warn", "Retry refused: the earlier attempt may still land", {
+          projectId,
+          idempotencyKey: key,
+          attempt: stored.attempt,
+          signature: stored.signature,
+        });
+        return { kind: "existing", record: stored };
+      }
     }
     const now = ctx.clock.now();
     const day = pruneWindow(dayEntry.value, now - DAY_WINDOW_MS);
@@ -84,6 +120,12 @@ async function reserve(ctx: AppContext, request: CheckedRequest): Promise<Reserv
     checkLimits(request, { day, recipient, player, asset });
 
     const attemptId = ulid(now);
+    const timing = ctx.tx.timing;
+    const op = ctx.kv.atomic().check(...entries);
+    // First due when the route's wait is over; an unsigned attempt is abandoned once past signBy.
+    const checkJobId = addJob(op, { type: "tx_check", projectId, key, attemptId }, {
+      runAt: now + timing.confirmWaitMs + timing.checkIntervalMs,
+    });
     const record: TxRequestRecord = {
       projectId,
       key,
@@ -105,11 +147,12 @@ async function reserve(ctx: AppContext, request: CheckedRequest): Promise<Reserv
         userId: request.recipientUserId,
       },
       signed: null,
-      checkJobId: null,
+      signBy: now + timing.answerWithinMs,
+      checkJobId,
+      previous: stored ? pastAttempts(stored) : [],
       createdAt: stored?.createdAt ?? now,
       updatedAt: now,
     };
-    const op = ctx.kv.atomic().check(...entries);
     op.set(requestEntry.key, record);
     if (stored) op.delete(txAttemptByTimeKey(projectId, stored.attemptId));
     op.set(txAttemptByTimeKey(projectId, attemptId), key);
@@ -133,6 +176,22 @@ async function reserve(ctx: AppContext, request: CheckedRequest): Promise<Reserv
     await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 + round)));
   }
   throw new Error("Cannot reserve the transaction request: too many concurrent changes");
+}
+
+/** The key's earlier signed attempts once `stored` gives way to a new one. */
+function pastAttempts(stored: TxRequestRecord): PastAttempt[] {
+  const past = [...(stored.previous ?? [])];
+  if (stored.signed && stored.signature) {
+    past.push({
+      attempt: stored.attempt,
+      attemptId: stored.attemptId,
+      signature: stored.signature,
+      blockhash: stored.signed.blockhash,
+      lastValidBlockHeight: stored.signed.lastValidBlockHeight,
+      error: stored.error,
+    });
+  }
+  return past.slice(-MAX_PAST_ATTEMPTS);
 }
 
 function checkLimits(

@@ -26,10 +26,11 @@ export class MintCache {
   }
 }
 
-/** A recent blockhash and the last block height it can land at. */
+/** A recent blockhash, the last block height it can land at, and the slot of its block. */
 export interface LatestBlockhash {
   blockhash: Blockhash;
   lastValidBlockHeight: bigint;
+  slot: bigint;
 }
 
 // A blockhash stays usable for 150 blocks (about a minute); reusing one for a second costs the

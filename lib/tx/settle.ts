@@ -8,7 +8,7 @@ import type { AppContext } from "../context.ts";
 import { log } from "../log.ts";
 import { commitWithEvents } from "../events/record.ts";
 import type { ServiceEvent } from "../events/types.ts";
-import { addJob, addJobRemoval, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
+import { addJobRemoval, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
 import {
   getTxRequestEntry,
   type SignedTx,
@@ -36,8 +36,13 @@ export interface AttemptRef {
   attemptId: string;
 }
 
-/** A final status. */
-export type FinalOutcome = { status: "confirmed" } | { status: "failed"; error: string };
+/**
+ * A final status. `refused` marks a failure proven by the refusal of the first send in preflight
+ * (the node did not forward it), so a retry of the key needs no further proof.
+ */
+export type FinalOutcome =
+  | { status: "confirmed" }
+  | { status: "failed"; error: string; refused?: boolean };
 
 const MAX_ROUNDS = 100;
 
@@ -71,6 +76,9 @@ export async function settleAttempt(
       error: outcome.status === "failed" ? outcome.error : null,
       updatedAt: now,
     };
+    if (outcome.status === "failed" && outcome.refused && next.signed) {
+      next.signed = { ...next.signed, refused: true };
+    }
     const op = ctx.kv.atomic().check(entry).set(entry.key, next).delete(
       txUnsettledKey(ref.projectId, ref.key),
     );
@@ -111,33 +119,66 @@ export function isFinal(record: TxRequestRecord): boolean {
 }
 
 /**
- * Stores the signed transaction before its first send, with the attempt's background check job
- * (due at `checkAt`), in one commit. Null when the attempt changed meanwhile (the sweep declared
- * it abandoned): then it must not be sent.
+ * Stores the signed transaction before its first send, in one commit checked against the reserved
+ * record and made only before the attempt's sign-by time. Null when the attempt changed meanwhile
+ * (declared abandoned) or its time is up: then it must not be sent.
  */
 export async function recordSigned(
   ctx: AppContext,
   entry: Deno.KvEntry<TxRequestRecord>,
-  signed: { signature: string; tx: SignedTx; checkAt: number },
+  signed: { signature: string; tx: SignedTx },
 ): Promise<Deno.KvEntry<TxRequestRecord> | null> {
   const record = entry.value;
-  const op = ctx.kv.atomic().check(entry);
-  const checkJobId = addJob(op, {
-    type: "tx_check",
-    projectId: record.projectId,
-    key: record.key,
-    attemptId: record.attemptId,
-  }, { runAt: signed.checkAt });
+  const now = ctx.clock.now();
+  if (record.signBy !== undefined && now > record.signBy) return null;
   const next: TxRequestRecord = {
     ...record,
     signature: signed.signature,
     signed: signed.tx,
-    checkJobId,
+    updatedAt: now,
+  };
+  const result = await ctx.kv.atomic().check(entry).set(entry.key, next).commit();
+  return result.ok ? { key: entry.key, value: next, versionstamp: result.versionstamp } : null;
+}
+
+/**
+ * Turns a `failed` key back to `confirmed` when its latest attempt is found landed after all (a
+ * record settled by an older version on a preflight refusal of a resend), with its `tx` event.
+ * Returns the record afterwards; null when the entry changed meanwhile.
+ */
+export async function confirmLandedAttempt(
+  ctx: AppContext,
+  entry: Deno.KvEntry<TxRequestRecord>,
+): Promise<TxRequestRecord | null> {
+  const record = entry.value;
+  const next: TxRequestRecord = {
+    ...record,
+    status: "confirmed",
+    error: null,
     updatedAt: ctx.clock.now(),
   };
-  op.set(entry.key, next);
-  const result = await op.commit();
-  return result.ok ? { key: entry.key, value: next, versionstamp: result.versionstamp } : null;
+  const op = ctx.kv.atomic().check(entry).set(entry.key, next);
+  const event: ServiceEvent = {
+    type: "tx",
+    key: record.key,
+    kind: record.kind,
+    status: "confirmed",
+    signature: record.signature,
+    userId: record.recipientUserId,
+    error: null,
+  };
+  const committed = await commitWithEvents(ctx, op, {
+    projectId: record.projectId,
+    events: [event],
+  });
+  if (!committed.ok) return null;
+  log("warn", "Transaction request found landed after it was marked failed", {
+    projectId: record.projectId,
+    idempotencyKey: record.key,
+    attempt: record.attempt,
+    signature: record.signature,
+  });
+  return next;
 }
 
 /**

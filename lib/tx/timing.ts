@@ -2,6 +2,8 @@
 
 /** Timing of sending and confirmation tracking. */
 export interface TxTiming {
+  /** Longest a transaction route takes to answer, from receiving the request, whatever the RPC does. */
+  answerWithinMs: number;
   /** How long a transaction route waits for confirmation before answering `submitted`. */
   confirmWaitMs: number;
   /** How often the route polls the signature while it waits. */
@@ -10,20 +12,51 @@ export interface TxTiming {
   rebroadcastMs: number;
   /** Interval of the background confirmation check of one attempt. */
   checkIntervalMs: number;
-  /** How long a `pending` attempt without a signed transaction may stay so before it counts as abandoned. */
-  abandonAfterMs: number;
+  /**
+   * How long past its sign-by time (the route's answer deadline) an unsigned attempt is abandoned:
+   * a margin for the clocks of different instances.
+   */
+  abandonMarginMs: number;
   /** Timeout of each RPC call made while building, sending and checking. */
   rpcTimeoutMs: number;
 }
 
-/** The spec's values: 15 s wait, checks every 1.5 s, rebroadcast every 2 s. */
+/** The spec's values: 15 s wait, checks every 1.5 s, rebroadcast every 2 s; answers within 20 s. */
 export function defaultTxTiming(): TxTiming {
   return {
+    answerWithinMs: 20_000,
     confirmWaitMs: 15_000,
     routePollMs: 400,
     rebroadcastMs: 2_000,
     checkIntervalMs: 1_500,
-    abandonAfterMs: 120_000,
+    abandonMarginMs: 5_000,
     rpcTimeoutMs: 8_000,
   };
+}
+
+// Kept back from the answer deadline for the final KV commits and the answer itself.
+const ANSWER_MARGIN_MS = 500;
+
+/** The time a route has left: RPC calls abort when it runs out. */
+export interface Deadline {
+  /** Aborts when the route must stop waiting on the RPC. */
+  signal: AbortSignal;
+  /** Milliseconds left before `signal` aborts (0 once it has). */
+  left(): number;
+}
+
+/** A route's deadline, started when its request arrived. */
+export function startDeadline(timing: TxTiming): Deadline {
+  const ms = Math.max(0, timing.answerWithinMs - ANSWER_MARGIN_MS);
+  const end = performance.now() + ms;
+  return {
+    signal: AbortSignal.timeout(ms),
+    left: () => Math.max(0, end - performance.now()),
+  };
+}
+
+/** An abort signal for one RPC call: its own timeout, or the deadline's, whichever comes first. */
+export function rpcSignal(timing: TxTiming, deadline?: Deadline): AbortSignal {
+  const own = AbortSignal.timeout(timing.rpcTimeoutMs);
+  return deadline ? AbortSignal.any([own, deadline.signal]) : own;
 }

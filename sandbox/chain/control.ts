@@ -27,6 +27,7 @@ const schemas = {
   http: z.object({ count, status: z.number().int().min(500).max(599).optional(), scope }),
   close: z.object({ count, scope }),
   finalization: z.object({ paused: z.boolean() }),
+  prune: z.object({ firstAvailableSlot: z.number().int().min(0) }),
   account: z.object({
     address: pubkey,
     lamports: z.string().regex(/^\d+$/),
@@ -92,6 +93,10 @@ export function controlApp(state: LedgerState, faults: ChainFaults): Hono {
     const { paused } = await body(c.req.raw, schemas.finalization);
     if (paused) faults.pauseFinalization();
     else faults.resumeFinalization();
+    return c.json(answer());
+  });
+  app.post("/faults/prune-history", async (c) => {
+    faults.pruneHistory((await body(c.req.raw, schemas.prune)).firstAvailableSlot);
     return c.json(answer());
   });
   app.post("/faults/clear", (c) => {

@@ -8,6 +8,7 @@ export type FaultSnapshot = {
   delayLanding: { count: number; slots: number };
   http: { count: number; mode: "status" | "close"; status: number | null; scope: FaultScope };
   finalizationPaused: boolean;
+  firstAvailableSlot: number;
   heldTransactions: { signature: string; landAtSlot: number | null }[];
 };
 
@@ -24,6 +25,12 @@ export type ChainFaults = {
   /** Freezes the finalized slot; confirmed and processed keep moving. */
   pauseFinalization(): void;
   resumeFinalization(): void;
+  /**
+   * Makes the node forget its history before `slot`, as a node started from a snapshot does:
+   * statuses, transactions and address history of earlier slots answer as unknown, and
+   * getFirstAvailableBlock / minimumLedgerSlot report `slot`. 0 restores the whole history.
+   */
+  pruneHistory(slot: number): void;
   /** Disarms every fault (held transactions stay held). */
   clear(): void;
   snapshot(): FaultSnapshot;
@@ -67,11 +74,16 @@ export function createFaults(state: LedgerState): ChainFaults {
       f.finalizationPaused = false;
       log("finalization_resumed", { finalizedSlot: state.finalizedSlot });
     },
+    pruneHistory(slot) {
+      f.firstAvailableSlot = slot;
+      log("prune_history", { firstAvailableSlot: slot });
+    },
     clear() {
       f.dropNext = 0;
       f.delayNext = 0;
       f.httpNext = 0;
       f.finalizationPaused = false;
+      f.firstAvailableSlot = 0;
       log("cleared", {});
     },
     snapshot() {
@@ -85,6 +97,7 @@ export function createFaults(state: LedgerState): ChainFaults {
           scope: f.httpScope,
         },
         finalizationPaused: f.finalizationPaused,
+        firstAvailableSlot: f.firstAvailableSlot,
         heldTransactions: [...state.pending.values()].map((p) => ({
           signature: p.signature,
           landAtSlot: p.landAtSlot,

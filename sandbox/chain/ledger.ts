@@ -53,6 +53,7 @@ export async function createLedger(options: LedgerOptions): Promise<LedgerState>
       httpFault: { mode: "status", status: 503 },
       httpScope: "rpc",
       finalizationPaused: false,
+      firstAvailableSlot: 0,
     },
     assetImages: new Map(),
     faucet,

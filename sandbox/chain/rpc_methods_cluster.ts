@@ -30,6 +30,9 @@ export const clusterMethods: Record<string, RpcHandler> = {
       transactionCount: state.nextSeq,
     };
   },
+  // The oldest slot the node still has, for blocks and for its ledger alike.
+  getFirstAvailableBlock: (state) => state.faults.firstAvailableSlot,
+  minimumLedgerSlot: (state) => state.faults.firstAvailableSlot,
   getLatestBlockhash: (state, params) => {
     const slot = slotOf(state, params);
     const block = blockAt(state, slot);

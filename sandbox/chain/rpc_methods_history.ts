@@ -5,7 +5,7 @@ import { invalidParams, RpcError } from "./rpc_errors.ts";
 import { atLeastConfirmed, configParam, param, pubkeyParam, signatureParam } from "./rpc_params.ts";
 import type { RpcHandler } from "./rpc_dispatch.ts";
 import { confirmationStatus } from "./rpc_methods_transactions.ts";
-import type { TransactionRecord } from "./state.ts";
+import { isPruned, type TransactionRecord } from "./state.ts";
 import { type DecodedTransaction, isSigner, isWritable } from "./wire.ts";
 
 const MEMO_PROGRAMS = [
@@ -118,7 +118,7 @@ export const historyMethods: Record<string, RpcHandler> = {
       );
     }
     const record = state.transactions.get(signature);
-    if (!record || record.slot > slot) return null;
+    if (!record || record.slot > slot || isPruned(state, record)) return null;
     const max = config.maxSupportedTransactionVersion as number | undefined;
     if (
       record.decoded.version !== "legacy" && (max === undefined || max < record.decoded.version)
@@ -143,7 +143,7 @@ export const historyMethods: Record<string, RpcHandler> = {
     if (config.before) {
       const before = state.transactions.get(signatureParam(config.before));
       // The node answers an empty list when `before` is not in its ledger.
-      if (!before) return [];
+      if (!before || isPruned(state, before)) return [];
       beforeSeq = before.seq;
     }
     if (config.until) {
@@ -155,7 +155,7 @@ export const historyMethods: Record<string, RpcHandler> = {
     for (let i = list.length - 1; i >= 0 && out.length < limit; i--) {
       const record = list[i];
       if (record.seq >= beforeSeq || record.slot > slot) continue;
-      if (record.seq <= untilSeq) break;
+      if (record.seq <= untilSeq || isPruned(state, record)) break;
       out.push({
         blockTime: record.blockTime,
         confirmationStatus: confirmationStatus(state, record),

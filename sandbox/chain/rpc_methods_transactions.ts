@@ -13,7 +13,7 @@ import {
   signatureParam,
 } from "./rpc_params.ts";
 import type { RpcHandler } from "./rpc_dispatch.ts";
-import { type LedgerState, STATUS_CACHE_SLOTS, type TransactionRecord } from "./state.ts";
+import { isPruned, type LedgerState, STATUS_CACHE_SLOTS, type TransactionRecord } from "./state.ts";
 import { sendTransaction, signatureVerificationFailure, simulate } from "./submit.ts";
 import { decodeTransaction, decodeWireString, verifySignatures } from "./wire.ts";
 
@@ -87,7 +87,7 @@ export const transactionMethods: Record<string, RpcHandler> = {
     const config = configParam(params, 1);
     const value = signatures.map(signatureParam).map((signature) => {
       const record = state.transactions.get(signature);
-      if (!record) return null;
+      if (!record || isPruned(state, record)) return null;
       // Without searchTransactionHistory only the status cache of recent slots answers.
       if (!config.searchTransactionHistory && record.slot < state.slot - STATUS_CACHE_SLOTS) {
         return null;

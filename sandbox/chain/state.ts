@@ -83,6 +83,8 @@ export type FaultState = {
   httpFault: HttpFault;
   httpScope: "rpc" | "das" | "all";
   finalizationPaused: boolean;
+  /** Oldest slot the node still has history for (a node started from a snapshot, or pruned). */
+  firstAvailableSlot: number;
 };
 
 export type SlotFees = { min: bigint | null; byAccount: Map<string, bigint> };
@@ -129,6 +131,11 @@ export const STATUS_CACHE_SLOTS = 300;
 
 /** Slots of history getRecentPrioritizationFees covers. */
 export const PRIORITIZATION_FEE_SLOTS = 150;
+
+/** True when the node no longer has the record's slot in its ledger (pruned history). */
+export function isPruned(state: LedgerState, record: TransactionRecord): boolean {
+  return record.slot < state.faults.firstAvailableSlot;
+}
 
 export function createSvm(): LiteSVM {
   // Blockhash, signature and duplicate checks are done here, as a real node does them against

@@ -27,11 +27,12 @@ const PUBLISH_KEY = "tx-test-publishing-key-0123456789";
 /** Timing for tests: a short confirmation wait, quick polls; the background interval stays 1.5 s of the manual clock. */
 export function testTiming(overrides: Partial<TxTiming> = {}): TxTiming {
   return {
+    answerWithinMs: 10_000,
     confirmWaitMs: 3_000,
     routePollMs: 10,
     rebroadcastMs: 50,
     checkIntervalMs: 1_500,
-    abandonAfterMs: 120_000,
+    abandonMarginMs: 5_000,
     rpcTimeoutMs: 3_000,
     ...overrides,
   };
@@ -201,27 +202,42 @@ export interface HoldingProxy extends AsyncDisposable {
   release(): void;
   /** Answers the next `count` calls of `method` with HTTP 503 without forwarding them. */
   failNext(method: string, count: number): void;
+  /** Forwards the next `count` calls of `method`, then answers `error` instead (a lying node). */
+  lieNext(method: string, count: number, error: JsonRpcError): void;
   /** Calls seen per method. */
   counts(): Record<string, number>;
+  /** When each call of `method` arrived (`performance.now()`), in order. */
+  callTimes(method: string): number[];
   close(): Promise<void>;
+}
+
+/** A JSON-RPC error object as a node answers it. */
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
 }
 
 /** Starts a proxy to `target` on a free port. */
 export function startHoldingProxy(target: string): HoldingProxy {
   const holds = new Map<string, () => void>();
   const failures = new Map<string, number>();
+  const lies = new Map<string, { count: number; error: JsonRpcError }>();
   const counts: Record<string, number> = {};
+  const times = new Map<string, number[]>();
   const gate = Promise.withResolvers<void>();
   let released = false;
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     const body = await req.text();
     let method = "";
+    let id: unknown = null;
     try {
-      method = JSON.parse(body).method ?? "";
+      ({ method = "", id = null } = JSON.parse(body));
     } catch {
       // Forwarded as it is.
     }
     counts[method] = (counts[method] ?? 0) + 1;
+    times.set(method, [...times.get(method) ?? [], performance.now()]);
     const failing = failures.get(method) ?? 0;
     if (failing > 0) {
       failures.set(method, failing - 1);
@@ -238,6 +254,12 @@ export function startHoldingProxy(target: string): HoldingProxy {
       headers: { "content-type": "application/json" },
       body,
     });
+    const lie = lies.get(method);
+    if (lie && lie.count > 0) {
+      lie.count--;
+      await upstream.body?.cancel();
+      return Response.json({ jsonrpc: "2.0", id, error: lie.error });
+    }
     return new Response(await upstream.arrayBuffer(), {
       status: upstream.status,
       headers: { "content-type": "application/json" },
@@ -260,7 +282,9 @@ export function startHoldingProxy(target: string): HoldingProxy {
     },
     release,
     failNext: (method, count) => failures.set(method, count),
+    lieNext: (method, count, error) => lies.set(method, { count, error }),
     counts: () => ({ ...counts }),
+    callTimes: (method) => [...times.get(method) ?? []],
     close,
     [Symbol.asyncDispose]: close,
   };
