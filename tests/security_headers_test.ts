@@ -54,4 +54,11 @@ Deno.test("Every HTML page has a CSP with script-src 'self', object-src 'none' a
       );
     }
   }
+  // The API reference sets a stricter policy of its own; it still has the three directives.
+  const docs = await getPage(t.app, "/docs");
+  await docs.body?.cancel();
+  const csp = (docs.headers.get("content-security-policy") ?? "").split("; ");
+  for (const directive of ["script-src 'self'", "object-src 'none'", "frame-ancestors 'none'"]) {
+    assert(csp.includes(directive), `/docs: ${directive} in ${csp.join("; ")}`);
+  }
 });

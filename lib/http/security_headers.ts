@@ -16,13 +16,16 @@ import type { MiddlewareHandler } from "hono";
 const PAGE_CSP =
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; script-src 'self'; object-src 'none'";
 
-// Headers of every HTML page; a page may set its own `cache-control`.
+// Headers of every HTML page; a page may set its own `cache-control`, and its own
+// `content-security-policy` when it needs a stricter one (the API reference at `/docs`).
 const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy": PAGE_CSP,
   "x-frame-options": "DENY",
   "referrer-policy": "same-origin",
   "cache-control": "no-store",
 };
+
+const PAGE_OWN_HEADERS = new Set(["cache-control", "content-security-policy"]);
 
 // One year, this host only: the operator's other subdomains are not ours to pin to https.
 const HSTS = "max-age=31536000";
@@ -37,7 +40,7 @@ export function securityHeaders(options: { baseUrl: string }): MiddlewareHandler
     if (https) headers.set("strict-transport-security", HSTS);
     if ((headers.get("content-type") ?? "").startsWith("text/html")) {
       for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) {
-        if (name === "cache-control" && headers.has(name)) continue;
+        if (PAGE_OWN_HEADERS.has(name) && headers.has(name)) continue;
         headers.set(name, value);
       }
     }
