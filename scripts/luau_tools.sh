@@ -41,6 +41,14 @@ glibc_is_new_enough() {
   [ "$(printf '%s\n%s\n' "$GLIBC_NEEDED" "$have" | sort -V | head -1)" = "$GLIBC_NEEDED" ]
 }
 
+# The Debian archive the system's apt already uses (the URI of its main, non-security suites).
+debian_archive_uri() {
+  {
+    awk '/^URIs:/ { for (i = 2; i <= NF; i++) print $i }' /etc/apt/sources.list.d/*.sources 2>/dev/null
+    sed -nE 's/^deb (\[[^]]*\] )?([^ ]+) .*/\2/p' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
+  } | grep -E '/debian/?$' | head -1
+}
+
 # Downloads Debian $GLIBC_SUITE's libc6 with a private apt configuration and unpacks it into $1.
 unpack_newer_glibc() {
   [ -x "$1/usr/lib/$multiarch/$loader" ] && return 0
@@ -50,7 +58,12 @@ unpack_newer_glibc() {
   }
   apt_dir="$tools/apt"
   mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$apt_dir/parts" "$apt_dir/prefs"
-  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $GLIBC_SUITE main" \
+  archive=$(debian_archive_uri)
+  [ -n "$archive" ] || {
+    echo "luau_tools: no Debian archive found in the system's apt sources" >&2
+    exit 1
+  }
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $archive $GLIBC_SUITE main" \
     >"$apt_dir/sources.list"
   set -- "$1" -o Dir::Etc::SourceList="$apt_dir/sources.list" -o Dir::Etc::SourceParts="$apt_dir/parts" \
     -o Dir::Etc::PreferencesParts="$apt_dir/prefs" -o Dir::State::Lists="$apt_dir/lists" \
