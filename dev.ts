@@ -3,11 +3,11 @@
  * cluster and the Roblox stand-ins in this process, then the service pointed at them.
  */
 import { loadConfig } from "./lib/config.ts";
-import { startService } from "./lib/service.ts";
+import { startService } from "./service.ts";
 import { openKv } from "./kv/open_kv.ts";
 import { startChain } from "./sandbox/chain/mod.ts";
 import { startMessagingStandIn, startOauthStandIn } from "./sandbox/roblox/mod.ts";
-import { exampleRecipient, seedDemoProject } from "./sandbox/demo_project.ts";
+import { exampleRecipient, seedDemoProject } from "./tasks/demo_project.ts";
 
 const env = Deno.env.toObject();
 const chain = await startChain({ port: freePort(Number(env.CHAIN_PORT ?? 8899)) });

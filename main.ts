@@ -1,5 +1,5 @@
 import { ConfigError, isDenoDeploy, loadConfig } from "./lib/config.ts";
-import { startService } from "./lib/service.ts";
+import { startService } from "./service.ts";
 import { openKv } from "./kv/open_kv.ts";
 import { runWorkerKick, WORKER_CRON_NAME } from "./jobs/cron.ts";
 

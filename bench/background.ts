@@ -144,12 +144,12 @@ async function startEnvironment(rpcUrl: string) {
   const { startMessagingStandIn } = await import("../sandbox/roblox/mod.ts");
   const { loadConfig } = await import("../lib/config.ts");
   const { openKv } = await import("../kv/open_kv.ts");
-  const { startService } = await import("../lib/service.ts");
+  const { startService } = await import("../service.ts");
   const { createProject } = await import("../kv/projects.ts");
   const { createApiKey } = await import("../kv/api_keys.ts");
   const { savePolicy } = await import("../kv/policy.ts");
   const { saveEventSettings } = await import("../lib/events/settings.ts");
-  const { addWatch } = await import("../lib/events/watches.ts");
+  const { addWatch } = await import("../lib/watches/watches.ts");
   const { createProjectWallet } = await import("../lib/wallets/project_wallet.ts");
   const { getTxRequest } = await import("../kv/tx_requests.ts");
   const standIn = await startMessagingStandIn({

@@ -127,7 +127,7 @@ async function serveService() {
   const ttl = Deno.env.get("BENCH_CACHE_TTL_MS");
   if (ttl !== undefined) {
     const { ChainReads } = await import("../lib/chain/reads.ts");
-    const { TtlCache } = await import("../lib/ttl_cache.ts");
+    const { TtlCache } = await import("../core/ttl_cache.ts");
     ctx.chain = new ChainReads(
       ctx.rpc,
       { rpc: config.rpcUrls, das: config.dasUrls },

@@ -4,7 +4,7 @@
  * (such as Deno Deploy isolates) that are only woken by it.
  */
 import type { AppContext } from "../lib/context.ts";
-import { log } from "../lib/log.ts";
+import { log } from "../core/log.ts";
 import { runSweeps } from "./sweeps.ts";
 import type { JobWorker } from "./worker.ts";
 

@@ -3,10 +3,10 @@
  * `jobs/payloads.ts` and its handler here.
  */
 import { runDeliverEvent, runPublishBatch } from "../lib/events/deliver.ts";
-import { runWatchPoll } from "../lib/events/watch_poll.ts";
+import { runWatchPoll } from "../lib/watches/poll.ts";
 import { runTxCheckJob } from "./tx_check.ts";
 import { runTxSweepJob } from "./tx_sweep.ts";
-import type { JobHandlers } from "./types.ts";
+import type { JobHandlers } from "../lib/job_handler.ts";
 
 /** Handlers per job kind. */
 export const jobHandlers: JobHandlers = {

@@ -1,6 +1,6 @@
 /** Sweeps run by the minute cron: repair what a crash or a dropped job could leave behind. */
 import type { AppContext } from "../lib/context.ts";
-import { log } from "../lib/log.ts";
+import { log } from "../core/log.ts";
 import {
   addJobRemoval,
   enqueueJob,

@@ -1,6 +1,6 @@
 /** Job handler: the background confirmation check of one transaction attempt. */
-import { runTxCheck } from "../lib/tx/background.ts";
-import type { JobOutcome, JobRun } from "./types.ts";
+import { runTxCheck } from "../lib/tx/check_job.ts";
+import type { JobOutcome, JobRun } from "../lib/job_handler.ts";
 import type { JobPayloadOf } from "./payloads.ts";
 
 /** Checks the attempt once; runs again 1.5 s after this run started until it is confirmed or failed. */

@@ -4,8 +4,8 @@
  * kicks it.
  */
 import type { AppContext } from "../lib/context.ts";
-import { log } from "../lib/log.ts";
-import { SWEEP_INTERVAL_MS, sweepUnsettledTx } from "../lib/tx/background.ts";
+import { log } from "../core/log.ts";
+import { SWEEP_INTERVAL_MS, sweepUnsettledTx } from "../lib/tx/check_job.ts";
 import {
   addJobRemoval,
   addJobReschedule,
@@ -14,7 +14,7 @@ import {
   type JobRecord,
 } from "../kv/jobs.ts";
 import type { JobPayloadOf } from "./payloads.ts";
-import type { JobOutcome, JobRun } from "./types.ts";
+import type { JobOutcome, JobRun } from "../lib/job_handler.ts";
 
 /** The id of the one sweep loop job. */
 export const TX_SWEEP_JOB_ID = "tx_sweep";

@@ -16,8 +16,8 @@
  *   claimed a second time while it still runs.
  */
 import type { AppContext } from "../lib/context.ts";
-import { randomToken } from "../lib/ids.ts";
-import { log, type LogFields } from "../lib/log.ts";
+import { randomToken } from "../core/ids.ts";
+import { log, type LogFields } from "../core/log.ts";
 import {
   addJobCompletion,
   addJobRemoval,
@@ -36,7 +36,7 @@ import {
 import { DeferredCommit } from "./deferred_commit.ts";
 import { jobHandlers } from "./handlers.ts";
 import { jobPayloadSchema } from "./payloads.ts";
-import type { JobHandler, JobHandlers, JobOutcome, JobRun } from "./types.ts";
+import type { JobHandler, JobHandlers, JobOutcome, JobRun } from "../lib/job_handler.ts";
 
 /** Options of a `JobWorker`. */
 export interface JobWorkerOptions {

@@ -1,6 +1,6 @@
 /** API keys: only SHA-256 hashes are stored; the plaintext exists once, in the creation answer. */
-import { sha256Hex } from "../lib/crypto/hash.ts";
-import { randomToken, ulid } from "../lib/ids.ts";
+import { sha256Hex } from "../core/hash.ts";
+import { randomToken, ulid } from "../core/ids.ts";
 
 /** An API key as stored (no plaintext). */
 export interface ApiKeyRecord {

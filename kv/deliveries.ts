@@ -1,6 +1,6 @@
 /** Per-project delivery log: the last 100 event deliveries, for the dashboard and for support. */
-import { ulid } from "../lib/ids.ts";
-import type { ServiceEventType } from "../lib/events/types.ts";
+import { ulid } from "../core/ids.ts";
+import type { ServiceEventType } from "../core/events.ts";
 import { addDeliveryUsage } from "./usage.ts";
 
 /** How a delivery ended. */

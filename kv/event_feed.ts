@@ -17,7 +17,7 @@
  * Events of one commit share one entry (a chunk of at most 50, keyed by its first position), so a
  * poll that finds 1,000 transactions writes 20 entries, within KV's commit limits.
  */
-import type { RecordedEvent, ServiceEvent, ServiceEventType } from "../lib/events/types.ts";
+import type { RecordedEvent, ServiceEvent, ServiceEventType } from "../core/events.ts";
 
 /** How long events stay in the feed. */
 const FEED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;

@@ -10,7 +10,7 @@
  * moves to T too, so a job whose worker died simply becomes due again when its lease ends. A long
  * job renews its lease the same way.
  */
-import { ulid } from "../lib/ids.ts";
+import { ulid } from "../core/ids.ts";
 import { type JobPayload, jobPayloadSchema, type JobType } from "../jobs/payloads.ts";
 
 /** The lanes, highest priority first. */

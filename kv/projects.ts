@@ -1,6 +1,6 @@
 /** Projects: the tenant record every other entity hangs off. */
 import type { Cluster } from "../lib/config.ts";
-import { ulid } from "../lib/ids.ts";
+import { ulid } from "../core/ids.ts";
 
 /** Per-project settings edited in the dashboard; secrets are stored encrypted. */
 export interface ProjectSettings {

@@ -1,5 +1,5 @@
 /** Watched addresses: per project, each with the position its poll loop has reached. */
-import { ulid } from "../lib/ids.ts";
+import { ulid } from "../core/ids.ts";
 import { addJob, addJobRemoval, getJobEntry } from "./jobs.ts";
 
 /** Where a watch's history was last read up to. */

@@ -1,7 +1,7 @@
 /** Service configuration from environment variables, validated once at start-up. */
 import { z } from "zod";
-import { log } from "./log.ts";
-import { randomToken } from "./ids.ts";
+import { log } from "../core/log.ts";
+import { randomToken } from "../core/ids.ts";
 import type { AbuseLimits } from "./quota/abuse_limits.ts";
 
 /** A chain cluster a project is bound to. */

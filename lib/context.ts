@@ -1,17 +1,17 @@
 /** Everything a request or job needs, built once per process and passed down explicitly. */
 import { ApiKeyResolver } from "./auth/api_key_resolver.ts";
-import { type Clock, systemClock } from "./clock.ts";
+import { type Clock, systemClock } from "../core/clock.ts";
 import type { Config } from "./config.ts";
 import { deriveSecretKeys, type SecretKeys } from "./crypto/secret_keys.ts";
 import { RequestQuota } from "./quota/request_quota.ts";
 import { AbuseLimiter } from "./quota/abuse_limits.ts";
 import { createRpcClients, type RpcClients } from "./chain/rpc_clients.ts";
 import { ChainReads } from "./chain/reads.ts";
-import { TtlCache } from "./ttl_cache.ts";
+import { TtlCache } from "../core/ttl_cache.ts";
 import { createWalletProvider, type WalletProvider } from "./wallets/mod.ts";
 import { createTxRuntime, type TxRuntime } from "./tx/runtime.ts";
 import { createEventRuntime, type EventRuntime } from "./events/publish_targets.ts";
-import { JobWaker } from "../jobs/waker.ts";
+import { JobWaker } from "../core/job_waker.ts";
 
 /** The service's shared dependencies. */
 export interface AppContext {

@@ -11,8 +11,8 @@
  */
 import { Hono } from "hono";
 import type { AppContext } from "../lib/context.ts";
-import { sha256Hex } from "../lib/crypto/hash.ts";
-import { errorBody } from "../lib/http/errors.ts";
+import { sha256Hex } from "../core/hash.ts";
+import { errorBody } from "../core/api_error.ts";
 import { buildOpenApiDocument } from "./v1/openapi.ts";
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
 import swaggerJs from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import type { AppContext } from "../lib/context.ts";
-import { getDeveloperSession } from "../lib/auth/developer_session.ts";
-import { HomePage } from "../lib/dashboard/home_page.tsx";
-import { pageResponse } from "../lib/pages/layout.tsx";
+import { getDeveloperSession } from "../http/developer_session.ts";
+import { HomePage } from "../components/dashboard/home_page.tsx";
+import { pageResponse } from "../components/layout.tsx";
 
 /** `GET /`: the landing page, where signing out lands too. */
 export function homeRoutes(ctx: AppContext): Hono {

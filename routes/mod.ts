@@ -1,10 +1,10 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppContext } from "../lib/context.ts";
-import { ApiError, errorBody } from "../lib/http/errors.ts";
-import { log } from "../lib/log.ts";
-import { bodyLimits } from "../lib/http/body_limit.ts";
-import { securityHeaders } from "../lib/http/security_headers.ts";
+import { ApiError, errorBody } from "../core/api_error.ts";
+import { log } from "../core/log.ts";
+import { bodyLimits } from "../http/body_limit.ts";
+import { securityHeaders } from "../http/security_headers.ts";
 import { healthRoutes } from "./health.ts";
 import { v1Routes } from "./v1/mod.ts";
 import { authRoutes } from "./auth/mod.ts";

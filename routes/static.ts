@@ -1,7 +1,7 @@
 import { Hono } from "hono";
-import { getIslandsBundle } from "../lib/pages/bundle.ts";
-import { ISLANDS_SCRIPT_PATH } from "../lib/pages/layout.tsx";
-import { log } from "../lib/log.ts";
+import { getIslandsBundle } from "../components/islands_bundle.ts";
+import { ISLANDS_SCRIPT_PATH } from "../components/layout.tsx";
+import { log } from "../core/log.ts";
 
 /** Browser assets: the islands bundle, built on first request and kept in memory. */
 export function staticRoutes(): Hono {

@@ -1,5 +1,5 @@
 /** Bench server: the real app on a fresh KV file, seeded with many projects, each with a key and a linked player. */
-import { ManualClock } from "../../lib/clock.ts";
+import { ManualClock } from "../../core/clock.ts";
 import { createAppContext } from "../../lib/context.ts";
 import { loadConfig } from "../../lib/config.ts";
 import { createApp } from "../../routes/mod.ts";

@@ -1,9 +1,9 @@
 /** Resolves `x-api-key` to its project, with a short cache so the hot path makes no store read. */
 import { getApiKeyByHash, isApiKeyShape } from "../../kv/api_keys.ts";
 import { getProject, type Project } from "../../kv/projects.ts";
-import type { Clock } from "../clock.ts";
-import { sha256Hex } from "../crypto/hash.ts";
-import { TtlCache } from "../ttl_cache.ts";
+import type { Clock } from "../../core/clock.ts";
+import { sha256Hex } from "../../core/hash.ts";
+import { TtlCache } from "../../core/ttl_cache.ts";
 
 /** A resolved, usable key. */
 export interface ResolvedKey {

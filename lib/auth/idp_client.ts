@@ -1,8 +1,8 @@
 /** Client side of the identity provider's OAuth 2.0 (Roblox): PKCE, code exchange, userinfo, revoke. */
 import { z } from "zod";
-import { encodeBase64Url, randomToken } from "../ids.ts";
+import { encodeBase64Url, randomToken } from "../../core/ids.ts";
 import type { OauthApp } from "./oauth_app.ts";
-import type { Player } from "./player_session.ts";
+import type { Player } from "../../http/player_session.ts";
 
 /** Scopes the linking page needs: the user id, then username, display name and avatar. */
 export const IDP_SCOPES = "openid profile";

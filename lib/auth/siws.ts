@@ -1,7 +1,7 @@
 /** Sign In With Solana: the message layout both sign-ins use, and the ed25519 signature check. */
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../../core/api_error.ts";
 
 /** The variable parts of a sign-in message. */
 export interface SiwsMessageFields {

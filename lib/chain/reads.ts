@@ -1,12 +1,12 @@
 /** The game API's chain reads on a project's cluster: cached balances and assets, live signatures. */
 import { type Address, isSolanaError, type Signature } from "@solana/kit";
 import type { Cluster } from "../config.ts";
-import { ApiError } from "../http/errors.ts";
-import { log } from "../log.ts";
+import { ApiError } from "../../core/api_error.ts";
+import { log } from "../../core/log.ts";
 import { type Asset, MAX_ASSETS } from "./assets.ts";
 import { DasError, fetchAssetsFromDas } from "./assets_das.ts";
 import { fetchAssetsFromChain } from "./assets_onchain.ts";
-import type { TtlCache } from "../ttl_cache.ts";
+import type { TtlCache } from "../../core/ttl_cache.ts";
 import type { RpcClients } from "./rpc_clients.ts";
 import { fetchSignatureStatus, type SignatureStatus } from "./signature_status.ts";
 import { fetchSolBalance, type SolBalance } from "./sol_balance.ts";

@@ -12,7 +12,7 @@
  * still opened, with the current or previous SECRET, until start-up re-encrypts them as v2
  * (`lib/crypto/reseal.ts`).
  */
-import { decodeBase64Url, encodeBase64Url } from "../ids.ts";
+import { decodeBase64Url, encodeBase64Url } from "../../core/ids.ts";
 import { keySetById, type SecretKeys, type SecretKeySet } from "./secret_keys.ts";
 
 /** What a sealed secret is; a value sealed for one purpose never opens as another. */

@@ -15,8 +15,8 @@ import {
   setSecretCheck,
 } from "../../kv/secret_check.ts";
 import { listWalletKeyEntries } from "../../kv/wallet_keys.ts";
-import type { Clock } from "../clock.ts";
-import { log } from "../log.ts";
+import type { Clock } from "../../core/clock.ts";
+import { log } from "../../core/log.ts";
 import { decryptSecret, type SealBinding } from "./encryption.ts";
 import { resealSecrets } from "./reseal.ts";
 import type { SecretKeys, SecretKeySet } from "./secret_keys.ts";

@@ -9,7 +9,7 @@
  */
 import { listAllProjects, type ProjectSettings, updateProject } from "../../kv/projects.ts";
 import { listWalletKeyEntries, updateWalletKeySealed } from "../../kv/wallet_keys.ts";
-import { log } from "../log.ts";
+import { log } from "../../core/log.ts";
 import { decryptSecret, encryptSecret, isStale, type SecretPurpose } from "./encryption.ts";
 import type { SecretKeys } from "./secret_keys.ts";
 

@@ -1,5 +1,5 @@
 /** HMAC-SHA256 signed tokens for cookies: the payload is readable but cannot be forged or altered. */
-import { decodeBase64Url, encodeBase64Url } from "../ids.ts";
+import { decodeBase64Url, encodeBase64Url } from "../../core/ids.ts";
 import type { SecretKeys } from "./secret_keys.ts";
 
 const encoder = new TextEncoder();

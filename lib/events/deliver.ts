@@ -2,11 +2,11 @@
 import { addDelivery, type DeliveryOutcome, trimDeliveries } from "../../kv/deliveries.ts";
 import { addJob } from "../../kv/jobs.ts";
 import type { JobPayloadOf } from "../../jobs/payloads.ts";
-import type { JobOutcome, JobRun } from "../../jobs/types.ts";
-import { log } from "../log.ts";
+import type { JobOutcome, JobRun } from "../job_handler.ts";
+import { log } from "../../core/log.ts";
 import { publishToTarget } from "./publish_to_target.ts";
 import { answerStatus, isRetryable, type PublishAnswer } from "./messaging_client.ts";
-import type { RecordedEvent } from "./types.ts";
+import type { RecordedEvent } from "../../core/events.ts";
 
 /** Attempts per event, the first included. */
 export const MAX_DELIVERY_ATTEMPTS = 4;

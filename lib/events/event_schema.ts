@@ -1,6 +1,6 @@
 /** zod schemas of `ServiceEvent` and `RecordedEvent`, so events stored inside job payloads are validated when read back. */
 import { z } from "zod";
-import type { RecordedEvent, ServiceEvent } from "./types.ts";
+import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
 
 const userId = z.number().int().positive();
 

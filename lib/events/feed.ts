@@ -8,8 +8,8 @@
  */
 import { getEventSeqEntry, listFeedEvents } from "../../kv/event_feed.ts";
 import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
-import type { RecordedEvent, ServiceEventType } from "./types.ts";
+import { ApiError } from "../../core/api_error.ts";
+import type { RecordedEvent, ServiceEventType } from "../../core/events.ts";
 
 /** Most events one answer examines when filtering by type; `next` moves past them all. */
 const FEED_MAX_EXAMINED = 1_000;

@@ -2,7 +2,7 @@
  * The wire form of an event: a JSON string with `v: 1`, `type` and the event's feed `id`, null
  * fields left out, within 1,000 bytes.
  */
-import type { ServiceEvent } from "./types.ts";
+import type { ServiceEvent } from "../../core/events.ts";
 
 /** Message format version every event carries. */
 export const EVENT_VERSION = 1;

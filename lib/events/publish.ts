@@ -2,7 +2,7 @@
 import { addDelivery, trimDeliveries } from "../../kv/deliveries.ts";
 import { getProject } from "../../kv/projects.ts";
 import type { AppContext } from "../context.ts";
-import { log } from "../log.ts";
+import { log } from "../../core/log.ts";
 import { describeAnswer } from "./deliver.ts";
 import { recordEvents } from "./record.ts";
 import { publishToTarget } from "./publish_to_target.ts";

@@ -1,8 +1,8 @@
 /** Where a project's events go, read from its settings with a short per-instance cache. */
 import { getProject, type Project } from "../../kv/projects.ts";
-import type { Clock } from "../clock.ts";
-import { KeyedLock } from "../keyed_lock.ts";
-import { TtlCache } from "../ttl_cache.ts";
+import type { Clock } from "../../core/clock.ts";
+import { KeyedLock } from "../../core/keyed_lock.ts";
+import { TtlCache } from "../../core/ttl_cache.ts";
 
 /** A project's complete event settings; the key stays encrypted until the moment of publishing. */
 export interface PublishTarget {

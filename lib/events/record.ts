@@ -13,7 +13,7 @@
 import { addFeedEvents, getEventSeqEntry } from "../../kv/event_feed.ts";
 import { addJob } from "../../kv/jobs.ts";
 import type { AppContext } from "../context.ts";
-import type { RecordedEvent, ServiceEvent } from "./types.ts";
+import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
 
 // Events delivered by one fan-out job; more than this in one commit go through `publish_batch`
 // jobs, which keeps a 1,000-transaction watch poll far under KV's mutation and size limits.

@@ -2,8 +2,8 @@
 import { getProject, type Project, updateProject } from "../../kv/projects.ts";
 import type { AppContext } from "../context.ts";
 import { encryptSecret } from "../crypto/encryption.ts";
-import { ApiError } from "../http/errors.ts";
-import { log } from "../log.ts";
+import { ApiError } from "../../core/api_error.ts";
+import { log } from "../../core/log.ts";
 import { eventsEnabled } from "../projects/project_view.ts";
 
 /** The topic a project gets until it sets one. */

@@ -1,10 +1,10 @@
 /** The player linking challenge: a SIWS message tied to the project, the player and one wallet. */
 import { consumeLinkNonce, createLinkNonce } from "../../kv/nonces.ts";
 import type { Project } from "../../kv/projects.ts";
-import type { Player } from "../auth/player_session.ts";
+import type { Player } from "../../http/player_session.ts";
 import { assertSignedBy, createSiwsMessage, createSiwsNonce, decodeAddress } from "../auth/siws.ts";
 import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../../core/api_error.ts";
 import { linkUrl } from "../projects/project_view.ts";
 
 /** How long a challenge can be answered. */

@@ -2,8 +2,8 @@
 import { type LinkByUser, linkWallet, unlinkWallet } from "../../kv/links.ts";
 import type { AppContext } from "../context.ts";
 import { commitWithEvents } from "../events/record.ts";
-import type { ServiceEvent } from "../events/types.ts";
-import { log } from "../log.ts";
+import type { ServiceEvent } from "../../core/events.ts";
+import { log } from "../../core/log.ts";
 
 /**
  * Links the proven wallet to the player through the store's atomic link; records

@@ -13,8 +13,8 @@
  * actions; new accounts are themselves capped per address, so fresh wallets do not buy more room.
  */
 import type { Context } from "hono";
-import type { Clock } from "../clock.ts";
-import { ApiError } from "../http/errors.ts";
+import type { Clock } from "../../core/clock.ts";
+import { ApiError } from "../../core/api_error.ts";
 import { takeAbuseToken } from "../../kv/abuse_counts.ts";
 
 /** The capped actions. */

@@ -10,8 +10,8 @@
  * remembered, so a busy shard needs no read; a conflict with another instance forgets it, re-reads
  * and retries, so the limits stay exact across instances sharing one KV.
  */
-import type { Clock } from "../clock.ts";
-import { log } from "../log.ts";
+import type { Clock } from "../../core/clock.ts";
+import { log } from "../../core/log.ts";
 import {
   type RequestCounts,
   requestCountsKey,

@@ -5,7 +5,7 @@
  */
 import type { Address } from "@solana/kit";
 import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../../core/api_error.ts";
 import { parseUnits } from "../chain/amounts.ts";
 import { fetchMint, type MintInfo } from "../chain/mints.ts";
 import { parseAddress } from "../chain/validation.ts";

@@ -5,7 +5,7 @@
  * only known per mint, so that is checked when a request uses them (`invalid_limit_config`).
  */
 import { z } from "zod";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../../core/api_error.ts";
 import { DECIMAL_PATTERN } from "../chain/amounts.ts";
 import { parseAddress } from "../chain/validation.ts";
 

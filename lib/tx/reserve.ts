@@ -11,8 +11,8 @@
  * dies before signing is abandoned on time by whichever instance runs that job.
  */
 import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
-import { ulid } from "../ids.ts";
+import { ApiError } from "../../core/api_error.ts";
+import { ulid } from "../../core/ids.ts";
 import { parseUnits } from "../chain/amounts.ts";
 import {
   addToWindow,
@@ -35,12 +35,12 @@ import {
   txUnsettledKey,
   type TxUnsettledRef,
 } from "../../kv/tx_requests.ts";
-import { log } from "../log.ts";
+import { log } from "../../core/log.ts";
 import { isSameRequest } from "./body.ts";
 import { type CheckedRequest, idempotencyConflict } from "./checks.ts";
 import { findAssetBudget } from "./policy.ts";
 import { proveEarlierAttempt } from "./retry_proof.ts";
-import { confirmLandedAttempt } from "./settle.ts";
+import { confirmLandedAttempt } from "./transitions.ts";
 import type { Deadline } from "./timing.ts";
 
 /** Transactions a project may have in a rolling 24 hours, failed ones excluded. */

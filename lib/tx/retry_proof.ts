@@ -8,11 +8,11 @@
  */
 import type { Signature } from "@solana/kit";
 import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../../core/api_error.ts";
 import type { TxRequestRecord } from "../../kv/tx_requests.ts";
 import { rpcFailureReason } from "./chain_errors.ts";
 import { type Deadline, rpcSignal } from "./timing.ts";
-import { checkOnChain } from "./track.ts";
+import { checkOnChain } from "./confirm.ts";
 
 /** What became of a failed key's latest attempt. */
 export type RetryProof = "dead" | "landed" | "unproven";

@@ -1,7 +1,7 @@
 /** Shapes shared by the transaction routes, their store and their background checks. */
-import type { TxKind } from "../events/types.ts";
+import type { TxKind } from "../../core/events.ts";
 
-export type { TxKind } from "../events/types.ts";
+export type { TxKind } from "../../core/events.ts";
 
 /** Status of a transaction request (spec "Transaction request status"). */
 export type TxStatus = "pending" | "submitted" | "confirmed" | "failed";

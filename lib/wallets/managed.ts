@@ -5,10 +5,10 @@
  */
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { getAddressDecoder } from "@solana/kit";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../core/clock.ts";
 import { decryptSecret, encryptSecret, type SealBinding } from "../crypto/encryption.ts";
 import type { SecretKeys } from "../crypto/secret_keys.ts";
-import { log } from "../log.ts";
+import { log } from "../../core/log.ts";
 import { createWalletKey, getWalletKey } from "../../kv/wallet_keys.ts";
 import { type WalletProvider, WalletUnavailableError } from "./provider.ts";
 

@@ -1,5 +1,5 @@
 /** Picks the wallet provider named by `WALLET_PROVIDER`. */
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../../core/clock.ts";
 import type { Config } from "../config.ts";
 import type { SecretKeys } from "../crypto/secret_keys.ts";
 import { createManagedWalletProvider } from "./managed.ts";

@@ -1,5 +1,5 @@
 /** The provider in force while managed wallets are turned off: nothing can be created or signed. */
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../../core/api_error.ts";
 import { type WalletProvider, WalletUnavailableError } from "./provider.ts";
 
 /** A provider that refuses every wallet operation. */

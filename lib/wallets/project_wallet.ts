@@ -1,6 +1,6 @@
 /** Creating a project's managed wallet (a dashboard action): at most one per project, ever. */
 import type { AppContext } from "../context.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../../core/api_error.ts";
 import { getProject, updateProject } from "../../kv/projects.ts";
 
 /** Creates the project's managed wallet and records its address on the project; refuses a second. */

@@ -6,7 +6,7 @@ import {
   OAUTH_FLOW_COOKIE,
   readSignedCookie,
   setSignedCookie,
-} from "../../lib/auth/cookies.ts";
+} from "../../http/cookies.ts";
 import {
   authorizeUrl,
   createPkcePair,
@@ -18,10 +18,10 @@ import {
 } from "../../lib/auth/idp_client.ts";
 import { DEFAULT_NEXT, parseNextPath, withErrorCode } from "../../lib/auth/next_path.ts";
 import { getOauthApp, hasOauthApp, type OauthApp } from "../../lib/auth/oauth_app.ts";
-import { startPlayerSession } from "../../lib/auth/player_session.ts";
-import { timingSafeEqual } from "../../lib/crypto/hash.ts";
-import { randomToken } from "../../lib/ids.ts";
-import { log } from "../../lib/log.ts";
+import { startPlayerSession } from "../../http/player_session.ts";
+import { timingSafeEqual } from "../../core/hash.ts";
+import { randomToken } from "../../core/ids.ts";
+import { log } from "../../core/log.ts";
 import { getActiveProjectBySlug, getProject } from "../../kv/projects.ts";
 
 const flowSchema = z.object({

@@ -4,14 +4,14 @@ import {
   clearDeveloperSession,
   endAllDeveloperSessions,
   getDeveloperSession,
-} from "../../lib/auth/developer_session.ts";
-import { clearPlayerSession } from "../../lib/auth/player_session.ts";
-import { sameOrigin } from "../../lib/auth/same_origin.ts";
-import { wantsJson } from "../../lib/dashboard/action.ts";
-import { signInPath } from "../../lib/dashboard/paths.ts";
-import { ApiError } from "../../lib/http/errors.ts";
-import { log } from "../../lib/log.ts";
-import { acceptsHtml } from "../../lib/pages/layout.tsx";
+} from "../../http/developer_session.ts";
+import { clearPlayerSession } from "../../http/player_session.ts";
+import { sameOrigin } from "../../http/same_origin.ts";
+import { wantsJson } from "../../http/form_action.ts";
+import { signInPath } from "../../http/dashboard_paths.ts";
+import { ApiError } from "../../core/api_error.ts";
+import { log } from "../../core/log.ts";
+import { acceptsHtml } from "../../components/layout.tsx";
 
 /**
  * `POST /auth/logout`: same origin only, no session needed; ends both sessions in the store.

@@ -6,22 +6,22 @@ import {
   readSignedCookie,
   setSignedCookie,
   WALLET_SIGNIN_COOKIE,
-} from "../../lib/auth/cookies.ts";
-import { startDeveloperSession } from "../../lib/auth/developer_session.ts";
+} from "../../http/cookies.ts";
+import { startDeveloperSession } from "../../http/developer_session.ts";
 import { dashboardNextPath } from "../../lib/auth/next_path.ts";
-import { sameOrigin } from "../../lib/auth/same_origin.ts";
+import { sameOrigin } from "../../http/same_origin.ts";
 import {
   assertSignedBy,
   createSiwsMessage,
   createSiwsNonce,
   decodeAddress,
 } from "../../lib/auth/siws.ts";
-import { ApiError } from "../../lib/http/errors.ts";
-import { readJsonBody } from "../../lib/http/validate.ts";
-import { log } from "../../lib/log.ts";
+import { ApiError } from "../../core/api_error.ts";
+import { readJsonBody } from "../../http/validate.ts";
+import { log } from "../../core/log.ts";
 import { getDeveloper, recordDeveloperSignIn } from "../../kv/developers.ts";
 import { spendSignIn } from "../../kv/used_signins.ts";
-import { sha256Hex } from "../../lib/crypto/hash.ts";
+import { sha256Hex } from "../../core/hash.ts";
 
 const challengeBody = z.object({ address: z.string(), next: z.string().nullish() });
 const verifyBody = z.object({ signature: z.string() });

@@ -3,13 +3,13 @@
 import type { Context } from "hono";
 import type { ComponentChildren } from "preact";
 import type { AppContext } from "../../lib/context.ts";
-import { getDeveloperSession } from "../../lib/auth/developer_session.ts";
-import { ApiError } from "../../lib/http/errors.ts";
-import { pageResponse } from "../../lib/pages/layout.tsx";
-import { takeFlash } from "../../lib/dashboard/flash.ts";
-import { DashboardFrame, type FrameData } from "../../lib/dashboard/frame.tsx";
-import { signInPath } from "../../lib/dashboard/paths.ts";
-import { getOwnedProject } from "../../lib/dashboard/projects.ts";
+import { getDeveloperSession } from "../../http/developer_session.ts";
+import { ApiError } from "../../core/api_error.ts";
+import { pageResponse } from "../../components/layout.tsx";
+import { takeFlash } from "../../http/flash.ts";
+import { DashboardFrame, type FrameData } from "../../components/dashboard/frame.tsx";
+import { signInPath } from "../../http/dashboard_paths.ts";
+import { getOwnedProject } from "../../lib/projects/ownership.ts";
 import type { Project } from "../../kv/projects.ts";
 
 /** A rendered page: its title and body. */

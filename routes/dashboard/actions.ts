@@ -5,25 +5,25 @@
  */
 import { Hono } from "hono";
 import type { AppContext } from "../../lib/context.ts";
-import { sameOrigin } from "../../lib/auth/same_origin.ts";
+import { sameOrigin } from "../../http/same_origin.ts";
 import { sendTestPing } from "../../lib/events/publish.ts";
-import { addWatch, listWatches, removeWatch, validateWatch } from "../../lib/events/watches.ts";
-import { log } from "../../lib/log.ts";
+import { addWatch, listWatches, removeWatch, validateWatch } from "../../lib/watches/watches.ts";
+import { log } from "../../core/log.ts";
 import { projectView } from "../../lib/projects/project_view.ts";
 import { savePolicy } from "../../kv/policy.ts";
 import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
-import { dashboardAction } from "../../lib/dashboard/action.ts";
-import { pickText, readText } from "../../lib/dashboard/fields.ts";
-import { createProjectKey, revokeProjectKey } from "../../lib/dashboard/keys.ts";
-import { projectPath } from "../../lib/dashboard/paths.ts";
-import { describePing } from "../../lib/dashboard/ping_message.ts";
-import { policyDraft, policyInputOf } from "../../lib/dashboard/policy_form.ts";
+import { dashboardAction } from "../../http/form_action.ts";
+import { pickText, readText } from "../../lib/projects/fields.ts";
+import { createProjectKey, revokeProjectKey } from "../../lib/projects/keys.ts";
+import { projectPath } from "../../http/dashboard_paths.ts";
+import { describePing } from "../../components/dashboard/ping_message.ts";
+import { policyDraft, policyInputOf } from "../../lib/projects/policy_form.ts";
 import {
   createDeveloperProject,
   deleteDeveloperProject,
   getOwnedProject,
-} from "../../lib/dashboard/projects.ts";
-import { saveProjectSettings, SETTINGS_DRAFT_FIELDS } from "../../lib/dashboard/settings.ts";
+} from "../../lib/projects/ownership.ts";
+import { saveProjectSettings, SETTINGS_DRAFT_FIELDS } from "../../lib/projects/settings.ts";
 
 const SETTINGS_FORMS = ["general", "oauth", "events", "alerts"];
 

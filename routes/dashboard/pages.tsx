@@ -1,31 +1,35 @@
 import { Hono } from "hono";
 import type { AppContext } from "../../lib/context.ts";
-import { getDeveloperSession } from "../../lib/auth/developer_session.ts";
+import { getDeveloperSession } from "../../http/developer_session.ts";
 import { dashboardNextPath } from "../../lib/auth/next_path.ts";
 import { hasOauthApp } from "../../lib/auth/oauth_app.ts";
 import { parseAddress } from "../../lib/chain/validation.ts";
-import { listWatches } from "../../lib/events/watches.ts";
-import { ULID_PATTERN } from "../../lib/ids.ts";
-import { pageResponse } from "../../lib/pages/layout.tsx";
+import { listWatches } from "../../lib/watches/watches.ts";
+import { ULID_PATTERN } from "../../core/ids.ts";
+import { pageResponse } from "../../components/layout.tsx";
 import { eventsEnabled, linkUrl } from "../../lib/projects/project_view.ts";
-import { EventsPage, TransactionsPage, TX_STATUSES } from "../../lib/dashboard/activity_pages.tsx";
-import { DeletePage } from "../../lib/dashboard/delete_page.tsx";
-import { KeysPage } from "../../lib/dashboard/keys_page.tsx";
-import { OverviewPage } from "../../lib/dashboard/overview_page.tsx";
-import { type PlayerRow, PlayersPage } from "../../lib/dashboard/players_page.tsx";
-import { PolicyPage } from "../../lib/dashboard/policy_page.tsx";
-import { ProjectsPage } from "../../lib/dashboard/projects_page.tsx";
-import { settingsView } from "../../lib/dashboard/settings.ts";
-import { SettingsPage } from "../../lib/dashboard/settings_page.tsx";
+import {
+  EventsPage,
+  TransactionsPage,
+  TX_STATUSES,
+} from "../../components/dashboard/activity_pages.tsx";
+import { DeletePage } from "../../components/dashboard/delete_page.tsx";
+import { KeysPage } from "../../components/dashboard/keys_page.tsx";
+import { OverviewPage } from "../../components/dashboard/overview_page.tsx";
+import { type PlayerRow, PlayersPage } from "../../components/dashboard/players_page.tsx";
+import { PolicyPage } from "../../components/dashboard/policy_page.tsx";
+import { ProjectsPage } from "../../components/dashboard/projects_page.tsx";
+import { settingsView } from "../../lib/projects/settings.ts";
+import { SettingsPage } from "../../components/dashboard/settings_page.tsx";
 import {
   DASHBOARD_ERROR_MESSAGES,
   isLocalOrigin,
   SignInPage,
-} from "../../lib/dashboard/sign_in_page.tsx";
-import { WatchesPage } from "../../lib/dashboard/watches_page.tsx";
-import { checkLowBalance } from "../../lib/dashboard/low_balance.tsx";
-import { loadUsageFigures } from "../../lib/dashboard/usage.ts";
-import { UsagePage } from "../../lib/dashboard/usage_page.tsx";
+} from "../../components/dashboard/sign_in_page.tsx";
+import { WatchesPage } from "../../components/dashboard/watches_page.tsx";
+import { checkLowBalance } from "../../components/dashboard/low_balance.tsx";
+import { loadUsageFigures } from "../../lib/projects/usage.ts";
+import { UsagePage } from "../../components/dashboard/usage_page.tsx";
 import { listApiKeys } from "../../kv/api_keys.ts";
 import { listDeliveries } from "../../kv/deliveries.ts";
 import { getLinkByAddress, getLinkByUser, listLinks } from "../../kv/links.ts";

@@ -1,13 +1,13 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { AppContext } from "../../lib/context.ts";
-import { getPlayerSession, type Player } from "../../lib/auth/player_session.ts";
-import { sameOrigin } from "../../lib/auth/same_origin.ts";
+import { getPlayerSession, type Player } from "../../http/player_session.ts";
+import { sameOrigin } from "../../http/same_origin.ts";
 import { issueLinkChallenge, verifyLinkChallenge } from "../../lib/link/challenge.ts";
 import { linkPlayerWallet, unlinkPlayerWallet } from "../../lib/link/linking.ts";
-import { ApiError } from "../../lib/http/errors.ts";
-import { readJsonBody } from "../../lib/http/validate.ts";
-import { acceptsHtml } from "../../lib/pages/layout.tsx";
+import { ApiError } from "../../core/api_error.ts";
+import { readJsonBody } from "../../http/validate.ts";
+import { acceptsHtml } from "../../components/layout.tsx";
 import { parseAddress } from "../../lib/chain/validation.ts";
 import { getLinkByUser } from "../../kv/links.ts";
 import { getActiveProjectBySlug, type Project } from "../../kv/projects.ts";

@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import type { AppContext } from "../../lib/context.ts";
 import { hasOauthApp } from "../../lib/auth/oauth_app.ts";
-import { getPlayerSession } from "../../lib/auth/player_session.ts";
-import { LinkPage, NoGamePage } from "../../lib/link/link_page.tsx";
-import { pageResponse } from "../../lib/pages/layout.tsx";
+import { getPlayerSession } from "../../http/player_session.ts";
+import { LinkPage, NoGamePage } from "../../components/link_page.tsx";
+import { pageResponse } from "../../components/layout.tsx";
 import { linkUrl } from "../../lib/projects/project_view.ts";
 import { getLinkByUser } from "../../kv/links.ts";
 import { getActiveProjectBySlug } from "../../kv/projects.ts";

@@ -2,8 +2,8 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { AppContext } from "../../lib/context.ts";
 import { readFeed } from "../../lib/events/feed.ts";
-import type { ServiceEventType } from "../../lib/events/types.ts";
-import { readQuery } from "../../lib/http/validate.ts";
+import type { ServiceEventType } from "../../core/events.ts";
+import { readQuery } from "../../http/validate.ts";
 import type { V1Env } from "./guard.ts";
 
 const EVENT_TYPES = ["wallet_linked", "wallet_unlinked", "tx", "watch", "ping"] as const;

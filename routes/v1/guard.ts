@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppContext } from "../../lib/context.ts";
-import { ApiError } from "../../lib/http/errors.ts";
+import { ApiError } from "../../core/api_error.ts";
 import type { Project } from "../../kv/projects.ts";
 
 /** Hono environment of `/v1` routes: the key's project is known. */

@@ -2,7 +2,7 @@
  * Every route of the game API as the OpenAPI document describes it (`openapi.ts` builds the
  * document from this table). Adding a route is one entry here: its path in OpenAPI form, the zod
  * schemas it validates with (body, query), its answer schema (`answers.ts`, named in `ANSWERS`)
- * and the error codes it adds (`error_codes.ts`). `tests/openapi_test.ts` fails while a `/v1`
+ * and the error codes it adds (`error_codes.ts`). `tests/v1/openapi_test.ts` fails while a `/v1`
  * route of the app has no entry.
  */
 import { z } from "zod";

@@ -1,8 +1,8 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { AppContext } from "../../lib/context.ts";
-import { ApiError } from "../../lib/http/errors.ts";
-import { readJsonBody } from "../../lib/http/validate.ts";
+import { ApiError } from "../../core/api_error.ts";
+import { readJsonBody } from "../../http/validate.ts";
 import { getLinkByUser, getLinksByUsers } from "../../kv/links.ts";
 import type { V1Env } from "./guard.ts";
 

@@ -1,6 +1,6 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import type { AppContext } from "../../lib/context.ts";
-import { ApiError } from "../../lib/http/errors.ts";
+import { ApiError } from "../../core/api_error.ts";
 import { parseSignature } from "../../lib/chain/validation.ts";
 import type { V1Env } from "./guard.ts";
 

@@ -1,10 +1,10 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import type { AppContext } from "../../lib/context.ts";
-import { ApiError } from "../../lib/http/errors.ts";
-import { readJsonBody } from "../../lib/http/validate.ts";
-import { ensureTxCheck } from "../../lib/tx/background.ts";
+import { ApiError } from "../../core/api_error.ts";
+import { readJsonBody } from "../../http/validate.ts";
+import { ensureTxCheck } from "../../lib/tx/check_job.ts";
 import { MAX_IDEMPOTENCY_KEY_CHARS, toRequestInput, txBodySchema } from "../../lib/tx/body.ts";
-import { handleTxRequest } from "../../lib/tx/request.ts";
+import { handleTxRequest } from "../../lib/tx/handle_request.ts";
 import type { TxKind } from "../../lib/tx/types.ts";
 import { getTxRequest, txResultOf } from "../../kv/tx_requests.ts";
 import type { V1Env } from "./guard.ts";

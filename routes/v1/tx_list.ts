@@ -1,8 +1,8 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { AppContext } from "../../lib/context.ts";
-import { readQuery } from "../../lib/http/validate.ts";
-import { ULID_PATTERN } from "../../lib/ids.ts";
+import { readQuery } from "../../http/validate.ts";
+import { ULID_PATTERN } from "../../core/ids.ts";
 import { listTransactions } from "../../lib/tx/list.ts";
 import type { V1Env } from "./guard.ts";
 

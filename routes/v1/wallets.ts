@@ -2,8 +2,8 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { Address } from "@solana/kit";
 import type { AppContext } from "../../lib/context.ts";
-import { ApiError } from "../../lib/http/errors.ts";
-import { readQuery } from "../../lib/http/validate.ts";
+import { ApiError } from "../../core/api_error.ts";
+import { readQuery } from "../../http/validate.ts";
 import { parseAddress } from "../../lib/chain/validation.ts";
 import type { V1Env } from "./guard.ts";
 

@@ -4,7 +4,7 @@ import { assert, assertEquals } from "../support/assertions.ts";
 import { installTestWallet, launchBrowser } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
 import { testTiming } from "../support/tx_harness.ts";
-import { getIslandsBundle } from "../../lib/pages/bundle.ts";
+import { getIslandsBundle } from "../../components/islands_bundle.ts";
 import { airdrop, createFundedSigner, createMint } from "../../sandbox/chain/fixtures.ts";
 import { startChain } from "../../sandbox/chain/mod.ts";
 import { startMessagingStandIn } from "../../sandbox/roblox/mod.ts";

@@ -3,7 +3,7 @@ import { base58 } from "@scure/base";
 import { assertEquals } from "../support/assertions.ts";
 import { launchBrowser } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
-import { getIslandsBundle } from "../../lib/pages/bundle.ts";
+import { getIslandsBundle } from "../../components/islands_bundle.ts";
 import { createProject } from "../../kv/projects.ts";
 
 Deno.test("On a local playground a browser without a wallet signs in with a pasted sandbox key", async () => {

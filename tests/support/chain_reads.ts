@@ -1,6 +1,6 @@
 /** Shared setup of the chain read tests: the real app wired to a sandbox cluster. */
 import type { Config } from "../../lib/config.ts";
-import type { ManualClock } from "../../lib/clock.ts";
+import type { ManualClock } from "../../core/clock.ts";
 import { type SandboxChain, startChain } from "../../sandbox/chain/mod.ts";
 import { call, createTestApp, createTestProject, type TestApp } from "./test_app.ts";
 

@@ -3,7 +3,7 @@
  * the service as a real process, killed with SIGKILL at a random moment, restarted on the same
  * store, every request resent with its key. Then every recipient must hold the amount once if its
  * key is `confirmed` and nothing if `failed`, and no key may stay unsettled past its expiry plus
- * one sweep. Used by `tests/tx_chaos_test.ts` (short) and `deno task chaos` (long).
+ * one sweep. Used by `tests/tx/chaos_test.ts` (short) and `deno task chaos` (long).
  */
 import { type Address, createSolanaRpc, generateKeyPairSigner } from "@solana/kit";
 import { createAppContext } from "../../lib/context.ts";

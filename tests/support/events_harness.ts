@@ -1,7 +1,7 @@
 /** The event pipeline under test: the real app and worker on a KV, with the Open Cloud messaging stand-in. */
 import type { Project } from "../../kv/projects.ts";
 import { JobWorker, type JobWorkerOptions } from "../../jobs/worker.ts";
-import type { ManualClock } from "../../lib/clock.ts";
+import type { ManualClock } from "../../core/clock.ts";
 import type { Config } from "../../lib/config.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
 import { type MessagingStandIn, startMessagingStandIn } from "../../sandbox/roblox/mod.ts";

@@ -1,5 +1,5 @@
 /**
- * The world the Luau SDK's suites run in (tests/sdk_luau_test.ts): the sandbox cluster, the messaging
+ * The world the Luau SDK's suites run in (tests/v1/sdk_luau_test.ts): the sandbox cluster, the messaging
  * and OAuth stand-ins, and the real app with its job worker, served on a real loopback port behind a
  * thin "front". The front forwards every request to the app unchanged, except that a suite can make
  * the next requests fail on purpose (a status, an error body, a lost answer, no answer at all); it
@@ -14,7 +14,7 @@ import { savePolicy } from "../../kv/policy.ts";
 import type { Project } from "../../kv/projects.ts";
 import { sendTestPing } from "../../lib/events/publish.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
-import { addWatch } from "../../lib/events/watches.ts";
+import { addWatch } from "../../lib/watches/watches.ts";
 import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
 import { createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
 import { startChain } from "../../sandbox/chain/mod.ts";

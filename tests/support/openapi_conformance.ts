@@ -2,7 +2,7 @@
  * Checks real answers against the OpenAPI document. `call()` (test_app.ts) runs every `/v1` and
  * `/health` answer of the test suite through `checkAnswer`, so any test that receives an answer
  * the document does not describe (a field, an error code, a status) fails with the difference.
- * Each check is also recorded, so `tests/openapi_test.ts` can show every route was sampled.
+ * Each check is also recorded, so `tests/v1/openapi_test.ts` can show every route was sampled.
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { buildOpenApiDocument, type OpenApiDocument } from "../../routes/v1/openapi.ts";

@@ -5,7 +5,7 @@
  * `{"ready":true,"port":N}` on stdout once it serves.
  */
 import { loadConfig } from "../../lib/config.ts";
-import { startService } from "../../lib/service.ts";
+import { startService } from "../../service.ts";
 import { openKv } from "../../kv/open_kv.ts";
 
 const env = Deno.env.toObject();

@@ -5,7 +5,7 @@ import { base58 } from "@scure/base";
 import { type OauthStandIn, startOauthStandIn } from "../../sandbox/roblox/oauth.ts";
 import { encryptOauthClientSecret } from "../../lib/auth/oauth_app.ts";
 import type { Config } from "../../lib/config.ts";
-import type { ManualClock } from "../../lib/clock.ts";
+import type { ManualClock } from "../../core/clock.ts";
 import { type Project, updateProject } from "../../kv/projects.ts";
 import { createTestApp, createTestProject, TEST_BASE_URL, type TestApp } from "./test_app.ts";
 

@@ -1,0 +1,45 @@
+/** How the dashboard writes times, addresses and explorer links. */
+import type { Cluster } from "../../lib/config.ts";
+
+const PUBLIC_RPC: Record<Cluster, string> = {
+  devnet: "https://api.devnet.solana.com",
+  mainnet: "https://api.mainnet-beta.solana.com",
+};
+
+/** A Unix ms time as `2026-11-21 12:00 UTC` (pages render on the server, so one zone for all). */
+export function formatTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+/** `AbCd…WxYz` for long base58 strings; short ones unchanged. */
+export function shortAddress(text: string): string {
+  return text.length > 12 ? `${text.slice(0, 4)}…${text.slice(-4)}` : text;
+}
+
+/**
+ * The Solana Explorer's cluster query for the project's cluster. A service reading its own RPC
+ * endpoint (a private node, or the local sandbox) links to the explorer's custom-cluster view of it.
+ */
+function clusterQuery(cluster: Cluster, rpcUrl: string): string {
+  if (rpcUrl.replace(/\/+$/, "") === PUBLIC_RPC[cluster]) {
+    return cluster === "devnet" ? "?cluster=devnet" : "";
+  }
+  const local = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:|\/|$)/.test(rpcUrl);
+  // A keyed provider URL must not be handed to a third-party site; fall back to the public view.
+  if (!local) return cluster === "devnet" ? "?cluster=devnet" : "";
+  return `?cluster=custom&customUrl=${encodeURIComponent(rpcUrl)}`;
+}
+
+/** Explorer page of a transaction signature on the project's cluster. */
+export function explorerTxUrl(cluster: Cluster, rpcUrl: string, signature: string): string {
+  return `https://explorer.solana.com/tx/${encodeURIComponent(signature)}${
+    clusterQuery(cluster, rpcUrl)
+  }`;
+}
+
+/** Explorer page of an address on the project's cluster. */
+export function explorerAddressUrl(cluster: Cluster, rpcUrl: string, address: string): string {
+  return `https://explorer.solana.com/address/${encodeURIComponent(address)}${
+    clusterQuery(cluster, rpcUrl)
+  }`;
+}

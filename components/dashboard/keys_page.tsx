@@ -1,0 +1,130 @@
+/** A project's API keys: create (the key is shown once), list by prefix and time, revoke. */
+import type { VNode } from "preact";
+import { DashboardConfirmSubmit } from "../../islands/dashboard_confirm.tsx";
+import { DashboardCopyButton } from "../../islands/dashboard_copy.tsx";
+import { type ApiKeyRecord, MAX_ACTIVE_KEYS_PER_PROJECT } from "../../kv/api_keys.ts";
+import type { Project } from "../../kv/projects.ts";
+import { Island } from "../islands.tsx";
+import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
+import { formatTime } from "./format.ts";
+import { projectPath } from "../../http/dashboard_paths.ts";
+import { Cell } from "./cell.tsx";
+
+/** What the keys page shows. */
+export interface KeysPageData extends FrameData {
+  project: Project;
+  baseUrl: string;
+  keys: ApiKeyRecord[];
+}
+
+/** The keys page body. */
+export function KeysPage(data: KeysPageData): VNode {
+  const { project } = data;
+  const base = projectPath(project.id, "keys");
+  const active = data.keys.filter((k) => k.revokedAt === null);
+  const revoked = data.keys.filter((k) => k.revokedAt !== null).reverse().slice(0, 20);
+  const newKey = data.flash?.newKey;
+  return (
+    <ProjectFrame data={data} project={project} tab="keys">
+      {newKey && (
+        <section class="card" aria-labelledby="new-key-heading" data-testid="new-key">
+          <h2 id="new-key-heading">Your new API key</h2>
+          <p>
+            Copy it now: it is shown only this once. Keep it in your experience's secrets store and
+            read it with <span class="mono">HttpService:GetSecret</span>, never in a script.
+          </p>
+          <code class="secret" data-testid="new-key-value">{newKey.plaintext}</code>
+          <Island
+            component={DashboardCopyButton}
+            props={{ text: newKey.plaintext, label: "Copy the API key" }}
+          />
+          <p class="hint">
+            Try it:{" "}
+            <span class="mono">
+              curl -H "x-api-key: {newKey.plaintext}" {data.baseUrl}/v1/project
+            </span>
+          </p>
+        </section>
+      )}
+
+      <section class="card" aria-labelledby="keys-heading">
+        <h2 id="keys-heading">Active keys</h2>
+        <FlashFor flash={data.flash} form="keys" />
+        <p class="muted">
+          {active.length} of {MAX_ACTIVE_KEYS_PER_PROJECT}{" "}
+          active keys. A revoked key stops working within 30 seconds.
+        </p>
+        {active.length === 0
+          ? <p class="empty">No active keys. Game servers need one to call the API.</p>
+          : (
+            <table class="list stack" data-testid="key-list">
+              <thead>
+                <tr>
+                  <th>Key</th>
+                  <th>Created</th>
+                  <th>
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {active.map((key) => (
+                  <tr key={key.id} data-key-id={key.id}>
+                    <Cell label="Key" mono>{key.preview}…</Cell>
+                    <Cell label="Created">{formatTime(key.createdAt)}</Cell>
+                    <Cell label="">
+                      <form method="post" action={`${base}/${key.id}/revoke`} class="inline">
+                        <Island
+                          component={DashboardConfirmSubmit}
+                          props={{
+                            label: "Revoke",
+                            question:
+                              `Revoke the key ${key.preview}…? Game servers using it stop working within 30 seconds.`,
+                            className: "secondary",
+                            testId: "revoke-key",
+                          }}
+                        />
+                      </form>
+                    </Cell>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        <form method="post" action={base} class="actions">
+          <button
+            type="submit"
+            data-testid="create-key"
+            disabled={active.length >= MAX_ACTIVE_KEYS_PER_PROJECT}
+          >
+            Create API key
+          </button>
+        </form>
+      </section>
+
+      {revoked.length > 0 && (
+        <section class="card" aria-labelledby="revoked-heading">
+          <h2 id="revoked-heading">Recently revoked</h2>
+          <table class="list stack">
+            <thead>
+              <tr>
+                <th>Key</th>
+                <th>Created</th>
+                <th>Revoked</th>
+              </tr>
+            </thead>
+            <tbody>
+              {revoked.map((key) => (
+                <tr key={key.id}>
+                  <Cell label="Key" mono>{key.preview}…</Cell>
+                  <Cell label="Created">{formatTime(key.createdAt)}</Cell>
+                  <Cell label="Revoked">{formatTime(key.revokedAt!)}</Cell>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+    </ProjectFrame>
+  );
+}

@@ -1,0 +1,154 @@
+/** A project's overview: cluster, managed wallet and its balance, linking URL, events status. */
+import type { VNode } from "preact";
+import { DashboardCopyButton } from "../../islands/dashboard_copy.tsx";
+import type { Project } from "../../kv/projects.ts";
+import { Island } from "../islands.tsx";
+import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
+import { explorerAddressUrl } from "./format.ts";
+import { projectPath, type ProjectTab } from "../../http/dashboard_paths.ts";
+import { LowBalanceNotices, type LowBalanceWarning } from "./low_balance.tsx";
+
+/** What the overview shows. */
+export interface OverviewPageData extends FrameData {
+  project: Project;
+  linkUrl: string;
+  rpcUrl: string;
+  /** SOL balance of the managed wallet; null when there is no wallet; an Error when unreadable. */
+  balance: { sol: string } | { error: string } | null;
+  walletsAvailable: boolean;
+  eventsOn: boolean;
+  signInReady: boolean;
+  activeKeys: number;
+  policySet: boolean;
+  /** Low-balance warnings of the managed wallet (`low_balance.tsx`). */
+  lowBalance: LowBalanceWarning[];
+}
+
+/** The overview body. */
+export function OverviewPage(data: OverviewPageData): VNode {
+  const { project } = data;
+  const steps: Array<{ done: boolean; text: string; href: ProjectTab }> = [
+    { done: data.activeKeys > 0, text: "Create an API key for your game servers", href: "keys" },
+    {
+      done: data.signInReady,
+      text: "Save your Roblox OAuth app so players can sign in",
+      href: "settings",
+    },
+    { done: project.walletAddress !== null, text: "Create and fund the managed wallet", href: "" },
+    { done: data.policySet, text: "Set the transaction policy", href: "policy" },
+    {
+      done: data.eventsOn,
+      text: "Turn on live events (universe ID and publishing key)",
+      href: "settings",
+    },
+  ];
+  return (
+    <ProjectFrame data={data} project={project} tab="">
+      <LowBalanceNotices warnings={data.lowBalance} />
+      <div class="grid">
+        <section class="card" aria-labelledby="project-heading">
+          <h2 id="project-heading">Project</h2>
+          <dl class="facts">
+            <dt>Cluster</dt>
+            <dd>{project.cluster} (fixed)</dd>
+            <dt>Project ID</dt>
+            <dd class="mono">{project.id}</dd>
+            <dt>Slug</dt>
+            <dd class="mono">{project.slug}</dd>
+            <dt>Linking URL</dt>
+            <dd>
+              <a class="mono" href={data.linkUrl} data-testid="link-url">{data.linkUrl}</a>{" "}
+              <Island
+                component={DashboardCopyButton}
+                props={{ text: data.linkUrl, label: "Copy the linking URL" }}
+              />
+            </dd>
+            <dt>Live events</dt>
+            <dd data-testid="events-status">
+              {data.eventsOn ? <span class="badge ok">On</span> : <span class="badge">Off</span>}
+              {" "}
+              <a href={projectPath(project.id, "settings")}>Settings</a>
+            </dd>
+            <dt>Player sign-in</dt>
+            <dd>
+              {data.signInReady
+                ? <span class="badge ok">Ready</span>
+                : <span class="badge err">Not set up</span>}
+            </dd>
+          </dl>
+        </section>
+
+        <section class="card" aria-labelledby="wallet-heading">
+          <h2 id="wallet-heading">Managed wallet</h2>
+          <FlashFor flash={data.flash} form="wallet" />
+          {project.walletAddress
+            ? (
+              <dl class="facts">
+                <dt>Address</dt>
+                <dd>
+                  <a
+                    class="mono"
+                    data-testid="wallet-address"
+                    href={explorerAddressUrl(project.cluster, data.rpcUrl, project.walletAddress)}
+                  >
+                    {project.walletAddress}
+                  </a>{" "}
+                  <Island
+                    component={DashboardCopyButton}
+                    props={{ text: project.walletAddress, label: "Copy the wallet address" }}
+                  />
+                </dd>
+                <dt>Balance</dt>
+                <dd data-testid="wallet-balance">
+                  {data.balance && "sol" in data.balance
+                    ? `${data.balance.sol} SOL`
+                    : <span class="muted">Could not be read right now</span>}
+                </dd>
+              </dl>
+            )
+            : (
+              <>
+                <p>
+                  The managed wallet signs and sends the project's transactions: SOL transfers,
+                  token transfers and mints. The service keeps its key encrypted; fund it after
+                  creating it.
+                </p>
+                {data.walletsAvailable
+                  ? (
+                    <form method="post" action={`${projectPath(project.id)}/wallet`}>
+                      <button type="submit" data-testid="create-wallet">
+                        Create managed wallet
+                      </button>
+                    </form>
+                  )
+                  : (
+                    <p class="notice info">
+                      Managed wallets are turned off on this service, so transactions are
+                      unavailable. Everything else works.
+                    </p>
+                  )}
+              </>
+            )}
+          {project.walletAddress && (
+            <p class="hint">
+              Send SOL (for fees and transfers) and the tokens you give out to this address. For
+              mints, make it the token's mint authority.
+            </p>
+          )}
+        </section>
+      </div>
+
+      <section class="card" aria-labelledby="setup-heading">
+        <h2 id="setup-heading">Set up</h2>
+        <ol class="steps">
+          {steps.map((step) => (
+            <li key={step.text}>
+              <a href={projectPath(project.id, step.href)}>{step.text}</a>{" "}
+              {step.done && <span class="badge ok">Done</span>}
+            </li>
+          ))}
+        </ol>
+      </section>
+    </ProjectFrame>
+  );
+}

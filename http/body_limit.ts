@@ -1,0 +1,37 @@
+/**
+ * Request body limits, applied app-wide so a new route is bounded without asking: 64 KB under
+ * `/dashboard/` (forms with a policy or settings), 16 KB everywhere else (every JSON body the API
+ * takes is far smaller). Hono's `bodyLimit` refuses by `Content-Length` before reading, and counts
+ * a body sent without one while it streams in, stopping at the limit; both answer 413
+ * `payload_too_large`.
+ */
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { ApiError } from "../core/api_error.ts";
+
+// Largest JSON body, in bytes.
+const JSON_BODY_LIMIT = 16 * 1024;
+// Largest dashboard form body, in bytes.
+const FORM_BODY_LIMIT = 64 * 1024;
+
+function limitOf(maxSize: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new ApiError(
+        413,
+        "payload_too_large",
+        `The request body is larger than ${maxSize / 1024} KB`,
+      );
+    },
+  });
+}
+
+/** Middleware bounding every request body by its path's limit. */
+export function bodyLimits(): MiddlewareHandler {
+  const json = limitOf(JSON_BODY_LIMIT);
+  const form = limitOf(FORM_BODY_LIMIT);
+  return function bodyLimits(c, next) {
+    return c.req.path.startsWith("/dashboard/") ? form(c, next) : json(c, next);
+  };
+}

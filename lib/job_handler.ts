@@ -1,0 +1,43 @@
+/** What a job handler receives and answers. */
+import type { AppContext } from "./context.ts";
+import type { LogFields } from "../core/log.ts";
+import type { JobPayload, JobPayloadOf, JobType } from "../jobs/payloads.ts";
+
+/** One run of a claimed job. */
+export interface JobRun<P extends JobPayload = JobPayload> {
+  ctx: AppContext;
+  id: string;
+  payload: P;
+  /** 1 on the first run, 2 on the second, ... (reset by a `continue` outcome). */
+  attempt: number;
+  /** Clock time when the run started. */
+  now: number;
+  /**
+   * The run's KV effects: add checks and mutations here (do not commit). The worker replays them
+   * into the commit that ends the run, checked against its latest lease (renewed while the run
+   * lasts), with the outcome appended, so both land or neither does.
+   */
+  op: Deno.AtomicOperation;
+  /** Fields to put on every log line about this job (projectId, job type, event type...). */
+  logFields: LogFields;
+}
+
+/** How a run ended; `afterCommit` runs only if the commit with the run's effects succeeded. */
+export type JobOutcome =
+  & (
+    /** Finished: the job is removed (a unique job keeps a done record). */
+    | { kind: "done" }
+    /** Failed attempt: run again at `at`, counting attempts. */
+    | { kind: "retry"; at: number; error: string }
+    /** A loop's round finished: run again at `at` as a fresh job (attempts reset). */
+    | { kind: "continue"; at: number; payload?: JobPayload }
+    /** Give up or no longer needed: the job is removed entirely. */
+    | { kind: "drop"; reason: string }
+  )
+  & { afterCommit?: () => Promise<void> | void };
+
+/** Runs one kind of job. Throwing counts as a failed attempt, retried with backoff. */
+export type JobHandler<P extends JobPayload = JobPayload> = (run: JobRun<P>) => Promise<JobOutcome>;
+
+/** One handler per job kind. */
+export type JobHandlers = { [T in JobType]: JobHandler<JobPayloadOf<T>> };

@@ -1,0 +1,189 @@
+/**
+ * Project settings saved from the dashboard: name, the Roblox OAuth app (client ID, secret) and
+ * the event settings (universe ID, publishing key, topic). Every field is optional and an omitted
+ * one keeps its value, so each form of the settings page can post only its own fields.
+ */
+import { getProject, type Project, updateProject } from "../../kv/projects.ts";
+import { encryptOauthClientSecret } from "../auth/oauth_app.ts";
+import type { AppContext } from "../context.ts";
+import {
+  type EventSettingsInput,
+  type EventSettingsView,
+  eventSettingsView,
+  saveEventSettings,
+  validateEventSettings,
+} from "../events/settings.ts";
+import { ApiError } from "../../core/api_error.ts";
+import { log } from "../../core/log.ts";
+import type { ActionFields } from "../../http/form_action.ts";
+import {
+  invalidSettings,
+  NOT_TEXT,
+  problemsOf,
+  readFlag,
+  readText,
+  unknownFields,
+} from "./fields.ts";
+import { checkProjectName } from "./ownership.ts";
+import { parseUnits } from "../chain/amounts.ts";
+
+const MAX_CLIENT_ID_LENGTH = 200;
+const MAX_SECRET_LENGTH = 4_096;
+const ONE_TOKEN = /^[\x21-\x7e]+$/;
+
+/** The settings as the dashboard shows and answers them; secrets only as "set" or not. */
+export interface SettingsView {
+  name: string;
+  oauth: { clientId: string | null; clientSecretSet: boolean; redirectUri: string };
+  events: EventSettingsView;
+  /** SOL balance below which the dashboard warns; null: estimated from the policy. */
+  lowSolBalance: string | null;
+}
+
+/** The redirect URI each project registers with its Roblox OAuth app. */
+export function oauthRedirectUri(baseUrl: string): string {
+  return `${baseUrl}/auth/idp/callback`;
+}
+
+/** Builds the settings view of a project. */
+export function settingsView(project: Project, baseUrl: string): SettingsView {
+  return {
+    name: project.name,
+    oauth: {
+      clientId: project.settings.oauthClientId,
+      clientSecretSet: project.settings.oauthClientSecretEnc !== null,
+      redirectUri: oauthRedirectUri(baseUrl),
+    },
+    events: eventSettingsView(project),
+    lowSolBalance: project.settings.lowSolBalance ?? null,
+  };
+}
+
+/** Names of the text fields a refused settings form may be filled with again (no secrets). */
+export const SETTINGS_DRAFT_FIELDS = [
+  "name",
+  "oauthClientId",
+  "universeId",
+  "topic",
+  "lowSolBalance",
+] as const;
+const SETTINGS_FIELDS: readonly string[] = [
+  ...SETTINGS_DRAFT_FIELDS,
+  "oauthClientSecret",
+  "clearOauthClientSecret",
+  "publishingKey",
+  "clearPublishingKey",
+];
+
+interface OauthChange {
+  name?: string;
+  clientId?: string | null;
+  /** Plaintext to encrypt, or null to clear. */
+  clientSecret?: string | null;
+  lowSolBalance?: string | null;
+}
+
+function validateGeneral(fields: ActionFields, problems: string[]): OauthChange {
+  const change: OauthChange = {};
+  if (fields.name !== undefined) change.name = checkProjectName(fields.name, problems);
+
+  const clientId = readText(fields.oauthClientId);
+  if (clientId === NOT_TEXT) problems.push("oauthClientId: must be text");
+  else if (clientId === "" || clientId === null) change.clientId = null;
+  else if (clientId !== undefined) {
+    if (clientId.length > MAX_CLIENT_ID_LENGTH) {
+      problems.push(`oauthClientId: must be at most ${MAX_CLIENT_ID_LENGTH} characters`);
+    } else if (!ONE_TOKEN.test(clientId)) {
+      problems.push("oauthClientId: must be one word of printable characters");
+    } else change.clientId = clientId;
+  }
+
+  const secret = readText(fields.oauthClientSecret);
+  const clear = readFlag(fields.clearOauthClientSecret);
+  if (secret === NOT_TEXT) problems.push("oauthClientSecret: must be text");
+  else if (clear === null) problems.push("clearOauthClientSecret: must be true or false");
+  else if (clear && secret) problems.push("oauthClientSecret: cannot be both given and cleared");
+  else if (clear) change.clientSecret = null;
+  else if (secret) {
+    if (secret.length > MAX_SECRET_LENGTH) {
+      problems.push(`oauthClientSecret: must be at most ${MAX_SECRET_LENGTH} characters`);
+    } else if (!ONE_TOKEN.test(secret)) {
+      problems.push("oauthClientSecret: must be one line of printable characters without spaces");
+    } else change.clientSecret = secret;
+  }
+
+  const low = readText(fields.lowSolBalance);
+  if (low === NOT_TEXT) problems.push("lowSolBalance: must be text");
+  else if (low === "" || low === null) change.lowSolBalance = null;
+  else if (low !== undefined) {
+    if (parseUnits(low, 9) === null) {
+      problems.push("lowSolBalance: must be an amount of SOL such as 0.5 (at most 9 decimals)");
+    } else change.lowSolBalance = low;
+  }
+  return change;
+}
+
+function eventInput(fields: ActionFields): EventSettingsInput | null {
+  const last = (v: unknown) => Array.isArray(v) ? v[v.length - 1] : v;
+  const input: Record<string, unknown> = {};
+  for (const name of ["universeId", "publishingKey", "topic"] as const) {
+    if (fields[name] !== undefined) input[name] = last(fields[name]);
+  }
+  if (fields.clearPublishingKey !== undefined) {
+    const flag = readFlag(fields.clearPublishingKey);
+    input.clearPublishingKey = flag === null ? last(fields.clearPublishingKey) : flag;
+  }
+  return Object.keys(input).length > 0 ? input as EventSettingsInput : null;
+}
+
+/**
+ * Validates every field first (400 `invalid_settings` naming each bad one, nothing saved), then
+ * saves; returns the new settings view.
+ */
+export async function saveProjectSettings(
+  ctx: AppContext,
+  project: Project,
+  fields: ActionFields,
+): Promise<SettingsView> {
+  const problems = unknownFields(fields, (name) => SETTINGS_FIELDS.includes(name));
+  const general = validateGeneral(fields, problems);
+  const events = eventInput(fields);
+  if (events) {
+    try {
+      validateEventSettings(events);
+    } catch (error) {
+      const found = problemsOf(error);
+      if (!found) throw error;
+      problems.push(...found);
+    }
+  }
+  if (problems.length > 0) throw invalidSettings(problems);
+
+  const secretEnc = general.clientSecret
+    ? await encryptOauthClientSecret(ctx, project.id, general.clientSecret)
+    : general.clientSecret;
+  if (Object.keys(general).length > 0) {
+    const saved = await updateProject(ctx.kv, project.id, (p) => ({
+      ...p,
+      name: general.name ?? p.name,
+      settings: {
+        ...p.settings,
+        ...(general.clientId !== undefined ? { oauthClientId: general.clientId } : {}),
+        ...(secretEnc !== undefined ? { oauthClientSecretEnc: secretEnc } : {}),
+        ...(general.lowSolBalance !== undefined ? { lowSolBalance: general.lowSolBalance } : {}),
+      },
+    }));
+    if (!saved || saved.deletedAt !== null) {
+      throw new ApiError(404, "project_not_found", "Project not found");
+    }
+  }
+  if (events) await saveEventSettings(ctx, project.id, events);
+  ctx.apiKeys.forgetProject(project.id);
+  log("info", "Project settings saved", {
+    projectId: project.id,
+    fields: Object.keys(fields).sort(),
+  });
+  const current = await getProject(ctx.kv, project.id);
+  if (!current) throw new ApiError(404, "project_not_found", "Project not found");
+  return settingsView(current, ctx.config.baseUrl);
+}

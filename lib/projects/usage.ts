@@ -1,0 +1,105 @@
+/**
+ * The figures of the usage page: how close the project is to every limit, read from counters the
+ * service keeps anyway (`kv/usage.ts`, the transaction windows of `kv/tx_usage.ts`) plus the
+ * managed wallet's balances for the low-balance warnings (`low_balance.ts`). Nothing here scans
+ * requests: each figure is one short range read or one record.
+ */
+import type { AppContext } from "../context.ts";
+import { formatUnits, parseUnits } from "../chain/amounts.ts";
+import { REQUESTS_PER_DAY, REQUESTS_PER_MINUTE } from "../quota/request_quota.ts";
+import { SOL_ASSET, type TxPolicy } from "../tx/policy.ts";
+import { MAX_TX_PER_DAY } from "../tx/reserve.ts";
+import type { Project } from "../../kv/projects.ts";
+import {
+  DAY_WINDOW_MS,
+  HOUR_WINDOW_MS,
+  pruneWindow,
+  txAssetUsageKey,
+  txDayUsageKey,
+  type UsageWindow,
+  windowTotal,
+} from "../../kv/tx_usage.ts";
+import {
+  type DeliveryBucket,
+  getDeliveryUsage,
+  getFailedTxUsage,
+  getRequestUsage,
+  HOUR_MS,
+  type UsageBucket,
+} from "../../kv/usage.ts";
+import type { WalletHoldings } from "../../components/dashboard/low_balance.tsx";
+
+/** Transactions of one hour: not failed (still counting toward the quota) and failed. */
+interface TxHour {
+  at: number;
+  counted: number;
+  failed: number;
+}
+
+/** One hourly budget's use in the rolling hour, in token units. */
+interface BudgetUse {
+  asset: string;
+  used: string;
+  budget: string;
+  /** used / budget, for the bar; null when the asset's decimals could not be read. */
+  fraction: number | null;
+}
+
+/** Everything the usage page charts. */
+export interface UsageFigures {
+  now: number;
+  requests: { perMinute: UsageBucket[]; minuteLimit: number; today: number; dayLimit: number };
+  tx: { perHour: TxHour[]; counted24h: number; failedShown: number; limit: number };
+  budgets: BudgetUse[];
+  events: DeliveryBucket[];
+}
+
+/** Reads the figures; `holdings` gives token decimals for mint budgets (null when unreadable). */
+export async function loadUsageFigures(
+  ctx: AppContext,
+  input: { project: Project; policy: TxPolicy; holdings: WalletHoldings | null },
+): Promise<UsageFigures> {
+  const { project, policy, holdings } = input;
+  const now = ctx.clock.now();
+  const budgetKeys = policy.hourlyBudgets.map((b) => txAssetUsageKey(project.id, b.asset));
+  const [requests, failed, events, day, ...budgetWindows] = await Promise.all([
+    getRequestUsage(ctx.kv, project.id, now),
+    getFailedTxUsage(ctx.kv, project.id, now),
+    getDeliveryUsage(ctx.kv, project.id, now),
+    ctx.kv.get<UsageWindow>(txDayUsageKey(project.id)),
+    ...budgetKeys.map((key) => ctx.kv.get<UsageWindow>(key)),
+  ]);
+  const counted = pruneWindow(day.value, now - DAY_WINDOW_MS);
+  const perHour = failed.map(({ at, count }) => ({
+    at,
+    counted: counted.times.filter((t) => t >= at && t < at + HOUR_MS).length,
+    failed: count,
+  }));
+  const budgets = policy.hourlyBudgets.map(({ asset, amount }, i) => {
+    const decimals = asset === SOL_ASSET ? 9 : holdings?.tokens.get(asset)?.decimals;
+    const raw = windowTotal(pruneWindow(budgetWindows[i].value, now - HOUR_WINDOW_MS));
+    if (decimals === undefined) {
+      return { asset, used: `${raw} base units`, budget: amount, fraction: null };
+    }
+    const limit = parseUnits(amount, decimals);
+    const fraction = limit ? Number(raw * 10_000n / limit) / 10_000 : null;
+    return { asset, used: formatUnits(raw, decimals), budget: amount, fraction };
+  });
+  return {
+    now,
+    requests: {
+      perMinute: requests.perMinute,
+      minuteLimit: REQUESTS_PER_MINUTE,
+      today: requests.today,
+      dayLimit: REQUESTS_PER_DAY,
+    },
+    tx: {
+      perHour,
+      counted24h: counted.times.length,
+      failedShown: failed.reduce((sum, h) => sum + h.count, 0),
+      limit: MAX_TX_PER_DAY,
+    },
+    budgets,
+    events,
+  };
+}

@@ -1,0 +1,257 @@
+/**
+ * Sending a stored signed transaction and following it until it is final, as Solana recommends:
+ * the same signed bytes are sent again while unconfirmed (never re-signed), and expiry is judged
+ * against the transaction's own last valid block height, proven on the finalized chain.
+ *
+ * Once its signed bytes are stored, an attempt counts as possibly sent: from then on it ends only
+ * as confirmed, landed and failed on-chain, or proven expired. A resend refused in preflight
+ * (another payout draining the wallet, a top-up not yet confirmed) is logged and settles nothing;
+ * only the first send's refusal may, and `execute.ts` decides that.
+ */
+import {
+  type Address,
+  getTransactionDecoder,
+  isSolanaError,
+  type Rpc,
+  type Signature,
+  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
+  SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
+  type SolanaRpcApi,
+} from "@solana/kit";
+import type { Base64EncodedWireTransaction } from "@solana/kit";
+import { transactionErrorJson } from "../chain/signature_status.ts";
+import type { AppContext } from "../context.ts";
+import { log } from "../../core/log.ts";
+import { getTxRequest, type SignedTx, type TxRequestRecord } from "../../kv/tx_requests.ts";
+import { codedErrorText, isSimulationRejection, rpcFailureReason } from "./chain_errors.ts";
+import { attemptRef, isFinal, settleAttempt, updateUnsettled } from "./transitions.ts";
+import { rpcSignal } from "./timing.ts";
+import { EXPIRED_ERROR } from "./types.ts";
+
+/** Blocks past the last valid height after which a missing signature proves expiry (spec rule 2). */
+export const EXPIRY_MARGIN_BLOCKS = 32n;
+
+/** How one send went. */
+export type SendOutcome =
+  | { kind: "accepted" }
+  /** The node simulated it and refused it (-32002): it was not forwarded. */
+  | { kind: "rejected"; error: string; harmless: boolean }
+  /** No answer or an unclear one: it may or may not have reached the network. */
+  | { kind: "unknown"; reason: string };
+
+/** Sends signed bytes once, with preflight until a node has accepted them, never retried by the node. */
+export async function sendSignedTx(
+  rpc: Rpc<SolanaRpcApi>,
+  signed: SignedTx,
+  options: { abortSignal?: AbortSignal } = {},
+): Promise<SendOutcome> {
+  try {
+    await rpc.sendTransaction(signed.wire as Base64EncodedWireTransaction, {
+      encoding: "base64",
+      skipPreflight: signed.accepted,
+      preflightCommitment: "confirmed",
+      maxRetries: 0n,
+    }).send({ abortSignal: options.abortSignal });
+    return { kind: "accepted" };
+  } catch (error) {
+    if (isSimulationRejection(error)) {
+      const cause = (error as { cause?: unknown }).cause;
+      // An expired blockhash or an already landed copy says nothing about the transaction itself.
+      const harmless = isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND) ||
+        isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED);
+      return { kind: "rejected", error: codedErrorText(error), harmless };
+    }
+    return { kind: "unknown", reason: rpcFailureReason(error) };
+  }
+}
+
+/** What the chain says about a sent transaction. */
+export type ChainCheck =
+  | { kind: "confirmed" }
+  | { kind: "failed"; error: string }
+  | { kind: "expired" }
+  /** Not final yet; `canLand` is false once the blockhash is too old to land anywhere. */
+  | { kind: "unconfirmed"; landed: boolean; canLand: boolean };
+
+/** A signature's status as `getSignatureStatuses` answers it (null when unknown). */
+export type StatusValue = {
+  err: unknown;
+  confirmationStatus: "processed" | "confirmed" | "finalized" | null;
+} | null;
+
+/** Most signatures one `getSignatureStatuses` call takes. */
+export const MAX_STATUS_BATCH = 256;
+
+/**
+ * Looks the signature up (whole history) and, when it is missing, whether its expiry is proven.
+ * `status` is the answer of a lookup just made (the sweep reads statuses in batches).
+ */
+export async function checkOnChain(
+  rpc: Rpc<SolanaRpcApi>,
+  tx: { signature: Signature; signed: SignedTx; attemptId: string },
+  options: { abortSignal?: AbortSignal; status?: StatusValue } = {},
+): Promise<ChainCheck> {
+  const send = { abortSignal: options.abortSignal };
+  const { signature, signed } = tx;
+  const first = options.status !== undefined ? options.status : (await rpc.getSignatureStatuses(
+    [signature],
+    { searchTransactionHistory: true },
+  ).send(send)).value[0];
+  const found = statusCheck(first);
+  if (found) return found;
+  const finalized = await rpc.getEpochInfo({ commitment: "finalized" }).send(send);
+  if (finalized.blockHeight <= signed.lastValidBlockHeight + EXPIRY_MARGIN_BLOCKS) {
+    return {
+      kind: "unconfirmed",
+      landed: false,
+      canLand: finalized.blockHeight <= signed.lastValidBlockHeight,
+    };
+  }
+  // Past the margin: a node that has seen that finalized slot must still have no record of it.
+  const second = await rpc.getSignatureStatuses([signature], { searchTransactionHistory: true })
+    .send(send);
+  const late = statusCheck(second.value[0]);
+  if (late) return late;
+  const unproven: ChainCheck = { kind: "unconfirmed", landed: false, canLand: false };
+  if (second.context.slot < finalized.absoluteSlot) return unproven;
+  // And its "no record" must cover the slots where it could have landed.
+  const covered = await historyCovers(rpc, signed, send) ||
+    await walletHistoryLacks(rpc, tx, send);
+  return covered === "landed" ? unproven : covered ? { kind: "expired" } : unproven;
+}
+
+// Slot a transaction with this blockhash cannot land at or before. Older records lack the slot;
+// a block's slot is never below its height, so the height is a safe lower bound.
+function blockhashSlot(signed: SignedTx): bigint {
+  return signed.blockhashSlot ?? signed.lastValidBlockHeight - 150n;
+}
+
+/** True when the node's ledger reaches back to the blockhash's slot (it is not pruned past it). */
+async function historyCovers(
+  rpc: Rpc<SolanaRpcApi>,
+  signed: SignedTx,
+  send: { abortSignal?: AbortSignal },
+): Promise<boolean> {
+  let firstBlock: bigint;
+  let minimumSlot: bigint;
+  try {
+    [firstBlock, minimumSlot] = await Promise.all([
+      rpc.getFirstAvailableBlock().send(send),
+      rpc.minimumLedgerSlot().send(send),
+    ]);
+  } catch {
+    // Some providers do not offer these methods: the wallet's history decides instead.
+    return false;
+  }
+  const from = blockhashSlot(signed);
+  return firstBlock <= from && minimumSlot <= from;
+}
+
+const HISTORY_PAGES = 5;
+
+/**
+ * Reads the managed wallet's own signature history back past the blockhash's slot: true when it
+ * reaches there without the transaction (by signature or by the attempt id in its memo),
+ * "landed" when the transaction is in it, false when the history ends first (pruned).
+ */
+async function walletHistoryLacks(
+  rpc: Rpc<SolanaRpcApi>,
+  tx: { signature: Signature; signed: SignedTx; attemptId: string },
+  send: { abortSignal?: AbortSignal },
+): Promise<boolean | "landed"> {
+  const wallet = feePayerOf(tx.signed);
+  const from = blockhashSlot(tx.signed);
+  let before: Signature | undefined;
+  for (let page = 0; page < HISTORY_PAGES; page++) {
+    const list = await rpc.getSignaturesForAddress(wallet, { limit: 1000, before }).send(send);
+    for (const item of list) {
+      if (item.signature === tx.signature || item.memo?.includes(tx.attemptId)) return "landed";
+      if (item.slot <= from) return true;
+    }
+    if (list.length < 1000) return false;
+    before = list[list.length - 1].signature;
+  }
+  return false;
+}
+
+function feePayerOf(signed: SignedTx): Address {
+  const bytes = Uint8Array.from(atob(signed.wire), (c) => c.charCodeAt(0));
+  return Object.keys(getTransactionDecoder().decode(bytes).signatures)[0] as Address;
+}
+
+function statusCheck(status: StatusValue): ChainCheck | null {
+  if (!status) return null;
+  const level = status.confirmationStatus;
+  // A processed transaction may still be on a fork that is dropped, so only confirmed counts.
+  if (level !== "confirmed" && level !== "finalized") {
+    return { kind: "unconfirmed", landed: true, canLand: true };
+  }
+  if (status.err !== null) return { kind: "failed", error: transactionErrorJson(status.err) };
+  return { kind: "confirmed" };
+}
+
+/**
+ * One round of following an attempt: re-reads the stored record, settles it when the chain has
+ * decided, otherwise sends the same bytes again when `rebroadcast` is set and it can still land.
+ * Returns the record afterwards. RPC failures leave the attempt as it is, for the next round.
+ */
+export async function checkAttempt(
+  ctx: AppContext,
+  known: TxRequestRecord,
+  options: { rebroadcast: boolean; status?: StatusValue; abortSignal?: AbortSignal },
+): Promise<TxRequestRecord> {
+  // Another path (the route, a check job, the sweep, another instance) may have settled it.
+  const record = await getTxRequest(ctx.kv, known.projectId, known.key) ?? known;
+  if (record.attemptId !== known.attemptId) return record;
+  if (isFinal(record) || !record.signed || !record.signature) return record;
+  const rpc = ctx.rpc[record.cluster];
+  const signed = record.signed;
+  const abortSignal = options.abortSignal ?? rpcSignal(ctx.tx.timing);
+  const fields = {
+    projectId: record.projectId,
+    idempotencyKey: record.key,
+    signature: record.signature,
+  };
+  let check: ChainCheck;
+  try {
+    check = await checkOnChain(rpc, {
+      signature: record.signature as Signature,
+      signed,
+      attemptId: record.attemptId,
+    }, { abortSignal, status: options.status });
+  } catch (error) {
+    log("warn", "Transaction check failed; will retry", {
+      ...fields,
+      error: rpcFailureReason(error),
+    });
+    return record;
+  }
+  const ref = attemptRef(record);
+  switch (check.kind) {
+    case "confirmed":
+      return (await settleAttempt(ctx, ref, { status: "confirmed" })) ?? record;
+    case "failed":
+      return (await settleAttempt(ctx, ref, { status: "failed", error: check.error })) ?? record;
+    case "expired":
+      return (await settleAttempt(ctx, ref, { status: "failed", error: EXPIRED_ERROR })) ?? record;
+  }
+  if (!options.rebroadcast || check.landed || !check.canLand) return record;
+  const sent = await sendSignedTx(rpc, signed, { abortSignal });
+  if (sent.kind === "accepted" && !signed.accepted) {
+    return (await updateUnsettled(ctx, ref, (current) => ({
+      ...current,
+      signed: current.signed ? { ...current.signed, accepted: true } : null,
+    }))) ?? record;
+  }
+  if (sent.kind === "rejected" && !sent.harmless) {
+    // An earlier copy may still land: only the chain decides from here.
+    log("warn", "Resend refused in preflight; the attempt stays open", {
+      ...fields,
+      error: sent.error,
+    });
+  }
+  if (sent.kind === "unknown") {
+    log("warn", "Rebroadcast failed", { ...fields, reason: sent.reason });
+  }
+  return record;
+}

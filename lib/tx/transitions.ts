@@ -1,0 +1,264 @@
+/**
+ * Status changes of an attempt after its reservation. Each is one checked commit on the request
+ * record, so whichever of the route, the background check or the sweep gets there first decides,
+ * and a final status, its `tx` event and the release of a failed attempt's usage land together:
+ * exactly one event per attempt, and failed attempts never count against the limits.
+ */
+import type { AppContext } from "../context.ts";
+import { log } from "../../core/log.ts";
+import { commitWithEvents } from "../events/record.ts";
+import type { ServiceEvent } from "../../core/events.ts";
+import { addJobRemoval, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
+import {
+  getTxRequestEntry,
+  type SignedTx,
+  type TxRequestRecord,
+  txUnsettledKey,
+} from "../../kv/tx_requests.ts";
+import {
+  DAY_WINDOW_MS,
+  HOUR_WINDOW_MS,
+  pruneWindow,
+  removeFromWindow,
+  txAssetUsageKey,
+  txDayUsageKey,
+  txPlayerUsageKey,
+  txRecipientUsageKey,
+  type UsageWindow,
+} from "../../kv/tx_usage.ts";
+import { ABANDONED_ERROR } from "./types.ts";
+import { addFailedTxUsage } from "../../kv/usage.ts";
+
+/** Which attempt a change is for; a change for an older attempt of the key is ignored. */
+export interface AttemptRef {
+  projectId: string;
+  key: string;
+  attemptId: string;
+}
+
+/**
+ * A final status. `refused` marks a failure proven by the refusal of the first send in preflight
+ * (the node did not forward it), so a retry of the key needs no further proof.
+ */
+export type FinalOutcome =
+  | { status: "confirmed" }
+  | { status: "failed"; error: string; refused?: boolean };
+
+const MAX_ROUNDS = 100;
+
+/** The ref of a stored attempt. */
+export function attemptRef(record: TxRequestRecord): AttemptRef {
+  return { projectId: record.projectId, key: record.key, attemptId: record.attemptId };
+}
+
+/**
+ * Moves a pending or submitted attempt to its final status, with its `tx` event (none for an
+ * abandoned one) and, when failed, the release of its usage. Returns the record as it stands
+ * afterwards (already final when another path settled it first), or null when the key is unknown.
+ * `onlyIf` must hold for the record the commit is checked against, or nothing changes.
+ */
+export async function settleAttempt(
+  ctx: AppContext,
+  ref: AttemptRef,
+  outcome: FinalOutcome,
+  options: { onlyIf?: (record: TxRequestRecord) => boolean } = {},
+): Promise<TxRequestRecord | null> {
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const entry = await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
+    const record = entry.value;
+    if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return record;
+    // Re-checked on every read, inside the same checked commit: e.g. "still unsigned".
+    if (options.onlyIf && !options.onlyIf(record)) return record;
+    const now = ctx.clock.now();
+    const next: TxRequestRecord = {
+      ...record,
+      status: outcome.status,
+      error: outcome.status === "failed" ? outcome.error : null,
+      updatedAt: now,
+    };
+    if (outcome.status === "failed" && outcome.refused && next.signed) {
+      next.signed = { ...next.signed, refused: true };
+    }
+    const op = ctx.kv.atomic().check(entry).set(entry.key, next).delete(
+      txUnsettledKey(ref.projectId, ref.key),
+    );
+    if (outcome.status === "failed") {
+      await addUsageRelease(ctx, op, record, now);
+      addFailedTxUsage(op, ref.projectId, now);
+    }
+    await addCheckJobRemoval(ctx, op, record);
+    const silent = outcome.status === "failed" && outcome.error === ABANDONED_ERROR;
+    const event: ServiceEvent = {
+      type: "tx",
+      key: record.key,
+      kind: record.kind,
+      status: outcome.status,
+      signature: record.signature,
+      userId: record.recipientUserId,
+      error: next.error,
+    };
+    const events = silent ? [] : [event];
+    if ((await commitWithEvents(ctx, op, { projectId: ref.projectId, events })).ok) {
+      log(outcome.status === "confirmed" ? "info" : "warn", "Transaction request settled", {
+        projectId: ref.projectId,
+        idempotencyKey: ref.key,
+        attempt: record.attempt,
+        status: outcome.status,
+        signature: record.signature,
+        error: next.error,
+      });
+      return next;
+    }
+  }
+  throw new Error("Cannot settle the transaction request: too many concurrent changes");
+}
+
+/** True once an attempt is confirmed or failed. */
+export function isFinal(record: TxRequestRecord): boolean {
+  return record.status === "confirmed" || record.status === "failed";
+}
+
+/**
+ * Stores the signed transaction before its first send, in one commit checked against the reserved
+ * record and made only before the attempt's sign-by time. Null when the attempt changed meanwhile
+ * (declared abandoned) or its time is up: then it must not be sent.
+ */
+export async function recordSigned(
+  ctx: AppContext,
+  entry: Deno.KvEntry<TxRequestRecord>,
+  signed: { signature: string; tx: SignedTx },
+): Promise<Deno.KvEntry<TxRequestRecord> | null> {
+  const record = entry.value;
+  const now = ctx.clock.now();
+  if (record.signBy !== undefined && now > record.signBy) return null;
+  const next: TxRequestRecord = {
+    ...record,
+    signature: signed.signature,
+    signed: signed.tx,
+    updatedAt: now,
+  };
+  const result = await ctx.kv.atomic().check(entry).set(entry.key, next).commit();
+  return result.ok ? { key: entry.key, value: next, versionstamp: result.versionstamp } : null;
+}
+
+/**
+ * Turns a `failed` key back to `confirmed` when its latest attempt is found landed after all (a
+ * record settled by an older version on a preflight refusal of a resend), with its `tx` event.
+ * Returns the record afterwards; null when the entry changed meanwhile.
+ */
+export async function confirmLandedAttempt(
+  ctx: AppContext,
+  entry: Deno.KvEntry<TxRequestRecord>,
+): Promise<TxRequestRecord | null> {
+  const record = entry.value;
+  const next: TxRequestRecord = {
+    ...record,
+    status: "confirmed",
+    error: null,
+    updatedAt: ctx.clock.now(),
+  };
+  const op = ctx.kv.atomic().check(entry).set(entry.key, next);
+  const event: ServiceEvent = {
+    type: "tx",
+    key: record.key,
+    kind: record.kind,
+    status: "confirmed",
+    signature: record.signature,
+    userId: record.recipientUserId,
+    error: null,
+  };
+  const committed = await commitWithEvents(ctx, op, {
+    projectId: record.projectId,
+    events: [event],
+  });
+  if (!committed.ok) return null;
+  log("warn", "Transaction request found landed after it was marked failed", {
+    projectId: record.projectId,
+    idempotencyKey: record.key,
+    attempt: record.attempt,
+    signature: record.signature,
+  });
+  return next;
+}
+
+/**
+ * Applies `change` to a still-unsettled attempt (e.g. pending to submitted, or send bookkeeping);
+ * returns the record as it stands afterwards.
+ */
+export async function updateUnsettled(
+  ctx: AppContext,
+  ref: AttemptRef,
+  change: (record: TxRequestRecord) => TxRequestRecord | null,
+): Promise<TxRequestRecord | null> {
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const entry = await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
+    const record = entry.value;
+    if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return record;
+    const next = change(record);
+    if (!next) return record;
+    const result = await ctx.kv.atomic().check(entry).set(entry.key, {
+      ...next,
+      updatedAt: ctx.clock.now(),
+    }).commit();
+    if (result.ok) return next;
+  }
+  throw new Error("Cannot update the transaction request: too many concurrent changes");
+}
+
+/**
+ * Adds, to `op`, the removal of the attempt's check job when no worker is running it, so a request
+ * settled by the route leaves no job behind (a running one finds the attempt final and stops).
+ */
+async function addCheckJobRemoval(
+  ctx: AppContext,
+  op: Deno.AtomicOperation,
+  record: TxRequestRecord,
+): Promise<void> {
+  if (!record.checkJobId) return;
+  const job = await getJobEntry(ctx.kv, record.checkJobId);
+  if (!job.value || job.value.status !== "pending" || job.value.lease !== null) return;
+  op.check(job);
+  addJobRemoval(op, job as Deno.KvEntry<JobRecord>);
+}
+
+/** Adds, to `op`, the removal of a failed attempt's entries from every usage window it counted in. */
+async function addUsageRelease(
+  ctx: AppContext,
+  op: Deno.AtomicOperation,
+  record: TxRequestRecord,
+  now: number,
+): Promise<void> {
+  const { projectId, usage } = record;
+  const scopes: Array<{ key: Deno.KvKey; windowMs: number; withAmount: boolean }> = [
+    { key: txDayUsageKey(projectId), windowMs: DAY_WINDOW_MS, withAmount: false },
+    {
+      key: txRecipientUsageKey(projectId, usage.recipient),
+      windowMs: HOUR_WINDOW_MS,
+      withAmount: false,
+    },
+    { key: txAssetUsageKey(projectId, usage.asset), windowMs: HOUR_WINDOW_MS, withAmount: true },
+  ];
+  if (usage.userId !== null) {
+    scopes.push({
+      key: txPlayerUsageKey(projectId, usage.userId),
+      windowMs: HOUR_WINDOW_MS,
+      withAmount: false,
+    });
+  }
+  const entries = await ctx.kv.getMany<UsageWindow[]>(scopes.map((scope) => scope.key));
+  op.check(...entries);
+  scopes.forEach((scope, i) => {
+    const entry = entries[i];
+    if (!entry.value) return;
+    // An entry that already left its window needs no removal.
+    if (usage.at <= now - scope.windowMs) return;
+    const window = removeFromWindow(
+      pruneWindow(entry.value, now - scope.windowMs),
+      usage.at,
+      scope.withAmount ? usage.amount : undefined,
+    );
+    op.set(scope.key, window, {
+      expireIn: scope.windowMs + HOUR_WINDOW_MS,
+    });
+  });
+}

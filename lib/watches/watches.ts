@@ -1,0 +1,106 @@
+/** Watched addresses as the dashboard manages them: validation, limits, add, remove, list. */
+import { isAddress } from "@solana/kit";
+import {
+  createWatch,
+  deleteWatch,
+  listWatchesByProject,
+  type Watch,
+  WatchConflictError,
+} from "../../kv/watches.ts";
+import { getProject } from "../../kv/projects.ts";
+import type { AppContext } from "../context.ts";
+import { ApiError } from "../../core/api_error.ts";
+import { log } from "../../core/log.ts";
+
+/** Most watches one project may have. */
+export const MAX_WATCHES_PER_PROJECT = 20;
+/** Longest watch name, in characters. */
+export const MAX_WATCH_NAME_LENGTH = 32;
+
+/** What the dashboard shows of a watch. */
+export interface WatchView {
+  id: string;
+  name: string;
+  address: string;
+  createdAt: number;
+  /** When the last successful poll ended; null before the first. */
+  polledAt: number | null;
+}
+
+/** Validates a watch; throws 400 `invalid_settings` listing each bad field. */
+export function validateWatch(input: { name?: unknown; address?: unknown }): {
+  name: string;
+  address: string;
+} {
+  const problems: string[] = [];
+  const name = typeof input.name === "string" ? input.name.trim() : "";
+  const address = typeof input.address === "string" ? input.address.trim() : "";
+  if (!name) problems.push("name: is required");
+  else if (Array.from(name).length > MAX_WATCH_NAME_LENGTH) {
+    problems.push(`name: must be at most ${MAX_WATCH_NAME_LENGTH} characters`);
+  } else if (/\p{Cc}/u.test(name)) problems.push("name: must not contain control characters");
+  if (!address) problems.push("address: is required");
+  else if (!isAddress(address)) {
+    problems.push("address: must be a Solana address (base58, 32 bytes)");
+  }
+  if (problems.length > 0) throw new ApiError(400, "invalid_settings", problems.join("; "));
+  return { name, address };
+}
+
+async function requireProject(ctx: AppContext, projectId: string): Promise<void> {
+  const project = await getProject(ctx.kv, projectId);
+  if (!project || project.deletedAt !== null) {
+    throw new ApiError(404, "project_not_found", "Project not found");
+  }
+}
+
+function view(watch: Watch): WatchView {
+  const { id, name, address, createdAt, polledAt } = watch;
+  return { id, name, address, createdAt, polledAt };
+}
+
+/** Adds a watch and starts its poll loop; its first poll only records where the history ends. */
+export async function addWatch(
+  ctx: AppContext,
+  projectId: string,
+  input: { name?: unknown; address?: unknown },
+): Promise<WatchView> {
+  const { name, address } = validateWatch(input);
+  await requireProject(ctx, projectId);
+  try {
+    const watch = await createWatch(ctx.kv, {
+      projectId,
+      name,
+      address,
+      now: ctx.clock.now(),
+      max: MAX_WATCHES_PER_PROJECT,
+    });
+    ctx.jobWaker.wake();
+    log("info", "Watch added", { projectId, watch: name, address });
+    return view(watch);
+  } catch (error) {
+    if (!(error instanceof WatchConflictError)) throw error;
+    const message = error.reason === "name_taken"
+      ? "name: another watch already has this name"
+      : error.reason === "address_taken"
+      ? `address: already watched${error.other ? ` as ${error.other}` : ""}`
+      : `watches: at most ${MAX_WATCHES_PER_PROJECT} per project`;
+    throw new ApiError(400, "invalid_settings", message);
+  }
+}
+
+/** Removes a watch and stops its polling; false when the project has no such watch. */
+export async function removeWatch(
+  ctx: AppContext,
+  projectId: string,
+  watchId: string,
+): Promise<boolean> {
+  const removed = await deleteWatch(ctx.kv, projectId, watchId);
+  if (removed) log("info", "Watch removed", { projectId, watchId });
+  return removed;
+}
+
+/** Lists a project's watches, oldest first. */
+export async function listWatches(ctx: AppContext, projectId: string): Promise<WatchView[]> {
+  return (await listWatchesByProject(ctx.kv, projectId)).map(view);
+}

@@ -1,0 +1,198 @@
+// Per-client abuse limits on the actions that cost us without an API key (issue 12, item 5).
+import type { Hono } from "hono";
+import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import { createTestApp, TEST_BASE_URL } from "../support/test_app.ts";
+import {
+  browse,
+  CookieJar,
+  createLinkProject,
+  createTestWallet,
+  signInPlayer,
+  startLinkWorld,
+} from "../support/sign_in.ts";
+import { createProjectAs, postJson, signInDeveloper } from "../support/dashboard.ts";
+import { ABUSE_WINDOWS } from "../../lib/quota/abuse_limits.ts";
+import { loadConfig } from "../../lib/config.ts";
+
+const ORIGIN = new URL(TEST_BASE_URL).origin;
+
+function challengeFrom(app: Hono, ip: string) {
+  return app.request(`${TEST_BASE_URL}/auth/wallet/challenge`, {
+    method: "POST",
+    headers: { origin: ORIGIN, "content-type": "application/json", "x-client-ip": ip },
+    body: JSON.stringify({ address: createTestWallet().address }),
+  });
+}
+
+Deno.test("POST /auth/wallet/challenge is capped per client address, and still writes nothing", async () => {
+  await using t = await createTestApp({
+    config: {
+      abuseLimits: { ...defaultLimits(), signin_challenge: 4 },
+      clientIpHeader: "x-client-ip",
+    },
+  });
+  // Given one client asking for challenges over and over
+  const statuses = [];
+  for (let i = 0; i < 6; i++) {
+    const res = await challengeFrom(t.app, "203.0.113.7");
+    statuses.push(res.status);
+    if (res.status === 429) await assertErrorCode(res, 429, "rate_limited");
+    else await res.body?.cancel();
+  }
+  // Then only the limit passes
+  assertEquals(statuses, [200, 200, 200, 200, 429, 429]);
+  // And another client, or the same one a minute later, is not affected
+  const other = await challengeFrom(t.app, "198.51.100.1");
+  assertEquals(other.status, 200);
+  await other.body?.cancel();
+  t.clock.advance(ABUSE_WINDOWS.signin_challenge.windowMs);
+  const later = await challengeFrom(t.app, "203.0.113.7");
+  assertEquals(later.status, 200);
+  await later.body?.cancel();
+  // The spec's "nothing is written to the database" holds: the count lives in memory.
+  assertEquals(await Array.fromAsync(t.kv.list({ prefix: [] })), []);
+});
+
+Deno.test("POST /api/link/:slug/challenge is capped per client across instances on one store", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const config = {
+    abuseLimits: { ...defaultLimits(), signin_challenge: 3 },
+    clientIpHeader: "x-client-ip",
+  };
+  await using world = await startLinkWorld({ config, kvPath: path });
+  await using second = await createTestApp({
+    kvPath: path,
+    config: { ...config, idpUrl: world.idp.idpUrl },
+    clock: world.clock,
+  });
+  const project = await createLinkProject(world);
+  const { jar } = await signInPlayer(world, project, 1001);
+  const statuses = [];
+  for (let i = 0; i < 5; i++) {
+    const res = await browse(
+      i % 2 ? second.app : world.app,
+      `/api/link/${project.slug}/challenge`,
+      {
+        jar,
+        json: { address: createTestWallet().address },
+        headers: { "x-client-ip": "203.0.113.9" },
+      },
+    );
+    statuses.push(res.status);
+    if (res.status === 429) await assertErrorCode(res, 429, "rate_limited");
+    else await res.body?.cancel();
+  }
+  assertEquals(statuses, [200, 200, 200, 429, 429]);
+  await Deno.remove(path);
+});
+
+Deno.test("Concurrent challenges of one client never pass the limit", async () => {
+  await using t = await createTestApp({
+    config: { abuseLimits: { ...defaultLimits(), signin_challenge: 5 } },
+  });
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () => challengeFrom(t.app, "ignored")),
+  );
+  const statuses = answers.map((r) => r.status);
+  await Promise.all(answers.map((r) => r.body?.cancel()));
+  assertEquals(statuses.filter((s) => s === 200).length, 5);
+  assertEquals(statuses.filter((s) => s === 429).length, 15);
+});
+
+function defaultLimits() {
+  return loadConfig({ SECRET: "x".repeat(32) }).abuseLimits;
+}
+
+Deno.test("New developer accounts are capped per client address; returning developers are not", async () => {
+  await using t = await createTestApp({
+    config: { abuseLimits: { ...defaultLimits(), developer_account: 2 } },
+  });
+  const first = await signInDeveloper(t.app);
+  await signInDeveloper(t.app);
+  const refused = await signInDeveloperRaw(t.app, createTestWallet());
+  await assertErrorCode(refused, 429, "rate_limited");
+  // The first developer still signs in again
+  await signInDeveloper(t.app, first.wallet);
+});
+
+async function signInDeveloperRaw(app: Hono, wallet: ReturnType<typeof createTestWallet>) {
+  const jar = new CookieJar();
+  const challenge = await browse(app, "/auth/wallet/challenge", {
+    jar,
+    json: { address: wallet.address },
+  });
+  const { message } = await challenge.json();
+  return await browse(app, "/auth/wallet/verify", {
+    jar,
+    json: { signature: wallet.sign(message) },
+  });
+}
+
+Deno.test("Project creations and deletions are capped per developer", async () => {
+  await using t = await createTestApp({
+    config: { abuseLimits: { ...defaultLimits(), project_change: 3 } },
+  });
+  const dev = await signInDeveloper(t.app);
+  const a = await createProjectAs(t.app, dev, { name: "A" });
+  await createProjectAs(t.app, dev, { name: "B" });
+  const del = await postJson(t.app, `/dashboard/projects/${a.id}/delete`, undefined, {
+    jar: dev.jar,
+  });
+  assertEquals(del.status, 200);
+  const refused = await postJson(t.app, "/dashboard/projects", { name: "C", cluster: "devnet" }, {
+    jar: dev.jar,
+  });
+  const body = await assertErrorCode(refused, 429, "rate_limited");
+  assert(body.error.message.includes("3 project creations and deletions per hour"));
+  // Another developer is not affected
+  const other = await signInDeveloper(t.app);
+  await createProjectAs(t.app, other, { name: "D" });
+});
+
+Deno.test("Watch creation and test pings are capped per developer", async () => {
+  await using t = await createTestApp({
+    config: { abuseLimits: { ...defaultLimits(), watch_create: 2, test_ping: 2 } },
+  });
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev, { name: "Watched" });
+  const watch = (name: string) =>
+    postJson(t.app, `/dashboard/projects/${project.id}/watches`, {
+      name,
+      address: createTestWallet().address,
+    }, { jar: dev.jar });
+  assertEquals((await watch("one")).status, 201);
+  assertEquals((await watch("two")).status, 201);
+  await assertErrorCode(await watch("three"), 429, "rate_limited");
+  const ping = () =>
+    postJson(t.app, `/dashboard/projects/${project.id}/ping`, {}, { jar: dev.jar });
+  assertEquals((await ping()).status, 200);
+  assertEquals((await ping()).status, 200);
+  await assertErrorCode(await ping(), 429, "rate_limited");
+});
+
+Deno.test("loadConfig() reads each abuse limit from its environment variable", () => {
+  const config = loadConfig({
+    SECRET: "x".repeat(32),
+    LIMIT_SIGNIN_CHALLENGES_PER_MINUTE: "1",
+    LIMIT_NEW_ACCOUNTS_PER_HOUR: "2",
+    LIMIT_PROJECT_CHANGES_PER_HOUR: "3",
+    LIMIT_NEW_WATCHES_PER_HOUR: "4",
+    LIMIT_TEST_PINGS_PER_MINUTE: "5",
+    CLIENT_IP_HEADER: "X-Forwarded-For",
+  });
+  assertEquals(config.abuseLimits, {
+    signin_challenge: 1,
+    developer_account: 2,
+    project_change: 3,
+    watch_create: 4,
+    test_ping: 5,
+  });
+  assertEquals(config.clientIpHeader, "x-forwarded-for");
+  assertEquals(defaultLimits(), {
+    signin_challenge: 30,
+    developer_account: 10,
+    project_change: 20,
+    watch_create: 60,
+    test_ping: 10,
+  });
+});

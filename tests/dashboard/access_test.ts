@@ -1,0 +1,221 @@
+import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import { call, createTestApp } from "../support/test_app.ts";
+import {
+  createKeyAs,
+  createProjectAs,
+  getPage,
+  postForm,
+  postJson,
+  signInDeveloper,
+} from "../support/dashboard.ts";
+import { browse, CookieJar, createTestWallet } from "../support/sign_in.ts";
+import { getPolicy } from "../../kv/policy.ts";
+import { listWatchesByProject } from "../../kv/watches.ts";
+import { listApiKeys } from "../../kv/api_keys.ts";
+import { emptyPolicy } from "../../lib/tx/policy.ts";
+
+const WATCH_ADDRESS = "Vote111111111111111111111111111111111111111";
+
+/** Every dashboard action with a body that would succeed for the project's owner. */
+function actions(projectId: string, keyId: string): Array<{ path: string; body?: unknown }> {
+  const base = `/dashboard/projects/${projectId}`;
+  return [
+    { path: "/dashboard/projects", body: { name: "New", cluster: "devnet" } },
+    { path: `${base}/keys` },
+    { path: `${base}/keys/${keyId}/revoke` },
+    { path: `${base}/wallet` },
+    { path: `${base}/settings`, body: { name: "Renamed" } },
+    { path: `${base}/policy`, body: { maxSolPerTransfer: "1" } },
+    { path: `${base}/watches`, body: { name: "vault", address: WATCH_ADDRESS } },
+    { path: `${base}/watches/vault/delete` },
+    { path: `${base}/ping` },
+    { path: `${base}/delete` },
+  ];
+}
+
+Deno.test("Every dashboard action refuses a post without our Origin first (bad_origin), session or not", async (t) => {
+  await using app = await createTestApp();
+  const dev = await signInDeveloper(app.app);
+  const project = await createProjectAs(app.app, dev);
+  const key = await createKeyAs(app.app, dev, project.id);
+
+  for (const action of actions(project.id, key.id)) {
+    await t.step(action.path, async () => {
+      for (const origin of [null, "https://evil.example", "http://localhost:8001"]) {
+        for (const jar of [dev.jar, new CookieJar()]) {
+          const json = await postJson(app.app, action.path, action.body, { jar, origin });
+          await assertErrorCode(json, 403, "bad_origin");
+          const form = await postForm(app.app, action.path, {}, { jar, origin });
+          await assertErrorCode(form, 403, "bad_origin");
+        }
+      }
+    });
+  }
+  // Nothing was changed by any of them.
+  assertEquals((await call(app.app, "/v1/project", { apiKey: key.key })).status, 200);
+  const v1 = await (await call(app.app, "/v1/project", { apiKey: key.key })).json();
+  assertEquals(v1.name, project.name);
+});
+
+Deno.test("Without a developer session actions answer 401 not_signed_in, or send a browser to sign in", async (t) => {
+  await using app = await createTestApp();
+  const dev = await signInDeveloper(app.app);
+  const project = await createProjectAs(app.app, dev);
+  const key = await createKeyAs(app.app, dev, project.id);
+
+  for (const action of actions(project.id, key.id)) {
+    await t.step(action.path, async () => {
+      const json = await postJson(app.app, action.path, action.body, { jar: new CookieJar() });
+      await assertErrorCode(json, 401, "not_signed_in");
+      const form = await postForm(app.app, action.path, {}, { jar: new CookieJar() });
+      assertEquals(form.status, 303);
+      assert(form.headers.get("location")!.startsWith("/dashboard/sign-in"));
+    });
+  }
+  assertEquals((await call(app.app, "/v1/project", { apiKey: key.key })).status, 200);
+});
+
+Deno.test("Dashboard pages send a visitor without a session to sign in, and back afterwards", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev);
+
+  // When
+  const page = `/dashboard/projects/${project.id}/keys`;
+  const res = await getPage(t.app, page, new CookieJar());
+
+  // Then
+  assertEquals(res.status, 303);
+  const location = res.headers.get("location")!;
+  assertEquals(location, `/dashboard/sign-in?next=${encodeURIComponent(page)}`);
+  const signIn = await getPage(t.app, location, new CookieJar());
+  assertEquals(signIn.status, 200);
+  const html = await signIn.text();
+  assert(html.includes(`"next":"${page}"`), "the island is told where to land");
+  assert(html.includes("Sign in to the Blocklink dashboard"));
+  assertEquals(signIn.headers.get("x-frame-options"), "DENY");
+
+  // And the sign-in routes land there
+  const jar = new CookieJar();
+  const wallet = createTestWallet();
+  const challenge = await browse(t.app, "/auth/wallet/challenge", {
+    jar,
+    json: { address: wallet.address, next: page },
+  });
+  const { message } = await challenge.json();
+  const verify = await browse(t.app, "/auth/wallet/verify", {
+    jar,
+    json: { signature: wallet.sign(message) },
+  });
+  assertEquals(await verify.json(), { next: page });
+
+  // And a signed-in developer on the sign-in page goes straight on
+  const again = await getPage(t.app, location, dev.jar);
+  assertEquals([again.status, again.headers.get("location")], [303, page]);
+});
+
+Deno.test("A developer never sees or changes another developer's project", async (t) => {
+  await using app = await createTestApp({ config: { walletProvider: "managed" } });
+  const owner = await signInDeveloper(app.app);
+  const intruder = await signInDeveloper(app.app);
+  const project = await createProjectAs(app.app, owner, { name: "Mine" });
+  const key = await createKeyAs(app.app, owner, project.id);
+  await createProjectAs(app.app, intruder, { name: "Theirs" });
+
+  await t.step("every action answers project_not_found", async () => {
+    for (const action of actions(project.id, key.id).slice(1)) {
+      const res = await postJson(app.app, action.path, action.body, { jar: intruder.jar });
+      await assertErrorCode(res, 404, "project_not_found");
+      const form = await postForm(app.app, action.path, {}, { jar: intruder.jar });
+      assertEquals([form.status, form.headers.get("location")], [303, "/dashboard"]);
+    }
+  });
+  await t.step("every page answers the not-found page", async () => {
+    for (
+      const tab of [
+        "",
+        "/keys",
+        "/settings",
+        "/policy",
+        "/watches",
+        "/transactions",
+        "/players",
+        "/events",
+        "/delete",
+      ]
+    ) {
+      const res = await getPage(app.app, `/dashboard/projects/${project.id}${tab}`, intruder.jar);
+      assertEquals(res.status, 404, tab);
+      const html = await res.text();
+      assert(html.includes("Project not found") && !html.includes("Mine"), tab);
+    }
+  });
+  await t.step("their list does not show it", async () => {
+    const list = await (await getPage(app.app, "/dashboard", intruder.jar)).text();
+    assert(list.includes("Theirs") && !list.includes("Mine"));
+  });
+  await t.step("the owner's project is untouched", async () => {
+    const v1 = await (await call(app.app, "/v1/project", { apiKey: key.key })).json();
+    assertEquals({ name: v1.name, walletAddress: v1.walletAddress, events: v1.events }, {
+      name: "Mine",
+      walletAddress: null,
+      events: false,
+    });
+    assertEquals(await getPolicy(app.kv, project.id), emptyPolicy());
+    assertEquals(await listWatchesByProject(app.kv, project.id), []);
+    assertEquals((await listApiKeys(app.kv, project.id)).filter((k) => k.revokedAt).length, 0);
+  });
+});
+
+Deno.test("POST /auth/logout from the dashboard lands on the landing page, signed out", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+
+  // When
+  const res = await postForm(t.app, "/auth/logout", {}, { jar: dev.jar });
+
+  // Then
+  assertEquals([res.status, res.headers.get("location")], [303, "/"]);
+  const home = await getPage(t.app, "/", dev.jar);
+  assertEquals(home.status, 200);
+  const html = await home.text();
+  assert(html.includes("Sign in to the dashboard") && html.includes("API reference"));
+  assertEquals((await getPage(t.app, "/dashboard", dev.jar)).status, 303);
+});
+
+Deno.test("A script may send JSON without an Accept header and still gets JSON", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const res = await browse(t.app, "/dashboard/projects", {
+    jar: dev.jar,
+    json: { name: "Scripted", cluster: "devnet" },
+  });
+  assertEquals(res.status, 201);
+  assertEquals((await res.json()).slug, "scripted");
+});
+
+Deno.test("The sandbox key is offered on a local playground only", async () => {
+  await using local = await createTestApp();
+  const page = await (await getPage(local.app, "/dashboard/sign-in")).text();
+  assert(page.includes('"sandbox":true'));
+  await using deployed = await createTestApp({ config: { baseUrl: "https://blocklink.example" } });
+  const res = await deployed.app.request("https://blocklink.example/dashboard/sign-in");
+  assert((await res.text()).includes('"sandbox":false'));
+});
+
+Deno.test("GET /dashboard?error=oauth_state_mismatch explains the lost Roblox sign-in", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const signedIn = await (await getPage(t.app, "/dashboard?error=oauth_state_mismatch", dev.jar))
+    .text();
+  assert(signedIn.includes("A Roblox sign-in could not be finished"));
+
+  const visitor = await getPage(t.app, "/dashboard?error=oauth_state_mismatch", new CookieJar());
+  const location = visitor.headers.get("location")!;
+  assertEquals(
+    location,
+    `/dashboard/sign-in?next=${encodeURIComponent("/dashboard?error=oauth_state_mismatch")}`,
+  );
+  const page = await (await getPage(t.app, location, new CookieJar())).text();
+  assert(page.includes("A Roblox sign-in could not be finished"));
+});

@@ -1,0 +1,149 @@
+import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import { call, createTestApp } from "../support/test_app.ts";
+import {
+  createKeyAs,
+  createProjectAs,
+  getPage,
+  postForm,
+  postJson,
+  signInDeveloper,
+} from "../support/dashboard.ts";
+
+Deno.test("POST /dashboard/projects/:id/keys answers the plaintext once; the key works on /v1", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev, { name: "Keyed" });
+
+  // When
+  const res = await postJson(t.app, `/dashboard/projects/${project.id}/keys`, undefined, {
+    jar: dev.jar,
+  });
+
+  // Then
+  assertEquals(res.status, 201);
+  const created = await res.json();
+  assert(/^blk_live_[A-Za-z0-9_-]{43}$/.test(created.key), created.key);
+  assertEquals(created.preview, created.key.slice(0, 13));
+  const v1 = await call(t.app, "/v1/project", { apiKey: created.key });
+  assertEquals(v1.status, 200);
+  assertEquals((await v1.json()).id, project.id);
+  const page = await (await getPage(t.app, `/dashboard/projects/${project.id}/keys`, dev.jar))
+    .text();
+  assert(page.includes(`${created.preview}…`), "listed by prefix");
+  assert(!page.includes(created.key), "the plaintext is never listed");
+});
+
+Deno.test("A key created by form is shown once, from an encrypted flash, never in the URL", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const other = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev);
+
+  // When
+  const res = await postForm(t.app, `/dashboard/projects/${project.id}/keys`, {}, { jar: dev.jar });
+
+  // Then
+  assertEquals(res.status, 303);
+  assertEquals(res.headers.get("location"), `/dashboard/projects/${project.id}/keys`);
+  const flashCookie = dev.jar.get("__Host-svc_flash")!;
+  assert(
+    flashCookie && !flashCookie.includes("blk_live_"),
+    "the cookie does not carry it readably",
+  );
+  const flashLine = res.headers.getSetCookie().find((l) => l.startsWith("__Host-svc_flash="))!;
+  assert(/HttpOnly/.test(flashLine) && /Secure/.test(flashLine) && /Max-Age=120/.test(flashLine));
+
+  // And another developer's browser holding the same cookie sees nothing
+  other.jar.set("__Host-svc_flash", flashCookie);
+  const theirs = await (await getPage(t.app, "/dashboard", other.jar)).text();
+  assert(!theirs.includes("blk_live_"));
+
+  const page = await (await getPage(t.app, `/dashboard/projects/${project.id}/keys`, dev.jar))
+    .text();
+  const shown = /data-testid="new-key-value">(blk_live_[A-Za-z0-9_-]{43})</.exec(page)?.[1];
+  assert(shown, "the new key is on the page");
+  assertEquals((await call(t.app, "/v1/project", { apiKey: shown })).status, 200);
+  const again = await (await getPage(t.app, `/dashboard/projects/${project.id}/keys`, dev.jar))
+    .text();
+  assert(!again.includes(shown), "shown only once");
+});
+
+Deno.test("A project has at most 10 active keys; revoking one frees a place", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev);
+  const keys = [];
+  for (let i = 0; i < 10; i++) keys.push(await createKeyAs(t.app, dev, project.id));
+
+  // When
+  const eleventh = await postJson(t.app, `/dashboard/projects/${project.id}/keys`, undefined, {
+    jar: dev.jar,
+  });
+
+  // Then
+  await assertErrorCode(eleventh, 403, "key_limit_reached");
+  const byForm = await postForm(t.app, `/dashboard/projects/${project.id}/keys`, {}, {
+    jar: dev.jar,
+  });
+  assertEquals(byForm.status, 303);
+  const page = await (await getPage(t.app, byForm.headers.get("location")!, dev.jar)).text();
+  assert(page.includes("already has 10 active API keys"));
+  const revoked = await postJson(
+    t.app,
+    `/dashboard/projects/${project.id}/keys/${keys[0].id}/revoke`,
+    undefined,
+    { jar: dev.jar },
+  );
+  assertEquals([revoked.status, await revoked.json()], [200, { ok: true }]);
+  await createKeyAs(t.app, dev, project.id);
+});
+
+Deno.test("POST /dashboard/projects/:id/keys/:keyId/revoke", async (t) => {
+  await using app = await createTestApp();
+  const dev = await signInDeveloper(app.app);
+  const project = await createProjectAs(app.app, dev);
+  const otherProject = await createProjectAs(app.app, dev);
+  const key = await createKeyAs(app.app, dev, project.id);
+  const otherKey = await createKeyAs(app.app, dev, otherProject.id);
+  const revoke = (projectId: string, keyId: string) =>
+    postJson(app.app, `/dashboard/projects/${projectId}/keys/${keyId}/revoke`, undefined, {
+      jar: dev.jar,
+    });
+
+  await t.step("the key stops working at once on this instance", async () => {
+    assertEquals((await call(app.app, "/v1/project", { apiKey: key.key })).status, 200);
+    assertEquals((await revoke(project.id, key.id)).status, 200);
+    await assertErrorCode(
+      await call(app.app, "/v1/project", { apiKey: key.key }),
+      401,
+      "unauthorized",
+    );
+  });
+  await t.step("an already revoked key is key_not_found", async () => {
+    await assertErrorCode(await revoke(project.id, key.id), 404, "key_not_found");
+  });
+  await t.step("an unknown key is key_not_found", async () => {
+    await assertErrorCode(
+      await revoke(project.id, "01ABCDEFGHJKMNPQRSTVWXYZ00"),
+      404,
+      "key_not_found",
+    );
+  });
+  await t.step("another project's key is key_not_found and keeps working", async () => {
+    await assertErrorCode(await revoke(project.id, otherKey.id), 404, "key_not_found");
+    assertEquals((await call(app.app, "/v1/project", { apiKey: otherKey.key })).status, 200);
+  });
+  await t.step("a form post shows the message on the keys page", async () => {
+    const res = await postForm(
+      app.app,
+      `/dashboard/projects/${project.id}/keys/${key.id}/revoke`,
+      {},
+      {
+        jar: dev.jar,
+      },
+    );
+    assertEquals(res.headers.get("location"), `/dashboard/projects/${project.id}/keys`);
+    const page = await (await getPage(app.app, res.headers.get("location")!, dev.jar)).text();
+    assert(page.includes("No active API key with this id in the project"));
+  });
+});

@@ -1,0 +1,106 @@
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { base58 } from "@scure/base";
+import { assert, assertEquals } from "../support/assertions.ts";
+import { call, createTestApp } from "../support/test_app.ts";
+import { getPage, signInDeveloper } from "../support/dashboard.ts";
+import { testTiming } from "../support/tx_harness.ts";
+import { browse, CookieJar, toBase64 } from "../support/sign_in.ts";
+import { exampleRecipient, seedDemoProject } from "../../tasks/demo_project.ts";
+import { startChain } from "../../sandbox/chain/mod.ts";
+import { startMessagingStandIn, startOauthStandIn } from "../../sandbox/roblox/mod.ts";
+
+Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, events and sign-in", async (t) => {
+  // Given the sandbox world deno task dev starts
+  const chain = await startChain({ slotMs: 10 });
+  const messaging = await startMessagingStandIn();
+  const oauth = await startOauthStandIn();
+  await using _stop = {
+    async [Symbol.asyncDispose]() {
+      await oauth.close();
+      await messaging.close();
+      await chain.close();
+    },
+  };
+  await using app = await createTestApp({
+    config: {
+      rpcUrls: { devnet: chain.rpcUrl, mainnet: chain.rpcUrl },
+      publishUrl: messaging.url,
+      idpUrl: oauth.idpUrl,
+    },
+  });
+  app.ctx.tx.timing = testTiming();
+
+  // When
+  const demo = await seedDemoProject(app.ctx, { chain, messaging, oauth });
+  const v1 = (path: string, json?: unknown) =>
+    call(app.app, path, { apiKey: demo.apiKey, method: json ? "POST" : "GET", json });
+
+  await t.step("the key answers the project, with its wallet and events on", async () => {
+    const project = await (await v1("/v1/project")).json();
+    assertEquals(
+      [project.name, project.cluster, project.walletAddress, project.events],
+      ["Demo Game", "devnet", demo.walletAddress, true],
+    );
+  });
+  await t.step("the wallet holds 10 SOL and 1,000 demo tokens", async () => {
+    const balance = await (await v1(`/v1/wallets/${demo.walletAddress}/balance`)).json();
+    assertEquals(balance.sol, "10");
+    const tokens = await (await v1(`/v1/wallets/${demo.walletAddress}/tokens?mint=${demo.mint}`))
+      .json();
+    assertEquals([tokens.tokens[0].uiAmount, tokens.tokens[0].decimals], ["1000", 6]);
+  });
+  await t.step("SOL transfers, token transfers and mints fit the policy and land", async () => {
+    const to = { address: await exampleRecipient() };
+    for (
+      const [kind, body] of [
+        ["transfer-sol", { to, amount: "0.1", idempotencyKey: "sol-1" }],
+        ["transfer-token", { to, mint: demo.mint, amount: "2", idempotencyKey: "token-1" }],
+        ["mint-token", { to, mint: demo.mint, amount: "5", idempotencyKey: "mint-1" }],
+      ] as const
+    ) {
+      const result = await (await v1(`/v1/tx/${kind}`, body)).json();
+      assertEquals([kind, result.status, result.error], [kind, "confirmed", null]);
+    }
+  });
+  await t.step("a test ping reaches the messaging stand-in", async () => {
+    const dev = await signInAs(demo.developerKey);
+    const res = await browse(app.app, `/dashboard/projects/${demo.project.id}/ping`, {
+      method: "POST",
+      jar: dev,
+      headers: { accept: "application/json" },
+    });
+    assertEquals(await res.json(), { ok: true });
+    assertEquals(messaging.inbox().length, 1);
+  });
+  await t.step("players can sign in with Roblox on its linking page", async () => {
+    const page = await (await browse(app.app, `/link/${demo.project.slug}`)).text();
+    assert(page.includes("/auth/idp/start?next="));
+    const start = await browse(app.app, `/auth/idp/start?next=/link/${demo.project.slug}`);
+    const back = await oauth.authorizeAutomatically(start.headers.get("location")!, 1001);
+    assert(back.startsWith("http://localhost:8000/auth/idp/callback?code="), back);
+  });
+  await t.step(
+    "the printed developer key signs in to the dashboard and sees the demo",
+    async () => {
+      const dev = await signInAs(demo.developerKey);
+      const list = await (await getPage(app.app, "/dashboard", dev)).text();
+      assert(list.includes("Demo Game"));
+      const other = await signInDeveloper(app.app);
+      const theirs = await (await getPage(app.app, "/dashboard", other.jar)).text();
+      assert(!theirs.includes("Demo Game"));
+    },
+  );
+
+  /** Signs in with the printed 64-byte key, as the sandbox key form does. */
+  async function signInAs(developerKey: string) {
+    const secret = base58.decode(developerKey).slice(0, 32);
+    const address = base58.encode(ed25519.getPublicKey(secret));
+    assertEquals(address, demo.developerAddress);
+    const jar = new CookieJar();
+    const challenge = await browse(app.app, "/auth/wallet/challenge", { jar, json: { address } });
+    const { message } = await challenge.json();
+    const signature = toBase64(ed25519.sign(new TextEncoder().encode(message), secret));
+    await browse(app.app, "/auth/wallet/verify", { jar, json: { signature } });
+    return jar;
+  }
+});

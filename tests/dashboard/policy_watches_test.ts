@@ -1,0 +1,180 @@
+import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import { createTestApp } from "../support/test_app.ts";
+import {
+  createProjectAs,
+  getPage,
+  postForm,
+  postJson,
+  signInDeveloper,
+} from "../support/dashboard.ts";
+import { getPolicy } from "../../kv/policy.ts";
+import { listWatchesByProject, watchPollJobId } from "../../kv/watches.ts";
+import { getJobEntry } from "../../kv/jobs.ts";
+import { emptyPolicy } from "../../lib/tx/policy.ts";
+
+const MINT_A = "So11111111111111111111111111111111111111112";
+const MINT_B = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+const ADDRESS = "Vote111111111111111111111111111111111111111";
+
+Deno.test("POST /dashboard/projects/:id/policy saves the policy from JSON and answers it", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev);
+  const policy = {
+    maxSolPerTransfer: "0.5",
+    allowedMints: [{ mint: MINT_A, maxPerTransaction: "100" }],
+    perRecipientPerHour: 3,
+    perPlayerPerHour: "5",
+    hourlyBudgets: [{ asset: "SOL", amount: "10" }],
+  };
+
+  // When
+  const res = await postJson(t.app, `/dashboard/projects/${project.id}/policy`, policy, {
+    jar: dev.jar,
+  });
+
+  // Then
+  assertEquals(res.status, 200);
+  const expected = { ...policy, perPlayerPerHour: 5 };
+  assertEquals(await res.json(), { policy: expected });
+  assertEquals(await getPolicy(t.kv, project.id), expected);
+  const page = await (await getPage(t.app, `/dashboard/projects/${project.id}/policy`, dev.jar))
+    .text();
+  assert(page.includes(`value="${MINT_A}"`) && page.includes('value="0.5"'));
+});
+
+Deno.test("The policy form posts list rows by index; blank rows are no rows", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev);
+
+  // When
+  const res = await postForm(t.app, `/dashboard/projects/${project.id}/policy`, {
+    maxSolPerTransfer: "",
+    "allowedMints[0].mint": MINT_A,
+    "allowedMints[0].maxPerTransaction": "2.5",
+    "allowedMints[1].mint": "",
+    "allowedMints[1].maxPerTransaction": "",
+    "allowedMints[2].mint": MINT_B,
+    "allowedMints[2].maxPerTransaction": "1",
+    perRecipientPerHour: "",
+    perPlayerPerHour: "4",
+    "hourlyBudgets[0].asset": MINT_A,
+    "hourlyBudgets[0].amount": "50",
+    "hourlyBudgets[1].asset": "",
+    "hourlyBudgets[1].amount": "",
+  }, { jar: dev.jar });
+
+  // Then
+  assertEquals([res.status, res.headers.get("location")], [
+    303,
+    `/dashboard/projects/${project.id}/policy`,
+  ]);
+  assertEquals(await getPolicy(t.kv, project.id), {
+    maxSolPerTransfer: null,
+    allowedMints: [
+      { mint: MINT_A, maxPerTransaction: "2.5" },
+      { mint: MINT_B, maxPerTransaction: "1" },
+    ],
+    perRecipientPerHour: null,
+    perPlayerPerHour: 4,
+    hourlyBudgets: [{ asset: MINT_A, amount: "50" }],
+  });
+  const page = await (await getPage(t.app, res.headers.get("location")!, dev.jar)).text();
+  assert(page.includes("Policy saved"));
+});
+
+Deno.test("An invalid policy answers invalid_settings naming each field; the form keeps what was typed", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev);
+
+  // When
+  const res = await postJson(t.app, `/dashboard/projects/${project.id}/policy`, {
+    maxSolPerTransfer: "-1",
+    allowedMints: [{ mint: "not-a-mint", maxPerTransaction: "1" }],
+    perRecipientPerHour: 0,
+  }, { jar: dev.jar });
+
+  // Then
+  const { error } = await assertErrorCode(res, 400, "invalid_settings");
+  for (const field of ["maxSolPerTransfer", "allowedMints[0].mint", "perRecipientPerHour"]) {
+    assert(error.message.includes(`${field}: `), error.message);
+  }
+  assertEquals(await getPolicy(t.kv, project.id), emptyPolicy());
+
+  const form = await postForm(t.app, `/dashboard/projects/${project.id}/policy`, {
+    maxSolPerTransfer: "1.5",
+    "allowedMints[0].mint": "typo-mint",
+    "allowedMints[0].maxPerTransaction": "7",
+  }, { jar: dev.jar });
+  const page = await (await getPage(t.app, form.headers.get("location")!, dev.jar)).text();
+  assert(page.includes("allowedMints[0].mint: must be a mint address"));
+  assert(page.includes('value="typo-mint"') && page.includes('value="1.5"'));
+  assertEquals(await getPolicy(t.kv, project.id), emptyPolicy());
+});
+
+Deno.test("Watches: add, list, refuse bad or duplicate ones, remove by name", async (t) => {
+  await using app = await createTestApp();
+  const dev = await signInDeveloper(app.app);
+  const project = await createProjectAs(app.app, dev);
+  const base = `/dashboard/projects/${project.id}/watches`;
+
+  await t.step("add answers the watch and starts its poll job", async () => {
+    const res = await postJson(app.app, base, { name: "treasury vault", address: ADDRESS }, {
+      jar: dev.jar,
+    });
+    assertEquals(res.status, 201);
+    const { watch } = await res.json();
+    assertEquals([watch.name, watch.address], ["treasury vault", ADDRESS]);
+    const [stored] = await listWatchesByProject(app.kv, project.id);
+    assert((await getJobEntry(app.kv, watchPollJobId(project.id, stored.id))).value);
+    const page = await (await getPage(app.app, base, dev.jar)).text();
+    assert(page.includes("treasury vault") && page.includes(ADDRESS));
+  });
+  await t.step("a name over 32 characters and a bad address", async () => {
+    const res = await postJson(app.app, base, { name: "n".repeat(33), address: "nope" }, {
+      jar: dev.jar,
+    });
+    const { error } = await assertErrorCode(res, 400, "invalid_settings");
+    assertEquals(
+      error.message,
+      "name: must be at most 32 characters; address: must be a Solana address (base58, 32 bytes)",
+    );
+  });
+  await t.step("a taken name", async () => {
+    const res = await postJson(app.app, base, { name: "treasury vault", address: MINT_A }, {
+      jar: dev.jar,
+    });
+    await assertErrorCode(res, 400, "invalid_settings");
+  });
+  await t.step("by form, a refusal comes back as a message with the typed values", async () => {
+    const res = await postForm(app.app, base, { name: "second", address: ADDRESS }, {
+      jar: dev.jar,
+    });
+    assertEquals(res.headers.get("location"), base);
+    const page = await (await getPage(app.app, base, dev.jar)).text();
+    assert(page.includes("address: already watched as treasury vault"));
+    assert(page.includes('value="second"'));
+  });
+  await t.step("remove by name stops its polling", async () => {
+    const [stored] = await listWatchesByProject(app.kv, project.id);
+    const res = await postForm(
+      app.app,
+      `${base}/${encodeURIComponent("treasury vault")}/delete`,
+      {},
+      {
+        jar: dev.jar,
+      },
+    );
+    assertEquals(res.status, 303);
+    assertEquals(await listWatchesByProject(app.kv, project.id), []);
+    assertEquals((await getJobEntry(app.kv, watchPollJobId(project.id, stored.id))).value, null);
+    const page = await (await getPage(app.app, base, dev.jar)).text();
+    assert(page.includes("Stopped watching treasury vault"));
+  });
+  await t.step("removing a name that is not watched changes nothing", async () => {
+    const res = await postJson(app.app, `${base}/nothing/delete`, undefined, { jar: dev.jar });
+    assertEquals(await res.json(), { ok: true, removed: false });
+  });
+});

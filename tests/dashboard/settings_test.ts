@@ -1,0 +1,217 @@
+import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import { call, createTestApp } from "../support/test_app.ts";
+import {
+  createKeyAs,
+  createProjectAs,
+  getPage,
+  postForm,
+  postJson,
+  signInDeveloper,
+} from "../support/dashboard.ts";
+import { browse } from "../support/sign_in.ts";
+import { getProject } from "../../kv/projects.ts";
+import { getOauthApp } from "../../lib/auth/oauth_app.ts";
+import { decryptSecretText } from "../../lib/crypto/encryption.ts";
+
+Deno.test("POST /dashboard/projects/:id/settings saves every setting; secrets are encrypted and never answered", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev, { name: "Before" });
+  const key = await createKeyAs(t.app, dev, project.id);
+  const linkBefore = await (await browse(t.app, `/link/${project.slug}`)).text();
+  assert(linkBefore.includes("has not set up Roblox sign-in yet"));
+
+  // When
+  const res = await postJson(t.app, `/dashboard/projects/${project.id}/settings`, {
+    name: "After",
+    oauthClientId: "1234567890123456789",
+    oauthClientSecret: "RBX-oauth-secret-value",
+    universeId: "4242",
+    publishingKey: "open-cloud-key-value",
+    topic: "game_events",
+  }, { jar: dev.jar });
+
+  // Then
+  assertEquals(res.status, 200);
+  const text = await res.text();
+  assert(!text.includes("RBX-oauth-secret-value") && !text.includes("open-cloud-key-value"));
+  assertEquals(JSON.parse(text), {
+    settings: {
+      name: "After",
+      oauth: {
+        clientId: "1234567890123456789",
+        clientSecretSet: true,
+        redirectUri: "http://localhost:8000/auth/idp/callback",
+      },
+      events: { universeId: "4242", topic: "game_events", publishingKeySet: true, events: true },
+      lowSolBalance: null,
+    },
+  });
+  const stored = (await getProject(t.kv, project.id))!;
+  assertEquals(stored.slug, project.slug, "the slug does not follow the name");
+  assert(
+    !JSON.stringify(stored).includes("secret-value") &&
+      !JSON.stringify(stored).includes("key-value"),
+  );
+  assertEquals(await getOauthApp(t.ctx, stored), {
+    clientId: "1234567890123456789",
+    clientSecret: "RBX-oauth-secret-value",
+  });
+  assertEquals(
+    await decryptSecretText(t.ctx.keys, stored.settings.publishingKeyEnc!, {
+      purpose: "publishing_key",
+      context: project.id,
+    }),
+    "open-cloud-key-value",
+  );
+  const v1 = await (await call(t.app, "/v1/project", { apiKey: key.key })).json();
+  assertEquals({ name: v1.name, events: v1.events }, { name: "After", events: true });
+  const linkAfter = await (await browse(t.app, `/link/${project.slug}`)).text();
+  assert(linkAfter.includes("/auth/idp/start?next="), "players can now sign in");
+});
+
+Deno.test("Settings fields left out keep their value; blanks keep secrets, clear IDs and reset the topic", async (t) => {
+  await using app = await createTestApp();
+  const dev = await signInDeveloper(app.app);
+  const project = await createProjectAs(app.app, dev);
+  const save = async (body: unknown) => {
+    const res = await postJson(app.app, `/dashboard/projects/${project.id}/settings`, body, {
+      jar: dev.jar,
+    });
+    assertEquals(res.status, 200);
+    return (await res.json()).settings;
+  };
+  await save({
+    oauthClientId: "client",
+    oauthClientSecret: "secret",
+    universeId: "1",
+    publishingKey: "k",
+    topic: "t",
+  });
+
+  await t.step("an empty body changes nothing", async () => {
+    const settings = await save({});
+    assertEquals(settings.events, {
+      universeId: "1",
+      topic: "t",
+      publishingKeySet: true,
+      events: true,
+    });
+    assertEquals(settings.oauth.clientSecretSet, true);
+  });
+  await t.step("blank secrets keep the saved ones", async () => {
+    const settings = await save({ oauthClientSecret: "", publishingKey: "" });
+    assertEquals([settings.oauth.clientSecretSet, settings.events.publishingKeySet], [true, true]);
+  });
+  await t.step("clear flags remove the secrets", async () => {
+    const settings = await save({ clearOauthClientSecret: true, clearPublishingKey: true });
+    assertEquals([settings.oauth.clientSecretSet, settings.events.publishingKeySet], [
+      false,
+      false,
+    ]);
+    assertEquals(settings.events.events, false);
+  });
+  await t.step("blank IDs clear them and a blank topic is svc again", async () => {
+    const settings = await save({ oauthClientId: "", universeId: "", topic: "" });
+    assertEquals([settings.oauth.clientId, settings.events.universeId, settings.events.topic], [
+      null,
+      null,
+      "svc",
+    ]);
+  });
+});
+
+Deno.test("Invalid settings answer invalid_settings naming each field, and nothing is saved", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev, { name: "Stable" });
+
+  // When
+  const res = await postJson(t.app, `/dashboard/projects/${project.id}/settings`, {
+    name: "",
+    oauthClientId: "has space",
+    oauthClientSecret: "fine-secret",
+    clearPublishingKey: "maybe",
+    universeId: "12a",
+    topic: "no spaces please",
+  }, { jar: dev.jar });
+
+  // Then
+  const { error } = await assertErrorCode(res, 400, "invalid_settings");
+  assertEquals(
+    error.message,
+    [
+      "name: must not be empty",
+      "oauthClientId: must be one word of printable characters",
+      "universeId: must contain digits only (the universe ID, not a place ID)",
+      "clearPublishingKey: must be true or false",
+      "topic: must be 1 to 80 letters, digits, - or _",
+    ].join("; "),
+  );
+  const stored = (await getProject(t.kv, project.id))!;
+  assertEquals(stored.name, "Stable");
+  assertEquals(stored.settings.oauthClientSecretEnc, null, "a valid field is not saved either");
+});
+
+Deno.test("The settings page saves each form by plain post and shows the result beside it", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev);
+  const settingsPage = `/dashboard/projects/${project.id}/settings`;
+
+  // When the OAuth form is posted
+  const res = await postForm(t.app, `/dashboard/projects/${project.id}/settings`, {
+    form: "oauth",
+    oauthClientId: "987654321",
+    oauthClientSecret: "form-secret",
+  }, { jar: dev.jar });
+
+  // Then
+  assertEquals([res.status, res.headers.get("location")], [303, settingsPage]);
+  const page = await (await getPage(t.app, settingsPage, dev.jar)).text();
+  assert(page.includes("Settings saved"));
+  assert(page.includes("http://localhost:8000/auth/idp/callback"), "the redirect URI to register");
+  assert(page.includes('value="987654321"') && !page.includes("form-secret"));
+  assert(page.includes("Saved: leave blank to keep it"));
+
+  // When the events form is refused
+  const bad = await postForm(t.app, `/dashboard/projects/${project.id}/settings`, {
+    form: "events",
+    universeId: "place-123",
+    publishingKey: "typed-key",
+    topic: "ok",
+  }, { jar: dev.jar });
+  assertEquals(bad.headers.get("location"), settingsPage);
+  const refused = await (await getPage(t.app, settingsPage, dev.jar)).text();
+  assert(refused.includes("universeId: must contain digits only"));
+  assert(refused.includes('value="place-123"'), "what was typed is kept");
+  assert(!refused.includes("typed-key"), "but never a secret");
+  assertEquals((await getProject(t.kv, project.id))!.settings.universeId, null);
+});
+
+Deno.test("Renaming keeps the linking URL; a form checkbox clears a secret", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev, { name: "Old Name" });
+  await postJson(t.app, `/dashboard/projects/${project.id}/settings`, {
+    oauthClientId: "c",
+    oauthClientSecret: "s",
+  }, { jar: dev.jar });
+
+  // When
+  await postForm(t.app, `/dashboard/projects/${project.id}/settings`, {
+    form: "general",
+    name: "New Name",
+  }, { jar: dev.jar });
+  await postForm(t.app, `/dashboard/projects/${project.id}/settings`, {
+    form: "oauth",
+    oauthClientId: "c",
+    oauthClientSecret: "",
+    clearOauthClientSecret: "true",
+  }, { jar: dev.jar });
+
+  // Then
+  const stored = (await getProject(t.kv, project.id))!;
+  assertEquals([stored.name, stored.slug], ["New Name", "old-name"]);
+  assertEquals([stored.settings.oauthClientId, stored.settings.oauthClientSecretEnc], ["c", null]);
+});

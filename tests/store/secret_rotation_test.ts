@@ -1,0 +1,176 @@
+/** Sealed secrets: purposes that cannot be swapped, the v1 format, and rotation with SECRET_PREVIOUS. */
+import assert from "node:assert/strict";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { type Address, getAddressEncoder } from "@solana/kit";
+import { encryptOauthClientSecret, getOauthApp } from "../../lib/auth/oauth_app.ts";
+import { decryptSecretText } from "../../lib/crypto/encryption.ts";
+import { checkSecret, SecretMismatchError } from "../../lib/crypto/key_check.ts";
+import { encodeBase64Url } from "../../core/ids.ts";
+import { deriveSecretKeys } from "../../lib/crypto/secret_keys.ts";
+import { signToken, verifyToken } from "../../lib/crypto/signed_token.ts";
+import { saveEventSettings } from "../../lib/events/settings.ts";
+import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
+import { getProject, type Project, updateProject } from "../../kv/projects.ts";
+import { SECRET_CHECK_KEY } from "../../kv/secret_check.ts";
+import { getWalletKey } from "../../kv/wallet_keys.ts";
+import { createTestApp, createTestProject, type TestApp } from "../support/test_app.ts";
+
+const SECRET_A = "first-secret-aaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+const SECRET_B = "second-secret-bbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+/** Opens the store at `path` as an instance would start: with the given SECRETs, checked. */
+async function start(path: string, secret: string, previous?: string): Promise<TestApp> {
+  const app = await createTestApp({
+    kvPath: path,
+    config: { secret, secretPrevious: previous },
+  });
+  try {
+    await checkSecret(app.ctx);
+    return app;
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+}
+
+/** A project with a managed wallet, a publishing key and an OAuth client secret. */
+async function projectWithSecrets(app: TestApp): Promise<Project> {
+  const { project } = await createTestProject(app);
+  await createProjectWallet(app.ctx, project.id);
+  await saveEventSettings(app.ctx, project.id, { universeId: "42", publishingKey: "pub-key-1" });
+  const sealed = await encryptOauthClientSecret(app.ctx, project.id, "oauth-secret-1");
+  await updateProject(app.kv, project.id, (p) => ({
+    ...p,
+    settings: { ...p.settings, oauthClientId: "123", oauthClientSecretEnc: sealed },
+  }));
+  return (await getProject(app.kv, project.id))!;
+}
+
+async function sealedValues(app: TestApp, projectId: string): Promise<string[]> {
+  const { settings } = (await getProject(app.kv, projectId))!;
+  const wallet = (await getWalletKey(app.kv, projectId))!;
+  return [wallet.secretKeyEnc, settings.publishingKeyEnc!, settings.oauthClientSecretEnc!];
+}
+
+async function signsAsItsWallet(app: TestApp, projectId: string): Promise<boolean> {
+  const message = new TextEncoder().encode("hello");
+  const signature = await app.ctx.wallets.signMessage(projectId, message);
+  const address = (await getWalletKey(app.kv, projectId))!.address as Address;
+  return ed25519.verify(signature, message, new Uint8Array(getAddressEncoder().encode(address)));
+}
+
+Deno.test("A sealed secret cannot be passed off as a secret of another purpose", async () => {
+  await using app = await createTestApp();
+  const project = await projectWithSecrets(app);
+
+  // When: the publishing key's ciphertext is copied into the OAuth client secret field.
+  const swapped = await updateProject(app.kv, project.id, (p) => ({
+    ...p,
+    settings: { ...p.settings, oauthClientSecretEnc: p.settings.publishingKeyEnc },
+  }));
+
+  // Then: it does not decrypt as an OAuth client secret.
+  await assert.rejects(getOauthApp(app.ctx, swapped!));
+  assert.deepEqual(await getOauthApp(app.ctx, project), {
+    clientId: "123",
+    clientSecret: "oauth-secret-1",
+  });
+});
+
+Deno.test("checkSecret() rotates SECRET with SECRET_PREVIOUS: every stored secret is re-encrypted", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  // Given: a store run under SECRET_A with a project holding all three kinds of secrets.
+  const first = await start(path, SECRET_A);
+  const project = await projectWithSecrets(first);
+  const before = await sealedValues(first, project.id);
+  const oldKeyId = first.ctx.keys.current.id;
+  await first.close();
+  await assert.rejects(start(path, SECRET_B), SecretMismatchError);
+
+  // When: one start with the new SECRET and the old one as SECRET_PREVIOUS.
+  await (await start(path, SECRET_B, SECRET_A)).close();
+
+  // Then: the new SECRET alone opens everything, and nothing is sealed under the old one.
+  await using after = await start(path, SECRET_B);
+  const sealed = await sealedValues(after, project.id);
+  for (const [i, value] of sealed.entries()) {
+    assert.notEqual(value, before[i]);
+    assert.ok(value.startsWith(`v2.${after.ctx.keys.current.id}.`), value);
+    assert.ok(!value.includes(oldKeyId));
+  }
+  assert.equal(await signsAsItsWallet(after, project.id), true);
+  const reread = (await getProject(after.kv, project.id))!;
+  assert.equal((await getOauthApp(after.ctx, reread))?.clientSecret, "oauth-secret-1");
+  assert.equal(
+    await decryptSecretText(after.ctx.keys, reread.settings.publishingKeyEnc!, {
+      purpose: "publishing_key",
+      context: project.id,
+    }),
+    "pub-key-1",
+  );
+  await assert.rejects(start(path, SECRET_A), SecretMismatchError);
+});
+
+Deno.test("checkSecret() reads values sealed in the v1 format and re-encrypts them as v2", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const first = await start(path, SECRET_A);
+  const { project } = await createTestProject(first);
+  // Given: a publishing key sealed as v1 did (bound only to the project id), and no check record
+  // yet, as in a store written before key ids existed.
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const body = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(project.id) },
+    first.ctx.keys.current.aes,
+    new TextEncoder().encode("legacy-key"),
+  );
+  const v1 = `v1.${encodeBase64Url(iv)}.${encodeBase64Url(new Uint8Array(body))}`;
+  await updateProject(first.kv, project.id, (p) => ({
+    ...p,
+    settings: { ...p.settings, universeId: "42", publishingKeyEnc: v1 },
+  }));
+  await first.kv.delete(SECRET_CHECK_KEY);
+  const binding = { purpose: "publishing_key" as const, context: project.id };
+  assert.equal(await decryptSecretText(first.ctx.keys, v1, binding), "legacy-key");
+  await first.close();
+
+  // Then: another SECRET is refused, judged by that value; the right one re-encrypts it as v2.
+  await assert.rejects(start(path, SECRET_B), /SECRET does not match/);
+  await using again = await start(path, SECRET_A);
+  const sealed = (await getProject(again.kv, project.id))!.settings.publishingKeyEnc!;
+  assert.ok(sealed.startsWith(`v2.${again.ctx.keys.current.id}.publishing_key.`), sealed);
+  assert.equal(await decryptSecretText(again.ctx.keys, sealed, binding), "legacy-key");
+});
+
+Deno.test("checkSecret(): instances starting at once on a new store agree on one SECRET", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const apps = await Promise.all(
+    [SECRET_A, SECRET_A, SECRET_B, SECRET_B].map((secret) =>
+      createTestApp({ kvPath: path, config: { secret } })
+    ),
+  );
+  try {
+    // When: all four check at once.
+    const results = await Promise.allSettled(apps.map((app) => checkSecret(app.ctx)));
+
+    // Then: the two with the SECRET that was stored first start; the other two are refused.
+    const started = results.map((r) => r.status === "fulfilled");
+    assert.ok(
+      started.join() === "true,true,false,false" || started.join() === "false,false,true,true",
+      started.join(),
+    );
+    for (const result of results) {
+      if (result.status === "rejected") assert.ok(result.reason instanceof SecretMismatchError);
+    }
+  } finally {
+    for (const app of apps) await app.close();
+  }
+});
+
+Deno.test("verifyToken() accepts a cookie signed under SECRET_PREVIOUS only while it is set", async () => {
+  const token = await signToken(await deriveSecretKeys(SECRET_A), "session", { who: "dev" });
+  const rotating = await deriveSecretKeys(SECRET_B, { previous: SECRET_A });
+  const rotated = await deriveSecretKeys(SECRET_B);
+  assert.deepEqual(await verifyToken(rotating, "session", token), { who: "dev" });
+  assert.equal(await verifyToken(rotating, "other-purpose", token), null);
+  assert.equal(await verifyToken(rotated, "session", token), null);
+});

@@ -1,0 +1,144 @@
+import { assert, assertEquals, assertRejects } from "../support/assertions.ts";
+import { createTestApp } from "../support/test_app.ts";
+import { getLinkByAddress, getLinkByUser, linkWallet, unlinkWallet } from "../../kv/links.ts";
+import {
+  createProject,
+  deleteProject,
+  getActiveProjectBySlug,
+  listProjectsByDeveloper,
+  ProjectLimitError,
+  slugify,
+  updateProject,
+} from "../../kv/projects.ts";
+import { createApiKey, KeyLimitError, listApiKeys, revokeApiKey } from "../../kv/api_keys.ts";
+
+const A = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
+const B = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const DEV = "Dev1111111111111111111111111111111111111111";
+
+Deno.test("linkWallet() follows the link rules and reports who lost what", async (t) => {
+  await using env = await createTestApp();
+  const kv = env.kv;
+  await t.step("a first link replaces nothing", async () => {
+    const out = await linkWallet(kv, "p1", { userId: 1, address: A, now: 10 });
+    assertEquals(out, {
+      link: { address: A, linkedAt: 10 },
+      replacedAddress: null,
+      previousOwner: null,
+    });
+  });
+  await t.step("the same wallet again is a plain relink", async () => {
+    const out = await linkWallet(kv, "p1", { userId: 1, address: A, now: 11 });
+    assertEquals([out.replacedAddress, out.previousOwner], [null, null]);
+  });
+  await t.step("a new wallet replaces the player's previous one", async () => {
+    const out = await linkWallet(kv, "p1", { userId: 1, address: B, now: 12 });
+    assertEquals([out.replacedAddress, out.previousOwner], [A, null]);
+    assertEquals(await getLinkByAddress(kv, "p1", A), null);
+  });
+  await t.step("another player takes the wallet from its owner", async () => {
+    const out = await linkWallet(kv, "p1", { userId: 2, address: B, now: 13 });
+    assertEquals([out.replacedAddress, out.previousOwner], [null, 1]);
+    assertEquals(await getLinkByUser(kv, "p1", 1), null);
+    assertEquals(await getLinkByAddress(kv, "p1", B), { userId: 2, linkedAt: 13 });
+  });
+  await t.step("links belong to one project", async () => {
+    const out = await linkWallet(kv, "p2", { userId: 9, address: B, now: 14 });
+    assertEquals(out.previousOwner, null);
+    assertEquals((await getLinkByUser(kv, "p1", 2))?.address, B);
+  });
+  await t.step("unlink answers what was removed, then nothing", async () => {
+    assertEquals(await unlinkWallet(kv, "p1", 2), B);
+    assertEquals(await unlinkWallet(kv, "p1", 2), null);
+    assertEquals(await getLinkByAddress(kv, "p1", B), null);
+  });
+});
+
+Deno.test("linkWallet() leaves one owner when many players take one wallet at once", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  await using a = await createTestApp({ kvPath: path });
+  await using b = await createTestApp({ kvPath: path });
+  const outcomes = await Promise.all(
+    Array.from(
+      { length: 20 },
+      (_, i) => linkWallet(i % 2 ? a.kv : b.kv, "p", { userId: i + 1, address: A, now: i }),
+    ),
+  );
+  const owner = (await getLinkByAddress(a.kv, "p", A))!.userId;
+  let holders = 0;
+  for (let id = 1; id <= 20; id++) {
+    if ((await getLinkByUser(a.kv, "p", id))?.address === A) holders++;
+  }
+  assertEquals(holders, 1);
+  // Every loser was reported as losing it exactly once, so their events stay consistent.
+  const reportedLosers = outcomes.map((o) => o.previousOwner).filter((x) => x !== null).sort();
+  const winners = outcomes.map((_, i) => i + 1).filter((id) => id !== owner);
+  assertEquals(
+    new Set(reportedLosers),
+    new Set(winners.filter((id) => reportedLosers.includes(id))),
+  );
+  assertEquals(reportedLosers.length, new Set(reportedLosers).size);
+  assertEquals(reportedLosers.length, 19);
+  await Deno.remove(path);
+});
+
+Deno.test("createProject() derives a unique slug that survives renames and deletion", async () => {
+  await using env = await createTestApp();
+  const kv = env.kv;
+  assertEquals(slugify("  Ünïcode Obby!! 2 "), "unicode-obby-2");
+  assertEquals(slugify("!!!"), "game");
+  const one = await createProject(kv, {
+    name: "Tycoon",
+    cluster: "devnet",
+    createdBy: DEV,
+    now: 1,
+  });
+  const two = await createProject(kv, {
+    name: "tycoon",
+    cluster: "mainnet",
+    createdBy: "other",
+    now: 2,
+  });
+  assertEquals(one.slug, "tycoon");
+  assert(/^tycoon-[a-z0-9]{6}$/.test(two.slug), two.slug);
+  await updateProject(kv, one.id, (p) => ({ ...p, name: "Renamed" }));
+  assertEquals((await getActiveProjectBySlug(kv, "tycoon"))?.name, "Renamed");
+  await deleteProject(kv, one.id, 3);
+  assertEquals(await getActiveProjectBySlug(kv, "tycoon"), null);
+  const three = await createProject(kv, {
+    name: "Tycoon",
+    cluster: "devnet",
+    createdBy: DEV,
+    now: 4,
+  });
+  assert(/^tycoon-[a-z0-9]{6}$/.test(three.slug) && three.slug !== two.slug, three.slug);
+});
+
+Deno.test("createProject() allows 5 active projects per developer, even concurrently", async () => {
+  await using env = await createTestApp();
+  const results = await Promise.allSettled(
+    Array.from(
+      { length: 8 },
+      (_, i) => createProject(env.kv, { name: `g${i}`, cluster: "devnet", createdBy: DEV, now: i }),
+    ),
+  );
+  assertEquals(results.filter((r) => r.status === "fulfilled").length, 5);
+  assert(results.every((r) => r.status === "fulfilled" || r.reason instanceof ProjectLimitError));
+  const mine = await listProjectsByDeveloper(env.kv, DEV);
+  assertEquals(mine.length, 5);
+  await deleteProject(env.kv, mine[0].id, 9);
+  await createProject(env.kv, { name: "again", cluster: "devnet", createdBy: DEV, now: 10 });
+});
+
+Deno.test("createApiKey() allows 10 active keys per project, even concurrently", async () => {
+  await using env = await createTestApp();
+  const results = await Promise.allSettled(
+    Array.from({ length: 14 }, () => createApiKey(env.kv, "p", 1)),
+  );
+  assertEquals(results.filter((r) => r.status === "fulfilled").length, 10);
+  assert(results.every((r) => r.status === "fulfilled" || r.reason instanceof KeyLimitError));
+  await assertRejects(() => createApiKey(env.kv, "p", 2), KeyLimitError);
+  const [first] = await listApiKeys(env.kv, "p");
+  assert(await revokeApiKey(env.kv, "p", first.id, 3));
+  await createApiKey(env.kv, "p", 4);
+});

@@ -1,0 +1,134 @@
+// Quotas and hourly limits: rolling windows, failed attempts excluded, and never exceeded by
+// concurrent requests, within one instance or across two sharing a store.
+import assert from "node:assert/strict";
+import { startTxHarness, type TxHarness, type TxInstance } from "../support/tx_harness.ts";
+
+const HOUR = 60 * 60 * 1000;
+
+async function answer(res: Response): Promise<string> {
+  const body = await res.json();
+  return res.status === 200 ? body.status : body.error.code;
+}
+
+function tally(outcomes: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const o of outcomes) counts[o] = (counts[o] ?? 0) + 1;
+  return counts;
+}
+
+/** Sends `n` one-SOL transfers to `n` different players at once, spread over the instances. */
+async function spend(
+  h: TxHarness,
+  instances: TxInstance[],
+  n: number,
+): Promise<Record<string, number>> {
+  for (let i = 0; i < n; i++) await h.link(1000 + i);
+  const outcomes = await Promise.all(Array.from({ length: n }, async (_, i) =>
+    await answer(
+      await instances[i % instances.length].post("transfer-sol", {
+        to: { userId: 1000 + i },
+        amount: "1",
+        idempotencyKey: `spend-${i}`,
+      }),
+    )));
+  return tally(outcomes);
+}
+
+Deno.test("Concurrent requests with different keys never take an asset past its hourly budget", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "5" }] });
+  assert.deepEqual(await spend(h, [h.a], 20), { confirmed: 5, hourly_budget_exceeded: 15 });
+  // The budget is per rolling hour.
+  h.a.clock.advance(HOUR);
+  const again = await answer(
+    await h.a.post("transfer-sol", { to: { userId: 1000 }, amount: "1", idempotencyKey: "later" }),
+  );
+  assert.equal(again, "confirmed");
+});
+
+Deno.test("Two instances sharing a store never together exceed the hourly budget", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    await using h = await startTxHarness({ kvPath });
+    const b = await h.instance();
+    await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "7" }] });
+    assert.deepEqual(await spend(h, [h.a, b], 24), { confirmed: 7, hourly_budget_exceeded: 17 });
+  } finally {
+    await Deno.remove(kvPath).catch(() => {});
+  }
+});
+
+Deno.test("Failed attempts do not count against the hourly limits or the budget", async () => {
+  await using h = await startTxHarness({ fund: 2_000_000_000n });
+  await h.policy({
+    maxSolPerTransfer: "10",
+    perRecipientPerHour: 1,
+    perPlayerPerHour: 1,
+    hourlyBudgets: [{ asset: "SOL", amount: "5" }],
+  });
+  await h.link(1);
+  // Given: an attempt that fails in simulation (the wallet holds 2 SOL)
+  const failed = await answer(
+    await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "5", idempotencyKey: "too-much" }),
+  );
+  assert.equal(failed, "failed");
+  // Then: the recipient, the player and the whole budget are still free
+  const sent = await answer(
+    await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "fits" }),
+  );
+  assert.equal(sent, "confirmed");
+  const next = await answer(
+    await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "third" }),
+  );
+  assert.equal(next, "recipient_rate_limited");
+});
+
+Deno.test("The recipient and player limits are rolling hours", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "1", perPlayerPerHour: 2 });
+  await h.link(1);
+  const send = async (key: string) =>
+    await answer(
+      await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "0.1", idempotencyKey: key }),
+    );
+  assert.equal(await send("a"), "confirmed");
+  h.a.clock.advance(HOUR / 2);
+  assert.equal(await send("b"), "confirmed");
+  assert.equal(await send("c"), "player_rate_limited");
+  // One hour after the first, it has left the window; the second has not.
+  h.a.clock.advance(HOUR / 2);
+  assert.equal(await send("d"), "confirmed");
+  assert.equal(await send("e"), "player_rate_limited");
+});
+
+Deno.test("The daily transaction quota: 1,000 in a rolling 24 hours, failed ones excluded, checked before the hourly limits", async () => {
+  await using h = await startTxHarness({ fund: 10_000_000_000n, timing: { confirmWaitMs: 0 } });
+  // Identical requests (same recipient and amount) also prove each attempt is its own transaction.
+  await h.policy({ maxSolPerTransfer: "100" });
+  await h.link(1);
+  const send = async (key: string, amount = "0.001") =>
+    await answer(
+      await h.a.post("transfer-sol", { to: { userId: 1 }, amount, idempotencyKey: key }),
+    );
+  // Given: 999 transactions and one that fails in simulation
+  for (let batch = 0; batch < 999; batch += 111) {
+    // Stay within the 600 requests per minute of the request quota.
+    h.a.clock.advance(60_000);
+    const outcomes = await Promise.all(
+      Array.from({ length: 111 }, (_, i) => send(`tx-${batch + i}`)),
+    );
+    assert.ok(
+      outcomes.every((o) => o === "submitted" || o === "confirmed"),
+      JSON.stringify(tally(outcomes)),
+    );
+  }
+  assert.equal(await send("fails", "99"), "failed");
+  // Then: the failed one left room for one more
+  assert.notEqual(await send("the-1000th"), "daily_tx_quota_exceeded");
+  await h.policy({ maxSolPerTransfer: "100", perRecipientPerHour: 1 });
+  assert.equal(await send("the-1001st"), "daily_tx_quota_exceeded");
+  // When: 24 hours have passed since they were made
+  h.a.clock.advance(24 * HOUR);
+  await h.policy({ maxSolPerTransfer: "100" });
+  assert.notEqual(await send("next-day"), "daily_tx_quota_exceeded");
+});

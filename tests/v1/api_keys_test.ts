@@ -1,0 +1,103 @@
+import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import { call, createTestApp, createTestProject } from "../support/test_app.ts";
+import { createApiKey, revokeApiKey } from "../../kv/api_keys.ts";
+import { deleteProject } from "../../kv/projects.ts";
+import { sha256Hex } from "../../core/hash.ts";
+
+Deno.test("createApiKey() returns a key of the documented shape and stores only its hash", async () => {
+  await using env = await createTestApp();
+  const { project } = await createTestProject(env);
+  const { plaintext, record } = await createApiKey(env.kv, project.id, env.clock.now());
+  assert(/^blk_live_[A-Za-z0-9_-]{43}$/.test(plaintext), plaintext);
+  assertEquals(record.hash, await sha256Hex(plaintext));
+  for await (const entry of env.kv.list({ prefix: [] })) {
+    const stored = JSON.stringify(entry, (_k, v) => typeof v === "bigint" ? String(v) : v);
+    assertEquals(stored.includes(plaintext.slice(9)), false, `plaintext found under ${entry.key}`);
+  }
+});
+
+Deno.test("apiGuard() answers unauthorized for a missing, malformed or unknown key", async (t) => {
+  await using env = await createTestApp();
+  await createTestProject(env);
+  const unknown = "blk_live_" + "A".repeat(43);
+  for (
+    const [name, key] of [
+      ["missing", undefined],
+      ["malformed", "hello"],
+      ["wrong prefix", "xyz_live_" + "A".repeat(43)],
+      ["too short", "blk_live_" + "A".repeat(42)],
+      ["unknown", unknown],
+    ] as const
+  ) {
+    await t.step(name, async () => {
+      await assertErrorCode(
+        await call(env.app, "/v1/project", { apiKey: key }),
+        401,
+        "unauthorized",
+      );
+    });
+  }
+});
+
+Deno.test("apiGuard() rejects a malformed key before reading the store", async () => {
+  const env = await createTestApp();
+  env.kv.close();
+  // A store read would now fail with 500; 401 proves the shape check comes first.
+  await assertErrorCode(
+    await call(env.app, "/v1/project", { apiKey: "nope" }),
+    401,
+    "unauthorized",
+  );
+});
+
+Deno.test("apiGuard() checks the key before the body", async () => {
+  await using env = await createTestApp();
+  const res = await call(env.app, "/v1/players/wallets", { method: "POST", body: "{" });
+  await assertErrorCode(res, 401, "unauthorized");
+});
+
+Deno.test("revokeApiKey() stops a key within 30 seconds, on every instance", async () => {
+  // Given two instances on one store, both having used the key
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  await using a = await createTestApp({ kvPath: path });
+  await using b = await createTestApp({ kvPath: path, clock: a.clock });
+  const { project, apiKey } = await createTestProject(a);
+  assertEquals((await call(a.app, "/v1/project", { apiKey })).status, 200);
+  assertEquals((await call(b.app, "/v1/project", { apiKey })).status, 200);
+  const keyId = (await a.ctx.apiKeys.resolve(apiKey))!.keyId;
+  // When the key is revoked
+  assert(await revokeApiKey(a.kv, project.id, keyId, a.clock.now()));
+  // Then within 30 s neither instance accepts it
+  a.clock.advance(30_000);
+  await assertErrorCode(await call(a.app, "/v1/project", { apiKey }), 401, "unauthorized");
+  await assertErrorCode(await call(b.app, "/v1/project", { apiKey }), 401, "unauthorized");
+  // And a second revocation finds nothing to revoke
+  assertEquals(await revokeApiKey(a.kv, project.id, keyId, a.clock.now()), false);
+  await Deno.remove(path);
+});
+
+Deno.test("deleteProject() stops the project's keys within 30 seconds", async () => {
+  await using env = await createTestApp();
+  const { project, apiKey } = await createTestProject(env);
+  assertEquals((await call(env.app, "/v1/project", { apiKey })).status, 200);
+  assert(await deleteProject(env.kv, project.id, env.clock.now()));
+  env.clock.advance(30_000);
+  await assertErrorCode(await call(env.app, "/v1/project", { apiKey }), 401, "unauthorized");
+});
+
+Deno.test("GET /v1/project answers the key's project", async () => {
+  await using env = await createTestApp();
+  const { project, apiKey } = await createTestProject(env, { name: "Obby Rush!" });
+  await createTestProject(env, { name: "Other game" });
+  const res = await call(env.app, "/v1/project", { apiKey });
+  assertEquals(res.status, 200);
+  assertEquals(await res.json(), {
+    id: project.id,
+    name: "Obby Rush!",
+    slug: "obby-rush",
+    cluster: "devnet",
+    walletAddress: null,
+    linkUrl: "http://localhost:8000/link/obby-rush",
+    events: false,
+  });
+});

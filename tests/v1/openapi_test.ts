@@ -1,0 +1,245 @@
+// The OpenAPI document: it lists every route the app serves, it is served without a key, and real
+// answers of every route (sent here, and by every other test through `call()`) match it.
+import assert from "node:assert/strict";
+import { createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
+import { buildOpenApiDocument } from "../../routes/v1/openapi.ts";
+import { V1_OPERATIONS } from "../../routes/v1/operations.ts";
+import { ERROR_CODES } from "../../routes/v1/error_codes.ts";
+import { call, createTestApp, TEST_BASE_URL } from "../support/test_app.ts";
+import { checkAnswer, checkedSamples } from "../support/openapi_conformance.ts";
+import { startTxHarness } from "../support/tx_harness.ts";
+
+/** `GET /v1/tx/{idempotencyKey}`-style names of the app's own routes under /v1 and /health. */
+function servedRoutes(routes: ReadonlyArray<{ method: string; path: string }>): Set<string> {
+  return new Set(
+    routes
+      .filter((r) => r.method !== "ALL" && (r.path.startsWith("/v1/") || r.path === "/health"))
+      .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`),
+  );
+}
+
+Deno.test("buildOpenApiDocument() lists exactly the /v1 routes the app serves", async () => {
+  await using t = await createTestApp();
+  const documented = new Set(
+    V1_OPERATIONS.map((op) => `${op.method.toUpperCase()} ${op.path}`),
+  );
+  const served = servedRoutes(t.app.routes);
+  assert.ok(served.size >= 12, `only ${served.size} routes found: ${[...served]}`);
+  assert.deepEqual(
+    [...served].filter((r) => !documented.has(r)),
+    [],
+    "routes missing from the document",
+  );
+  assert.deepEqual([...documented].filter((r) => !served.has(r)), [], "documented, not served");
+});
+
+Deno.test("servedRoutes() sees a route added to the app, so a missing one fails the test above", () => {
+  const routes = [{ method: "GET", path: "/v1/project" }, { method: "GET", path: "/v1/events" }];
+  assert.deepEqual([...servedRoutes(routes)], ["GET /v1/project", "GET /v1/events"]);
+});
+
+Deno.test("GET /openapi.json answers the OpenAPI 3.1 document without a key", async () => {
+  await using t = await createTestApp();
+  const res = await call(t.app, "/openapi.json");
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+  assert.equal(res.headers.get("access-control-allow-origin"), "*");
+  const document = await res.json();
+  assert.deepEqual(
+    document,
+    JSON.parse(
+      JSON.stringify(buildOpenApiDocument({ serverUrl: TEST_BASE_URL, title: "Blocklink" })),
+    ),
+  );
+  assert.equal(document.openapi, "3.1.0");
+  assert.deepEqual(document.components.securitySchemes.apiKey, {
+    type: "apiKey",
+    in: "header",
+    name: "x-api-key",
+    description: "A project API key, created in the dashboard",
+  });
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const [method, op] of Object.entries(methods as Record<string, Record<string, unknown>>)) {
+      const responses = op.responses as Record<string, { content: unknown }>;
+      // Keyed routes inherit the API-key requirement; only /health opts out.
+      assert.equal(op.security !== undefined, path === "/health", `${method} ${path} security`);
+      if (path.startsWith("/v1/")) {
+        for (const code of ["unauthorized", "rate_limited", "daily_quota_exceeded", "internal"]) {
+          assert.ok(errorCodesOf(responses).includes(code), `${method} ${path} lacks ${code}`);
+        }
+      }
+      for (const [status, response] of Object.entries(responses)) {
+        if (status === "200") continue;
+        for (const code of codesIn(response)) {
+          assert.equal(String(ERROR_CODES[code as keyof typeof ERROR_CODES].status), status);
+        }
+      }
+    }
+  }
+  const tx = document.paths["/v1/tx/transfer-sol"].post;
+  assert.deepEqual(
+    Object.keys(tx.responses),
+    ["200", "400", "401", "403", "404", "409", "413", "422", "429", "500", "502"],
+  );
+  assert.deepEqual(tx.requestBody.content["application/json"].schema, {
+    $ref: "#/components/schemas/TransferSolRequest",
+  });
+  assert.deepEqual(document.components.schemas.TransferSolRequest.required, [
+    "to",
+    "amount",
+    "idempotencyKey",
+  ]);
+  const tokens = document.paths["/v1/wallets/{address}/tokens"].get;
+  assert.deepEqual(
+    tokens.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`),
+    ["path:address", "query:mint"],
+  );
+});
+
+function codesIn(response: unknown): string[] {
+  type ErrorSchema = { properties: { error: { properties: { code: { enum: string[] } } } } };
+  const { content } = response as { content: { "application/json": { schema: ErrorSchema } } };
+  return content["application/json"].schema.properties.error.properties.code.enum;
+}
+
+function errorCodesOf(responses: Record<string, unknown>): string[] {
+  return Object.entries(responses).filter(([s]) => s !== "200").flatMap(([, r]) => codesIn(r));
+}
+
+Deno.test("checkAnswer() refuses an undescribed field, code or status", async (t) => {
+  const request = { method: "GET", url: `${TEST_BASE_URL}/v1/project` };
+  const project = {
+    id: "p",
+    name: "n",
+    slug: "s",
+    cluster: "devnet",
+    walletAddress: null,
+    linkUrl: "u",
+    events: false,
+  };
+  await t.step("a described answer passes", () => {
+    checkAnswer(request, { status: 200, body: project });
+  });
+  await t.step("an extra field fails", () => {
+    assert.throws(
+      () => checkAnswer(request, { status: 200, body: { ...project, extra: 1 } }),
+      /does not match/,
+    );
+  });
+  await t.step("a code the route does not answer fails", () => {
+    const body = { error: { code: "invalid_mint", message: "m" } };
+    assert.throws(() => checkAnswer(request, { status: 400, body }), /does not list/);
+    assert.throws(
+      () => checkAnswer(request, { status: 401, body: { error: { code: "x", message: "m" } } }),
+      /does not match/,
+    );
+  });
+  await t.step("a route outside the document fails", () => {
+    assert.throws(
+      () =>
+        checkAnswer({ method: "GET", url: `${TEST_BASE_URL}/v1/not-a-route` }, {
+          status: 200,
+          body: [],
+        }),
+      /not in the OpenAPI document/,
+    );
+  });
+});
+
+Deno.test("Real answers of every route match the OpenAPI document", async () => {
+  // Given: a project with a funded wallet, a token it holds and one it mints, a linked player
+  await using h = await startTxHarness();
+  const issuer = await createFundedSigner(h.chain);
+  const held = await createMint(h.chain, { payer: issuer, decimals: 6 });
+  await mintTo(h.chain, {
+    payer: issuer,
+    mint: held,
+    authority: issuer,
+    owner: h.wallet!,
+    amount: 10_000_000n,
+    decimals: 6,
+  });
+  const own = await createMint(h.chain, { payer: issuer, decimals: 0, mintAuthority: h.wallet! });
+  await h.policy({
+    maxSolPerTransfer: "1",
+    allowedMints: [{ mint: held, maxPerTransaction: "5" }, { mint: own, maxPerTransaction: "5" }],
+  });
+  const player = await h.link(7);
+  const get = (path: string, apiKey = h.apiKey) => call(h.a.app, path, { apiKey });
+  const post = (path: string, json: unknown) =>
+    call(h.a.app, path, { method: "POST", apiKey: h.apiKey, json });
+
+  // When: every route answers, and the common errors come back (call() checks each answer)
+  await call(h.a.app, "/health");
+  await get("/v1/project");
+  await get("/v1/project", "sk_not_a_key");
+  await get("/v1/players/7/wallet");
+  await get("/v1/players/0/wallet");
+  await post("/v1/players/wallets", { userIds: [7, 8] });
+  await post("/v1/players/wallets", { userIds: "7" });
+  await call(h.a.app, "/v1/players/wallets", { method: "POST", apiKey: h.apiKey, body: "{" });
+  await get(`/v1/wallets/${h.wallet}/balance`);
+  await get("/v1/wallets/nope/balance");
+  await get(`/v1/wallets/${h.wallet}/tokens`);
+  await get(`/v1/wallets/${h.wallet}/tokens?mint=${player}`);
+  await get(`/v1/wallets/${h.wallet}/assets`);
+  const sol = await post("/v1/tx/transfer-sol", {
+    to: { userId: 7 },
+    amount: "0.01",
+    idempotencyKey: "sol-1",
+  });
+  const { signature } = await sol.json();
+  await get(`/v1/signatures/${signature}`);
+  await get("/v1/signatures/nope");
+  await post("/v1/tx/transfer-sol", { to: { userId: 7 }, amount: "2", idempotencyKey: "sol-2" });
+  await post("/v1/tx/transfer-sol", { to: { userId: 9 }, amount: "0.1", idempotencyKey: "sol-3" });
+  await post("/v1/tx/transfer-sol", { to: { userId: 7 }, amount: "0.02", idempotencyKey: "sol-1" });
+  await post("/v1/tx/transfer-token", {
+    to: { address: player },
+    mint: held,
+    amount: "1",
+    idempotencyKey: "tok-1",
+  });
+  await post("/v1/tx/mint-token", {
+    to: { userId: 7 },
+    mint: own,
+    amount: "3",
+    idempotencyKey: "mint-1",
+  });
+  await post("/v1/tx/mint-token", {
+    to: { userId: 7 },
+    mint: issuer.address,
+    amount: "3",
+    idempotencyKey: "mint-2",
+  });
+  await get("/v1/tx/sol-1");
+  await get("/v1/tx/none");
+  await get("/v1/tx?limit=2");
+  await get("/v1/tx?status=unknown");
+  await get("/v1/events?types=tx,wallet_linked");
+  await get("/v1/events?limit=0");
+
+  // Then: each route was sampled with its answer, and each error above with its status
+  const samples = checkedSamples();
+  for (const op of V1_OPERATIONS) {
+    const sample = `${op.method.toUpperCase()} ${op.path} 200`;
+    assert.ok(samples.has(sample), `no 200 sample of ${op.method} ${op.path}`);
+  }
+  for (
+    const sample of [
+      "GET /v1/project 401",
+      "GET /v1/players/{userId}/wallet 400",
+      "POST /v1/players/wallets 400",
+      "GET /v1/wallets/{address}/balance 400",
+      "GET /v1/wallets/{address}/tokens 400",
+      "GET /v1/signatures/{signature} 400",
+      "POST /v1/tx/transfer-sol 403",
+      "POST /v1/tx/transfer-sol 404",
+      "POST /v1/tx/transfer-sol 409",
+      "POST /v1/tx/mint-token 403",
+      "GET /v1/tx/{idempotencyKey} 404",
+      "GET /v1/tx 400",
+      "GET /v1/events 400",
+    ]
+  ) assert.ok(samples.has(sample), `no sample ${sample}`);
+});

@@ -1,0 +1,115 @@
+import { assertEquals, assertErrorCode } from "../support/assertions.ts";
+import { call, createTestApp, createTestProject } from "../support/test_app.ts";
+import { linkWallet } from "../../kv/links.ts";
+
+const WALLET_A = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
+const WALLET_B = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+
+Deno.test("GET /v1/players/:userId/wallet answers the player's link or nulls", async () => {
+  await using env = await createTestApp();
+  const { project, apiKey } = await createTestProject(env);
+  const other = await createTestProject(env);
+  await linkWallet(env.kv, project.id, { userId: 42, address: WALLET_A, now: 1_700_000_000_000 });
+  await linkWallet(env.kv, other.project.id, { userId: 7, address: WALLET_B, now: 1 });
+
+  const linked = await call(env.app, "/v1/players/42/wallet", { apiKey });
+  assertEquals(await linked.json(), { userId: 42, address: WALLET_A, linkedAt: 1_700_000_000_000 });
+  // Another project's link is invisible.
+  const foreign = await call(env.app, "/v1/players/7/wallet", { apiKey });
+  assertEquals(await foreign.json(), { userId: 7, address: null, linkedAt: null });
+  const big = await call(env.app, `/v1/players/${Number.MAX_SAFE_INTEGER}/wallet`, { apiKey });
+  assertEquals((await big.json()).userId, Number.MAX_SAFE_INTEGER);
+});
+
+Deno.test("GET /v1/players/:userId/wallet answers invalid_user_id for anything but a positive integer", async (t) => {
+  await using env = await createTestApp();
+  const { apiKey } = await createTestProject(env);
+  for (const bad of ["0", "-1", "1.5", "abc", "1e3", "9007199254740993", "01", "%20"]) {
+    await t.step(bad, async () => {
+      const res = await call(env.app, `/v1/players/${bad}/wallet`, { apiKey });
+      await assertErrorCode(res, 400, "invalid_user_id");
+    });
+  }
+});
+
+Deno.test("POST /v1/players/wallets answers one key per requested id, duplicates allowed", async () => {
+  await using env = await createTestApp();
+  const { project, apiKey } = await createTestProject(env);
+  await linkWallet(env.kv, project.id, { userId: 1, address: WALLET_A, now: 1 });
+  await linkWallet(env.kv, project.id, { userId: 3, address: WALLET_B, now: 1 });
+  const res = await call(env.app, "/v1/players/wallets", {
+    method: "POST",
+    apiKey,
+    json: { userIds: [1, 2, 3, 1] },
+  });
+  assertEquals(await res.json(), { wallets: { "1": WALLET_A, "2": null, "3": WALLET_B } });
+  const empty = await call(env.app, "/v1/players/wallets", {
+    method: "POST",
+    apiKey,
+    json: { userIds: [] },
+  });
+  assertEquals(await empty.json(), { wallets: {} });
+});
+
+Deno.test("POST /v1/players/wallets refuses a missing list, more than 200 ids or a bad entry", async (t) => {
+  await using env = await createTestApp();
+  const { apiKey } = await createTestProject(env);
+  const cases: Record<string, unknown> = {
+    missing: {},
+    "201 ids": { userIds: Array.from({ length: 201 }, (_, i) => i + 1) },
+    zero: { userIds: [0] },
+    negative: { userIds: [-5] },
+    fraction: { userIds: [1.5] },
+    string: { userIds: ["12"] },
+    "past 2^53": { userIds: [2 ** 53] },
+    "not a list": { userIds: 5 },
+  };
+  for (const [name, json] of Object.entries(cases)) {
+    await t.step(name, async () => {
+      const res = await call(env.app, "/v1/players/wallets", { method: "POST", apiKey, json });
+      await assertErrorCode(res, 400, "invalid_request");
+    });
+  }
+  const ok = await call(env.app, "/v1/players/wallets", {
+    method: "POST",
+    apiKey,
+    json: { userIds: Array.from({ length: 200 }, (_, i) => i + 1) },
+  });
+  assertEquals(Object.keys((await ok.json()).wallets).length, 200);
+});
+
+Deno.test("POST /v1/players/wallets reads 200 ids in batches of 10 keys, not one read per id", async () => {
+  await using env = await createTestApp();
+  const { apiKey } = await createTestProject(env);
+  // Count the store calls the route makes by watching the KV handle itself.
+  const calls = { get: 0, getMany: 0, keys: 0 };
+  const kv = env.ctx.kv;
+  const watched = new Proxy(kv, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (prop === "get") return (...a: unknown[]) => (calls.get++, value.apply(target, a));
+      if (prop === "getMany") {
+        return (keys: unknown[], ...rest: unknown[]) => {
+          calls.getMany++;
+          calls.keys = Math.max(calls.keys, keys.length);
+          return value.call(target, keys, ...rest);
+        };
+      }
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  await call(env.app, "/v1/project", { apiKey }); // warm the key cache
+  Object.assign(calls, { get: 0, getMany: 0, keys: 0 });
+  env.ctx.kv = watched;
+  const res = await call(env.app, "/v1/players/wallets", {
+    method: "POST",
+    apiKey,
+    json: { userIds: Array.from({ length: 200 }, (_, i) => i + 1) },
+  });
+  env.ctx.kv = kv;
+  assertEquals(res.status, 200);
+  assertEquals(calls.get, 0);
+  assertEquals(calls.keys <= 10, true);
+  // 200 ids in batches of 10 (the quota counter keeps its own handle).
+  assertEquals(calls.getMany, 20);
+});

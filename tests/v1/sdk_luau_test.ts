@@ -1,0 +1,137 @@
+/**
+ * The Luau SDK (sdk/luau) under Lune, the Luau runtime, against the real service: the suites in
+ * sdk/luau/tests load the SDK from the Blocklink.rbxm that `deno task sdk:build` writes, with only
+ * HttpService and MessagingService stood in (sdk/luau/tests/Engine.luau). Lune and StyLua come from
+ * npm through scripts/luau_tools.sh. The last suite is the contract check: every answer and event
+ * recorded from the service during the others, against the SDK's types.
+ */
+import { assert, assertEquals } from "../support/assertions.ts";
+import { type LuauWorld, runLuau, startLuauWorld } from "../support/luau_world.ts";
+
+const SUITES = ["unit", "api", "retry", "budget", "cache", "events", "payout", "feed"];
+
+async function luauTools(args: string[]): Promise<{ code: number; output: string }> {
+  const { code, stdout, stderr } = await new Deno.Command("sh", {
+    args: ["scripts/luau_tools.sh", ...args],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return { code, output: decoder.decode(stdout) + decoder.decode(stderr) };
+}
+
+/** Builds Blocklink.rbxm into a temporary folder, as `deno task sdk:build` does. */
+async function buildModel(dir: string): Promise<string> {
+  const out = `${dir}/Blocklink.rbxm`;
+  const built = await luauTools(["lune", "run", "sdk/luau/build.luau", out]);
+  assertEquals(built.code, 0, built.output);
+  return out;
+}
+
+async function suite(world: LuauWorld, rbxm: string, name: string, env?: Record<string, string>) {
+  const result = await runLuau(world, rbxm, [name], env);
+  assert(result.code === 0, `Luau suite ${name} failed:\n${result.output}`);
+  assert(/cases passed/.test(result.output), `Luau suite ${name} ran no case:\n${result.output}`);
+}
+
+Deno.test("Luau SDK under Lune: every route, retries, budget, events, payouts and the feed against the real service", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "blocklink_luau_" });
+  try {
+    const rbxm = await buildModel(dir);
+    await using world = await startLuauWorld();
+    for (const name of SUITES) {
+      await t.step(name, () => suite(world, rbxm, name));
+    }
+    await t.step("contract: recorded answers and events fit the SDK's types", async () => {
+      const fixtures = `${dir}/fixtures.json`;
+      await Deno.writeTextFile(
+        fixtures,
+        JSON.stringify({ answers: world.answers(), messages: world.messages() }, null, 2),
+      );
+      await suite(world, rbxm, "contract", { BLOCKLINK_FIXTURES: fixtures });
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("Every Luau file of the SDK, its tests and examples passes Luau's compiler", async () => {
+  const result = await luauTools(["lune", "run", "sdk/luau/tests/parse_all.luau", "sdk/luau"]);
+  assertEquals(result.code, 0, result.output);
+  assert(/Compiled \d+ Luau files, 0 with problems/.test(result.output), result.output);
+});
+
+/** The text between the brace at `open` and its matching closing brace. */
+function braced(source: string, open: number): string {
+  let depth = 0;
+  for (let i = open; i < source.length; i++) {
+    if (source[i] === "{") depth++;
+    if (source[i] === "}" && --depth === 0) return source.slice(open + 1, i);
+  }
+  throw new Error(`Unbalanced braces after ${source.slice(open, open + 40)}`);
+}
+
+/** The comma- or line-separated entries of a table's body, split at depth 0. */
+function entries(body: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const char of body) {
+    if (char === "{") depth++;
+    if (char === "}") depth--;
+    if (depth === 0 && (char === "," || char === "\n")) {
+      if (current.trim()) out.push(current.trim());
+      current = "";
+    } else current += char;
+  }
+  if (current.trim()) out.push(current.trim());
+  return out.filter((entry) => !entry.startsWith("--"));
+}
+
+/** `name -> { field -> spec }` for each `<prefix><name> = {` table in `source` (specs unquoted). */
+function tables(
+  source: string,
+  prefix: string,
+  separator: string,
+): Map<string, Map<string, string>> {
+  const shapes = new Map<string, Map<string, string>>();
+  const pattern = new RegExp(`${prefix}(\\w+) = \\{`, "gm");
+  for (const match of source.matchAll(pattern)) {
+    const fields = new Map<string, string>();
+    for (const entry of entries(braced(source, match.index! + match[0].length - 1))) {
+      const at = entry.indexOf(separator);
+      fields.set(entry.slice(0, at).trim(), entry.slice(at + 1).trim().replace(/^"|"$/g, ""));
+    }
+    shapes.set(match[1], fields);
+  }
+  return shapes;
+}
+
+Deno.test("Types.luau and the run-time Schemas.luau describe the same fields, optional alike", async () => {
+  const types = tables(
+    await Deno.readTextFile("sdk/luau/src/Blocklink/Types.luau"),
+    "^export type ",
+    ":",
+  );
+  const schemaSource = await Deno.readTextFile("sdk/luau/src/Blocklink/Schemas.luau");
+  const shapesAt = schemaSource.indexOf("Schemas.shapes = {");
+  const schemas = tables(
+    braced(schemaSource, shapesAt + "Schemas.shapes = ".length),
+    "^\\t",
+    "=",
+  );
+  assert(schemas.size >= 18, `schemas parsed: ${[...schemas.keys()]}`);
+  for (const [name, schema] of schemas) {
+    const exported = types.get(name);
+    assert(exported, `Types.luau exports ${name}`);
+    assertEquals([...exported.keys()].sort(), [...schema.keys()].sort(), `${name}: fields`);
+    for (const [field, spec] of schema) {
+      const declared: string = exported.get(field)!;
+      assertEquals(declared.endsWith("?"), spec.endsWith("?"), `${name}.${field}: optional`);
+      const base = spec.replace(/\?$/, "");
+      if (["string", "number", "boolean"].includes(base)) {
+        assertEquals(declared.replace(/\?$/, ""), base, `${name}.${field}: type`);
+      }
+    }
+  }
+});
