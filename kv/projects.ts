@@ -1,5 +1,5 @@
 /** Projects: the tenant record every other entity hangs off. */
-import type { Cluster } from "../lib/config.ts";
+import type { Cluster } from "../core/cluster.ts";
 import { ulid } from "../core/ids.ts";
 
 /** Per-project settings edited in the dashboard; secrets are stored encrypted. */

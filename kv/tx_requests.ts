@@ -3,8 +3,21 @@
  * holds the latest attempt; a retried failed key starts a new attempt in the same record, and the
  * signed earlier attempts stay listed in `previous` with their signature and blockhash validity.
  */
-import type { Cluster } from "../lib/config.ts";
-import type { TxBody, TxKind, TxResult, TxStatus } from "../lib/tx/types.ts";
+import type { Cluster } from "../core/cluster.ts";
+import type { TxKind } from "../core/events.ts";
+
+/** Status of a transaction request (spec "Transaction request status"). */
+export type TxStatus = "pending" | "submitted" | "confirmed" | "failed";
+
+/** The request's recipient as sent: a player or a wallet address. */
+export type TxTarget = { userId: number } | { address: string };
+
+/** A transaction request body as sent; `amount` stays the exact text, so `1` and `1.0` differ. */
+export interface TxBody {
+  to: TxTarget;
+  mint: string | null;
+  amount: string;
+}
 
 /** What an attempt reserved against the rolling limits, so a failure can give it back. */
 export interface TxUsageClaim {
@@ -114,18 +127,6 @@ export async function getTxRequest(
   key: string,
 ): Promise<TxRequestRecord | null> {
   return (await getTxRequestEntry(kv, projectId, key)).value;
-}
-
-/** The TxResult of a stored request. */
-export function txResultOf(record: TxRequestRecord): TxResult {
-  return {
-    idempotencyKey: record.key,
-    kind: record.kind,
-    status: record.status,
-    signature: record.signature,
-    recipient: record.recipient,
-    error: record.error,
-  };
 }
 
 /** One page of a project's requests, newest attempt first. */

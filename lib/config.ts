@@ -2,10 +2,8 @@
 import { z } from "zod";
 import { log } from "../core/log.ts";
 import { randomToken } from "../core/ids.ts";
+import type { Cluster } from "../core/cluster.ts";
 import type { AbuseLimits } from "./quota/abuse_limits.ts";
-
-/** A chain cluster a project is bound to. */
-export type Cluster = "devnet" | "mainnet";
 
 /** The validated configuration every part of the service reads. */
 export interface Config {

@@ -3,7 +3,7 @@ import type { VNode } from "preact";
 import type { Delivery } from "../../kv/deliveries.ts";
 import type { Project } from "../../kv/projects.ts";
 import type { TxRequestRecord } from "../../kv/tx_requests.ts";
-import type { TxStatus } from "../../lib/tx/types.ts";
+import type { TxStatus } from "../../kv/tx_requests.ts";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl, explorerTxUrl, formatTime, shortAddress } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";

@@ -1,5 +1,5 @@
 /** How the dashboard writes times, addresses and explorer links. */
-import type { Cluster } from "../../lib/config.ts";
+import type { Cluster } from "../../core/cluster.ts";
 
 const PUBLIC_RPC: Record<Cluster, string> = {
   devnet: "https://api.devnet.solana.com",

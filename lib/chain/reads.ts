@@ -1,6 +1,6 @@
 /** The game API's chain reads on a project's cluster: cached balances and assets, live signatures. */
 import { type Address, isSolanaError, type Signature } from "@solana/kit";
-import type { Cluster } from "../config.ts";
+import type { Cluster } from "../../core/cluster.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
 import { type Asset, MAX_ASSETS } from "./assets.ts";

@@ -1,6 +1,7 @@
 /** One JSON-RPC client per cluster, built from `RPC_URL_<CLUSTER>`. */
 import { createSolanaRpc, type Rpc, type SolanaRpcApi } from "@solana/kit";
-import type { Cluster, Config } from "../config.ts";
+import type { Cluster } from "../../core/cluster.ts";
+import type { Config } from "../config.ts";
 
 /** The RPC clients of both clusters. */
 export type RpcClients = Record<Cluster, Rpc<SolanaRpcApi>>;

@@ -1,5 +1,5 @@
 /** A developer's projects as the dashboard changes them: ownership, creation within the limit, deletion. */
-import type { Cluster } from "../config.ts";
+import type { Cluster } from "../../core/cluster.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";

@@ -1,7 +1,8 @@
 /** Request bodies of the three transaction routes (spec "Transaction routes", request body fields). */
 import { z } from "zod";
 import { DECIMAL_PATTERN } from "../chain/amounts.ts";
-import type { TxBody, TxKind, TxTarget } from "./types.ts";
+import type { TxBody, TxTarget } from "../../kv/tx_requests.ts";
+import type { TxKind } from "../../core/events.ts";
 
 /** Longest idempotency key, in characters. */
 export const MAX_IDEMPOTENCY_KEY_CHARS = 128;

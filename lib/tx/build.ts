@@ -35,8 +35,8 @@ import type { SignedTx } from "../../kv/tx_requests.ts";
 import { rpcFailureReason } from "./chain_errors.ts";
 import { type Deadline, rpcSignal } from "./timing.ts";
 import { computeUnitLimit, fetchComputeUnitPrice } from "./priority_fee.ts";
-import type { TxKind } from "./types.ts";
-import type { Cluster } from "../config.ts";
+import type { TxKind } from "../../core/events.ts";
+import type { Cluster } from "../../core/cluster.ts";
 
 /** The SPL Memo program (v3). */
 export const MEMO_PROGRAM = address("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");

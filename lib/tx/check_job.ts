@@ -26,7 +26,7 @@ import {
 } from "./transitions.ts";
 import { rpcSignal } from "./timing.ts";
 import { checkAttempt, MAX_STATUS_BATCH, type StatusValue } from "./confirm.ts";
-import { ABANDONED_ERROR } from "./types.ts";
+import { ABANDONED_ERROR } from "./result.ts";
 
 /** What a check run asks of the job layer. */
 export type CheckVerdict = { kind: "done" } | { kind: "again"; at: number };

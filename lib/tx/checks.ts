@@ -22,7 +22,7 @@ import type { TxRequestInput } from "./body.ts";
 import { isSameRequest } from "./body.ts";
 import { rpcFailureReason } from "./chain_errors.ts";
 import { emptyPolicy, findMintAllowance, SOL_ASSET, type TxPolicy } from "./policy.ts";
-import type { TxKind } from "./types.ts";
+import type { TxKind } from "../../core/events.ts";
 
 /** SOL's decimals. */
 export const SOL_DECIMALS = 9;

@@ -26,7 +26,7 @@ import { getTxRequest, type SignedTx, type TxRequestRecord } from "../../kv/tx_r
 import { codedErrorText, isSimulationRejection, rpcFailureReason } from "./chain_errors.ts";
 import { attemptRef, isFinal, settleAttempt, updateUnsettled } from "./transitions.ts";
 import { rpcSignal } from "./timing.ts";
-import { EXPIRED_ERROR } from "./types.ts";
+import { EXPIRED_ERROR } from "./result.ts";
 
 /** Blocks past the last valid height after which a missing signature proves expiry (spec rule 2). */
 export const EXPIRY_MARGIN_BLOCKS = 32n;

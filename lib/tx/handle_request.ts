@@ -1,12 +1,13 @@
 /** One transaction request from steps 5 to 14 (the guard ran steps 1 and 2, the route 3 and 4). */
 import type { AppContext } from "../context.ts";
-import { txResultOf } from "../../kv/tx_requests.ts";
+import { txResultOf } from "./result.ts";
 import type { TxRequestInput } from "./body.ts";
 import { checkTxRequest } from "./checks.ts";
 import { executeAttempt } from "./send_and_wait.ts";
 import { reserveTxRequest } from "./reserve.ts";
 import { startDeadline } from "./timing.ts";
-import type { TxKind, TxResult } from "./types.ts";
+import type { TxResult } from "./result.ts";
+import type { TxKind } from "../../core/events.ts";
 
 /** Checks, reserves and sends a request; answers its TxResult or throws the first failing check. */
 export async function handleTxRequest(

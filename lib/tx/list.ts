@@ -1,7 +1,9 @@
 /** The project's transaction list (`GET /v1/tx`): TxResults with what was asked, newest first. */
-import { listTxByTime, txResultOf } from "../../kv/tx_requests.ts";
+import { listTxByTime } from "../../kv/tx_requests.ts";
+import { txResultOf } from "./result.ts";
 import type { AppContext } from "../context.ts";
-import type { TxResult, TxStatus } from "./types.ts";
+import type { TxResult } from "./result.ts";
+import type { TxStatus } from "../../kv/tx_requests.ts";
 
 /** A TxResult plus the request's amount, mint (null for SOL), recipient player and time. */
 export interface TxListItem extends TxResult {

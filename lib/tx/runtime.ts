@@ -1,6 +1,6 @@
 /** Per-process state of the transaction routes, held in the app context. */
 import type { Address, Blockhash } from "@solana/kit";
-import type { Cluster } from "../config.ts";
+import type { Cluster } from "../../core/cluster.ts";
 import type { MintInfo } from "../chain/mints.ts";
 import { defaultTxTiming, type TxTiming } from "./timing.ts";
 

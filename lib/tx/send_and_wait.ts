@@ -14,7 +14,8 @@ import type { AppContext } from "../context.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
 import { WalletUnavailableError } from "../wallets/provider.ts";
-import { getTxRequest, type TxRequestRecord, txResultOf } from "../../kv/tx_requests.ts";
+import { getTxRequest, type TxRequestRecord } from "../../kv/tx_requests.ts";
+import { txResultOf } from "./result.ts";
 import { BuildError, buildSignedTx, type TxPlan } from "./build.ts";
 import {
   attemptRef,
@@ -25,7 +26,7 @@ import {
 } from "./transitions.ts";
 import { type Deadline, rpcSignal } from "./timing.ts";
 import { checkAttempt, sendSignedTx } from "./confirm.ts";
-import type { TxResult } from "./types.ts";
+import type { TxResult } from "./result.ts";
 
 /** Builds, signs, sends and waits for the reserved attempt; answers its TxResult or throws a 502. */
 export async function executeAttempt(

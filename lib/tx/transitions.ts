@@ -26,7 +26,7 @@ import {
   txRecipientUsageKey,
   type UsageWindow,
 } from "../../kv/tx_usage.ts";
-import { ABANDONED_ERROR } from "./types.ts";
+import { ABANDONED_ERROR } from "./result.ts";
 import { addFailedTxUsage } from "../../kv/usage.ts";
 
 /** Which attempt a change is for; a change for an older attempt of the key is ignored. */

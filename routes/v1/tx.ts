@@ -5,8 +5,9 @@ import { readJsonBody } from "../../http/validate.ts";
 import { ensureTxCheck } from "../../lib/tx/check_job.ts";
 import { MAX_IDEMPOTENCY_KEY_CHARS, toRequestInput, txBodySchema } from "../../lib/tx/body.ts";
 import { handleTxRequest } from "../../lib/tx/handle_request.ts";
-import type { TxKind } from "../../lib/tx/types.ts";
-import { getTxRequest, txResultOf } from "../../kv/tx_requests.ts";
+import type { TxKind } from "../../core/events.ts";
+import { getTxRequest } from "../../kv/tx_requests.ts";
+import { txResultOf } from "../../lib/tx/result.ts";
 import type { V1Env } from "./guard.ts";
 
 const KINDS: readonly TxKind[] = ["transfer-sol", "transfer-token", "mint-token"];

@@ -36,9 +36,6 @@ const FORBIDDEN_PACKAGES: Record<string, string[]> = {
 const NOT_YET_CUT = new Set([
   "kv/jobs.ts -> jobs/payloads.ts (up from kv/)",
   "kv/policy.ts -> lib/tx/policy.ts (up from kv/)",
-  "kv/projects.ts -> lib/config.ts (up from kv/)",
-  "kv/tx_requests.ts -> lib/config.ts (up from kv/)",
-  "kv/tx_requests.ts -> lib/tx/types.ts (up from kv/)",
   "lib/auth/idp_client.ts -> http/player_session.ts (up from lib/)",
   "lib/events/deliver.ts -> jobs/payloads.ts (up from lib/)",
   "lib/job_handler.ts -> jobs/payloads.ts (up from lib/)",

@@ -1,7 +1,8 @@
 /** Builds the real app on a fresh in-memory KV for one test. */
 import type { Hono } from "hono";
 import { ManualClock } from "../../core/clock.ts";
-import type { Cluster, Config } from "../../lib/config.ts";
+import type { Cluster } from "../../core/cluster.ts";
+import type { Config } from "../../lib/config.ts";
 import { type AppContext, createAppContext } from "../../lib/context.ts";
 import { createApp } from "../../routes/mod.ts";
 import { createProject, type Project } from "../../kv/projects.ts";

@@ -7,7 +7,7 @@ import { getTxRequest, txRequestKey, type TxRequestRecord } from "../../kv/tx_re
 import { ensureTxSweepLoop } from "../../jobs/tx_sweep.ts";
 import { startService } from "../../service.ts";
 import { sweepUnsettledTx } from "../../lib/tx/check_job.ts";
-import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/types.ts";
+import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
 import {
   type JsonRpcError,
   startHoldingProxy,

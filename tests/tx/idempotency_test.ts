@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import type { Address } from "@solana/kit";
 import { jobKey } from "../../kv/jobs.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
-import type { TxResult } from "../../lib/tx/types.ts";
+import type { TxResult } from "../../lib/tx/result.ts";
 import { call } from "../support/test_app.ts";
 import {
   startTxHarness,

@@ -2,7 +2,7 @@
 // and index entries left behind by a retry.
 import assert from "node:assert/strict";
 import { ulid } from "../../core/ids.ts";
-import type { TxStatus } from "../../lib/tx/types.ts";
+import type { TxStatus } from "../../kv/tx_requests.ts";
 import {
   listTxByTime,
   txAttemptByTimeKey,

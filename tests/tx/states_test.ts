@@ -5,7 +5,7 @@ import { type Signature } from "@solana/kit";
 import { jobKey, listJobs } from "../../kv/jobs.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import { runSweeps } from "../../jobs/sweeps.ts";
-import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/types.ts";
+import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
 import {
   startHoldingProxy,
   startTxHarness,

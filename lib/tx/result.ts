@@ -1,20 +1,6 @@
-/** Shapes shared by the transaction routes, their store and their background checks. */
+/** The answer of every transaction route and the status route, and the errors of its final states. */
 import type { TxKind } from "../../core/events.ts";
-
-export type { TxKind } from "../../core/events.ts";
-
-/** Status of a transaction request (spec "Transaction request status"). */
-export type TxStatus = "pending" | "submitted" | "confirmed" | "failed";
-
-/** The request's recipient as sent: a player or a wallet address. */
-export type TxTarget = { userId: number } | { address: string };
-
-/** A transaction request body as sent; `amount` stays the exact text, so `1` and `1.0` differ. */
-export interface TxBody {
-  to: TxTarget;
-  mint: string | null;
-  amount: string;
-}
+import type { TxRequestRecord, TxStatus } from "../../kv/tx_requests.ts";
 
 /** The spec's TxResult, as every transaction route and the status route answer it. */
 export interface TxResult {
@@ -24,6 +10,18 @@ export interface TxResult {
   signature: string | null;
   recipient: string;
   error: string | null;
+}
+
+/** The TxResult of a stored request. */
+export function txResultOf(record: TxRequestRecord): TxResult {
+  return {
+    idempotencyKey: record.key,
+    kind: record.kind,
+    status: record.status,
+    signature: record.signature,
+    recipient: record.recipient,
+    error: record.error,
+  };
 }
 
 /** Error of an attempt proven expired (spec "States and transitions", rule 2). */
