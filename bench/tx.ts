@@ -178,7 +178,7 @@ async function serveService() {
   const { createProject } = await import("../kv/projects.ts");
   const { createApiKey } = await import("../kv/api_keys.ts");
   const { linkWallet } = await import("../kv/links.ts");
-  const { savePolicy } = await import("../kv/policy.ts");
+  const { savePolicy } = await import("../lib/tx/policy.ts");
   const { createProjectWallet } = await import("../lib/wallets/project_wallet.ts");
   const rpcUrl = Deno.env.get("BENCH_RPC_URL")!;
   const dir = await Deno.makeTempDir();

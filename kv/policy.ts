@@ -1,5 +1,40 @@
 /** Transaction policies: one per project, replaced whole when the dashboard saves it. */
-import { emptyPolicy, type TxPolicy, validatePolicy } from "../lib/tx/policy.ts";
+
+/** A mint the project may send or mint, with its per-transaction maximum. */
+export interface MintAllowance {
+  mint: string;
+  maxPerTransaction: string;
+}
+
+/** An hourly amount budget for one asset across all recipients. */
+export interface AssetBudget {
+  /** `SOL` or a mint address. */
+  asset: string;
+  amount: string;
+}
+
+/** A project's transaction policy as stored. */
+export interface TxPolicy {
+  /** Max SOL per transfer; SOL transfers are disabled while it is null. */
+  maxSolPerTransfer: string | null;
+  allowedMints: MintAllowance[];
+  /** Most transactions one recipient wallet may receive in a rolling hour; null means no limit. */
+  perRecipientPerHour: number | null;
+  /** Most transactions one player may receive in a rolling hour, across all their wallets. */
+  perPlayerPerHour: number | null;
+  hourlyBudgets: AssetBudget[];
+}
+
+/** The policy of a project that never saved one: nothing may be sent. */
+export function emptyPolicy(): TxPolicy {
+  return {
+    maxSolPerTransfer: null,
+    allowedMints: [],
+    perRecipientPerHour: null,
+    perPlayerPerHour: null,
+    hourlyBudgets: [],
+  };
+}
 
 /** Key of a project's transaction policy. */
 export function policyKey(projectId: string): Deno.KvKey {
@@ -11,13 +46,7 @@ export async function getPolicy(kv: Deno.Kv, projectId: string): Promise<TxPolic
   return (await kv.get<TxPolicy>(policyKey(projectId))).value ?? emptyPolicy();
 }
 
-/** Validates (400 `invalid_settings`) and stores the project's policy; returns what was stored. */
-export async function savePolicy(
-  kv: Deno.Kv,
-  projectId: string,
-  input: unknown,
-): Promise<TxPolicy> {
-  const policy = validatePolicy(input);
+/** Stores the project's policy, already validated (`lib/tx/policy.ts`). */
+export async function setPolicy(kv: Deno.Kv, projectId: string, policy: TxPolicy): Promise<void> {
   await kv.set(policyKey(projectId), policy);
-  return policy;
 }

@@ -12,7 +12,7 @@ import { saveProjectSettings } from "../lib/projects/settings.ts";
 import { createProjectWallet } from "../lib/wallets/project_wallet.ts";
 import { createApiKey } from "../kv/api_keys.ts";
 import { recordDeveloperSignIn } from "../kv/developers.ts";
-import { savePolicy } from "../kv/policy.ts";
+import { savePolicy } from "../lib/tx/policy.ts";
 import { createProject, type Project } from "../kv/projects.ts";
 import {
   airdrop,

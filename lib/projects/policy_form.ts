@@ -4,7 +4,7 @@
  * `hourlyBudgets[0].amount`, and a row left blank is no row, so a page can offer empty rows to
  * fill in and a row is removed by clearing it.
  */
-import type { TxPolicy } from "../tx/policy.ts";
+import type { TxPolicy } from "../../kv/policy.ts";
 import type { ActionFields } from "../../http/form_action.ts";
 import { invalidSettings, unknownFields } from "./fields.ts";
 

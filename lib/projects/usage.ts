@@ -7,7 +7,8 @@
 import type { AppContext } from "../context.ts";
 import { formatUnits, parseUnits } from "../chain/amounts.ts";
 import { REQUESTS_PER_DAY, REQUESTS_PER_MINUTE } from "../quota/request_quota.ts";
-import { SOL_ASSET, type TxPolicy } from "../tx/policy.ts";
+import { SOL_ASSET } from "../tx/policy.ts";
+import { type TxPolicy } from "../../kv/policy.ts";
 import { MAX_TX_PER_DAY } from "../tx/reserve.ts";
 import type { Project } from "../../kv/projects.ts";
 import {

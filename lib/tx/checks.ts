@@ -21,7 +21,8 @@ import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import type { TxRequestInput } from "./body.ts";
 import { isSameRequest } from "./body.ts";
 import { rpcFailureReason } from "./chain_errors.ts";
-import { emptyPolicy, findMintAllowance, SOL_ASSET, type TxPolicy } from "./policy.ts";
+import { findMintAllowance, SOL_ASSET } from "./policy.ts";
+import { emptyPolicy, type TxPolicy } from "../../kv/policy.ts";
 import type { TxKind } from "../../core/events.ts";
 
 /** SOL's decimals. */

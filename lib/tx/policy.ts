@@ -8,50 +8,15 @@ import { z } from "zod";
 import { ApiError } from "../../core/api_error.ts";
 import { DECIMAL_PATTERN } from "../chain/amounts.ts";
 import { parseAddress } from "../chain/validation.ts";
+import { type MintAllowance, setPolicy, type TxPolicy } from "../../kv/policy.ts";
 
 /** The asset name SOL has in budgets; tokens use their mint address. */
 export const SOL_ASSET = "SOL";
-
-/** A mint the project may send or mint, with its per-transaction maximum. */
-export interface MintAllowance {
-  mint: string;
-  maxPerTransaction: string;
-}
-
-/** An hourly amount budget for one asset across all recipients. */
-export interface AssetBudget {
-  /** `SOL` or a mint address. */
-  asset: string;
-  amount: string;
-}
-
-/** A project's transaction policy as stored. */
-export interface TxPolicy {
-  /** Max SOL per transfer; SOL transfers are disabled while it is null. */
-  maxSolPerTransfer: string | null;
-  allowedMints: MintAllowance[];
-  /** Most transactions one recipient wallet may receive in a rolling hour; null means no limit. */
-  perRecipientPerHour: number | null;
-  /** Most transactions one player may receive in a rolling hour, across all their wallets. */
-  perPlayerPerHour: number | null;
-  hourlyBudgets: AssetBudget[];
-}
 
 /** Most allowed mints and budgets one policy may list. */
 export const MAX_POLICY_ENTRIES = 50;
 /** Largest hourly count limit accepted. */
 export const MAX_HOURLY_COUNT = 1_000_000;
-
-/** The policy of a project that never saved one: nothing may be sent. */
-export function emptyPolicy(): TxPolicy {
-  return {
-    maxSolPerTransfer: null,
-    allowedMints: [],
-    perRecipientPerHour: null,
-    perPlayerPerHour: null,
-    hourlyBudgets: [],
-  };
-}
 
 const blankToNull = (value: unknown) =>
   value === undefined || (typeof value === "string" && value.trim() === "") ? null : value;
@@ -147,4 +112,15 @@ export function findMintAllowance(policy: TxPolicy, mint: string): MintAllowance
 /** The hourly budget of an asset (`SOL` or a mint), or null when it has none. */
 export function findAssetBudget(policy: TxPolicy, asset: string): string | null {
   return policy.hourlyBudgets.find((entry) => entry.asset === asset)?.amount ?? null;
+}
+
+/** Validates (400 `invalid_settings`) and stores the project's policy; returns what was stored. */
+export async function savePolicy(
+  kv: Deno.Kv,
+  projectId: string,
+  input: unknown,
+): Promise<TxPolicy> {
+  const policy = validatePolicy(input);
+  await setPolicy(kv, projectId, policy);
+  return policy;
 }

@@ -10,7 +10,7 @@ import { sendTestPing } from "../../lib/events/publish.ts";
 import { addWatch, listWatches, removeWatch, validateWatch } from "../../lib/watches/watches.ts";
 import { log } from "../../core/log.ts";
 import { projectView } from "../../lib/projects/project_view.ts";
-import { savePolicy } from "../../kv/policy.ts";
+import { savePolicy } from "../../lib/tx/policy.ts";
 import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
 import { dashboardAction } from "../../http/form_action.ts";
 import { pickText, readText } from "../../lib/projects/fields.ts";

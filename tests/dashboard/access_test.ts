@@ -12,7 +12,7 @@ import { browse, CookieJar, createTestWallet } from "../support/sign_in.ts";
 import { getPolicy } from "../../kv/policy.ts";
 import { listWatchesByProject } from "../../kv/watches.ts";
 import { listApiKeys } from "../../kv/api_keys.ts";
-import { emptyPolicy } from "../../lib/tx/policy.ts";
+import { emptyPolicy } from "../../kv/policy.ts";
 
 const WATCH_ADDRESS = "Vote111111111111111111111111111111111111111";
 

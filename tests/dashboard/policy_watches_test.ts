@@ -10,7 +10,7 @@ import {
 import { getPolicy } from "../../kv/policy.ts";
 import { listWatchesByProject, watchPollJobId } from "../../kv/watches.ts";
 import { getJobEntry } from "../../kv/jobs.ts";
-import { emptyPolicy } from "../../lib/tx/policy.ts";
+import { emptyPolicy } from "../../kv/policy.ts";
 
 const MINT_A = "So11111111111111111111111111111111111111112";
 const MINT_B = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";

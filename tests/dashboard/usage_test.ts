@@ -16,7 +16,7 @@ import { drain } from "../support/events_harness.ts";
 import { linkWallet } from "../../kv/links.ts";
 import { airdrop, createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
 import { lowBalanceWarnings, TX_COST_LAMPORTS } from "../../components/dashboard/low_balance.tsx";
-import { emptyPolicy } from "../../lib/tx/policy.ts";
+import { emptyPolicy } from "../../kv/policy.ts";
 
 /** The text of the element with `data-testid="<id>"` (first match), tags stripped. */
 function textOf(html: string, id: string): string | null {

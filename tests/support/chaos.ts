@@ -11,7 +11,7 @@ import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
 import type { TxTiming } from "../../lib/tx/timing.ts";
 import { createApiKey } from "../../kv/api_keys.ts";
 import { openKv } from "../../kv/open_kv.ts";
-import { savePolicy } from "../../kv/policy.ts";
+import { savePolicy } from "../../lib/tx/policy.ts";
 import { createProject } from "../../kv/projects.ts";
 import { type SandboxChain, startChain } from "../../sandbox/chain/mod.ts";
 import { testConfig } from "./test_app.ts";

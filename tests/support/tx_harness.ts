@@ -15,7 +15,7 @@ import { saveEventSettings } from "../../lib/events/settings.ts";
 import type { TxTiming } from "../../lib/tx/timing.ts";
 import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
 import { linkWallet } from "../../kv/links.ts";
-import { savePolicy } from "../../kv/policy.ts";
+import { savePolicy } from "../../lib/tx/policy.ts";
 import type { Project } from "../../kv/projects.ts";
 import { type SandboxChain, startChain } from "../../sandbox/chain/mod.ts";
 import { type MessagingStandIn, startMessagingStandIn } from "../../sandbox/roblox/mod.ts";
