@@ -3,7 +3,7 @@ import type { VNode } from "preact";
 import type { LinkByUser } from "../kv/links.ts";
 import type { Project } from "../kv/projects.ts";
 import { LinkFlow } from "../islands/link_flow.tsx";
-import type { Player } from "../http/player_session.ts";
+import type { Player } from "../kv/sessions.ts";
 import { Island } from "./islands.tsx";
 import { Notice } from "./layout.tsx";
 

@@ -10,9 +10,7 @@ import { readJson } from "./validate.ts";
 import { getDeveloperSession } from "./developer_session.ts";
 import { type Flash, setFlash } from "./flash.ts";
 import { signInPath } from "./dashboard_paths.ts";
-
-/** Fields of a request body, from JSON or from a form (form values are strings, or string arrays when repeated). */
-export type ActionFields = Record<string, unknown>;
+import type { ActionFields } from "../lib/projects/fields.ts";
 
 /** What a successful action answers. */
 export interface ActionResult {

@@ -3,14 +3,7 @@ import type { Context } from "hono";
 import type { AppContext } from "../lib/context.ts";
 import { PLAYER_SESSION_COOKIE } from "./cookies.ts";
 import { endSession, openSession, readSession } from "./sessions.ts";
-
-/** The spec's Player object, kept in the session so reading it needs no identity-provider call. */
-export interface Player {
-  id: number;
-  name: string;
-  displayName: string;
-  avatar: string | null;
-}
+import type { Player } from "../kv/sessions.ts";
 
 /** Starts (or replaces) the player's session, bound to one project, for one hour. */
 export async function startPlayerSession(

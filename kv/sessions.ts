@@ -3,13 +3,21 @@
  * a session deletes its record, so a copied cookie stops working at once on every instance.
  */
 
+/** The spec's Player object, kept in the session so reading it needs no identity-provider call. */
+export interface Player {
+  id: number;
+  name: string;
+  displayName: string;
+  avatar: string | null;
+}
+
 /** What a session stands for: a developer's dashboard, or a player on one project's page. */
 export type SessionSubject =
   | { kind: "developer"; address: string }
   | {
     kind: "player";
     projectId: string;
-    user: { id: number; name: string; displayName: string; avatar: string | null };
+    user: Player;
   };
 
 /** A session as stored. */

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { encodeBase64Url, randomToken } from "../../core/ids.ts";
 import type { OauthApp } from "./oauth_app.ts";
-import type { Player } from "../../http/player_session.ts";
+import type { Player } from "../../kv/sessions.ts";
 
 /** Scopes the linking page needs: the user id, then username, display name and avatar. */
 export const IDP_SCOPES = "openid profile";

@@ -1,7 +1,7 @@
 /** The player linking challenge: a SIWS message tied to the project, the player and one wallet. */
 import { consumeLinkNonce, createLinkNonce } from "../../kv/nonces.ts";
 import type { Project } from "../../kv/projects.ts";
-import type { Player } from "../../http/player_session.ts";
+import type { Player } from "../../kv/sessions.ts";
 import { assertSignedBy, createSiwsMessage, createSiwsNonce, decodeAddress } from "../auth/siws.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../../core/api_error.ts";

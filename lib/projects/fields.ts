@@ -1,6 +1,9 @@
 /** Reading dashboard fields the same way whether they came from a form (strings) or from JSON. */
 import { ApiError } from "../../core/api_error.ts";
 
+/** Fields of a request body, from JSON or from a form (form values are strings, or string arrays when repeated). */
+export type ActionFields = Record<string, unknown>;
+
 /**
  * A text field, trimmed: undefined when absent, null when JSON sent null, and the marker
  * `NOT_TEXT` for anything else (a number, an object, a file).

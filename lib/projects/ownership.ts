@@ -11,7 +11,7 @@ import {
   type Project,
   ProjectLimitError,
 } from "../../kv/projects.ts";
-import type { ActionFields } from "../../http/form_action.ts";
+import type { ActionFields } from "./fields.ts";
 import { invalidSettings, NOT_TEXT, readText } from "./fields.ts";
 
 /** Longest project name accepted. */

@@ -5,7 +5,7 @@
  * fill in and a row is removed by clearing it.
  */
 import type { TxPolicy } from "../../kv/policy.ts";
-import type { ActionFields } from "../../http/form_action.ts";
+import type { ActionFields } from "./fields.ts";
 import { invalidSettings, unknownFields } from "./fields.ts";
 
 const ROW_FIELD = /^(allowedMints|hourlyBudgets)\[(\d{1,3})\]\.([A-Za-z]+)$/;

@@ -15,7 +15,7 @@ import {
 } from "../events/settings.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
-import type { ActionFields } from "../../http/form_action.ts";
+import type { ActionFields } from "./fields.ts";
 import {
   invalidSettings,
   NOT_TEXT,

@@ -1,7 +1,8 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { AppContext } from "../../lib/context.ts";
-import { getPlayerSession, type Player } from "../../http/player_session.ts";
+import { getPlayerSession } from "../../http/player_session.ts";
+import { type Player } from "../../kv/sessions.ts";
 import { sameOrigin } from "../../http/same_origin.ts";
 import { issueLinkChallenge, verifyLinkChallenge } from "../../lib/link/challenge.ts";
 import { linkPlayerWallet, unlinkPlayerWallet } from "../../lib/link/linking.ts";
