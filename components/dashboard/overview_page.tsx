@@ -6,7 +6,8 @@ import { Island } from "../islands.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl } from "./format.ts";
 import { projectPath, type ProjectTab } from "../../http/dashboard_paths.ts";
-import { LowBalanceNotices, type LowBalanceWarning } from "./low_balance.tsx";
+import { LowBalanceNotices } from "./low_balance.tsx";
+import type { LowBalanceWarning } from "../../lib/projects/low_balance.ts";
 
 /** What the overview shows. */
 export interface OverviewPageData extends FrameData {

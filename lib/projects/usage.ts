@@ -28,7 +28,7 @@ import {
   HOUR_MS,
   type UsageBucket,
 } from "../../kv/usage.ts";
-import type { WalletHoldings } from "../../components/dashboard/low_balance.tsx";
+import type { WalletHoldings } from "./low_balance.ts";
 
 /** Transactions of one hour: not failed (still counting toward the quota) and failed. */
 interface TxHour {

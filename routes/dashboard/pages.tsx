@@ -27,7 +27,7 @@ import {
   SignInPage,
 } from "../../components/dashboard/sign_in_page.tsx";
 import { WatchesPage } from "../../components/dashboard/watches_page.tsx";
-import { checkLowBalance } from "../../components/dashboard/low_balance.tsx";
+import { checkLowBalance } from "../../lib/projects/low_balance.ts";
 import { loadUsageFigures } from "../../lib/projects/usage.ts";
 import { UsagePage } from "../../components/dashboard/usage_page.tsx";
 import { listApiKeys } from "../../kv/api_keys.ts";

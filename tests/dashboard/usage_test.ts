@@ -15,7 +15,7 @@ import {
 import { drain } from "../support/events_harness.ts";
 import { linkWallet } from "../../kv/links.ts";
 import { airdrop, createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
-import { lowBalanceWarnings, TX_COST_LAMPORTS } from "../../components/dashboard/low_balance.tsx";
+import { lowBalanceWarnings, TX_COST_LAMPORTS } from "../../lib/projects/low_balance.ts";
 import { emptyPolicy } from "../../kv/policy.ts";
 
 /** The text of the element with `data-testid="<id>"` (first match), tags stripped. */
