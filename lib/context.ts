@@ -55,7 +55,6 @@ export async function createAppContext(
     quota: new RequestQuota(input.kv, clock),
     abuse: new AbuseLimiter(input.kv, clock, {
       limits: input.config.abuseLimits,
-      clientIpHeader: input.config.clientIpHeader,
     }),
     rpc,
     events: createEventRuntime(input.kv, clock),

@@ -12,7 +12,6 @@
  * `CLIENT_IP_HEADER` behind a proxy that sets it), and the developer account for dashboard
  * actions; new accounts are themselves capped per address, so fresh wallets do not buy more room.
  */
-import type { Context } from "hono";
 import type { Clock } from "../../core/clock.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { takeAbuseToken } from "../../kv/abuse_counts.ts";
@@ -49,7 +48,7 @@ export class AbuseLimiter {
   constructor(
     private kv: Deno.Kv,
     private clock: Clock,
-    private options: { limits: AbuseLimits; clientIpHeader?: string },
+    private options: { limits: AbuseLimits },
   ) {}
 
   /** Counts one use of `action` by `client`; throws 429 `rate_limited` when over the limit. */
@@ -79,15 +78,6 @@ export class AbuseLimiter {
     // Still full of live counters: a flood from many addresses; refusing is the safe answer.
     if (this.#local.size >= MAX_LOCAL_CLIENTS) throw tooMany(limit, what);
     this.#local.set(key, { window, count: 1 });
-  }
-
-  /** The requesting client's address: the proxy's header when configured, else the connection's. */
-  clientAddress(c: Context): string {
-    const header = this.options.clientIpHeader;
-    const forwarded = header ? c.req.header(header)?.split(",")[0].trim() : undefined;
-    if (forwarded) return forwarded;
-    const info = c.env as Partial<Deno.ServeHandlerInfo<Deno.NetAddr>> | undefined;
-    return info?.remoteAddr?.hostname ?? "unknown";
   }
 
   #forgetEndedWindows(): void {

@@ -1,3 +1,4 @@
+import { clientAddress } from "../../http/client_address.ts";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppContext } from "../../lib/context.ts";
@@ -36,7 +37,7 @@ export function walletSignInRoutes(ctx: AppContext): Hono {
   return new Hono()
     .post("/auth/wallet/challenge", origin, async (c) => {
       // Counted in memory: the spec has this route write nothing to the database.
-      ctx.abuse.takeLocal("signin_challenge", ctx.abuse.clientAddress(c));
+      ctx.abuse.takeLocal("signin_challenge", clientAddress(ctx, c));
       const body = await readJsonBody(c, challengeBody);
       if (!decodeAddress(body.address)) {
         throw new ApiError(400, "invalid_address", "address is not a Solana address");
@@ -84,7 +85,7 @@ export function walletSignInRoutes(ctx: AppContext): Hono {
       const { signature } = await readJsonBody(c, verifyBody);
       assertSignedBy(message, signature, address);
       if (!(await getDeveloper(ctx.kv, address))) {
-        await ctx.abuse.take("developer_account", ctx.abuse.clientAddress(c));
+        await ctx.abuse.take("developer_account", clientAddress(ctx, c));
       }
       const { created } = await recordDeveloperSignIn(ctx.kv, address, ctx.clock.now());
       await startDeveloperSession(ctx, c, address);

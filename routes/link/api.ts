@@ -1,3 +1,4 @@
+import { clientAddress } from "../../http/client_address.ts";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { AppContext } from "../../lib/context.ts";
@@ -47,7 +48,7 @@ export function linkApiRoutes(ctx: AppContext): Hono {
       const { address } = await readJsonBody(c, challengeBody);
       // Only a challenge that will be issued (and stored) is counted.
       if (parseAddress(address)) {
-        await ctx.abuse.take("signin_challenge", ctx.abuse.clientAddress(c));
+        await ctx.abuse.take("signin_challenge", clientAddress(ctx, c));
       }
       return c.json(await issueLinkChallenge(ctx, { project, player, address }));
     })

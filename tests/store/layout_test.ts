@@ -37,7 +37,6 @@ const NOT_YET_CUT = new Set([
   "kv/jobs.ts -> jobs/payloads.ts (up from kv/)",
   "lib/events/deliver.ts -> jobs/payloads.ts (up from lib/)",
   "lib/job_handler.ts -> jobs/payloads.ts (up from lib/)",
-  "lib/quota/abuse_limits.ts -> hono (package)",
   "lib/watches/poll.ts -> jobs/payloads.ts (up from lib/)",
 ]);
 
