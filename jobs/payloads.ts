@@ -1,36 +1,18 @@
 /**
- * Every kind of background job, as one zod discriminated union on `type`.
+ * Every kind of background job, as one zod discriminated union on `type`: the worker validates a
+ * claimed job's payload against it before running its handler.
  *
- * To add a kind: add its schema to `jobPayloadSchema` below and its handler to `jobHandlers` in
- * `jobs/handlers.ts` (the type checker insists on both). Schema modules must import only zod and
- * other schemas, never `kv/jobs.ts`, so the union can be built without an import cycle.
+ * Each domain declares its kinds (schema and lane) in its `job_payloads.ts` and their handlers in
+ * its `jobs.ts`; to add a kind, add it there and list its schema here (the type checker then asks
+ * for its handler in `jobs/handlers.ts`).
  */
 import { z } from "zod";
-import { recordedEventSchema } from "../lib/events/event_schema.ts";
-import { txCheckJobSchema, txSweepJobSchema } from "./tx_payloads.ts";
-
-const id = z.string().min(1).max(200);
-
-/** Publishes one recorded event to the project's game servers (with its own retry schedule). */
-export const deliverEventJobSchema = z.object({
-  type: z.literal("deliver_event"),
-  projectId: id,
-  event: recordedEventSchema,
-});
-
-/** Turns a batch of events into one `deliver_event` job each (keeps big polls within commit limits). */
-export const publishBatchJobSchema = z.object({
-  type: z.literal("publish_batch"),
-  projectId: id,
-  events: z.array(recordedEventSchema).min(1).max(50),
-});
-
-/** One poll of a watched address; it reschedules itself for as long as the watch exists. */
-export const watchPollJobSchema = z.object({
-  type: z.literal("watch_poll"),
-  projectId: id,
-  watchId: id,
-});
+import {
+  deliverEventJobSchema,
+  publishBatchJobSchema,
+  watchPollJobSchema,
+} from "../lib/events/job_payloads.ts";
+import { txCheckJobSchema, txSweepJobSchema } from "../lib/tx/job_payloads.ts";
 
 /** Validates any job payload. */
 export const jobPayloadSchema = z.discriminatedUnion("type", [
@@ -42,8 +24,8 @@ export const jobPayloadSchema = z.discriminatedUnion("type", [
 ]);
 
 /** Any job payload. */
-export type JobPayload = z.infer<typeof jobPayloadSchema>;
+type KnownJobPayload = z.infer<typeof jobPayloadSchema>;
 /** The job kind names. */
-export type JobType = JobPayload["type"];
+export type JobType = KnownJobPayload["type"];
 /** The payload of one job kind. */
-export type JobPayloadOf<T extends JobType> = Extract<JobPayload, { type: T }>;
+export type JobPayloadOf<T extends JobType> = Extract<KnownJobPayload, { type: T }>;

@@ -10,7 +10,7 @@ import {
 } from "../kv/jobs.ts";
 import { getProject } from "../kv/projects.ts";
 import { listAllWatches, watchPollJobId } from "../kv/watches.ts";
-import { ensureTxSweepLoop } from "./tx_sweep.ts";
+import { ensureTxSweepLoop } from "../lib/tx/sweep.ts";
 
 /** A sweep; returns how many things it repaired. */
 export type Sweep = (ctx: AppContext) => Promise<number>;
@@ -39,7 +39,7 @@ export async function sweepWatchLoops(ctx: AppContext): Promise<number> {
       type: "watch_poll",
       projectId: watch.projectId,
       watchId: watch.id,
-    }, { id, runAt: ctx.clock.now() });
+    }, { id, runAt: ctx.clock.now(), lane: "watch" });
     if (started) {
       restarted++;
       log("warn", "Watch poll loop restarted", { projectId: watch.projectId, watch: watch.name });

@@ -36,7 +36,8 @@ import {
 import { DeferredCommit } from "./deferred_commit.ts";
 import { jobHandlers } from "./handlers.ts";
 import { jobPayloadSchema } from "./payloads.ts";
-import type { JobHandler, JobHandlers, JobOutcome, JobRun } from "../lib/job_handler.ts";
+import type { JobHandler, JobOutcome, JobRun } from "../lib/job_handler.ts";
+import type { JobHandlers } from "./handlers.ts";
 
 /** Options of a `JobWorker`. */
 export interface JobWorkerOptions {
@@ -365,7 +366,8 @@ export class JobWorker {
     } else {addJobReschedule(op, claimed, {
         runAt: outcome.at,
         fresh: true,
-        payload: outcome.payload,
+        // A loop's next payload is validated before it is stored, like every added job.
+        payload: outcome.payload && jobPayloadSchema.parse(outcome.payload),
       });}
 
     let ok = false;

@@ -11,24 +11,28 @@
  * job renews its lease the same way.
  */
 import { ulid } from "../core/ids.ts";
-import { type JobPayload, jobPayloadSchema, type JobType } from "../jobs/payloads.ts";
 
 /** The lanes, highest priority first. */
 export const JOB_LANES = ["tx", "events", "watch"] as const;
 /** A lane of the due index. */
 export type JobLane = typeof JOB_LANES[number];
 
-const LANE_OF: Record<JobType, JobLane> = {
+/**
+ * A job's payload as the table stores it: its kind in `type`, the project (if any) in `projectId`.
+ * The table does not know the kinds: each domain validates what it adds (`lib/tx/job_payloads.ts`,
+ * `lib/events/job_payloads.ts`) and the worker validates every payload again when it claims it.
+ */
+export type JobPayload = { type: string; projectId?: string; [field: string]: unknown };
+
+// Records stored before a record named its lane: the lane their kind had then.
+const LANE_BEFORE_RECORDS_NAMED_IT: Record<string, JobLane> = {
   tx_check: "tx",
   tx_sweep: "tx",
-  deliver_event: "events",
-  publish_batch: "events",
   watch_poll: "watch",
 };
 
-/** The lane a job runs in. */
-export function jobLane(payload: JobPayload): JobLane {
-  return LANE_OF[payload.type];
+function laneOf(job: Pick<JobRecord, "payload" | "lane">): JobLane {
+  return job.lane ?? LANE_BEFORE_RECORDS_NAMED_IT[job.payload.type] ?? "events";
 }
 
 /** One due-index entry: which job, when, and for which project ("" for none). */
@@ -48,6 +52,8 @@ export interface JobLease {
 export interface JobRecord {
   id: string;
   payload: JobPayload;
+  /** The due-index lane it waits in (absent on records stored before lanes were named in them). */
+  lane?: JobLane;
   /** "done" records remain only for jobs enqueued with an explicit id, to keep that id used. */
   status: "pending" | "done";
   /** When the job is due; while leased, when the lease ends. */
@@ -68,6 +74,8 @@ export interface AddJobOptions {
   runAt: number;
   /** Explicit id: the job is added only if no job (pending, or done in the last 7 days) has it. */
   id?: string;
+  /** The lane it waits in, as its kind declares. */
+  lane: JobLane;
 }
 
 /** How long the record of a finished unique job keeps its id taken. */
@@ -101,12 +109,12 @@ export function jobDueKey(lane: JobLane, runAt: number, id: string): Deno.KvKey 
   return ["job_queue", lane, runAt, id];
 }
 
-function dueKeyOf(job: Pick<JobRecord, "payload" | "runAt" | "id">): Deno.KvKey {
-  return jobDueKey(jobLane(job.payload), job.runAt, job.id);
+function dueKeyOf(job: Pick<JobRecord, "payload" | "lane" | "runAt" | "id">): Deno.KvKey {
+  return jobDueKey(laneOf(job), job.runAt, job.id);
 }
 
 function projectOf(payload: JobPayload): string {
-  return "projectId" in payload ? payload.projectId : "";
+  return payload.projectId ?? "";
 }
 
 /**
@@ -118,12 +126,12 @@ export function addJob(
   payload: JobPayload,
   options: AddJobOptions,
 ): string {
-  const parsed = jobPayloadSchema.parse(payload);
   const id = options.id ?? nextJobId();
   const runAt = options.runAt;
   const record: JobRecord = {
     id,
-    payload: parsed,
+    payload,
+    lane: options.lane,
     status: "pending",
     runAt,
     attempts: 0,
@@ -134,7 +142,7 @@ export function addJob(
     doneAt: null,
   };
   if (options.id !== undefined) op.check({ key: jobKey(id), versionstamp: null });
-  op.set(jobKey(id), record).set(dueKeyOf(record), projectOf(parsed));
+  op.set(jobKey(id), record).set(dueKeyOf(record), projectOf(payload));
   return id;
 }
 
@@ -269,7 +277,7 @@ export function addJobReschedule(
   const job = claimed.value;
   const record: JobRecord = {
     ...job,
-    payload: next.payload ? jobPayloadSchema.parse(next.payload) : job.payload,
+    payload: next.payload ?? job.payload,
     runAt: next.runAt,
     attempts: next.fresh ? 0 : job.attempts,
     lease: null,

@@ -90,6 +90,7 @@ export async function createWatch(
     addJob(op, { type: "watch_poll", projectId, watchId: watch.id }, {
       id: watchPollJobId(projectId, watch.id),
       runAt: input.now,
+      lane: "watch",
     });
     if ((await op.commit()).ok) return watch;
   }

@@ -1,7 +1,7 @@
 /** What a job handler receives and answers. */
 import type { AppContext } from "./context.ts";
 import type { LogFields } from "../core/log.ts";
-import type { JobPayload, JobPayloadOf, JobType } from "../jobs/payloads.ts";
+import type { JobPayload } from "../kv/jobs.ts";
 
 /** One run of a claimed job. */
 export interface JobRun<P extends JobPayload = JobPayload> {
@@ -38,6 +38,3 @@ export type JobOutcome =
 
 /** Runs one kind of job. Throwing counts as a failed attempt, retried with backoff. */
 export type JobHandler<P extends JobPayload = JobPayload> = (run: JobRun<P>) => Promise<JobOutcome>;
-
-/** One handler per job kind. */
-export type JobHandlers = { [T in JobType]: JobHandler<JobPayloadOf<T>> };

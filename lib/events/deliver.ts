@@ -1,7 +1,6 @@
 /** The `deliver_event` and `publish_batch` job handlers: the background half of publishing. */
 import { addDelivery, type DeliveryOutcome, trimDeliveries } from "../../kv/deliveries.ts";
-import { addJob } from "../../kv/jobs.ts";
-import type { JobPayloadOf } from "../../jobs/payloads.ts";
+import { addEventJob, type DeliverEventJob, type PublishBatchJob } from "./job_payloads.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
 import { log } from "../../core/log.ts";
 import { publishToTarget } from "./publish_to_target.ts";
@@ -37,7 +36,7 @@ export function describeAnswer(answer: PublishAnswer): string {
 
 /** Runs one publish attempt of a `deliver_event` job and logs the delivery when it ends. */
 export async function runDeliverEvent(
-  run: JobRun<JobPayloadOf<"deliver_event">>,
+  run: JobRun<DeliverEventJob>,
 ): Promise<JobOutcome> {
   const { ctx, payload, attempt } = run;
   const { projectId, event } = payload;
@@ -87,10 +86,10 @@ export async function runDeliverEvent(
 
 /** Fans a batch of recorded events out into one `deliver_event` job each, in the batch job's own commit. */
 export function runPublishBatch(
-  run: JobRun<JobPayloadOf<"publish_batch">>,
+  run: JobRun<PublishBatchJob>,
 ): Promise<JobOutcome> {
   for (const event of run.payload.events) {
-    addJob(run.op, { type: "deliver_event", projectId: run.payload.projectId, event }, {
+    addEventJob(run.op, { type: "deliver_event", projectId: run.payload.projectId, event }, {
       runAt: run.now,
     });
   }

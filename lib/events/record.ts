@@ -11,7 +11,7 @@
  * about as many times as there are settlements in flight.
  */
 import { addFeedEvents, getEventSeqEntry } from "../../kv/event_feed.ts";
-import { addJob } from "../../kv/jobs.ts";
+import { addEventJob } from "./job_payloads.ts";
 import type { AppContext } from "../context.ts";
 import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
 
@@ -91,12 +91,12 @@ function addDeliveries(
 ): void {
   if (events.length <= DIRECT_DELIVERY_MAX) {
     for (const [i, event] of events.entries()) {
-      addJob(op, { type: "deliver_event", projectId, event }, { runAt: dueAt(i) });
+      addEventJob(op, { type: "deliver_event", projectId, event }, { runAt: dueAt(i) });
     }
     return;
   }
   for (let i = 0; i < events.length; i += DIRECT_DELIVERY_MAX) {
     const batch = events.slice(i, i + DIRECT_DELIVERY_MAX);
-    addJob(op, { type: "publish_batch", projectId, events: batch }, { runAt: dueAt(i) });
+    addEventJob(op, { type: "publish_batch", projectId, events: batch }, { runAt: dueAt(i) });
   }
 }

@@ -1,22 +1,14 @@
 /**
- * Background confirmation: the per-attempt check job (every 1.5 s, created with the reservation)
- * and the sweep (every 30 s, and once as soon as an instance starts) of every attempt not yet
- * final. Both run through the durable job layer, so they survive the instance that sent the
- * transaction.
+ * Background confirmation: the per-attempt check job (every 1.5 s, created with the reservation).
+ * It runs through the durable job layer, so it survives the instance that sent the transaction;
+ * the sweep (`sweep.ts`) catches whatever a lost job leaves behind.
  */
 import type { AppContext } from "../context.ts";
 import { log } from "../../core/log.ts";
-import { addJob, getJobEntry } from "../../kv/jobs.ts";
-import type { Signature } from "@solana/kit";
-import {
-  getTxRequestEntry,
-  listUnsettledTx,
-  txRequestKey,
-  type TxRequestRecord,
-  txUnsettledKey,
-  type TxUnsettledRef,
-} from "../../kv/tx_requests.ts";
-import { rpcFailureReason } from "./chain_errors.ts";
+import { getJobEntry } from "../../kv/jobs.ts";
+import type { JobOutcome, JobRun } from "../job_handler.ts";
+import { addTxJob, type TxCheckJob } from "./job_payloads.ts";
+import { getTxRequestEntry, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import {
   type AttemptRef,
   attemptRef,
@@ -24,8 +16,7 @@ import {
   settleAttempt,
   updateUnsettled,
 } from "./transitions.ts";
-import { rpcSignal } from "./timing.ts";
-import { checkAttempt, MAX_STATUS_BATCH, type StatusValue } from "./confirm.ts";
+import { checkAttempt, type StatusValue } from "./confirm.ts";
 import { ABANDONED_ERROR } from "./result.ts";
 
 /** What a check run asks of the job layer. */
@@ -61,7 +52,7 @@ export async function runTxCheck(
  * When an unsigned attempt counts as abandoned: its sign-by time (after which its own instance no
  * longer stores a signed transaction) plus a margin for clocks. Older records have no sign-by time.
  */
-function abandonTime(ctx: AppContext, record: TxRequestRecord): number {
+export function abandonTime(ctx: AppContext, record: TxRequestRecord): number {
   const timing = ctx.tx.timing;
   return (record.signBy ?? record.usage.at + timing.answerWithinMs) + timing.abandonMarginMs;
 }
@@ -71,7 +62,7 @@ function abandonTime(ctx: AppContext, record: TxRequestRecord): number {
  * stored a signed transaction. Such an attempt was never sent: sending only happens after that
  * record is stored, and this commit is checked against a record without it.
  */
-async function abandonUnsigned(
+export async function abandonUnsigned(
   ctx: AppContext,
   record: TxRequestRecord,
 ): Promise<TxRequestRecord | null> {
@@ -94,7 +85,7 @@ function routeIsOver(ctx: AppContext, record: TxRequestRecord): boolean {
 }
 
 /** One check of a signed attempt, and pending to submitted once its route is surely over. */
-async function followAttempt(
+export async function followAttempt(
   ctx: AppContext,
   record: TxRequestRecord,
   status?: StatusValue,
@@ -128,7 +119,7 @@ export async function ensureTxCheck(ctx: AppContext, record: TxRequestRecord): P
     if (!current || current.attemptId !== record.attemptId || isFinal(current)) return;
     if (current.checkJobId && current.checkJobId !== record.checkJobId) return;
     const op = ctx.kv.atomic().check(entry);
-    const checkJobId = addJob(op, { type: "tx_check", ...attemptRef(current) }, {
+    const checkJobId = addTxJob(op, { type: "tx_check", ...attemptRef(current) }, {
       runAt: ctx.clock.now(),
     });
     op.set(entry.key, { ...current, checkJobId });
@@ -143,94 +134,17 @@ export async function ensureTxCheck(ctx: AppContext, record: TxRequestRecord): P
   }
 }
 
-/** Interval of the sweep. */
-export const SWEEP_INTERVAL_MS = 30_000;
-const SWEEP_CONCURRENCY = 8;
-
-type UnsettledItem = { projectId: string; key: string } & TxUnsettledRef;
-
-/**
- * The sweep: checks every attempt that is not final, resumes lost check jobs, and abandons an
- * unsigned attempt past its time. Statuses are read in batches of up to 256 signatures per
- * `getSignatureStatuses` call; only attempts the chain has not decided are then followed one by one.
- */
-export async function sweepUnsettledTx(
-  ctx: AppContext,
-): Promise<{ checked: number; abandoned: number }> {
-  const unsettled = await listUnsettledTx(ctx.kv);
-  const open: TxRequestRecord[] = [];
-  let abandoned = 0;
-  for (let i = 0; i < unsettled.length; i += 10) {
-    const items = unsettled.slice(i, i + 10);
-    const entries = await ctx.kv.getMany<TxRequestRecord[]>(
-      items.map((item) => txRequestKey(item.projectId, item.key)),
-    );
-    for (const [j, item] of items.entries()) {
-      const record = entries[j].value;
-      if (!record || record.attemptId !== item.attemptId || isFinal(record)) {
-        await deleteStaleIndex(ctx, item);
-      } else if (record.signed) open.push(record);
-      else if (ctx.clock.now() >= abandonTime(ctx, record)) {
-        const after = await abandonUnsigned(ctx, record);
-        if (after?.error === ABANDONED_ERROR) abandoned++;
-      } else await ensureTxCheck(ctx, record);
-    }
-  }
-  const statuses = await readStatuses(ctx, open);
-  let next = 0;
-  let checked = 0;
-  const lane = async () => {
-    while (next < open.length) {
-      const record = open[next++];
-      try {
-        const current = await followAttempt(ctx, record, statuses.get(record.attemptId));
-        if (!isFinal(current)) await ensureTxCheck(ctx, current);
-        checked++;
-      } catch (error) {
-        log("error", "Sweep could not check a transaction request", {
-          projectId: record.projectId,
-          idempotencyKey: record.key,
-          error,
-        });
-      }
-    }
+/** Job handler: checks the attempt once; runs again 1.5 s after this run started until it is final. */
+export async function runTxCheckJob(run: JobRun<TxCheckJob>): Promise<JobOutcome> {
+  const { projectId, key, attemptId } = run.payload;
+  Object.assign(run.logFields, { projectId, idempotencyKey: key });
+  const { ctx } = run;
+  const verdict = await runTxCheck(ctx, { projectId, key, attemptId }, run.id);
+  if (verdict.kind === "done") return { kind: "done" };
+  // "continue" keeps the same job id (the attempt's record points at it) and resets attempts.
+  return {
+    kind: "continue",
+    at: verdict.at,
+    afterCommit: () => ctx.jobWaker.wakeIn(verdict.at - ctx.clock.now()),
   };
-  await Promise.all(Array.from({ length: Math.min(SWEEP_CONCURRENCY, open.length) }, lane));
-  return { checked, abandoned };
-}
-
-/** Statuses of the attempts' signatures by attempt id; a batch the RPC failed is left out. */
-async function readStatuses(
-  ctx: AppContext,
-  records: TxRequestRecord[],
-): Promise<Map<string, StatusValue>> {
-  const found = new Map<string, StatusValue>();
-  for (const cluster of new Set(records.map((r) => r.cluster))) {
-    const ofCluster = records.filter((r) => r.cluster === cluster);
-    for (let i = 0; i < ofCluster.length; i += MAX_STATUS_BATCH) {
-      const batch = ofCluster.slice(i, i + MAX_STATUS_BATCH);
-      try {
-        const { value } = await ctx.rpc[cluster].getSignatureStatuses(
-          batch.map((r) => r.signature as Signature),
-          { searchTransactionHistory: true },
-        ).send({ abortSignal: rpcSignal(ctx.tx.timing) });
-        batch.forEach((r, j) => found.set(r.attemptId, value[j]));
-      } catch (error) {
-        log("warn", "Sweep could not read transaction statuses", {
-          cluster,
-          count: batch.length,
-          error: rpcFailureReason(error),
-        });
-      }
-    }
-  }
-  return found;
-}
-
-async function deleteStaleIndex(ctx: AppContext, item: UnsettledItem): Promise<void> {
-  const entry = await ctx.kv.get<TxUnsettledRef>(txUnsettledKey(item.projectId, item.key));
-  if (entry.value?.attemptId !== item.attemptId) return;
-  const record = (await getTxRequestEntry(ctx.kv, item.projectId, item.key)).value;
-  if (record && record.attemptId === item.attemptId && !isFinal(record)) return;
-  await ctx.kv.atomic().check(entry).delete(entry.key).commit();
 }

@@ -26,7 +26,7 @@ import {
   type UsageWindow,
   windowTotal,
 } from "../../kv/tx_usage.ts";
-import { addJob } from "../../kv/jobs.ts";
+import { addTxJob } from "./job_payloads.ts";
 import {
   type PastAttempt,
   txAttemptByTimeKey,
@@ -123,7 +123,7 @@ async function reserve(
     const timing = ctx.tx.timing;
     const op = ctx.kv.atomic().check(...entries);
     // First due when the route's wait is over; an unsigned attempt is abandoned once past signBy.
-    const checkJobId = addJob(op, { type: "tx_check", projectId, key, attemptId }, {
+    const checkJobId = addTxJob(op, { type: "tx_check", projectId, key, attemptId }, {
       runAt: now + timing.confirmWaitMs + timing.checkIntervalMs,
     });
     const record: TxRequestRecord = {

@@ -16,7 +16,7 @@ import {
   watchKey,
   type WatchPosition,
 } from "../../kv/watches.ts";
-import type { JobPayloadOf } from "../../jobs/payloads.ts";
+import type { WatchPollJob } from "../events/job_payloads.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
 import { log } from "../../core/log.ts";
@@ -64,7 +64,7 @@ async function fetchNewSignatures(
 }
 
 /** Polls one watch: records the new position and one `watch` event per new transaction, in one commit. */
-export async function runWatchPoll(run: JobRun<JobPayloadOf<"watch_poll">>): Promise<JobOutcome> {
+export async function runWatchPoll(run: JobRun<WatchPollJob>): Promise<JobOutcome> {
   const { ctx, payload } = run;
   const { projectId, watchId } = payload;
   const entry = await getWatchEntry(ctx.kv, projectId, watchId);

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { enqueueJob, getJobEntry, listJobs } from "../../kv/jobs.ts";
 import { jobHandlers } from "../../jobs/handlers.ts";
-import type { JobHandlers } from "../../lib/job_handler.ts";
+import type { JobHandlers } from "../../jobs/handlers.ts";
 import { JobWorker } from "../../jobs/worker.ts";
 import { ManualClock } from "../../core/clock.ts";
 import { recordEvents } from "../../lib/events/record.ts";
@@ -59,12 +59,14 @@ Deno.test("JobWorker runs a due confirmation check before a backlog of deliverie
   for (let i = 0; i < 100; i++) {
     await enqueueJob(app.kv, { type: "deliver_event", projectId: "p", event: ping(i) }, {
       runAt: app.clock.now() - 1_000,
+      lane: "events",
     });
     await enqueueJob(app.kv, { type: "watch_poll", projectId: "p", watchId: `w${i}` }, {
       runAt: app.clock.now() - 1_000,
+      lane: "watch",
     });
   }
-  await enqueueJob(app.kv, txCheck("k"), { runAt: app.clock.now() });
+  await enqueueJob(app.kv, txCheck("k"), { runAt: app.clock.now(), lane: "tx" });
 
   // When: one pass runs.
   await worker.runDue();
@@ -97,18 +99,21 @@ Deno.test("JobWorker.start(): slow jobs do not hold up other due jobs", async ()
     for (let i = 0; i < 12; i++) {
       await enqueueJob(app.kv, { type: "deliver_event", projectId: "slow", event: ping(i) }, {
         runAt: app.clock.now(),
+        lane: "events",
       });
     }
     await enqueueJob(app.kv, { type: "watch_poll", projectId: "slow", watchId: "w" }, {
       runAt: app.clock.now(),
+      lane: "watch",
     });
     worker.start();
     await until(() => ran.includes("poll") && ran.includes("deliver:slow"), 5_000, "slow jobs");
 
     // When: a confirmation check and another project's delivery become due.
-    await enqueueJob(app.kv, txCheck("k"), { runAt: app.clock.now() });
+    await enqueueJob(app.kv, txCheck("k"), { runAt: app.clock.now(), lane: "tx" });
     await enqueueJob(app.kv, { type: "deliver_event", projectId: "other", event: ping(99) }, {
       runAt: app.clock.now(),
+      lane: "events",
     });
     app.ctx.jobWaker.wake();
 
@@ -174,7 +179,7 @@ Deno.test("A job that runs longer than its lease keeps it: two sweeps never over
     new JobWorker(a.ctx, { ...options, owner: "a" }),
     new JobWorker(b.ctx, { ...options, owner: "b" }),
   ];
-  await enqueueJob(a.kv, { type: "tx_sweep" }, { id: "tx_sweep", runAt: clock.now() });
+  await enqueueJob(a.kv, { type: "tx_sweep" }, { id: "tx_sweep", runAt: clock.now(), lane: "tx" });
   for (const worker of workers) worker.start();
   try {
     await until(() => runs > 0 && running === 0, 5_000, "the sweep to end");

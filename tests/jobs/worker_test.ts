@@ -1,15 +1,9 @@
 import assert from "node:assert/strict";
-import {
-  addJob,
-  claimJob,
-  enqueueJob,
-  getJobEntry,
-  type JobRecord,
-  listJobs,
-} from "../../kv/jobs.ts";
+import { claimJob, enqueueJob, getJobEntry, type JobRecord, listJobs } from "../../kv/jobs.ts";
 import { jobHandlers } from "../../jobs/handlers.ts";
+import { addEventJob } from "../../lib/events/job_payloads.ts";
 import { runWorkerKick } from "../../jobs/cron.ts";
-import type { JobHandlers } from "../../lib/job_handler.ts";
+import type { JobHandlers } from "../../jobs/handlers.ts";
 import { JobWorker } from "../../jobs/worker.ts";
 import { recordEvents } from "../../lib/events/record.ts";
 import { listDeliveries } from "../../kv/deliveries.ts";
@@ -25,10 +19,22 @@ Deno.test("enqueueJob() with an id adds the job once, and the id stays taken aft
   const job = { type: "deliver_event" as const, projectId: h.project.id, event: recordedPing(1) };
 
   // When
-  const first = await enqueueJob(h.a.kv, job, { id: "once", runAt: h.a.clock.now() });
-  const again = await enqueueJob(h.a.kv, job, { id: "once", runAt: h.a.clock.now() });
+  const first = await enqueueJob(h.a.kv, job, {
+    id: "once",
+    runAt: h.a.clock.now(),
+    lane: "events",
+  });
+  const again = await enqueueJob(h.a.kv, job, {
+    id: "once",
+    runAt: h.a.clock.now(),
+    lane: "events",
+  });
   await drain(h.a.worker);
-  const afterDone = await enqueueJob(h.a.kv, job, { id: "once", runAt: h.a.clock.now() });
+  const afterDone = await enqueueJob(h.a.kv, job, {
+    id: "once",
+    runAt: h.a.clock.now(),
+    lane: "events",
+  });
 
   // Then
   assert.equal(first, "once");
@@ -38,20 +44,20 @@ Deno.test("enqueueJob() with an id adds the job once, and the id stays taken aft
   assert.equal((await getJobEntry(h.a.kv, "once")).value?.status, "done");
 });
 
-Deno.test("addJob() lands only with the caller's commit", async (s) => {
+Deno.test("addEventJob() lands only with the caller's commit", async (s) => {
   await using t = await createTestApp();
   const job = { type: "deliver_event" as const, projectId: "p1", event: recordedPing(1) };
 
   await s.step("a commit whose check fails adds no job", async () => {
     const op = t.kv.atomic().check({ key: ["guard"], versionstamp: "00000000000000010000" });
-    addJob(op, job, { runAt: 5 });
+    addEventJob(op, job, { runAt: 5 });
     assert.equal((await op.commit()).ok, false);
     assert.deepEqual(await listJobs(t.kv), []);
   });
 
   await s.step("a successful commit adds the job with the caller's change", async () => {
     const op = t.kv.atomic().set(["guard"], 1);
-    const id = addJob(op, job, { runAt: 5 });
+    const id = addEventJob(op, job, { runAt: 5 });
     assert.equal((await op.commit()).ok, true);
     const jobs = await listJobs(t.kv);
     assert.deepEqual(jobs.map((j) => [j.id, j.runAt, j.payload.type]), [[id, 5, "deliver_event"]]);
@@ -60,7 +66,7 @@ Deno.test("addJob() lands only with the caller's commit", async (s) => {
   await s.step("an invalid payload is refused before it reaches the store", () => {
     const op = t.kv.atomic();
     assert.throws(() =>
-      addJob(op, { ...job, event: { type: "ping", at: "soon" } } as never, { runAt: 5 })
+      addEventJob(op, { ...job, event: { type: "ping", at: "soon" } } as never, { runAt: 5 })
     );
   });
 });
@@ -86,7 +92,7 @@ Deno.test("JobWorker commits a handler's effects in the same commit as the job's
   });
 
   await t.step("effect and completion land together", async () => {
-    const id = (await enqueueJob(app.kv, job(1), { runAt: app.clock.now() }))!;
+    const id = (await enqueueJob(app.kv, job(1), { runAt: app.clock.now(), lane: "events" }))!;
     assert.equal(await worker.runDue(), 1);
     assert.equal((await app.kv.get(["effects", id])).value, 1);
     assert.equal((await getJobEntry(app.kv, id)).value, null);
@@ -95,7 +101,7 @@ Deno.test("JobWorker commits a handler's effects in the same commit as the job's
   await t.step(
     "when the commit fails, neither lands and the job is released to run again",
     async () => {
-      const id = (await enqueueJob(app.kv, job(2), { runAt: app.clock.now() }))!;
+      const id = (await enqueueJob(app.kv, job(2), { runAt: app.clock.now(), lane: "events" }))!;
       assert.equal(await worker.runDue(), 1);
       assert.equal((await app.kv.get(["effects", id])).value, null);
       const left = (await getJobEntry(app.kv, id)).value!;
@@ -119,7 +125,7 @@ Deno.test("JobWorker retries a throwing handler with growing waits, then drops t
     type: "deliver_event",
     projectId: "p",
     event: recordedPing(1),
-  }, { runAt: app.clock.now() }))!;
+  }, { runAt: app.clock.now(), lane: "events" }))!;
 
   assert.equal(await worker.runDue(), 1);
   assert.equal((await getJobEntry(app.kv, id)).value?.lastError, "Boom");

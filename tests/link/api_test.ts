@@ -1,3 +1,4 @@
+import type { DeliverEventJob } from "../../lib/events/job_payloads.ts";
 import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
 import {
   browse,
@@ -34,9 +35,7 @@ async function linkEvents(world: LinkWorld, project: Project) {
   const jobs = await listJobs(world.t.kv);
   return jobs
     .filter((job) => job.payload.type === "deliver_event" && job.payload.projectId === project.id)
-    .map((job) =>
-      (job.payload as { event: { type: string; userId: number; address: string } }).event
-    )
+    .map((job) => (job.payload as DeliverEventJob).event)
     .filter((event) => event.type === "wallet_linked" || event.type === "wallet_unlinked");
 }
 

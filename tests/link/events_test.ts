@@ -1,3 +1,4 @@
+import type { DeliverEventJob } from "../../lib/events/job_payloads.ts";
 import { assertEquals } from "../support/assertions.ts";
 import { drain, startEventsHarness } from "../support/events_harness.ts";
 import {
@@ -73,7 +74,7 @@ Deno.test("linkPlayerWallet() and unlinkPlayerWallet() write their events' deliv
   const projectId = h.project.id;
   const deliveryJob = async (type: string, userId: number) => {
     for await (const entry of h.a.kv.list<JobRecord>({ prefix: ["jobs"] })) {
-      const payload = entry.value.payload;
+      const payload = entry.value.payload as DeliverEventJob;
       if (
         payload.type === "deliver_event" && payload.event.type === type &&
         (payload.event as { userId: number }).userId === userId

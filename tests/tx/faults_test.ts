@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { type Address, address, type Signature } from "@solana/kit";
 import { getTxRequest, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import { ensureTxSweepLoop } from "../../jobs/tx_sweep.ts";
+import { ensureTxSweepLoop } from "../../lib/tx/sweep.ts";
 import { startService } from "../../service.ts";
-import { sweepUnsettledTx } from "../../lib/tx/check_job.ts";
+import { sweepUnsettledTx } from "../../lib/tx/sweep.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
 import {
   type JsonRpcError,

@@ -1,0 +1,33 @@
+/**
+ * The job kinds of transaction confirmation tracking, in the `tx` lane (zod and the store only,
+ * so any module of `lib/tx` can add a job; the handlers are in `jobs.ts`).
+ */
+import { z } from "zod";
+import { addJob, type AddJobOptions } from "../../kv/jobs.ts";
+
+/** One check of an attempt's transaction; it runs again every 1.5 s until the attempt is final. */
+export const txCheckJobSchema = z.object({
+  type: z.literal("tx_check"),
+  projectId: z.string().min(1).max(200),
+  key: z.string().min(1).max(600),
+  attemptId: z.string().min(1).max(200),
+});
+
+/** The sweep of every attempt not yet final; it runs again every 30 s. */
+export const txSweepJobSchema = z.object({ type: z.literal("tx_sweep") });
+
+/** A `tx_check` job's payload. */
+export type TxCheckJob = z.infer<typeof txCheckJobSchema>;
+/** A `tx_sweep` job's payload. */
+export type TxSweepJob = z.infer<typeof txSweepJobSchema>;
+
+const txJobSchema = z.discriminatedUnion("type", [txCheckJobSchema, txSweepJobSchema]);
+
+/** Validates a transaction job and adds it, in the `tx` lane, to the caller's atomic operation. */
+export function addTxJob(
+  op: Deno.AtomicOperation,
+  payload: TxCheckJob | TxSweepJob,
+  options: Omit<AddJobOptions, "lane">,
+): string {
+  return addJob(op, txJobSchema.parse(payload), { ...options, lane: "tx" });
+}
