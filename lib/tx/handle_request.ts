@@ -1,4 +1,36 @@
-/** One transaction request from steps 5 to 14 (the guard ran steps 1 and 2, the route 3 and 4). */
+/**
+ * One transaction request, from arrival to answer: the entry of the transaction routes. The spec's
+ * order of checks (first failure answers) and where each step lives:
+ *
+ * | Step | Check                                             | File                                |
+ * | ---- | ------------------------------------------------- | ----------------------------------- |
+ * | 1    | API key                                           | `routes/v1/guard.ts`                |
+ * | 2    | Request quota                                     | `routes/v1/guard.ts`, `lib/quota/request_quota.ts` |
+ * | 3    | Body is JSON                                      | `http/validate.ts`                  |
+ * | 4    | Body matches schema                               | `lib/tx/body.ts` (via `routes/v1/tx.ts`) |
+ * | 5    | `mint` is an address                              | `lib/tx/checks.ts`                  |
+ * | 6    | Managed wallet exists                             | `lib/tx/checks.ts`                  |
+ * | 7    | Key new or used for the same body                 | `lib/tx/checks.ts`                  |
+ * | 8    | `to` resolves to a wallet                         | `lib/tx/checks.ts`                  |
+ * | 9    | Asset allowed                                     | `lib/tx/checks.ts`                  |
+ * | 10   | Mint exists on the cluster                        | `lib/tx/checks.ts`                  |
+ * | 11   | Amount valid and within per-transaction limit     | `lib/tx/checks.ts`                  |
+ * | 12   | Daily transaction quota                           | `lib/tx/reserve.ts`                 |
+ * | 13   | Recipient, player and budget limits; reservation  | `lib/tx/reserve.ts`                 |
+ * | 14   | Build and sign, then send and wait                | `lib/tx/build.ts`, `lib/tx/send_and_wait.ts` |
+ *
+ * After the answer, `check_job.ts` (every 1.5 s) and `sweep.ts` (every 30 s) follow the attempt
+ * (`confirm.ts` judges landing and expiry) and every status change is one checked commit in
+ * `transitions.ts`.
+ *
+ * Idempotency (keys are kept forever, `kv/tx_requests.ts`):
+ * - A key is reserved only at step 13, in the same checked commit as the limits, so a refused
+ *   request never holds its key and concurrent requests with one key reserve it once.
+ * - A used key with another body is `idempotency_conflict` (step 7); with the same body, an attempt
+ *   not `failed` is answered as stored and nothing new is sent.
+ * - A `failed` key is sent again only after its latest attempt is proven dead (`retry_proof.ts`);
+ *   one found landed makes the key `confirmed` instead, so a key pays at most once.
+ */
 import type { AppContext } from "../context.ts";
 import { txResultOf } from "./result.ts";
 import type { TxRequestInput } from "./body.ts";
