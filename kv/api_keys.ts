@@ -1,4 +1,5 @@
 /** API keys: only SHA-256 hashes are stored; the plaintext exists once, in the creation answer. */
+import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { randomToken, ulid } from "../core/ids.ts";
 
@@ -62,7 +63,7 @@ export async function createApiKey(
     createdAt: now,
     revokedAt: null,
   };
-  for (let attempt = 0; attempt < 100; attempt++) {
+  return await commitWithRetry("create API key", async () => {
     const countEntry = await kv.get<number>(activeKeyCountKey(projectId));
     const count = countEntry.value ?? 0;
     if (count >= MAX_ACTIVE_KEYS_PER_PROJECT) throw new KeyLimitError();
@@ -75,8 +76,8 @@ export async function createApiKey(
       .set(activeKeyCountKey(projectId), count + 1)
       .commit();
     if (result.ok) return { record, plaintext };
-  }
-  throw new Error("Cannot create API key: too many concurrent changes");
+    return RETRY;
+  });
 }
 
 /** Lists a project's keys, revoked ones included, oldest first. */
@@ -95,7 +96,7 @@ export async function revokeApiKey(
   keyId: string,
   now: number,
 ): Promise<boolean> {
-  for (let attempt = 0; attempt < 100; attempt++) {
+  return await commitWithRetry("revoke API key", async () => {
     const [entry, countEntry] = await kv.getMany<[ApiKeyRecord, number]>([
       apiKeyKey(projectId, keyId),
       activeKeyCountKey(projectId),
@@ -107,8 +108,8 @@ export async function revokeApiKey(
       .set(activeKeyCountKey(projectId), Math.max(0, (countEntry.value ?? 1) - 1))
       .commit();
     if (result.ok) return true;
-  }
-  throw new Error("Cannot revoke API key: too many concurrent changes");
+    return RETRY;
+  });
 }
 
 /** Finds the key record for a plaintext key's hash, or null. */

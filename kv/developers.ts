@@ -1,3 +1,4 @@
+import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 /** Developer accounts: the account is the wallet address that signed in to the dashboard. */
 
 /** A developer account as stored. */
@@ -23,13 +24,13 @@ export async function recordDeveloperSignIn(
   address: string,
   now: number,
 ): Promise<{ developer: Developer; created: boolean }> {
-  for (let attempt = 0; attempt < 10; attempt++) {
+  return await commitWithRetry("record developer sign-in", async () => {
     const entry = await kv.get<Developer>(developerKey(address));
     const developer: Developer = entry.value
       ? { ...entry.value, lastSignInAt: now }
       : { address, createdAt: now, lastSignInAt: now };
     const result = await kv.atomic().check(entry).set(entry.key, developer).commit();
     if (result.ok) return { developer, created: entry.value === null };
-  }
-  throw new Error("Cannot record developer sign-in: too many concurrent changes");
+    return RETRY;
+  }, { rounds: 10 });
 }

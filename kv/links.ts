@@ -1,3 +1,4 @@
+import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 /** Player-wallet links: one wallet per player and one player per wallet, within a project. */
 
 /** A player's link as stored under the player. */
@@ -49,7 +50,7 @@ export async function linkWallet(
 ): Promise<LinkOutcome> {
   const commit = options.commit ?? plainCommit;
   const { userId, address, now } = link;
-  for (let attempt = 0; attempt < 100; attempt++) {
+  return await commitWithRetry("link wallet", async () => {
     const [userEntry, addressEntry] = await kv.getMany<[LinkByUser, LinkByAddress]>([
       linkByUserKey(projectId, userId),
       linkByAddressKey(projectId, address),
@@ -76,8 +77,8 @@ export async function linkWallet(
       .set(linkByAddressKey(projectId, address), { userId, linkedAt: now });
     const outcome = { link: stored, replacedAddress, previousOwner };
     if (await commit(op, outcome)) return outcome;
-  }
-  throw new Error("Cannot link wallet: too many concurrent changes");
+    return RETRY;
+  });
 }
 
 /** Removes the player's link; returns the wallet that was unlinked, or null when none (`commit` gets that wallet). */
@@ -88,7 +89,7 @@ export async function unlinkWallet(
   options: { commit?: LinkCommit<string> } = {},
 ): Promise<string | null> {
   const commit = options.commit ?? plainCommit;
-  for (let attempt = 0; attempt < 100; attempt++) {
+  return await commitWithRetry("unlink wallet", async () => {
     const userEntry = await kv.get<LinkByUser>(linkByUserKey(projectId, userId));
     if (!userEntry.value) return null;
     const addressEntry = await kv.get<LinkByAddress>(
@@ -97,8 +98,8 @@ export async function unlinkWallet(
     const op = kv.atomic().check(userEntry, addressEntry).delete(userEntry.key);
     if (addressEntry.value?.userId === userId) op.delete(addressEntry.key);
     if (await commit(op, userEntry.value.address)) return userEntry.value.address;
-  }
-  throw new Error("Cannot unlink wallet: too many concurrent changes");
+    return RETRY;
+  });
 }
 
 /** Returns the player's link, or null. */

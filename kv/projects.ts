@@ -1,4 +1,5 @@
 /** Projects: the tenant record every other entity hangs off. */
+import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import type { Cluster } from "../core/cluster.ts";
 import { ulid } from "../core/ids.ts";
 
@@ -66,7 +67,7 @@ export async function createProject(
 ): Promise<Project> {
   const base = slugify(input.name);
   let slug = base;
-  for (let attempt = 0; attempt < 100; attempt++) {
+  return await commitWithRetry("create project", async () => {
     const [slugEntry, countEntry] = await kv.getMany<[string, number]>([
       projectSlugKey(slug),
       developerProjectCountKey(input.createdBy),
@@ -75,7 +76,7 @@ export async function createProject(
       // Slugs are never freed, so counting up (-2, -3, ...) could run out of tries; a random
       // suffix finds a free slug at once however many projects took the name before.
       slug = `${base}-${randomSlugSuffix()}`;
-      continue;
+      return RETRY;
     }
     const count = countEntry.value ?? 0;
     if (count >= MAX_PROJECTS_PER_DEVELOPER) throw new ProjectLimitError();
@@ -105,8 +106,8 @@ export async function createProject(
       .set(developerProjectCountKey(input.createdBy), count + 1)
       .commit();
     if (result.ok) return project;
-  }
-  throw new Error("Cannot create project: too many concurrent changes");
+    return RETRY;
+  });
 }
 
 const SUFFIX_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -150,19 +151,19 @@ export async function updateProject(
   id: string,
   change: (project: Project) => Project,
 ): Promise<Project | null> {
-  for (let attempt = 0; attempt < 100; attempt++) {
+  return await commitWithRetry("update project", async () => {
     const entry = await kv.get<Project>(projectKey(id));
     if (!entry.value) return null;
     const next = change(entry.value);
     const result = await kv.atomic().check(entry).set(projectKey(id), next).commit();
     if (result.ok) return next;
-  }
-  throw new Error("Cannot update project: too many concurrent changes");
+    return RETRY;
+  });
 }
 
 /** Soft-deletes a project; its slug stays reserved so old links never reach another game. */
 export async function deleteProject(kv: Deno.Kv, id: string, now: number): Promise<boolean> {
-  for (let attempt = 0; attempt < 100; attempt++) {
+  return await commitWithRetry("delete project", async () => {
     const entry = await kv.get<Project>(projectKey(id));
     if (!entry.value || entry.value.deletedAt !== null) return false;
     const countKey = developerProjectCountKey(entry.value.createdBy);
@@ -174,8 +175,8 @@ export async function deleteProject(kv: Deno.Kv, id: string, now: number): Promi
       .set(countKey, Math.max(0, (countEntry.value ?? 1) - 1))
       .commit();
     if (result.ok) return true;
-  }
-  throw new Error("Cannot delete project: too many concurrent changes");
+    return RETRY;
+  });
 }
 
 /** Lists every project, deleted ones included (start-up re-encryption walks them). */

@@ -1,4 +1,5 @@
 /** Watched addresses: per project, each with the position its poll loop has reached. */
+import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { ulid } from "../core/ids.ts";
 import { addJob, addJobRemoval, getJobEntry } from "./jobs.ts";
 
@@ -57,7 +58,7 @@ export async function createWatch(
   input: { projectId: string; name: string; address: string; now: number; max: number },
 ): Promise<Watch> {
   const { projectId, name, address } = input;
-  for (let attempt = 0; attempt < 10; attempt++) {
+  return await commitWithRetry("add watch", async () => {
     const [nameEntry, addressEntry, countEntry] = await kv.getMany<[string, string, number]>([
       watchNameKey(projectId, name),
       watchAddressKey(projectId, address),
@@ -93,8 +94,8 @@ export async function createWatch(
       lane: "watch",
     });
     if ((await op.commit()).ok) return watch;
-  }
-  throw new Error("Cannot add watch: too many concurrent changes");
+    return RETRY;
+  }, { rounds: 10 });
 }
 
 /** Returns a watch entry (versionstamp null when absent). */
@@ -120,7 +121,7 @@ export async function* listAllWatches(kv: Deno.Kv): AsyncGenerator<Watch> {
 
 /** Deletes a watch with its indexes and its poll job, so polling stops; false when absent. */
 export async function deleteWatch(kv: Deno.Kv, projectId: string, id: string): Promise<boolean> {
-  for (let attempt = 0; attempt < 10; attempt++) {
+  return await commitWithRetry("remove watch", async () => {
     const entry = await getWatchEntry(kv, projectId, id);
     if (!entry.value) return false;
     const countEntry = await kv.get<number>(watchCountKey(projectId));
@@ -134,8 +135,8 @@ export async function deleteWatch(kv: Deno.Kv, projectId: string, id: string): P
     // A poll running right now fails its final commit (its lease check sees the job gone).
     if (jobEntry.value) addJobRemoval(op, jobEntry as Deno.KvEntry<typeof jobEntry.value>);
     if ((await op.commit()).ok) return true;
-  }
-  throw new Error("Cannot remove watch: too many concurrent changes");
+    return RETRY;
+  }, { rounds: 10 });
 }
 
 /** Watch events a project queued in one clock minute, across all its watches (the per-project cap). */
@@ -162,7 +163,7 @@ export async function takeWatchEventRoom(
   input: { minute: number; wanted: number; max: number },
 ): Promise<{ before: number; taken: number }> {
   const key = watchEventCountKey(projectId);
-  for (let attempt = 0; attempt < 100; attempt++) {
+  return await commitWithRetry("count watch events", async () => {
     const entry = await kv.get<WatchEventCount>(key);
     const before = entry.value?.minute === input.minute ? entry.value.count : 0;
     const taken = Math.max(0, Math.min(input.wanted, input.max - before));
@@ -170,6 +171,6 @@ export async function takeWatchEventRoom(
     const count: WatchEventCount = { minute: input.minute, count: before + taken };
     const result = await kv.atomic().check(entry).set(key, count, { expireIn: 120_000 }).commit();
     if (result.ok) return { before, taken };
-  }
-  throw new Error("Cannot count watch events: too many concurrent changes");
+    return RETRY;
+  });
 }

@@ -10,6 +10,7 @@
  * with. Without it a burst of payouts settling at once (a round's rewards) retries each commit
  * about as many times as there are settlements in flight.
  */
+import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { addFeedEvents, getEventSeqEntry } from "../../kv/event_feed.ts";
 import { addEventJob } from "./job_payloads.ts";
 import type { AppContext } from "../context.ts";
@@ -72,15 +73,15 @@ export async function recordEvents(
   events: readonly ServiceEvent[],
   options: { deliver?: boolean } = {},
 ): Promise<RecordedEvent[]> {
-  for (let round = 0; round < MAX_ROUNDS; round++) {
+  return await commitWithRetry("record the events", async () => {
     const committed = await commitWithEvents(ctx, ctx.kv.atomic(), {
       projectId,
       events,
       deliver: options.deliver,
     });
     if (committed.ok) return committed.events;
-  }
-  throw new Error("Cannot record the events: too many concurrent changes");
+    return RETRY;
+  }, { rounds: MAX_ROUNDS });
 }
 
 function addDeliveries(

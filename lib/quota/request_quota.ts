@@ -10,6 +10,7 @@
  * remembered, so a busy shard needs no read; a conflict with another instance forgets it, re-reads
  * and retries, so the limits stay exact across instances sharing one KV.
  */
+import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { Clock } from "../../core/clock.ts";
 import { log } from "../../core/log.ts";
 import {
@@ -135,7 +136,7 @@ export class RequestQuota {
     shards: number[],
     counts: Array<{ shard: number; id: string; n: number }>,
   ): Promise<Array<{ minute: number; day: number }>> {
-    for (let attempt = 0; attempt < 100; attempt++) {
+    return await commitWithRetry("count requests", async () => {
       const known = await this.#readShards(shards, counts);
       const now = this.clock.now();
       const minute = Math.floor(now / 60_000);
@@ -166,8 +167,8 @@ export class RequestQuota {
       }
       // Another instance counted in one of these shards: forget them and read afresh.
       for (const shard of shards) this.#known.delete(shard);
-    }
-    throw new Error("Cannot count requests: too many concurrent changes");
+      return RETRY;
+    });
   }
 
   /** Brings what is known of `shards` up to date for `counts`, reading only what is missing. */

@@ -10,6 +10,7 @@
  * attempt gets its background check job in the same commit, so even an attempt whose instance
  * dies before signing is abandoned on time by whichever instance runs that job.
  */
+import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { ulid } from "../../core/ids.ts";
@@ -80,7 +81,7 @@ async function reserve(
   if (request.recipientUserId !== null) {
     keys.push(txPlayerUsageKey(projectId, request.recipientUserId));
   }
-  for (let round = 0; round < MAX_ROUNDS; round++) {
+  return await commitWithRetry("reserve the transaction request", async (round) => {
     const entries = await ctx.kv.getMany(keys);
     const [requestEntry, dayEntry, recipientEntry, assetEntry, playerEntry] = entries as [
       Deno.KvEntryMaybe<TxRequestRecord>,
@@ -100,7 +101,7 @@ async function reserve(
           requestEntry as Deno.KvEntry<TxRequestRecord>,
         );
         if (confirmed) return { kind: "existing", record: confirmed };
-        continue;
+        return RETRY;
       }
       if (proof === "unproven") {
         log("warn", "Retry refused: the earlier attempt may still land", {
@@ -174,8 +175,8 @@ async function reserve(
     }
     // Another instance changed one of these records: back off a little and look again.
     await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 + round)));
-  }
-  throw new Error("Cannot reserve the transaction request: too many concurrent changes");
+    return RETRY;
+  }, { rounds: MAX_ROUNDS });
 }
 
 /** The key's earlier signed attempts once `stored` gives way to a new one. */

@@ -4,6 +4,7 @@
  * and a final status, its `tx` event and the release of a failed attempt's usage land together:
  * exactly one event per attempt, and failed attempts never count against the limits.
  */
+import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { AppContext } from "../context.ts";
 import { log } from "../../core/log.ts";
 import { commitWithEvents } from "../events/record.ts";
@@ -63,7 +64,7 @@ export async function settleAttempt(
   outcome: FinalOutcome,
   options: { onlyIf?: (record: TxRequestRecord) => boolean } = {},
 ): Promise<TxRequestRecord | null> {
-  for (let round = 0; round < MAX_ROUNDS; round++) {
+  return await commitWithRetry("settle the transaction request", async () => {
     const entry = await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
     const record = entry.value;
     if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return record;
@@ -109,8 +110,8 @@ export async function settleAttempt(
       });
       return next;
     }
-  }
-  throw new Error("Cannot settle the transaction request: too many concurrent changes");
+    return RETRY;
+  }, { rounds: MAX_ROUNDS });
 }
 
 /** True once an attempt is confirmed or failed. */
@@ -190,7 +191,7 @@ export async function updateUnsettled(
   ref: AttemptRef,
   change: (record: TxRequestRecord) => TxRequestRecord | null,
 ): Promise<TxRequestRecord | null> {
-  for (let round = 0; round < MAX_ROUNDS; round++) {
+  return await commitWithRetry("update the transaction request", async () => {
     const entry = await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
     const record = entry.value;
     if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return record;
@@ -201,8 +202,8 @@ export async function updateUnsettled(
       updatedAt: ctx.clock.now(),
     }).commit();
     if (result.ok) return next;
-  }
-  throw new Error("Cannot update the transaction request: too many concurrent changes");
+    return RETRY;
+  }, { rounds: MAX_ROUNDS });
 }
 
 /**
