@@ -13,16 +13,13 @@ import { projectView } from "../../lib/projects/project_view.ts";
 import { savePolicy } from "../../lib/tx/policy.ts";
 import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
 import { dashboardAction } from "../../http/form_action.ts";
+import { projectAction } from "./_action.ts";
 import { pickText, readText } from "../../lib/projects/fields.ts";
 import { createProjectKey, revokeProjectKey } from "../../lib/projects/keys.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { describePing } from "../../components/dashboard/ping_message.ts";
 import { policyDraft, policyInputOf } from "../../lib/projects/policy_form.ts";
-import {
-  createDeveloperProject,
-  deleteDeveloperProject,
-  getOwnedProject,
-} from "../../lib/projects/ownership.ts";
+import { createDeveloperProject, deleteDeveloperProject } from "../../lib/projects/ownership.ts";
 import { saveProjectSettings, SETTINGS_DRAFT_FIELDS } from "../../lib/projects/settings.ts";
 
 const SETTINGS_FORMS = ["general", "oauth", "events", "alerts"];
@@ -70,12 +67,11 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
     .post(
       "/dashboard/projects/:id/keys",
       origin,
-      dashboardAction(ctx, {
-        back: (c) => projectPath(c.req.param("id")!, "keys"),
+      projectAction(ctx, {
+        tab: "keys",
         form: "keys",
         readBody: false,
-      }, async ({ c, developer }) => {
-        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+      }, async ({ project }) => {
         const { record, plaintext } = await createProjectKey(ctx, project.id);
         return {
           status: 201,
@@ -97,12 +93,11 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
     .post(
       "/dashboard/projects/:id/keys/:keyId/revoke",
       origin,
-      dashboardAction(ctx, {
-        back: (c) => projectPath(c.req.param("id")!, "keys"),
+      projectAction(ctx, {
+        tab: "keys",
         form: "keys",
         readBody: false,
-      }, async ({ c, developer }) => {
-        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+      }, async ({ c, project }) => {
         await revokeProjectKey(ctx, project.id, c.req.param("keyId")!);
         return {
           json: { ok: true },
@@ -117,12 +112,11 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
     .post(
       "/dashboard/projects/:id/wallet",
       origin,
-      dashboardAction(ctx, {
-        back: (c) => projectPath(c.req.param("id")!),
+      projectAction(ctx, {
+        tab: "",
         form: "wallet",
         readBody: false,
-      }, async ({ c, developer }) => {
-        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+      }, async ({ project }) => {
         const walletAddress = await createProjectWallet(ctx, project.id);
         log("info", "Managed wallet created", { projectId: project.id, walletAddress });
         return {
@@ -139,12 +133,11 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
     .post(
       "/dashboard/projects/:id/settings",
       origin,
-      dashboardAction(ctx, {
-        back: (c) => projectPath(c.req.param("id")!, "settings"),
+      projectAction(ctx, {
+        tab: "settings",
         form: (fields) => settingsForm(fields),
         draft: (fields) => pickText(fields, SETTINGS_DRAFT_FIELDS),
-      }, async ({ c, developer, fields }) => {
-        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+      }, async ({ fields, project }) => {
         const { form: _form, ...settings } = fields;
         const saved = await saveProjectSettings(ctx, project, settings);
         return {
@@ -157,12 +150,11 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
     .post(
       "/dashboard/projects/:id/policy",
       origin,
-      dashboardAction(ctx, {
-        back: (c) => projectPath(c.req.param("id")!, "policy"),
+      projectAction(ctx, {
+        tab: "policy",
         form: "policy",
         draft: policyDraft,
-      }, async ({ c, developer, fields }) => {
-        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+      }, async ({ fields, project }) => {
         const policy = await savePolicy(ctx.kv, project.id, policyInputOf(fields));
         ctx.apiKeys.forgetProject(project.id);
         log("info", "Transaction policy saved", {
@@ -180,12 +172,11 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
     .post(
       "/dashboard/projects/:id/watches",
       origin,
-      dashboardAction(ctx, {
-        back: (c) => projectPath(c.req.param("id")!, "watches"),
+      projectAction(ctx, {
+        tab: "watches",
         form: "watch",
         draft: (fields) => pickText(fields, ["name", "address"]),
-      }, async ({ c, developer, fields }) => {
-        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+      }, async ({ developer, fields, project }) => {
         const input = { name: single(fields.name), address: single(fields.address) };
         // A refused watch costs nothing, so only a valid one is counted.
         validateWatch(input);
@@ -202,12 +193,11 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
     .post(
       "/dashboard/projects/:id/watches/:name/delete",
       origin,
-      dashboardAction(ctx, {
-        back: (c) => projectPath(c.req.param("id")!, "watches"),
+      projectAction(ctx, {
+        tab: "watches",
         form: "watches",
         readBody: false,
-      }, async ({ c, developer }) => {
-        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+      }, async ({ c, project }) => {
         const name = c.req.param("name")!;
         const watch = (await listWatches(ctx, project.id)).find((w) => w.name === name);
         const removed = watch ? await removeWatch(ctx, project.id, watch.id) : false;
@@ -223,11 +213,10 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
     .post(
       "/dashboard/projects/:id/ping",
       origin,
-      dashboardAction(ctx, {
-        back: (c) => projectPath(c.req.param("id")!, "settings"),
+      projectAction(ctx, {
+        tab: "settings",
         form: "ping",
-      }, async ({ c, developer, fields }) => {
-        const project = await getOwnedProject(ctx, developer, c.req.param("id")!);
+      }, async ({ developer, fields, project }) => {
         await ctx.abuse.take("test_ping", developer);
         const result = await sendTestPing(ctx, project.id);
         return {
