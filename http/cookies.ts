@@ -1,4 +1,5 @@
 /** Signed, expiring cookies: every session and pending sign-in the browser carries. */
+import { SIGNIN_TTL_MS } from "../lib/auth/developer_signin.ts";
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import type { AppContext } from "../lib/context.ts";
@@ -28,7 +29,7 @@ export const OAUTH_FLOW_COOKIE: SignedCookie = {
 export const WALLET_SIGNIN_COOKIE: SignedCookie = {
   name: "__Host-svc_signin",
   purpose: "wallet-signin",
-  maxAgeMs: 10 * 60_000,
+  maxAgeMs: SIGNIN_TTL_MS,
 };
 /** Developer session for the dashboard. */
 export const DEVELOPER_SESSION_COOKIE: SignedCookie = {
