@@ -60,7 +60,7 @@ export async function createAppContext(
     events: createEventRuntime(input.kv, clock),
     jobWaker: new JobWaker(),
     wallets: createWalletProvider(input.config, { kv: input.kv, keys, clock }),
-    tx: createTxRuntime(),
+    tx: createTxRuntime(clock),
     chain: new ChainReads(
       rpc,
       { rpc: input.config.rpcUrls, das: input.config.dasUrls },

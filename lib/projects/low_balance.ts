@@ -106,14 +106,10 @@ async function mintsAuthorizedTo(
   project: Project,
   mints: string[],
 ): Promise<Set<string>> {
-  const now = ctx.clock.now();
-  const infos = await Promise.all(mints.map(async (text) => {
+  const infos = await Promise.all(mints.map((text) => {
     const mint = parseAddress(text)!;
-    const cached = ctx.tx.mints.get(project.cluster, mint, now);
-    if (cached) return cached;
-    const info = await fetchMint(ctx.rpc[project.cluster], mint).catch(() => null);
-    if (info) ctx.tx.mints.set(project.cluster, info, now);
-    return info;
+    return ctx.tx.mints.get(project.cluster, mint, () => fetchMint(ctx.rpc[project.cluster], mint))
+      .catch(() => null);
   }));
   return new Set(
     infos.filter((i) => i?.mintAuthority === project.walletAddress).map((i) => i!.address),

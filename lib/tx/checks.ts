@@ -207,18 +207,14 @@ async function findMint(
   project: Project,
   mint: Address,
 ): Promise<MintInfo | null> {
-  const now = ctx.clock.now();
-  const cached = ctx.tx.mints.get(project.cluster, mint, now);
-  if (cached) return cached;
-  let info: MintInfo | null;
-  try {
-    info = await fetchMint(ctx.rpc[project.cluster], mint, {
-      abortSignal: AbortSignal.timeout(ctx.tx.timing.rpcTimeoutMs),
-    });
-  } catch (error) {
-    // Nothing is reserved yet: the caller may simply retry.
-    throw new ApiError(502, "rpc_error", `Could not read the mint: ${rpcFailureReason(error)}`);
-  }
-  if (info) ctx.tx.mints.set(project.cluster, info, now);
-  return info;
+  return await ctx.tx.mints.get(project.cluster, mint, async () => {
+    try {
+      return await fetchMint(ctx.rpc[project.cluster], mint, {
+        abortSignal: AbortSignal.timeout(ctx.tx.timing.rpcTimeoutMs),
+      });
+    } catch (error) {
+      // Nothing is reserved yet: the caller may simply retry.
+      throw new ApiError(502, "rpc_error", `Could not read the mint: ${rpcFailureReason(error)}`);
+    }
+  });
 }

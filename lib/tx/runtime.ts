@@ -1,28 +1,42 @@
 /** Per-process state of the transaction routes, held in the app context. */
 import type { Address, Blockhash } from "@solana/kit";
+import type { Clock } from "../../core/clock.ts";
 import type { Cluster } from "../../core/cluster.ts";
+import { KeyedLock } from "../../core/keyed_lock.ts";
+import { TtlCache } from "../../core/ttl_cache.ts";
 import type { MintInfo } from "../chain/mints.ts";
 import { defaultTxTiming, type TxTiming } from "./timing.ts";
 
 // A mint's program and decimals never change, so a found mint can be remembered for a while;
 // a missing one is not remembered, so a mint created a moment ago is seen at once.
 const MINT_TTL_MS = 10 * 60_000;
-const MINT_CACHE_MAX = 10_000;
+const MISSING = Symbol("missing mint");
 
-/** Remembers mints found on each cluster. */
+/** Remembers mints found on each cluster; concurrent lookups of one mint share one fetch. */
 export class MintCache {
-  #entries = new Map<string, { mint: MintInfo; until: number }>();
+  #cache: TtlCache<MintInfo>;
 
-  /** The cached mint, or null when unknown or stale. */
-  get(cluster: Cluster, mint: Address, now: number): MintInfo | null {
-    const entry = this.#entries.get(`${cluster}:${mint}`);
-    return entry && entry.until > now ? entry.mint : null;
+  constructor(clock: Clock) {
+    this.#cache = new TtlCache(clock, { ttlMs: MINT_TTL_MS });
   }
 
-  /** Remembers a mint that exists. */
-  set(cluster: Cluster, mint: MintInfo, now: number): void {
-    if (this.#entries.size >= MINT_CACHE_MAX) this.#entries.clear();
-    this.#entries.set(`${cluster}:${mint.address}`, { mint, until: now + MINT_TTL_MS });
+  /** The mint, remembered or from `fetch`; null (and not remembered) when it does not exist. */
+  async get(
+    cluster: Cluster,
+    mint: Address,
+    fetch: () => Promise<MintInfo | null>,
+  ): Promise<MintInfo | null> {
+    try {
+      return await this.#cache.get(`${cluster}:${mint}`, async () => {
+        const info = await fetch();
+        // TtlCache keeps no failure, so a missing mint leaves as one.
+        if (!info) throw MISSING;
+        return info;
+      });
+    } catch (error) {
+      if (error === MISSING) return null;
+      throw error;
+    }
   }
 }
 
@@ -34,53 +48,10 @@ export interface LatestBlockhash {
 }
 
 // A blockhash stays usable for 150 blocks (about a minute); reusing one for a second costs the
-// transaction under 3 of them and saves an RPC round trip per request under load.
+// transaction under 3 of them and saves an RPC round trip per request under load. Its age is
+// real time, whatever clock the service runs on: the chain does not follow a test's clock.
 const BLOCKHASH_TTL_MS = 1_000;
-
-/** Shares one `getLatestBlockhash` per cluster per second among concurrent requests. */
-export class BlockhashCache {
-  #entries = new Map<Cluster, { value: Promise<LatestBlockhash>; at: number }>();
-
-  /** A blockhash fetched less than a second ago, or a fresh one from `fetch`. */
-  get(cluster: Cluster, fetch: () => Promise<LatestBlockhash>): Promise<LatestBlockhash> {
-    const entry = this.#entries.get(cluster);
-    if (entry && performance.now() - entry.at < BLOCKHASH_TTL_MS) return entry.value;
-    const value = fetch();
-    const fresh = { value, at: performance.now() };
-    this.#entries.set(cluster, fresh);
-    // A failure is not shared with later requests.
-    value.catch(() => {
-      if (this.#entries.get(cluster) === fresh) this.#entries.delete(cluster);
-    });
-    return value;
-  }
-
-  /** Forgets the cached blockhashes (tests that move the cluster's slots by hand). */
-  clear(): void {
-    this.#entries.clear();
-  }
-}
-
-/** Runs tasks one at a time per key within this process (other instances are handled by KV checks). */
-export class KeyedLock {
-  #tails = new Map<string, Promise<void>>();
-
-  /** Runs `task` after every earlier task of `key` has finished. */
-  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.#tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const current = new Promise<void>((resolve) => (release = resolve));
-    const tail = previous.then(() => current);
-    this.#tails.set(key, tail);
-    await previous;
-    try {
-      return await task();
-    } finally {
-      release();
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
-    }
-  }
-}
+const realTime: Clock = { now: () => performance.now() };
 
 /** The transaction routes' per-process state. */
 export interface TxRuntime {
@@ -88,15 +59,16 @@ export interface TxRuntime {
   mints: MintCache;
   /** Serialises reservations per project in this process, so they do not collide in KV. */
   reservations: KeyedLock;
-  blockhashes: BlockhashCache;
+  /** One `getLatestBlockhash` per cluster per second, shared by concurrent requests. */
+  blockhashes: TtlCache<LatestBlockhash>;
 }
 
 /** Builds the runtime with the spec's timing. */
-export function createTxRuntime(): TxRuntime {
+export function createTxRuntime(clock: Clock): TxRuntime {
   return {
     timing: defaultTxTiming(),
-    mints: new MintCache(),
+    mints: new MintCache(clock),
     reservations: new KeyedLock(),
-    blockhashes: new BlockhashCache(),
+    blockhashes: new TtlCache(realTime, { ttlMs: BLOCKHASH_TTL_MS }),
   };
 }
