@@ -10,7 +10,7 @@ import { ensureTxSweepLoop } from "./lib/tx/sweep.ts";
 import { warmIslandsBundle } from "./components/islands_bundle.ts";
 
 /** A running service instance. */
-export interface RunningService {
+interface RunningService {
   ctx: AppContext;
   /** This instance's job worker loop (every instance runs one). */
   worker: JobWorker;

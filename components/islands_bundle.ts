@@ -13,10 +13,10 @@ const ISLANDS_DIR = new URL("islands/", ROOT);
 const BOOT_MODULE = new URL("islands/_boot.ts", ROOT);
 const CONFIG = new URL("deno.json", ROOT);
 /** Where the prebuilt fallback lives. */
-export const PREBUILT_BUNDLE = new URL("static/build/islands.js", ROOT);
+const PREBUILT_BUNDLE = new URL("static/build/islands.js", ROOT);
 
 /** A built bundle and its strong ETag. */
-export interface IslandsBundle {
+interface IslandsBundle {
   code: string;
   etag: string;
 }
@@ -58,7 +58,7 @@ async function loadBundle(): Promise<IslandsBundle> {
 }
 
 /** Lists the island modules: `islands/*.tsx` and `*.ts`, except `_helpers` and tests. */
-export async function listIslandModules(): Promise<URL[]> {
+async function listIslandModules(): Promise<URL[]> {
   const modules: URL[] = [];
   for await (const entry of Deno.readDir(ISLANDS_DIR)) {
     if (!entry.isFile || entry.name.startsWith("_") || entry.name.includes("_test.")) continue;
@@ -68,7 +68,7 @@ export async function listIslandModules(): Promise<URL[]> {
 }
 
 /** Runs `deno bundle` over a generated entry that imports every island and boots them. */
-export async function buildIslandsBundle(options: { minify?: boolean } = {}): Promise<string> {
+async function buildIslandsBundle(options: { minify?: boolean } = {}): Promise<string> {
   const modules = await listIslandModules();
   const dir = await Deno.makeTempDir({ prefix: "islands_" });
   try {

@@ -23,14 +23,14 @@ export const SIGN_IN_ERROR_MESSAGES: Readonly<Record<string, string>> = {
 export const GENERIC_SIGN_IN_ERROR = "Sign-in did not work. Please try again.";
 
 /** The message for a `?error=` code; own keys only, so `toString` and friends are unknown codes. */
-export function signInErrorMessage(code: string): string {
+function signInErrorMessage(code: string): string {
   return Object.hasOwn(SIGN_IN_ERROR_MESSAGES, code)
     ? SIGN_IN_ERROR_MESSAGES[code]
     : GENERIC_SIGN_IN_ERROR;
 }
 
 /** Everything the linking page shows. */
-export interface LinkPageData {
+interface LinkPageData {
   serviceName: string;
   project: Project;
   pageUrl: string;

@@ -7,7 +7,7 @@
  */
 
 /** Severity of a log line. */
-export type LogLevel = "debug" | "info" | "warn" | "error";
+type LogLevel = "debug" | "info" | "warn" | "error";
 
 /** Fields attached to a log line; never put secrets here. */
 export type LogFields = Record<string, unknown>;

@@ -7,7 +7,7 @@
 import type { Clock } from "./clock.ts";
 
 /** Default lifetime of an entry (the spec's "about 10 seconds" for reads). */
-export const DEFAULT_TTL_MS = 10_000;
+const DEFAULT_TTL_MS = 10_000;
 
 const MAX_ENTRIES = 10_000;
 // Default byte budget of one cache.

@@ -12,9 +12,9 @@ import type { AppContext } from "../lib/context.ts";
 import { decryptSecretText, encryptSecret, type SealBinding } from "../lib/crypto/encryption.ts";
 
 /** Name of the flash cookie (`__Host-`: Secure, Path=/, no Domain). */
-export const FLASH_COOKIE = "__Host-svc_flash";
+const FLASH_COOKIE = "__Host-svc_flash";
 /** How long a flash waits for its page. */
-export const FLASH_MAX_AGE_MS = 2 * 60_000;
+const FLASH_MAX_AGE_MS = 2 * 60_000;
 // Browsers drop cookies over 4096 bytes; a draft that would not fit is left out.
 const MAX_COOKIE_VALUE = 3_800;
 const ATTRIBUTES = "Path=/; HttpOnly; Secure; SameSite=Lax";

@@ -43,7 +43,7 @@ export interface ActionOptions {
 }
 
 /** The form a message belongs to. */
-export function formOf(options: ActionOptions, fields: ActionFields): string | undefined {
+function formOf(options: ActionOptions, fields: ActionFields): string | undefined {
   return typeof options.form === "function" ? options.form(fields) : options.form;
 }
 
@@ -56,7 +56,7 @@ export function wantsJson(c: Context): boolean {
 }
 
 /** Reads a JSON object body or form fields; an absent body is no fields. */
-export async function readActionFields(c: Context): Promise<ActionFields> {
+async function readActionFields(c: Context): Promise<ActionFields> {
   const type = (c.req.header("content-type") ?? "").toLowerCase();
   if (type.includes("application/json")) {
     const body = await readJson(c);

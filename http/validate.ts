@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { ApiError } from "../core/api_error.ts";
 
 /** Formats zod issues as `path: problem` joined by `; `. */
-export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
+function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues.map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`).join("; ");
 }
 

@@ -12,7 +12,7 @@ import type { JobWorker } from "./worker.ts";
 export const WORKER_CRON_NAME = "blocklink-worker-kick";
 
 /** Options of `runWorkerKick`. */
-export interface WorkerKickOptions {
+interface WorkerKickOptions {
   /** How long one kick stays busy (default 50 s): running passes itself, or holding the instance awake for its loop. */
   busyForMs?: number;
 }

@@ -1,13 +1,8 @@
 /** Sweeps run by the minute cron: repair what a crash or a dropped job could leave behind. */
+import { addWatchPollJob } from "../lib/events/job_payloads.ts";
 import type { AppContext } from "../lib/context.ts";
 import { log } from "../core/log.ts";
-import {
-  addJobRemoval,
-  enqueueJob,
-  getJobEntry,
-  type JobRecord,
-  moveLegacyDueEntries,
-} from "../kv/jobs.ts";
+import { addJobRemoval, getJobEntry, type JobRecord, moveLegacyDueEntries } from "../kv/jobs.ts";
 import { getProject } from "../kv/projects.ts";
 import { listAllWatches, watchPollJobId } from "../kv/watches.ts";
 import { ensureTxSweepLoop } from "../lib/tx/sweep.ts";
@@ -35,12 +30,12 @@ export async function sweepWatchLoops(ctx: AppContext): Promise<number> {
       if (!(await op.commit()).ok) continue;
     }
     // The unique id makes two instances sweeping at once start one loop, not two.
-    const started = await enqueueJob(ctx.kv, {
-      type: "watch_poll",
-      projectId: watch.projectId,
-      watchId: watch.id,
-    }, { id, runAt: ctx.clock.now(), lane: "watch" });
-    if (started) {
+    const op = ctx.kv.atomic();
+    addWatchPollJob(op, { type: "watch_poll", projectId: watch.projectId, watchId: watch.id }, {
+      id,
+      runAt: ctx.clock.now(),
+    });
+    if ((await op.commit()).ok) {
       restarted++;
       log("warn", "Watch poll loop restarted", { projectId: watch.projectId, watch: watch.name });
     }

@@ -5,7 +5,7 @@
  */
 
 /** Key of one client's counter of one action in one window. */
-export function abuseCountKey(action: string, client: string, window: number): Deno.KvKey {
+function abuseCountKey(action: string, client: string, window: number): Deno.KvKey {
   return ["abuse_counts", action, client, window];
 }
 

@@ -15,7 +15,7 @@ export interface ApiKeyRecord {
 }
 
 /** What the hash index points to. */
-export interface ApiKeyRef {
+interface ApiKeyRef {
   projectId: string;
   keyId: string;
 }
@@ -24,19 +24,19 @@ export interface ApiKeyRef {
 export const MAX_ACTIVE_KEYS_PER_PROJECT = 10;
 
 /** Every key starts with this; the live marker leaves room for test keys later. */
-export const API_KEY_PREFIX = "blk_live_";
+const API_KEY_PREFIX = "blk_live_";
 const API_KEY_PATTERN = /^blk_live_[A-Za-z0-9_-]{43}$/;
 
 /** Key of a key record. */
-export function apiKeyKey(projectId: string, keyId: string): Deno.KvKey {
+function apiKeyKey(projectId: string, keyId: string): Deno.KvKey {
   return ["api_keys", projectId, keyId];
 }
 /** Key of the hash index (value: ApiKeyRef). */
-export function apiKeyHashKey(hash: string): Deno.KvKey {
+function apiKeyHashKey(hash: string): Deno.KvKey {
   return ["api_keys_by_hash", hash];
 }
 /** Key of a project's active key count. */
-export function activeKeyCountKey(projectId: string): Deno.KvKey {
+function activeKeyCountKey(projectId: string): Deno.KvKey {
   return ["api_key_counts", projectId];
 }
 

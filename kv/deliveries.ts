@@ -30,12 +30,12 @@ export interface Delivery {
 }
 
 /** Deliveries kept per project. */
-export const DELIVERY_LOG_SIZE = 100;
+const DELIVERY_LOG_SIZE = 100;
 // A backstop for projects that stop publishing; the trim keeps the count at 100.
 const DELIVERY_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Key of one delivery log entry. */
-export function deliveryKey(projectId: string, id: string): Deno.KvKey {
+function deliveryKey(projectId: string, id: string): Deno.KvKey {
   return ["deliveries", projectId, id];
 }
 

@@ -37,7 +37,7 @@ export function eventSeqKey(projectId: string): Deno.KvKey {
   return ["event_seqs", projectId];
 }
 /** Key of the feed entry whose first event is at `first`. */
-export function feedChunkKey(projectId: string, first: number): Deno.KvKey {
+function feedChunkKey(projectId: string, first: number): Deno.KvKey {
   return ["events", projectId, first];
 }
 
@@ -74,7 +74,7 @@ export function addFeedEvents(
 }
 
 /** One page of the feed. */
-export interface FeedPage {
+interface FeedPage {
   events: RecordedEvent[];
   /** Position of the last event examined (or `after` when none was): the next `after`. */
   next: number;

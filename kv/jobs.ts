@@ -43,7 +43,7 @@ export interface DueJob {
 }
 
 /** Who runs a job and until when. */
-export interface JobLease {
+interface JobLease {
   owner: string;
   expiresAt: number;
 }
@@ -79,7 +79,7 @@ export interface AddJobOptions {
 }
 
 /** How long the record of a finished unique job keeps its id taken. */
-export const DONE_JOB_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const DONE_JOB_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 const ULID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 let lastIdTime = -1;
@@ -105,7 +105,7 @@ export function jobKey(id: string): Deno.KvKey {
   return ["jobs", id];
 }
 /** Key of a job's due-index entry (value: the job's project id, or ""). */
-export function jobDueKey(lane: JobLane, runAt: number, id: string): Deno.KvKey {
+function jobDueKey(lane: JobLane, runAt: number, id: string): Deno.KvKey {
   return ["job_queue", lane, runAt, id];
 }
 

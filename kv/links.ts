@@ -22,7 +22,7 @@ export function linkByAddressKey(projectId: string, address: string): Deno.KvKey
 }
 
 /** What a link changed, so callers can publish the right events. */
-export interface LinkOutcome {
+interface LinkOutcome {
   link: LinkByUser;
   /** The player's previous wallet, when it was a different one (no event: a swap). */
   replacedAddress: string | null;
@@ -35,7 +35,7 @@ export interface LinkOutcome {
  * reports, so they land together or not at all); answers whether the commit succeeded. Called in
  * each round of the change's retry loop.
  */
-export type LinkCommit<C> = (op: Deno.AtomicOperation, change: C) => Promise<boolean>;
+type LinkCommit<C> = (op: Deno.AtomicOperation, change: C) => Promise<boolean>;
 
 async function plainCommit(op: Deno.AtomicOperation): Promise<boolean> {
   return (await op.commit()).ok;

@@ -1,7 +1,7 @@
 /** Player linking challenges: single-use nonces bound to a project, a player, a wallet and a message. */
 
 /** A pending linking challenge as stored. */
-export interface LinkNonce {
+interface LinkNonce {
   nonce: string;
   projectId: string;
   userId: number;
@@ -12,7 +12,7 @@ export interface LinkNonce {
 }
 
 /** Key of a pending challenge. */
-export function linkNonceKey(nonce: string): Deno.KvKey {
+function linkNonceKey(nonce: string): Deno.KvKey {
   return ["link_nonces", nonce];
 }
 

@@ -7,7 +7,7 @@ export interface MintAllowance {
 }
 
 /** An hourly amount budget for one asset across all recipients. */
-export interface AssetBudget {
+interface AssetBudget {
   /** `SOL` or a mint address. */
   asset: string;
   amount: string;

@@ -41,11 +41,11 @@ export function projectSlugKey(slug: string): Deno.KvKey {
   return ["projects_by_slug", slug];
 }
 /** Key of a developer's project index entry (value: project id). */
-export function developerProjectKey(developer: string, id: string): Deno.KvKey {
+function developerProjectKey(developer: string, id: string): Deno.KvKey {
   return ["projects_by_developer", developer, id];
 }
 /** Key of a developer's active project count. */
-export function developerProjectCountKey(developer: string): Deno.KvKey {
+function developerProjectCountKey(developer: string): Deno.KvKey {
   return ["project_counts_by_developer", developer];
 }
 

@@ -17,7 +17,7 @@ export interface RequestCounts {
 }
 
 /** How many shards the counters are spread over; at most ten, the checks one commit may make. */
-export const REQUEST_COUNT_SHARDS = 8;
+const REQUEST_COUNT_SHARDS = 8;
 
 /** Key of a project's request counters. */
 export function requestCountsKey(projectId: string): Deno.KvKey {

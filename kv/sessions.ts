@@ -24,11 +24,11 @@ export type SessionSubject =
 export type Session = SessionSubject & { id: string; createdAt: number; expiresAt: number };
 
 /** Key of a session record. */
-export function sessionKey(id: string): Deno.KvKey {
+function sessionKey(id: string): Deno.KvKey {
   return ["sessions", id];
 }
 /** Key of a developer's session index entry (value: session id), for signing out everywhere. */
-export function developerSessionKey(address: string, id: string): Deno.KvKey {
+function developerSessionKey(address: string, id: string): Deno.KvKey {
   return ["sessions_by_developer", address, id];
 }
 

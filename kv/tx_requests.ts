@@ -20,7 +20,7 @@ export interface TxBody {
 }
 
 /** What an attempt reserved against the rolling limits, so a failure can give it back. */
-export interface TxUsageClaim {
+interface TxUsageClaim {
   /** Clock time of the reservation: the entry's position in every window. */
   at: number;
   /** `SOL` or the mint. */
@@ -130,7 +130,7 @@ export async function getTxRequest(
 }
 
 /** One page of a project's requests, newest attempt first. */
-export interface TxPage {
+interface TxPage {
   records: TxRequestRecord[];
   /** Attempt id of the last request examined, to pass as `after`; null when none are left. */
   next: string | null;

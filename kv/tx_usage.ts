@@ -34,7 +34,7 @@ export function txAssetUsageKey(projectId: string, asset: string): Deno.KvKey {
 }
 
 /** An empty window. */
-export function emptyWindow(): UsageWindow {
+function emptyWindow(): UsageWindow {
   return { times: [], amounts: [] };
 }
 

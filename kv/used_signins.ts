@@ -1,7 +1,7 @@
 /** Spent dashboard sign-in messages, so a captured sign-in cookie cannot be replayed while it is still valid. */
 
 /** Key of a spent sign-in, by the SHA-256 of its message. */
-export function usedSignInKey(messageHash: string): Deno.KvKey {
+function usedSignInKey(messageHash: string): Deno.KvKey {
   return ["used_signins", messageHash];
 }
 

@@ -1,7 +1,7 @@
 /** Managed wallet keys: one per project, the secret stored only encrypted (AES-256-GCM). */
 
 /** A managed wallet key as stored. */
-export interface WalletKeyRecord {
+interface WalletKeyRecord {
   address: string;
   /** The 32-byte ed25519 seed, sealed by `encryptSecret` with the project bound as associated data. */
   secretKeyEnc: string;
@@ -9,7 +9,7 @@ export interface WalletKeyRecord {
 }
 
 /** Key of a project's managed wallet key. */
-export function walletKeyKey(projectId: string): Deno.KvKey {
+function walletKeyKey(projectId: string): Deno.KvKey {
   return ["wallet_keys", projectId];
 }
 

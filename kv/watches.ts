@@ -29,15 +29,15 @@ export function watchKey(projectId: string, id: string): Deno.KvKey {
   return ["watches", projectId, id];
 }
 /** Key of the per-project name index (value: watch id). */
-export function watchNameKey(projectId: string, name: string): Deno.KvKey {
+function watchNameKey(projectId: string, name: string): Deno.KvKey {
   return ["watches_by_name", projectId, name];
 }
 /** Key of the per-project address index (value: watch id). */
-export function watchAddressKey(projectId: string, address: string): Deno.KvKey {
+function watchAddressKey(projectId: string, address: string): Deno.KvKey {
   return ["watches_by_address", projectId, address];
 }
 /** Key of the project's watch count. */
-export function watchCountKey(projectId: string): Deno.KvKey {
+function watchCountKey(projectId: string): Deno.KvKey {
   return ["watch_counts", projectId];
 }
 /** Id of the job that polls a watch: one per watch, so two poll loops can never exist. */
@@ -140,14 +140,14 @@ export async function deleteWatch(kv: Deno.Kv, projectId: string, id: string): P
 }
 
 /** Watch events a project queued in one clock minute, across all its watches (the per-project cap). */
-export interface WatchEventCount {
+interface WatchEventCount {
   /** Unix minute (ms / 60,000). */
   minute: number;
   count: number;
 }
 
 /** Key of a project's watch event count of the current minute. */
-export function watchEventCountKey(projectId: string): Deno.KvKey {
+function watchEventCountKey(projectId: string): Deno.KvKey {
   return ["watch_event_counts", projectId];
 }
 

@@ -61,7 +61,7 @@ const envSchema = z.object({
 export class ConfigError extends Error {}
 
 /** Options for `loadConfig`. */
-export interface LoadConfigOptions {
+interface LoadConfigOptions {
   /** True on Deno Deploy: KV is the managed one and SECRET must be given. */
   onDeploy?: boolean;
   /** Where a generated SECRET is kept outside Deno Deploy. */

@@ -10,7 +10,7 @@ import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell } from "./cell.tsx";
 
 /** What the transactions page shows. */
-export interface TransactionsPageData extends FrameData {
+interface TransactionsPageData extends FrameData {
   project: Project;
   rpcUrl: string;
   transactions: TxRequestRecord[];
@@ -150,7 +150,7 @@ export function TransactionsPage(data: TransactionsPageData): VNode {
 }
 
 /** What the event log shows. */
-export interface EventsPageData extends FrameData {
+interface EventsPageData extends FrameData {
   project: Project;
   deliveries: Delivery[];
   eventsOn: boolean;

@@ -5,7 +5,7 @@ import { type FrameData, ProjectFrame } from "./frame.tsx";
 import { projectPath } from "../../http/dashboard_paths.ts";
 
 /** What the confirmation shows. */
-export interface DeletePageData extends FrameData {
+interface DeletePageData extends FrameData {
   project: Project;
   linkUrl: string;
   activeKeys: number;

@@ -4,7 +4,7 @@ import { DashboardStyles, TopBar } from "./frame.tsx";
 import { Cell } from "./cell.tsx";
 
 /** What the landing page shows. */
-export interface HomePageData {
+interface HomePageData {
   serviceName: string;
   baseUrl: string;
   /** The signed-in developer, if any (the call to action changes). */

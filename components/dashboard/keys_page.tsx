@@ -11,7 +11,7 @@ import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell } from "./cell.tsx";
 
 /** What the keys page shows. */
-export interface KeysPageData extends FrameData {
+interface KeysPageData extends FrameData {
   project: Project;
   baseUrl: string;
   keys: ApiKeyRecord[];

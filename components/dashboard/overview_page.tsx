@@ -10,7 +10,7 @@ import { LowBalanceNotices } from "./low_balance.tsx";
 import type { LowBalanceWarning } from "../../lib/projects/low_balance.ts";
 
 /** What the overview shows. */
-export interface OverviewPageData extends FrameData {
+interface OverviewPageData extends FrameData {
   project: Project;
   linkUrl: string;
   rpcUrl: string;

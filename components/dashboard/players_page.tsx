@@ -13,7 +13,7 @@ export interface PlayerRow {
 }
 
 /** What the players page shows. */
-export interface PlayersPageData extends FrameData {
+interface PlayersPageData extends FrameData {
   project: Project;
   rpcUrl: string;
   query: string;

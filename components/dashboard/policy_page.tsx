@@ -8,7 +8,7 @@ import { projectPath } from "../../http/dashboard_paths.ts";
 import { policyFormValues, rowCount } from "../../lib/projects/policy_form.ts";
 
 /** What the policy page shows. */
-export interface PolicyPageData extends FrameData {
+interface PolicyPageData extends FrameData {
   project: Project;
   policy: TxPolicy;
 }

@@ -10,7 +10,7 @@ import { projectPath } from "../../http/dashboard_paths.ts";
 import { MAX_PROJECT_NAME_LENGTH } from "../../lib/projects/ownership.ts";
 
 /** What the project list shows. */
-export interface ProjectsPageData extends FrameData {
+interface ProjectsPageData extends FrameData {
   baseUrl: string;
   projects: Project[];
   /** `?error=` code that led here, already turned into a message. */

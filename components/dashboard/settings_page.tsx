@@ -9,7 +9,7 @@ import { MAX_PROJECT_NAME_LENGTH } from "../../lib/projects/ownership.ts";
 import type { SettingsView } from "../../lib/projects/settings.ts";
 
 /** What the settings page shows. */
-export interface SettingsPageData extends FrameData {
+interface SettingsPageData extends FrameData {
   project: Project;
   settings: SettingsView;
 }

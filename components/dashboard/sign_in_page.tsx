@@ -13,7 +13,7 @@ export const DASHBOARD_ERROR_MESSAGES: Readonly<Record<string, string>> = {
 };
 
 /** What the sign-in page shows. */
-export interface SignInPageData {
+interface SignInPageData {
   serviceName: string;
   next: string;
   /** True when the service runs on this machine (offer the sandbox key). */

@@ -9,7 +9,7 @@ import type { UsageFigures } from "../../lib/projects/usage.ts";
 import type { Project } from "../../kv/projects.ts";
 
 /** What the usage page shows. */
-export interface UsagePageData extends FrameData {
+interface UsagePageData extends FrameData {
   project: Project;
   figures: UsageFigures;
   /** Null without a managed wallet or when its balances could not be read. */

@@ -14,7 +14,7 @@ import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell } from "./cell.tsx";
 
 /** What the watches page shows. */
-export interface WatchesPageData extends FrameData {
+interface WatchesPageData extends FrameData {
   project: Project;
   rpcUrl: string;
   watches: WatchView[];

@@ -6,7 +6,7 @@ import { sha256Hex } from "../../core/hash.ts";
 import { TtlCache } from "../../core/ttl_cache.ts";
 
 /** A resolved, usable key. */
-export interface ResolvedKey {
+interface ResolvedKey {
   keyId: string;
   project: Project;
 }

@@ -23,7 +23,7 @@ const DASHBOARD_CHAIN_ID = "mainnet";
 const pendingSchema = z.object({ address: z.string(), message: z.string(), next: z.string() });
 
 /** A pending sign-in: the message to sign, for whom, and where to land afterwards. */
-export type PendingSignIn = z.infer<typeof pendingSchema>;
+type PendingSignIn = z.infer<typeof pendingSchema>;
 
 /** Starts a sign-in for `address`; throws 400 `invalid_address` when it is not a wallet address. */
 export function createDeveloperChallenge(

@@ -5,7 +5,7 @@ import type { OauthApp } from "./oauth_app.ts";
 import type { Player } from "../../kv/sessions.ts";
 
 /** Scopes the linking page needs: the user id, then username, display name and avatar. */
-export const IDP_SCOPES = "openid profile";
+const IDP_SCOPES = "openid profile";
 
 const TIMEOUT_MS = 10_000;
 

@@ -1,7 +1,7 @@
 /** Where a sign-in may land afterwards: only linking pages and dashboard paths of this site. */
 
 /** A checked `next`: a project's linking page, or a dashboard page. */
-export type NextPath =
+type NextPath =
   | { kind: "link"; slug: string; path: string }
   | { kind: "dashboard"; path: string };
 

@@ -4,7 +4,7 @@ import { base58 } from "@scure/base";
 import { ApiError } from "../../core/api_error.ts";
 
 /** The variable parts of a sign-in message. */
-export interface SiwsMessageFields {
+interface SiwsMessageFields {
   /** The service's host (with port when not the default). */
   host: string;
   address: string;
@@ -17,7 +17,7 @@ export interface SiwsMessageFields {
 }
 
 /** Name of the chain in the first line of the message. */
-export const CHAIN_NAME = "Solana";
+const CHAIN_NAME = "Solana";
 
 /** Builds the message, one spec line per array entry, joined by line feeds. */
 export function createSiwsMessage(fields: SiwsMessageFields): string {
@@ -54,7 +54,7 @@ export function decodeAddress(address: string): Uint8Array | null {
 }
 
 /** Decodes a base64 signature (padding optional), or null when it is not exactly 64 bytes. */
-export function decodeSignature(signature: string): Uint8Array | null {
+function decodeSignature(signature: string): Uint8Array | null {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(signature)) return null;
   try {
     const bytes = Uint8Array.from(atob(signature), (ch) => ch.charCodeAt(0));

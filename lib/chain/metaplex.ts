@@ -11,7 +11,7 @@ import {
 export const TOKEN_METADATA_PROGRAM = address("metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s");
 
 /** The account key byte of a metadata account (`Key::MetadataV1`). */
-export const METADATA_V1_KEY = 4;
+const METADATA_V1_KEY = 4;
 
 /** Token standards in the order of the program's enum, so the index is the byte on chain. */
 export const TOKEN_STANDARDS = [
@@ -27,7 +27,7 @@ export const TOKEN_STANDARDS = [
 export type TokenStandard = typeof TOKEN_STANDARDS[number];
 
 /** One creator entry. */
-export interface MetadataCreator {
+interface MetadataCreator {
   address: Address;
   verified: boolean;
   share: number;
@@ -156,7 +156,7 @@ export function dasInterface(tokenStandard: TokenStandard | null): string {
 }
 
 /** Strips the NUL padding the program writes into fixed-width strings. */
-export function trimPadding(text: string): string {
+function trimPadding(text: string): string {
   return text.replaceAll("\0", "").trim();
 }
 

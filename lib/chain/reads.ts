@@ -25,7 +25,7 @@ import {
 } from "./read_budget.ts";
 
 /** A read that takes longer than this fails rather than holding the game server's request. */
-export const READ_TIMEOUT_MS = 10_000;
+const READ_TIMEOUT_MS = 10_000;
 
 /** Chain reads with the read cache in front; RPC failures become 500 `internal` without details. */
 export class ChainReads {

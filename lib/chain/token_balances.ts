@@ -15,7 +15,7 @@ export interface TokenBalance {
 }
 
 /** One token account as `getTokenAccountsByOwner` reports it (jsonParsed), reduced to what reads use. */
-export interface OwnedTokenAccount {
+interface OwnedTokenAccount {
   mint: Address;
   amount: bigint;
   decimals: number;

@@ -14,7 +14,7 @@ import { decryptSecret, encryptSecret, isStale, type SecretPurpose } from "./enc
 import type { SecretKeys } from "./secret_keys.ts";
 
 /** What a pass did: values re-encrypted, and values no configured SECRET opens. */
-export interface ResealResult {
+interface ResealResult {
   resealed: number;
   unreadable: number;
 }

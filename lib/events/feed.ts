@@ -15,7 +15,7 @@ import type { RecordedEvent, ServiceEventType } from "../../core/events.ts";
 const FEED_MAX_EXAMINED = 1_000;
 
 /** One answer of the feed route. */
-export interface FeedAnswer {
+interface FeedAnswer {
   /** `{ id, type, createdAt, ...payload }`, oldest first; null payload fields are kept as null. */
   events: Array<Record<string, unknown>>;
   next: string;

@@ -5,11 +5,11 @@
 import type { ServiceEvent } from "../../core/events.ts";
 
 /** Message format version every event carries. */
-export const EVENT_VERSION = 1;
+const EVENT_VERSION = 1;
 /** The messaging service refuses bigger messages; the encoded JSON is measured in UTF-8 bytes. */
-export const MAX_MESSAGE_BYTES = 1_000;
+const MAX_MESSAGE_BYTES = 1_000;
 /** What an over-long `tx` error is cut to, in characters. */
-export const TX_ERROR_CUT_CHARS = 300;
+const TX_ERROR_CUT_CHARS = 300;
 
 const encoder = new TextEncoder();
 

@@ -8,7 +8,7 @@ export type PublishAnswer =
   | { kind: "network"; error: string };
 
 /** What one attempt needs; `apiKey` is the decrypted publishing key and must never be logged. */
-export interface PublishRequest {
+interface PublishRequest {
   publishUrl: string;
   universeId: string;
   apiKey: string;

@@ -23,7 +23,7 @@ export function publishTargetOf(project: Project | null): PublishTarget | null {
 }
 
 /** Caches each project's publish target for at most 10 seconds. */
-export class PublishTargetCache {
+class PublishTargetCache {
   #cache: TtlCache<PublishTarget | null>;
 
   constructor(private kv: Deno.Kv, clock: Clock) {

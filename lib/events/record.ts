@@ -22,7 +22,7 @@ const DIRECT_DELIVERY_MAX = 50;
 const MAX_ROUNDS = 100;
 
 /** How a commit with events ended. */
-export interface EventsCommit {
+interface EventsCommit {
   /** False when one of the operation's checks failed: nothing was written. */
   ok: boolean;
   events: RecordedEvent[];

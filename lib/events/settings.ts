@@ -7,7 +7,7 @@ import { log } from "../../core/log.ts";
 import { eventsEnabled } from "../projects/project_view.ts";
 
 /** The topic a project gets until it sets one. */
-export const DEFAULT_TOPIC = "svc";
+const DEFAULT_TOPIC = "svc";
 const MAX_KEY_LENGTH = 4_096;
 
 /**
@@ -23,7 +23,7 @@ export interface EventSettingsInput {
 }
 
 /** A validated change: `undefined` means "keep". */
-export interface EventSettingsChange {
+interface EventSettingsChange {
   universeId?: string | null;
   /** Plaintext key to save, or null to clear. */
   publishingKey?: string | null;

@@ -8,13 +8,13 @@ import { ApiError } from "../../core/api_error.ts";
 import { linkUrl } from "../projects/project_view.ts";
 
 /** How long a challenge can be answered. */
-export const CHALLENGE_TTL_MS = 10 * 60_000;
+const CHALLENGE_TTL_MS = 10 * 60_000;
 
 /** The game platform's name in the message. */
-export const PLATFORM_NAME = "Roblox";
+const PLATFORM_NAME = "Roblox";
 
 /** The linking message's statement line. */
-export function linkStatement(project: Project, player: Player): string {
+function linkStatement(project: Project, player: Player): string {
   return `Link this wallet to ${PLATFORM_NAME} account @${player.name} (${player.id}) in ${project.name}. Signing is free and does not send a transaction.`;
 }
 

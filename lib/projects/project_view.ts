@@ -2,7 +2,7 @@
 import type { Project } from "../../kv/projects.ts";
 
 /** Public view of a project. */
-export interface ProjectView {
+interface ProjectView {
   id: string;
   name: string;
   slug: string;

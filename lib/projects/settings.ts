@@ -41,7 +41,7 @@ export interface SettingsView {
 }
 
 /** The redirect URI each project registers with its Roblox OAuth app. */
-export function oauthRedirectUri(baseUrl: string): string {
+function oauthRedirectUri(baseUrl: string): string {
   return `${baseUrl}/auth/idp/callback`;
 }
 

@@ -17,7 +17,7 @@ import { ApiError } from "../../core/api_error.ts";
 import { takeAbuseToken } from "../../kv/abuse_counts.ts";
 
 /** The capped actions. */
-export type AbuseAction =
+type AbuseAction =
   | "signin_challenge"
   | "developer_account"
   | "project_change"

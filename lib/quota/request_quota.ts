@@ -27,7 +27,7 @@ export const REQUESTS_PER_MINUTE = 600;
 export const REQUESTS_PER_DAY = 100_000;
 
 /** The outcome of counting one request. */
-export type QuotaVerdict = "ok" | "rate_limited" | "daily_quota_exceeded";
+type QuotaVerdict = "ok" | "rate_limited" | "daily_quota_exceeded";
 
 interface Waiter {
   resolve: (verdict: QuotaVerdict) => void;

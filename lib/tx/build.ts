@@ -39,7 +39,7 @@ import type { TxKind } from "../../core/events.ts";
 import type { Cluster } from "../../core/cluster.ts";
 
 /** The SPL Memo program (v3). */
-export const MEMO_PROGRAM = address("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
+const MEMO_PROGRAM = address("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
 
 /** What the transaction does. */
 export interface TxPlan {
@@ -63,7 +63,7 @@ export class BuildError extends Error {
 }
 
 /** A signed transaction ready to store and send. */
-export interface BuiltTx {
+interface BuiltTx {
   signature: string;
   tx: Omit<SignedTx, "signedAt">;
 }

@@ -20,14 +20,14 @@ import { checkAttempt, type StatusValue } from "./confirm.ts";
 import { ABANDONED_ERROR } from "./result.ts";
 
 /** What a check run asks of the job layer. */
-export type CheckVerdict = { kind: "done" } | { kind: "again"; at: number };
+type CheckVerdict = { kind: "done" } | { kind: "again"; at: number };
 
 /**
  * One run of an attempt's check job: abandons an unsigned attempt once its instance can no longer
  * sign it, settles or rebroadcasts a signed one, or asks to run again. The next run is due one
  * interval after this one started, so checks keep their 1.5 s pace however long a check takes.
  */
-export async function runTxCheck(
+async function runTxCheck(
   ctx: AppContext,
   ref: AttemptRef,
   jobId: string,

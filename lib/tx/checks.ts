@@ -47,7 +47,7 @@ export interface CheckedRequest {
 }
 
 /** The outcome of steps 5 to 11: a stored attempt to answer with (step 7), or a checked request. */
-export type CheckOutcome =
+type CheckOutcome =
   | { kind: "existing"; record: TxRequestRecord }
   | { kind: "checked"; request: CheckedRequest };
 
@@ -191,7 +191,7 @@ export async function checkTxRequest(
 }
 
 /** Largest raw amount a token or lamport amount can hold. */
-export const U64_MAX = 2n ** 64n - 1n;
+const U64_MAX = 2n ** 64n - 1n;
 
 /** 409 `idempotency_conflict`. */
 export function idempotencyConflict(): ApiError {

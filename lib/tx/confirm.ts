@@ -29,10 +29,10 @@ import { rpcSignal } from "./timing.ts";
 import { EXPIRED_ERROR } from "./result.ts";
 
 /** Blocks past the last valid height after which a missing signature proves expiry (spec rule 2). */
-export const EXPIRY_MARGIN_BLOCKS = 32n;
+const EXPIRY_MARGIN_BLOCKS = 32n;
 
 /** How one send went. */
-export type SendOutcome =
+type SendOutcome =
   | { kind: "accepted" }
   /** The node simulated it and refused it (-32002): it was not forwarded. */
   | { kind: "rejected"; error: string; harmless: boolean }
@@ -66,7 +66,7 @@ export async function sendSignedTx(
 }
 
 /** What the chain says about a sent transaction. */
-export type ChainCheck =
+type ChainCheck =
   | { kind: "confirmed" }
   | { kind: "failed"; error: string }
   | { kind: "expired" }

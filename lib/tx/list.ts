@@ -6,7 +6,7 @@ import type { TxResult } from "./result.ts";
 import type { TxStatus } from "../../kv/tx_requests.ts";
 
 /** A TxResult plus the request's amount, mint (null for SOL), recipient player and time. */
-export interface TxListItem extends TxResult {
+interface TxListItem extends TxResult {
   /** The amount as sent, a decimal string in token units. */
   amount: string;
   mint: string | null;
@@ -17,7 +17,7 @@ export interface TxListItem extends TxResult {
 }
 
 /** One answer of the list route. */
-export interface TxListAnswer {
+interface TxListAnswer {
   transactions: TxListItem[];
   /** Cursor for the next (older) page; null once the oldest request was reached. */
   next: string | null;

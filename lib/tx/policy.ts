@@ -14,9 +14,9 @@ import { type MintAllowance, setPolicy, type TxPolicy } from "../../kv/policy.ts
 export const SOL_ASSET = "SOL";
 
 /** Most allowed mints and budgets one policy may list. */
-export const MAX_POLICY_ENTRIES = 50;
+const MAX_POLICY_ENTRIES = 50;
 /** Largest hourly count limit accepted. */
-export const MAX_HOURLY_COUNT = 1_000_000;
+const MAX_HOURLY_COUNT = 1_000_000;
 
 const blankToNull = (value: unknown) =>
   value === undefined || (typeof value === "string" && value.trim() === "") ? null : value;

@@ -48,7 +48,7 @@ import type { Deadline } from "./timing.ts";
 export const MAX_TX_PER_DAY = 1_000;
 
 /** The outcome: a new attempt reserved, or a stored attempt that won a race for the key. */
-export type ReserveOutcome =
+type ReserveOutcome =
   | { kind: "reserved"; entry: Deno.KvEntry<TxRequestRecord> }
   | { kind: "existing"; record: TxRequestRecord };
 

@@ -15,7 +15,7 @@ import { type Deadline, rpcSignal } from "./timing.ts";
 import { checkOnChain } from "./confirm.ts";
 
 /** What became of a failed key's latest attempt. */
-export type RetryProof = "dead" | "landed" | "unproven";
+type RetryProof = "dead" | "landed" | "unproven";
 
 /** Proves the stored failed attempt dead, or finds it landed; throws 502 `rpc_error`. */
 export async function proveEarlierAttempt(

@@ -13,7 +13,7 @@ const MINT_TTL_MS = 10 * 60_000;
 const MISSING = Symbol("missing mint");
 
 /** Remembers mints found on each cluster; concurrent lookups of one mint share one fetch. */
-export class MintCache {
+class MintCache {
   #cache: TtlCache<MintInfo>;
 
   constructor(clock: Clock) {
@@ -41,7 +41,7 @@ export class MintCache {
 }
 
 /** A recent blockhash, the last block height it can land at, and the slot of its block. */
-export interface LatestBlockhash {
+interface LatestBlockhash {
   blockhash: Blockhash;
   lastValidBlockHeight: bigint;
   slot: bigint;

@@ -25,7 +25,7 @@ import type { JobOutcome, JobRun } from "../job_handler.ts";
 import { addTxJob, type TxSweepJob } from "./job_payloads.ts";
 import { abandonTime, abandonUnsigned, ensureTxCheck, followAttempt } from "./check_job.ts";
 /** Interval of the sweep. */
-export const SWEEP_INTERVAL_MS = 30_000;
+const SWEEP_INTERVAL_MS = 30_000;
 const SWEEP_CONCURRENCY = 8;
 
 type UnsettledItem = { projectId: string; key: string } & TxUnsettledRef;
@@ -117,7 +117,7 @@ async function deleteStaleIndex(ctx: AppContext, item: UnsettledItem): Promise<v
 }
 
 /** The id of the one sweep loop job. */
-export const TX_SWEEP_JOB_ID = "tx_sweep";
+const TX_SWEEP_JOB_ID = "tx_sweep";
 
 /** Runs the sweep, then asks to run again in 30 s. */
 export async function runTxSweepJob(run: JobRun<TxSweepJob>): Promise<JobOutcome> {

@@ -26,11 +26,11 @@ import type { ServiceEvent } from "../../core/events.ts";
 /** Time from the end of one poll of a watch to the start of the next. */
 export const WATCH_POLL_INTERVAL_MS = 5_000;
 /** Most new transactions one poll sends; older ones beyond it are skipped. */
-export const WATCH_POLL_MAX_TRANSACTIONS = 1_000;
+const WATCH_POLL_MAX_TRANSACTIONS = 1_000;
 /** Most watch events one project queues per clock minute, all its watches together. */
-export const WATCH_EVENTS_PER_PROJECT_PER_MINUTE = 1_000;
+const WATCH_EVENTS_PER_PROJECT_PER_MINUTE = 1_000;
 /** Watch events of a project per minute queued due at once; later ones are spread at the cap's pace. */
-export const WATCH_EVENT_BURST = 100;
+const WATCH_EVENT_BURST = 100;
 const MINUTE_MS = 60_000;
 const WATCH_EVENT_SPACING_MS = MINUTE_MS / WATCH_EVENTS_PER_PROJECT_PER_MINUTE;
 // One RPC call must end well within the job lease (30 s).

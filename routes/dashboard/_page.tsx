@@ -13,7 +13,7 @@ import { getOwnedProject } from "../../lib/projects/ownership.ts";
 import type { Project } from "../../kv/projects.ts";
 
 /** A rendered page: its title and body. */
-export interface RenderedPage {
+interface RenderedPage {
   title: string;
   body: ComponentChildren;
 }

@@ -13,7 +13,7 @@ export const USER_ID_PATTERN = /^[1-9][0-9]{0,15}$/;
 export const bulkSchema = z.object({ userIds: z.array(userIdSchema).max(200) });
 
 /** Parses a path user id: digits only, positive, exactly representable. */
-export function parseUserId(text: string): number | null {
+function parseUserId(text: string): number | null {
   if (!USER_ID_PATTERN.test(text)) return null;
   const id = Number(text);
   return Number.isSafeInteger(id) ? id : null;
