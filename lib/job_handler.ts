@@ -1,7 +1,8 @@
-/** What a job handler receives and answers. */
+/** What a job handler receives and answers, and how a domain adds its jobs. */
+import type { z } from "zod";
 import type { AppContext } from "./context.ts";
 import type { LogFields } from "../core/log.ts";
-import type { JobPayload } from "../kv/jobs.ts";
+import { addJob, type AddJobOptions, type JobLane, type JobPayload } from "../kv/jobs.ts";
 
 /** One run of a claimed job. */
 export interface JobRun<P extends JobPayload = JobPayload> {
@@ -38,3 +39,14 @@ export type JobOutcome =
 
 /** Runs one kind of job. Throwing counts as a failed attempt, retried with backoff. */
 export type JobHandler<P extends JobPayload = JobPayload> = (run: JobRun<P>) => Promise<JobOutcome>;
+
+/** Adds one domain's jobs: each payload is validated by `schema` and waits in `lane`. */
+export function jobAdder<P extends JobPayload>(schema: z.ZodType<P>, lane: JobLane) {
+  return function addDomainJob(
+    op: Deno.AtomicOperation,
+    payload: P,
+    options: Omit<AddJobOptions, "lane">,
+  ): string {
+    return addJob(op, schema.parse(payload), { ...options, lane });
+  };
+}

@@ -1,9 +1,9 @@
 /**
  * The job kinds of events: deliveries in the `events` lane, watch polls in the `watch` lane (zod
- * and the store only, so any module can add a job; the handlers are in `jobs.ts`).
+ * and their adders only, so any module can add a job; the handlers are in `jobs.ts`).
  */
 import { z } from "zod";
-import { addJob, type AddJobOptions } from "../../kv/jobs.ts";
+import { jobAdder } from "../job_handler.ts";
 import { recordedEventSchema } from "./event_schema.ts";
 
 const id = z.string().min(1).max(200);
@@ -39,19 +39,7 @@ export type WatchPollJob = z.infer<typeof watchPollJobSchema>;
 const eventJobSchema = z.discriminatedUnion("type", [deliverEventJobSchema, publishBatchJobSchema]);
 
 /** Validates a delivery job and adds it, in the `events` lane, to the caller's atomic operation. */
-export function addEventJob(
-  op: Deno.AtomicOperation,
-  payload: DeliverEventJob | PublishBatchJob,
-  options: Omit<AddJobOptions, "lane">,
-): string {
-  return addJob(op, eventJobSchema.parse(payload), { ...options, lane: "events" });
-}
+export const addEventJob = jobAdder(eventJobSchema, "events");
 
 /** Validates a watch poll job and adds it, in the `watch` lane, to the caller's atomic operation. */
-export function addWatchPollJob(
-  op: Deno.AtomicOperation,
-  payload: WatchPollJob,
-  options: Omit<AddJobOptions, "lane">,
-): string {
-  return addJob(op, watchPollJobSchema.parse(payload), { ...options, lane: "watch" });
-}
+export const addWatchPollJob = jobAdder(watchPollJobSchema, "watch");

@@ -1,9 +1,9 @@
 /**
- * The job kinds of transaction confirmation tracking, in the `tx` lane (zod and the store only,
+ * The job kinds of transaction confirmation tracking, in the `tx` lane (schemas and their adder only,
  * so any module of `lib/tx` can add a job; the handlers are in `jobs.ts`).
  */
 import { z } from "zod";
-import { addJob, type AddJobOptions } from "../../kv/jobs.ts";
+import { jobAdder } from "../job_handler.ts";
 
 /** One check of an attempt's transaction; it runs again every 1.5 s until the attempt is final. */
 export const txCheckJobSchema = z.object({
@@ -24,10 +24,4 @@ export type TxSweepJob = z.infer<typeof txSweepJobSchema>;
 const txJobSchema = z.discriminatedUnion("type", [txCheckJobSchema, txSweepJobSchema]);
 
 /** Validates a transaction job and adds it, in the `tx` lane, to the caller's atomic operation. */
-export function addTxJob(
-  op: Deno.AtomicOperation,
-  payload: TxCheckJob | TxSweepJob,
-  options: Omit<AddJobOptions, "lane">,
-): string {
-  return addJob(op, txJobSchema.parse(payload), { ...options, lane: "tx" });
-}
+export const addTxJob = jobAdder(txJobSchema, "tx");

@@ -119,28 +119,13 @@ Deno.test("every service file imports only from its own floor or below", async (
 });
 
 Deno.test("the floor check sees an upward import", () => {
-  assert.deepEqual(
-    violationsOf("kv/x.ts", importsOf("kv/x.ts", 'import { a } from "../lib/a.ts";')),
-    [
-      "kv/x.ts -> lib/a.ts (up from kv/)",
-    ],
-  );
-  assert.deepEqual(
-    violationsOf("lib/x.ts", importsOf("lib/x.ts", 'import type { C } from "hono";')),
-    [
-      "lib/x.ts -> hono (package)",
-    ],
-  );
-  assert.deepEqual(
-    violationsOf("routes/x.ts", importsOf("routes/x.ts", 'import "../jobs/a.ts";')),
-    [
-      "routes/x.ts -> jobs/a.ts (up from routes/)",
-    ],
-  );
-  assert.deepEqual(
-    violationsOf("sandbox/x.ts", importsOf("sandbox/x.ts", 'export * from "../kv/a.ts";')),
-    [
-      "sandbox/x.ts -> kv/a.ts (sandbox)",
-    ],
-  );
+  const cases: [path: string, source: string, broken: string][] = [
+    ["kv/x.ts", 'import { a } from "../lib/a.ts";', "kv/x.ts -> lib/a.ts (up from kv/)"],
+    ["lib/x.ts", 'import type { C } from "hono";', "lib/x.ts -> hono (package)"],
+    ["routes/x.ts", 'import "../jobs/a.ts";', "routes/x.ts -> jobs/a.ts (up from routes/)"],
+    ["sandbox/x.ts", 'export * from "../kv/a.ts";', "sandbox/x.ts -> kv/a.ts (sandbox)"],
+  ];
+  for (const [path, source, broken] of cases) {
+    assert.deepEqual(violationsOf(path, importsOf(path, source)), [broken]);
+  }
 });
