@@ -27,7 +27,7 @@ const FLOORS: [folder: string, floor: number][] = [
 
 /** npm packages a floor must not use: the store knows nothing of HTTP or validation. */
 const FORBIDDEN_PACKAGES: Record<string, string[]> = {
-  "core/": ["zod", "preact"],
+  "core/": ["hono", "zod", "preact"],
   "kv/": ["hono", "zod", "preact"],
   "lib/": ["hono", "preact"],
 };
