@@ -1,64 +1,11 @@
-/** Request bodies of the three transaction routes (spec "Transaction routes", request body fields). */
-import { z } from "zod";
-import { DECIMAL_PATTERN } from "../chain/amounts.ts";
-import type { TxBody, TxTarget } from "../../kv/tx_requests.ts";
+/** A transaction request as the domain takes it, and when two requests are the same as sent. */
+import type { TxBody } from "../../kv/tx_requests.ts";
 import type { TxKind } from "../../core/events.ts";
-
-/** Longest idempotency key, in characters. */
-export const MAX_IDEMPOTENCY_KEY_CHARS = 128;
-
-const target = z.object({
-  userId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
-  address: z.string().optional(),
-}).strict().refine(
-  (to) => (to.userId === undefined) !== (to.address === undefined),
-  { message: "must have exactly one of userId or address" },
-).meta({
-  description: "Exactly one of `userId` (a player who linked a wallet) or `address`",
-  minProperties: 1,
-  maxProperties: 1,
-});
-
-const amount = z.string().regex(DECIMAL_PATTERN, "must be a decimal string such as 1.5").meta({
-  description: "In token units, as a decimal string",
-  examples: ["1.5"],
-});
-
-const idempotencyKey = z.string().refine(
-  (key) => {
-    const chars = [...key].length;
-    return chars >= 1 && chars <= MAX_IDEMPOTENCY_KEY_CHARS;
-  },
-  { message: `must be 1 to ${MAX_IDEMPOTENCY_KEY_CHARS} characters` },
-).meta({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_CHARS });
-
-const solSchema = z.object({ to: target, amount, idempotencyKey });
-const tokenSchema = z.object({ to: target, mint: z.string(), amount, idempotencyKey });
-
-/** The zod schema of a route's body. */
-export function txBodySchema(kind: TxKind): typeof solSchema | typeof tokenSchema {
-  return kind === "transfer-sol" ? solSchema : tokenSchema;
-}
 
 /** A validated request: its key and its body as sent. */
 export interface TxRequestInput {
   idempotencyKey: string;
   body: TxBody;
-}
-
-/** Turns a parsed body into the stored form, keeping `to` exactly as sent. */
-export function toRequestInput(
-  parsed: { to: { userId?: number; address?: string }; amount: string; idempotencyKey: string } & {
-    mint?: string;
-  },
-): TxRequestInput {
-  const to: TxTarget = parsed.to.userId !== undefined
-    ? { userId: parsed.to.userId }
-    : { address: parsed.to.address! };
-  return {
-    idempotencyKey: parsed.idempotencyKey,
-    body: { to, mint: parsed.mint ?? null, amount: parsed.amount },
-  };
 }
 
 /** True when two requests are the same as sent: kind, recipient form and value, mint and amount text. */

@@ -7,7 +7,7 @@
  * | 1    | API key                                           | `routes/v1/guard.ts`                |
  * | 2    | Request quota                                     | `routes/v1/guard.ts`, `lib/quota/request_quota.ts` |
  * | 3    | Body is JSON                                      | `http/validate.ts`                  |
- * | 4    | Body matches schema                               | `lib/tx/body.ts` (via `routes/v1/tx.ts`) |
+ * | 4    | Body matches schema                               | `routes/v1/tx_body.ts`              |
  * | 5    | `mint` is an address                              | `lib/tx/checks.ts`                  |
  * | 6    | Managed wallet exists                             | `lib/tx/checks.ts`                  |
  * | 7    | Key new or used for the same body                 | `lib/tx/checks.ts`                  |
