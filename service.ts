@@ -36,7 +36,7 @@ export async function startService(
   warmIslandsBundle();
   const server = Deno.serve({
     port: input.config.port,
-    hostname: input.hostname,
+    ...(input.hostname ? { hostname: input.hostname } : {}),
     onListen: ({ port }) => log("info", "Listening", { url: input.config.baseUrl, port }),
   }, app.fetch);
   return {

@@ -65,7 +65,7 @@ export function LinkFlow(props: LinkFlowProps): VNode {
         method: "POST",
         credentials: "same-origin",
         headers: { "content-type": "application/json", accept: "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? null : JSON.stringify(body),
       });
     } catch {
       throw new ApiFailure("network", "network");

@@ -272,7 +272,12 @@ export function addJobRemoval(op: Deno.AtomicOperation, entry: Deno.KvEntry<JobR
 export function addJobReschedule(
   op: Deno.AtomicOperation,
   claimed: Deno.KvEntry<JobRecord>,
-  next: { runAt: number; fresh?: boolean; payload?: JobPayload; error?: string | null },
+  next: {
+    runAt: number;
+    fresh?: boolean;
+    payload?: JobPayload | undefined;
+    error?: string | null;
+  },
 ): void {
   const job = claimed.value;
   const record: JobRecord = {

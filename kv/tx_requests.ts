@@ -144,7 +144,12 @@ interface TxPage {
 export async function listTxByTime(
   kv: Deno.Kv,
   projectId: string,
-  options: { limit: number; after?: string; status?: TxStatus; maxExamined?: number },
+  options: {
+    limit: number;
+    after?: string | undefined;
+    status?: TxStatus | undefined;
+    maxExamined?: number;
+  },
 ): Promise<TxPage> {
   const { limit, after, status } = options;
   const maxExamined = options.maxExamined ?? 1_000;

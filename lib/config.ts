@@ -14,7 +14,7 @@ export interface Config {
   secret: string;
   // --- SECRET rotation (issue 11) ---
   /** The SECRET before a rotation: read once at start-up to re-encrypt everything under `secret`. */
-  secretPrevious?: string;
+  secretPrevious?: string | undefined;
   // --- end SECRET rotation ---
   walletProvider: "managed" | "none";
   rpcUrls: Record<Cluster, string>;

@@ -35,7 +35,7 @@ export type JobOutcome =
     /** Give up or no longer needed: the job is removed entirely. */
     | { kind: "drop"; reason: string }
   )
-  & { afterCommit?: () => Promise<void> | void };
+  & { afterCommit?: (() => Promise<void> | void) | undefined };
 
 /** Runs one kind of job. Throwing counts as a failed attempt, retried with backoff. */
 export type JobHandler<P extends JobPayload = JobPayload> = (run: JobRun<P>) => Promise<JobOutcome>;

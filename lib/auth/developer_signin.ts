@@ -28,7 +28,7 @@ type PendingSignIn = z.infer<typeof pendingSchema>;
 /** Starts a sign-in for `address`; throws 400 `invalid_address` when it is not a wallet address. */
 export function createDeveloperChallenge(
   ctx: AppContext,
-  request: { address: string; next?: string | null },
+  request: { address: string; next?: string | null | undefined },
 ): PendingSignIn {
   if (!decodeAddress(request.address)) {
     throw new ApiError(400, "invalid_address", "address is not a Solana address");

@@ -62,7 +62,7 @@ export async function fetchAssetsFromDas(
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, ...body }),
-    signal: options.abortSignal,
+    signal: options.abortSignal ?? null,
   });
   if (!response.ok) {
     await response.body?.cancel();

@@ -38,7 +38,7 @@ export async function fetchAssetsFromChain(
         commitment: "confirmed",
         encoding: "base64",
       })
-      .send({ abortSignal: options.abortSignal });
+      .send(options);
     // At most 100 accounts of known kinds: bounded, so counted once it is here.
     options.budget.spendBytes(value.reduce((n, a) => n + (a?.data[0].length ?? 0), 0));
     batch.forEach((mint, j) => {

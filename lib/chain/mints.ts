@@ -75,7 +75,7 @@ export async function fetchMint(
 ): Promise<MintInfo | null> {
   const { value } = await rpc
     .getAccountInfo(mint, { commitment: "confirmed", encoding: "base64" })
-    .send({ abortSignal: options.abortSignal });
+    .send(options);
   if (!value) return null;
   return decodeMint(mint, value.owner, base64Bytes(value.data[0]));
 }

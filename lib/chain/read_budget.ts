@@ -98,7 +98,7 @@ export async function callJsonRpc(
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, ...request }),
-    signal: options.abortSignal,
+    signal: options.abortSignal ?? null,
   });
   if (!response.ok) {
     await response.body?.cancel();

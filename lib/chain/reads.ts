@@ -68,7 +68,12 @@ export class ChainReads {
     const dasUrl = this.urls.das[cluster];
     return this.#cached(`${cluster}:assets:${owner}:${collection ?? ""}`, (signal) => {
       const budget = new ReadBudget(this.budget);
-      const options = { collection, limit: MAX_ASSETS, budget, abortSignal: signal };
+      const options = {
+        ...(collection ? { collection } : {}),
+        limit: MAX_ASSETS,
+        budget,
+        abortSignal: signal,
+      };
       return dasUrl
         ? fetchAssetsFromDas(dasUrl, owner, options)
         : fetchAssetsFromChain(this.#source(cluster), owner, options);

@@ -18,7 +18,7 @@ export async function fetchSignatureStatus(
 ): Promise<SignatureStatus> {
   const { value } = await rpc
     .getSignatureStatuses([signature], { searchTransactionHistory: true })
-    .send({ abortSignal: options.abortSignal });
+    .send(options);
   const found = value[0];
   if (!found) return { signature, status: "unknown", slot: null, error: null };
   const slot = Number(found.slot);

@@ -22,7 +22,7 @@ export async function fetchSolBalance(
 ): Promise<SolBalance> {
   const { value } = await rpc
     .getBalance(owner, { commitment: "confirmed" })
-    .send({ abortSignal: options.abortSignal });
+    .send(options);
   const lamports = BigInt(value);
   return {
     address: owner,

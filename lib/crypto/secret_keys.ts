@@ -28,7 +28,7 @@ const KEY_ID_LENGTH = 12;
 /** Derives the keys of `secret` (and of `previous`, when rotating). */
 export async function deriveSecretKeys(
   secret: string,
-  options: { previous?: string } = {},
+  options: { previous?: string | undefined } = {},
 ): Promise<SecretKeys> {
   return {
     current: await deriveKeySet(secret),

@@ -29,7 +29,11 @@ interface FeedAnswer {
 export async function readFeed(
   ctx: AppContext,
   projectId: string,
-  query: { after?: string; limit: number; types?: readonly ServiceEventType[] },
+  query: {
+    after?: string | undefined;
+    limit: number;
+    types?: readonly ServiceEventType[] | undefined;
+  },
 ): Promise<FeedAnswer> {
   const after = query.after === undefined ? 0 : Number(query.after);
   const seq = await getEventSeqEntry(ctx.kv, projectId);

@@ -42,7 +42,7 @@ export async function commitWithEvents(
   input: {
     projectId: string;
     events: readonly ServiceEvent[];
-    deliver?: boolean;
+    deliver?: boolean | undefined;
     /** When the delivery of the i-th event falls due; at once by default. */
     dueAt?: (index: number) => number;
   },

@@ -76,7 +76,7 @@ const SETTINGS_FIELDS: readonly string[] = [
 ];
 
 interface OauthChange {
-  name?: string;
+  name?: string | undefined;
   clientId?: string | null;
   /** Plaintext to encrypt, or null to clear. */
   clientSecret?: string | null;

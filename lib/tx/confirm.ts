@@ -51,7 +51,7 @@ export async function sendSignedTx(
       skipPreflight: signed.accepted,
       preflightCommitment: "confirmed",
       maxRetries: 0n,
-    }).send({ abortSignal: options.abortSignal });
+    }).send(options);
     return { kind: "accepted" };
   } catch (error) {
     if (isSimulationRejection(error)) {
@@ -89,9 +89,9 @@ export const MAX_STATUS_BATCH = 256;
 export async function checkOnChain(
   rpc: Rpc<SolanaRpcApi>,
   tx: { signature: Signature; signed: SignedTx; attemptId: string },
-  options: { abortSignal?: AbortSignal; status?: StatusValue } = {},
+  options: { abortSignal?: AbortSignal; status?: StatusValue | undefined } = {},
 ): Promise<ChainCheck> {
-  const send = { abortSignal: options.abortSignal };
+  const send = options.abortSignal ? { abortSignal: options.abortSignal } : {};
   const { signature, signed } = tx;
   const first = options.status !== undefined ? options.status : (await rpc.getSignatureStatuses(
     [signature],
@@ -163,7 +163,11 @@ async function walletHistoryLacks(
   const from = blockhashSlot(tx.signed);
   let before: Signature | undefined;
   for (let page = 0; page < HISTORY_PAGES; page++) {
-    const list = await rpc.getSignaturesForAddress(wallet, { limit: 1000, before }).send(send);
+    const list = await rpc.getSignaturesForAddress(wallet, {
+      limit: 1000,
+      ...(before ? { before } : {}),
+    })
+      .send(send);
     for (const item of list) {
       if (item.signature === tx.signature || item.memo?.includes(tx.attemptId)) return "landed";
       if (item.slot <= from) return true;
@@ -198,7 +202,7 @@ function statusCheck(status: StatusValue): ChainCheck | null {
 export async function checkAttempt(
   ctx: AppContext,
   known: TxRequestRecord,
-  options: { rebroadcast: boolean; status?: StatusValue; abortSignal?: AbortSignal },
+  options: { rebroadcast: boolean; status?: StatusValue | undefined; abortSignal?: AbortSignal },
 ): Promise<TxRequestRecord> {
   // Another path (the route, a check job, the sweep, another instance) may have settled it.
   const record = await getTxRequest(ctx.kv, known.projectId, known.key) ?? known;

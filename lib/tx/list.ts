@@ -27,7 +27,7 @@ interface TxListAnswer {
 export async function listTransactions(
   ctx: AppContext,
   projectId: string,
-  query: { status?: TxStatus; after?: string; limit: number },
+  query: { status?: TxStatus | undefined; after?: string | undefined; limit: number },
 ): Promise<TxListAnswer> {
   const page = await listTxByTime(ctx.kv, projectId, query);
   return {

@@ -31,7 +31,7 @@ export async function fetchComputeUnitPrice(
   options: { abortSignal?: AbortSignal } = {},
 ): Promise<bigint> {
   const fees = await rpc.getRecentPrioritizationFees(writable.slice(0, 128))
-    .send({ abortSignal: options.abortSignal });
+    .send(options);
   return choosePrice(fees.map((fee) => BigInt(fee.prioritizationFee)));
 }
 

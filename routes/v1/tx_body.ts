@@ -46,7 +46,10 @@ export function txBodySchema(kind: TxKind): typeof solSchema | typeof tokenSchem
 
 /** Turns a parsed body into the stored form, keeping `to` exactly as sent. */
 export function toRequestInput(
-  parsed: { to: { userId?: number; address?: string }; amount: string; idempotencyKey: string } & {
+  parsed: {
+    to: { userId?: number | undefined; address?: string | undefined };
+    amount: string;
+    idempotencyKey: string;
     mint?: string;
   },
 ): TxRequestInput {

@@ -183,7 +183,7 @@ function paging(p: Record<string, unknown>): { page: number; limit: number } {
 async function list(
   state: LedgerState,
   p: Record<string, unknown>,
-  filter: { owner?: string; collection?: string },
+  filter: { owner?: string | undefined; collection?: string | undefined },
 ) {
   const { page, limit } = paging(p);
   const options = (p.options ?? p.displayOptions ?? {}) as DasOptions;

@@ -9,8 +9,8 @@ import { decodeMint, isTokenProgram, parseTokenJson } from "./token_layout.ts";
 export const RENT_EXEMPT_EPOCH = 18446744073709551615n;
 
 export type EncodingOptions = {
-  encoding?: string;
-  dataSlice?: { offset: number; length: number };
+  encoding?: string | undefined;
+  dataSlice?: { offset: number; length: number } | undefined;
 };
 
 export function checkAccountEncoding(encoding: string | undefined): void {

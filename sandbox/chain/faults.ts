@@ -19,9 +19,12 @@ export type ChainFaults = {
   /** Lands the next `count` sent transactions only `slots` slots after they arrive. */
   delayLanding(count: number, options: { slots: number }): void;
   /** Answers the next `count` HTTP requests with this status (default 503). */
-  failHttp(count: number, options?: { status?: number; scope?: FaultScope }): void;
+  failHttp(
+    count: number,
+    options?: { status?: number | undefined; scope?: FaultScope | undefined },
+  ): void;
   /** Closes the connection of the next `count` HTTP requests without an answer. */
-  closeConnections(count: number, options?: { scope?: FaultScope }): void;
+  closeConnections(count: number, options?: { scope?: FaultScope | undefined }): void;
   /** Freezes the finalized slot; confirmed and processed keep moving. */
   pauseFinalization(): void;
   resumeFinalization(): void;

@@ -35,7 +35,7 @@ export type FixtureChain = {
   advanceSlots(n: number): void | Promise<void>;
 };
 
-export type SettleOptions = { commitment?: Commitment };
+export type SettleOptions = { commitment?: Commitment | undefined };
 
 const ORDER: Commitment[] = ["processed", "confirmed", "finalized"];
 

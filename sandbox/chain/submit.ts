@@ -23,7 +23,7 @@ export type SimulationOptions = {
   bankSlot: number;
   replaceRecentBlockhash?: boolean;
   innerInstructions?: boolean;
-  accounts?: { addresses: string[]; encoding?: string };
+  accounts?: { addresses: string[]; encoding?: string } | undefined;
 };
 
 export type SimulationResult = {
@@ -126,7 +126,7 @@ export function simulate(
 
 export type SendOptions = {
   skipPreflight?: boolean;
-  preflightCommitment?: Commitment;
+  preflightCommitment?: Commitment | undefined;
 };
 
 /** Runs sendTransaction; returns the signature or throws the node's RpcError. */

@@ -37,7 +37,10 @@ export interface MessagingStandIn {
   url: string;
   registerKey(apiKey: string, universeId: string): void;
   /** Queues `count` (default 1) forced answers after any already queued. */
-  failNext(failure: PublishFailure, options?: { count?: number; retryAfter?: number }): void;
+  failNext(
+    failure: PublishFailure,
+    options?: { count?: number | undefined; retryAfter?: number | undefined },
+  ): void;
   /** Drops queued failures: publishes are answered normally again. */
   clearFailures(): void;
   inbox(): InboxMessage[];
@@ -97,7 +100,10 @@ export async function startMessagingStandIn(
   }
   for (const key of options.keys ?? []) registerKey(key.apiKey, key.universeId);
 
-  function failNext(failure: PublishFailure, opts: { count?: number; retryAfter?: number } = {}) {
+  function failNext(
+    failure: PublishFailure,
+    opts: { count?: number | undefined; retryAfter?: number | undefined } = {},
+  ) {
     failures.add({ failure, retryAfter: opts.retryAfter ?? 1 }, opts.count ?? 1);
   }
 

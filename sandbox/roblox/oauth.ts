@@ -12,14 +12,14 @@ export type { OauthClient, OauthUser } from "./oauth_protocol.ts";
 export type { Revocation } from "./oauth_state.ts";
 
 export interface TokenFailure {
-  count?: number;
-  status?: 400 | 401 | 500;
-  error?: string;
+  count?: number | undefined;
+  status?: 400 | 401 | 500 | undefined;
+  error?: string | undefined;
 }
 
 export interface UserinfoFailure {
-  count?: number;
-  status?: 401 | 500;
+  count?: number | undefined;
+  status?: 401 | 500 | undefined;
 }
 
 export interface OauthStandInOptions extends ListenOptions {

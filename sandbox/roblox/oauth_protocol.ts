@@ -7,7 +7,7 @@ export interface OauthClient {
   clientSecret: string;
   redirectUris: string[];
   /** Shown on the consent page; defaults to the client id. */
-  name?: string;
+  name?: string | undefined;
 }
 
 export interface OauthUser {
@@ -15,9 +15,9 @@ export interface OauthUser {
   username: string;
   displayName: string;
   /** Avatar URL; null when the player has none. */
-  picture?: string | null;
+  picture?: string | null | undefined;
   /** Account creation time in Unix seconds (default 1600000000). */
-  createdAt?: number;
+  createdAt?: number | undefined;
 }
 
 /** A checked authorization request. */
@@ -25,9 +25,9 @@ export interface AuthorizeRequest {
   clientId: string;
   redirectUri: string;
   scopes: string[];
-  state?: string;
+  state?: string | undefined;
   codeChallenge: string;
-  nonce?: string;
+  nonce?: string | undefined;
 }
 
 export type AuthorizeCheck =

@@ -15,7 +15,7 @@ function publish(
     method: "POST",
     headers,
     body: typeof body === "string" ? body : JSON.stringify(body),
-    signal: init.signal,
+    signal: init.signal ?? null,
   });
 }
 

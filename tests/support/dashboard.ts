@@ -41,7 +41,7 @@ export function postForm(
   app: Hono,
   path: string,
   fields: Record<string, string | string[]> = {},
-  init: { jar?: CookieJar; origin?: string | null } = {},
+  init: { jar?: CookieJar | undefined; origin?: string | null | undefined } = {},
 ): Promise<Response> {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(fields)) {
@@ -64,7 +64,7 @@ export function postJson(
   app: Hono,
   path: string,
   json?: unknown,
-  init: { jar?: CookieJar; origin?: string | null } = {},
+  init: { jar?: CookieJar | undefined; origin?: string | null | undefined } = {},
 ): Promise<Response> {
   return browse(app, path, {
     method: "POST",

@@ -58,11 +58,11 @@ export async function browse(
   app: Hono,
   path: string,
   init: {
-    jar?: CookieJar;
+    jar?: CookieJar | undefined;
     method?: string;
     json?: unknown;
-    body?: string;
-    origin?: string | null;
+    body?: string | undefined;
+    origin?: string | null | undefined;
     headers?: Record<string, string>;
   } = {},
 ): Promise<Response> {
@@ -76,7 +76,7 @@ export async function browse(
     body = JSON.stringify(init.json);
     headers.set("content-type", "application/json");
   }
-  const res = await app.request(`${TEST_BASE_URL}${path}`, { method, headers, body });
+  const res = await app.request(`${TEST_BASE_URL}${path}`, { method, headers, body: body ?? null });
   init.jar?.take(res);
   return res;
 }
@@ -92,7 +92,7 @@ export interface LinkWorld extends AsyncDisposable {
 
 /** Starts the OAuth stand-in and the app configured to use it. */
 export async function startLinkWorld(
-  options: { config?: Partial<Config>; kvPath?: string } = {},
+  options: { config?: Partial<Config>; kvPath?: string | undefined } = {},
 ): Promise<LinkWorld> {
   const idp = await startOauthStandIn();
   const t = await createTestApp({

@@ -49,7 +49,11 @@ export interface TestApp extends AsyncDisposable {
 
 /** Opens a KV (`:memory:` unless a path is given) and builds the real app on it. */
 export async function createTestApp(
-  options: { config?: Partial<Config>; kvPath?: string; clock?: ManualClock } = {},
+  options: {
+    config?: Partial<Config>;
+    kvPath?: string | undefined;
+    clock?: ManualClock | undefined;
+  } = {},
 ): Promise<TestApp> {
   const kv = await openKv(options.kvPath ?? ":memory:");
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 21, 12, 0, 0));
@@ -83,9 +87,9 @@ export async function call(
   path: string,
   init: {
     method?: string;
-    apiKey?: string;
+    apiKey?: string | undefined;
     json?: unknown;
-    body?: string;
+    body?: string | undefined;
     headers?: Record<string, string>;
   } = {},
 ): Promise<Response> {
@@ -99,7 +103,7 @@ export async function call(
   const request = new Request(`${TEST_BASE_URL}${path}`, {
     method: init.method ?? "GET",
     headers,
-    body,
+    body: body ?? null,
   });
   const response = await app.request(request);
   // Every answer a test receives must be one the OpenAPI document describes.

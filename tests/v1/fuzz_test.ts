@@ -437,7 +437,7 @@ interface Attack {
   label: string;
   path: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | undefined;
   /** Logout needs no session: foreign cookies get its normal answer, but still change nothing. */
   allowOk?: boolean;
 }
@@ -546,7 +546,7 @@ async function check(f: Fixture, route: Route, attack: Attack): Promise<string |
   const res = await f.world.app.request(`${TEST_BASE_URL}${attack.path}`, {
     method: route.method,
     headers: attack.headers,
-    body: attack.body,
+    body: attack.body ?? null,
   });
   const where = `${route.method} ${attack.path.slice(0, 60)} [${attack.label}]`;
   const text = await res.text();
