@@ -1,6 +1,7 @@
 // Per-client abuse limits on the actions that cost us without an API key (issue 12, item 5).
 import type { Hono } from "hono";
-import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import assert from "node:assert/strict";
+import { assertErrorCode } from "../support/assertions.ts";
 import { createTestApp, TEST_BASE_URL } from "../support/test_app.ts";
 import {
   browse,
@@ -40,17 +41,17 @@ Deno.test("POST /auth/wallet/challenge is capped per client address, and still w
     else await res.body?.cancel();
   }
   // Then only the limit passes
-  assertEquals(statuses, [200, 200, 200, 200, 429, 429]);
+  assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
   // And another client, or the same one a minute later, is not affected
   const other = await challengeFrom(t.app, "198.51.100.1");
-  assertEquals(other.status, 200);
+  assert.deepEqual(other.status, 200);
   await other.body?.cancel();
   t.clock.advance(ABUSE_WINDOWS.signin_challenge.windowMs);
   const later = await challengeFrom(t.app, "203.0.113.7");
-  assertEquals(later.status, 200);
+  assert.deepEqual(later.status, 200);
   await later.body?.cancel();
   // The spec's "nothing is written to the database" holds: the count lives in memory.
-  assertEquals(await Array.fromAsync(t.kv.list({ prefix: [] })), []);
+  assert.deepEqual(await Array.fromAsync(t.kv.list({ prefix: [] })), []);
 });
 
 Deno.test("POST /api/link/:slug/challenge is capped per client across instances on one store", async () => {
@@ -82,7 +83,7 @@ Deno.test("POST /api/link/:slug/challenge is capped per client across instances 
     if (res.status === 429) await assertErrorCode(res, 429, "rate_limited");
     else await res.body?.cancel();
   }
-  assertEquals(statuses, [200, 200, 200, 429, 429]);
+  assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
   await Deno.remove(path);
 });
 
@@ -95,8 +96,8 @@ Deno.test("Concurrent challenges of one client never pass the limit", async () =
   );
   const statuses = answers.map((r) => r.status);
   await Promise.all(answers.map((r) => r.body?.cancel()));
-  assertEquals(statuses.filter((s) => s === 200).length, 5);
-  assertEquals(statuses.filter((s) => s === 429).length, 15);
+  assert.deepEqual(statuses.filter((s) => s === 200).length, 5);
+  assert.deepEqual(statuses.filter((s) => s === 429).length, 15);
 });
 
 function defaultLimits() {
@@ -138,12 +139,12 @@ Deno.test("Project creations and deletions are capped per developer", async () =
   const del = await postJson(t.app, `/dashboard/projects/${a.id}/delete`, undefined, {
     jar: dev.jar,
   });
-  assertEquals(del.status, 200);
+  assert.deepEqual(del.status, 200);
   const refused = await postJson(t.app, "/dashboard/projects", { name: "C", cluster: "devnet" }, {
     jar: dev.jar,
   });
   const body = await assertErrorCode(refused, 429, "rate_limited");
-  assert(body.error.message.includes("3 project creations and deletions per hour"));
+  assert.ok(body.error.message.includes("3 project creations and deletions per hour"));
   // Another developer is not affected
   const other = await signInDeveloper(t.app);
   await createProjectAs(t.app, other, { name: "D" });
@@ -160,13 +161,13 @@ Deno.test("Watch creation and test pings are capped per developer", async () => 
       name,
       address: createTestWallet().address,
     }, { jar: dev.jar });
-  assertEquals((await watch("one")).status, 201);
-  assertEquals((await watch("two")).status, 201);
+  assert.deepEqual((await watch("one")).status, 201);
+  assert.deepEqual((await watch("two")).status, 201);
   await assertErrorCode(await watch("three"), 429, "rate_limited");
   const ping = () =>
     postJson(t.app, `/dashboard/projects/${project.id}/ping`, {}, { jar: dev.jar });
-  assertEquals((await ping()).status, 200);
-  assertEquals((await ping()).status, 200);
+  assert.deepEqual((await ping()).status, 200);
+  assert.deepEqual((await ping()).status, 200);
   await assertErrorCode(await ping(), 429, "rate_limited");
 });
 
@@ -180,15 +181,15 @@ Deno.test("loadConfig() reads each abuse limit from its environment variable", (
     LIMIT_TEST_PINGS_PER_MINUTE: "5",
     CLIENT_IP_HEADER: "X-Forwarded-For",
   });
-  assertEquals(config.abuseLimits, {
+  assert.deepEqual(config.abuseLimits, {
     signin_challenge: 1,
     developer_account: 2,
     project_change: 3,
     watch_create: 4,
     test_ping: 5,
   });
-  assertEquals(config.clientIpHeader, "x-forwarded-for");
-  assertEquals(defaultLimits(), {
+  assert.deepEqual(config.clientIpHeader, "x-forwarded-for");
+  assert.deepEqual(defaultLimits(), {
     signin_challenge: 30,
     developer_account: 10,
     project_change: 20,

@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 import {
   browse,
   CookieJar,
@@ -17,7 +17,7 @@ const SESSION = "__Host-svc_session";
 async function start(world: LinkWorld, next: string | null, jar = new CookieJar()) {
   const query = next === null ? "" : `?next=${encodeURIComponent(next)}`;
   const res = await browse(world.app, `/auth/idp/start${query}`, { jar });
-  assertEquals(res.status, 302);
+  assert.deepEqual(res.status, 302);
   return { res, location: res.headers.get("location")!, jar };
 }
 
@@ -30,7 +30,7 @@ async function consent(world: LinkWorld, slug: string, userId = 1001) {
 
 async function callback(world: LinkWorld, path: string, jar: CookieJar) {
   const res = await browse(world.app, path, { jar });
-  assertEquals(res.status, 302);
+  assert.deepEqual(res.status, 302);
   return res.headers.get("location")!;
 }
 
@@ -40,28 +40,28 @@ Deno.test("GET /auth/idp/start redirects to the provider with PKCE S256 and a si
   const { res, location } = await start(world, `/link/${project.slug}`);
 
   const url = new URL(location);
-  assertEquals(`${url.origin}${url.pathname}`, `${world.idp.idpUrl}/v1/authorize`);
+  assert.deepEqual(`${url.origin}${url.pathname}`, `${world.idp.idpUrl}/v1/authorize`);
   const q = Object.fromEntries(url.searchParams);
-  assertEquals(q.client_id, project.settings.oauthClientId);
-  assertEquals(q.redirect_uri, `${TEST_BASE_URL}/auth/idp/callback`);
-  assertEquals(q.scope, "openid profile");
-  assertEquals(q.response_type, "code");
-  assertEquals(q.code_challenge_method, "S256");
-  assert(/^[A-Za-z0-9_-]{43}$/.test(q.code_challenge));
-  assert(q.state.length >= 22);
+  assert.deepEqual(q.client_id, project.settings.oauthClientId);
+  assert.deepEqual(q.redirect_uri, `${TEST_BASE_URL}/auth/idp/callback`);
+  assert.deepEqual(q.scope, "openid profile");
+  assert.deepEqual(q.response_type, "code");
+  assert.deepEqual(q.code_challenge_method, "S256");
+  assert.ok(/^[A-Za-z0-9_-]{43}$/.test(q.code_challenge));
+  assert.ok(q.state.length >= 22);
   const cookie = res.headers.getSetCookie().find((line) => line.startsWith(`${OAUTH}=`))!;
-  assert(cookie, "flow cookie set");
+  assert.ok(cookie, "flow cookie set");
   for (const attr of ["Max-Age=600", "Path=/", "HttpOnly", "Secure", "SameSite=Lax"]) {
-    assert(cookie.includes(attr), `${attr} in ${cookie}`);
+    assert.ok(cookie.includes(attr), `${attr} in ${cookie}`);
   }
-  assert(!/Domain=/i.test(cookie));
+  assert.ok(!/Domain=/i.test(cookie));
   // The verifier stays in the signed cookie; the challenge alone is public.
-  assert(!location.includes(cookie.split(";")[0].split("=")[1]));
+  assert.ok(!location.includes(cookie.split(";")[0].split("=")[1]));
 
   // A second start gives a fresh state and challenge.
   const again = new URL((await start(world, `/link/${project.slug}`)).location);
-  assert(again.searchParams.get("state") !== q.state);
-  assert(again.searchParams.get("code_challenge") !== q.code_challenge);
+  assert.ok(again.searchParams.get("state") !== q.state);
+  assert.ok(again.searchParams.get("code_challenge") !== q.code_challenge);
 });
 
 Deno.test("GET /auth/idp/start sends anything but a linking or dashboard path to /dashboard", async (t) => {
@@ -95,14 +95,14 @@ Deno.test("GET /auth/idp/start sends anything but a linking or dashboard path to
   for (const next of refused) {
     await t.step(JSON.stringify(next), async () => {
       const { location, res } = await start(world, next);
-      assertEquals(location, "/dashboard");
-      assertEquals(res.headers.getSetCookie().length, 0);
+      assert.deepEqual(location, "/dashboard");
+      assert.deepEqual(res.headers.getSetCookie().length, 0);
     });
   }
   await t.step("raw encoded tricks in the query", async () => {
     for (const raw of ["%2F%2Fevil.example", "%252F%252Fevil.example", "/%09/evil.example"]) {
       const res = await browse(world.app, `/auth/idp/start?next=${raw}`);
-      assertEquals(res.headers.get("location"), "/dashboard");
+      assert.deepEqual(res.headers.get("location"), "/dashboard");
     }
   });
 });
@@ -116,15 +116,15 @@ Deno.test("GET /auth/idp/start: dashboard paths, unknown games and games without
 
   await t.step("dashboard path", async () => {
     for (const next of ["/dashboard", "/dashboard/projects/01ABC", "/dashboard?tab=keys"]) {
-      assertEquals((await start(world, next)).location, next);
+      assert.deepEqual((await start(world, next)).location, next);
     }
   });
   await t.step("no active project has the slug", async () => {
-    assertEquals((await start(world, "/link/no-such-game")).location, "/link/no-such-game");
-    assertEquals((await start(world, `/link/${gone.slug}`)).location, `/link/${gone.slug}`);
+    assert.deepEqual((await start(world, "/link/no-such-game")).location, "/link/no-such-game");
+    assert.deepEqual((await start(world, `/link/${gone.slug}`)).location, `/link/${gone.slug}`);
   });
   await t.step("no OAuth app saved, or only half of it", async () => {
-    assertEquals(
+    assert.deepEqual(
       (await start(world, `/link/${bare.slug}`)).location,
       `/link/${bare.slug}?error=oauth_not_configured`,
     );
@@ -132,7 +132,7 @@ Deno.test("GET /auth/idp/start: dashboard paths, unknown games and games without
       ...p,
       settings: { ...p.settings, oauthClientSecretEnc: null },
     }));
-    assertEquals(
+    assert.deepEqual(
       (await start(world, `/link/${ready.slug}`)).location,
       `/link/${ready.slug}?error=oauth_not_configured`,
     );
@@ -145,18 +145,18 @@ Deno.test("GET /auth/idp/callback signs the player in for one hour on that proje
   const { callback: path, jar } = await consent(world, project.slug, 1002);
   const res = await browse(world.app, path, { jar });
 
-  assertEquals(res.status, 302);
-  assertEquals(res.headers.get("location"), `/link/${project.slug}`);
+  assert.deepEqual(res.status, 302);
+  assert.deepEqual(res.headers.get("location"), `/link/${project.slug}`);
   const lines = res.headers.getSetCookie();
   const session = lines.find((line) => line.startsWith(`${SESSION}=`))!;
   for (const attr of ["Max-Age=3600", "Path=/", "HttpOnly", "Secure", "SameSite=Lax"]) {
-    assert(session.includes(attr), `${attr} in ${session}`);
+    assert.ok(session.includes(attr), `${attr} in ${session}`);
   }
-  assert(lines.some((line) => line.startsWith(`${OAUTH}=;`) && line.includes("Max-Age=0")));
-  assertEquals(jar.get(OAUTH), undefined);
+  assert.ok(lines.some((line) => line.startsWith(`${OAUTH}=;`) && line.includes("Max-Age=0")));
+  assert.deepEqual(jar.get(OAUTH), undefined);
 
   const me = await browse(world.app, `/api/link/${project.slug}/me`, { jar });
-  assertEquals(await me.json(), {
+  assert.deepEqual(await me.json(), {
     user: {
       id: 1002,
       name: "PixelPilot",
@@ -166,10 +166,10 @@ Deno.test("GET /auth/idp/callback signs the player in for one hour on that proje
     link: null,
   });
   const revoked = world.idp.revoked();
-  assertEquals(revoked.length, 1);
-  assertEquals(revoked[0].kind, "refresh_token");
-  assertEquals(revoked[0].userId, 1002);
-  assertEquals(revoked[0].clientId, project.settings.oauthClientId);
+  assert.deepEqual(revoked.length, 1);
+  assert.deepEqual(revoked[0].kind, "refresh_token");
+  assert.deepEqual(revoked[0].userId, 1002);
+  assert.deepEqual(revoked[0].clientId, project.settings.oauthClientId);
 });
 
 Deno.test("GET /auth/idp/callback without a valid flow cookie redirects to /dashboard?error=oauth_state_mismatch", async (t) => {
@@ -179,7 +179,7 @@ Deno.test("GET /auth/idp/callback without a valid flow cookie redirects to /dash
 
   await t.step("no cookie", async () => {
     const { callback: path } = await consent(world, project.slug);
-    assertEquals(await callback(world, path, new CookieJar()), mismatch);
+    assert.deepEqual(await callback(world, path, new CookieJar()), mismatch);
   });
   await t.step("tampered cookie", async () => {
     const { callback: path, jar } = await consent(world, project.slug);
@@ -188,26 +188,26 @@ Deno.test("GET /auth/idp/callback without a valid flow cookie redirects to /dash
     const forged = btoa(JSON.stringify({ ...flow, next: "/link/other" }))
       .replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
     jar.set(OAUTH, `${forged}.${mac}`);
-    assertEquals(await callback(world, path, jar), mismatch);
+    assert.deepEqual(await callback(world, path, jar), mismatch);
   });
   await t.step("a cookie signed for another purpose (the session's)", async () => {
     const { jar } = await signInPlayer(world, project, 1001);
     const { callback: path } = await consent(world, project.slug);
     jar.set(OAUTH, jar.get(SESSION)!);
-    assertEquals(await callback(world, path, jar), mismatch);
+    assert.deepEqual(await callback(world, path, jar), mismatch);
   });
   await t.step("older than 10 minutes", async () => {
     const { callback: path, jar } = await consent(world, project.slug);
     world.clock.advance(10 * 60_000);
-    assertEquals(await callback(world, path, jar), mismatch);
+    assert.deepEqual(await callback(world, path, jar), mismatch);
   });
   await t.step("already used (replayed callback)", async () => {
     const { callback: path, jar } = await consent(world, project.slug);
     const saved = jar.clone();
-    assertEquals(await callback(world, path, jar), `/link/${project.slug}`);
-    assertEquals(await callback(world, path, jar), mismatch);
+    assert.deepEqual(await callback(world, path, jar), `/link/${project.slug}`);
+    assert.deepEqual(await callback(world, path, jar), mismatch);
     // Even with the old cookie value, the provider's code works only once.
-    assertEquals(
+    assert.deepEqual(
       await callback(world, path, saved),
       `/link/${project.slug}?error=oauth_token_failed`,
     );
@@ -222,25 +222,25 @@ Deno.test("GET /auth/idp/callback redirects back to the linking page with each e
   await t.step("idp_denied when the player declines", async () => {
     world.idp.denyNextAuthorize();
     const { callback: path, jar, back } = await consent(world, project.slug);
-    assertEquals(back.searchParams.get("error"), "access_denied");
-    assertEquals(await callback(world, path, jar), `${page}?error=idp_denied`);
+    assert.deepEqual(back.searchParams.get("error"), "access_denied");
+    assert.deepEqual(await callback(world, path, jar), `${page}?error=idp_denied`);
   });
   await t.step("oauth_state_mismatch for a wrong state or no code", async () => {
     const { back, jar } = await consent(world, project.slug);
     back.searchParams.set("state", "not-the-state");
-    assertEquals(
+    assert.deepEqual(
       await callback(world, `${back.pathname}${back.search}`, jar),
       `${page}?error=oauth_state_mismatch`,
     );
     const second = await consent(world, project.slug);
     second.back.searchParams.delete("code");
-    assertEquals(
+    assert.deepEqual(
       await callback(world, `${second.back.pathname}${second.back.search}`, second.jar),
       `${page}?error=oauth_state_mismatch`,
     );
     const third = await consent(world, project.slug);
     third.back.searchParams.delete("state");
-    assertEquals(
+    assert.deepEqual(
       await callback(world, `${third.back.pathname}${third.back.search}`, third.jar),
       `${page}?error=oauth_state_mismatch`,
     );
@@ -248,7 +248,7 @@ Deno.test("GET /auth/idp/callback redirects back to the linking page with each e
   await t.step("oauth_token_failed when the provider refuses the code", async () => {
     world.idp.failNextToken({ status: 401, error: "invalid_client" });
     const { callback: path, jar } = await consent(world, project.slug);
-    assertEquals(await callback(world, path, jar), `${page}?error=oauth_token_failed`);
+    assert.deepEqual(await callback(world, path, jar), `${page}?error=oauth_token_failed`);
   });
   await t.step("oauth_token_failed when the saved client secret is wrong", async () => {
     const other = await createLinkProject(world);
@@ -258,7 +258,7 @@ Deno.test("GET /auth/idp/callback redirects back to the linking page with each e
       settings: { ...p.settings, oauthClientSecretEnc: wrong },
     }));
     const { callback: path, jar } = await consent(world, other.slug);
-    assertEquals(
+    assert.deepEqual(
       await callback(world, path, jar),
       `/link/${other.slug}?error=oauth_token_failed`,
     );
@@ -271,7 +271,7 @@ Deno.test("GET /auth/idp/callback redirects back to the linking page with each e
       settings: { ...p.settings, oauthClientSecretEnc: project.settings.oauthClientSecretEnc },
     }));
     const { callback: path, jar } = await consent(world, other.slug);
-    assertEquals(
+    assert.deepEqual(
       await callback(world, path, jar),
       `/link/${other.slug}?error=oauth_token_failed`,
     );
@@ -280,10 +280,10 @@ Deno.test("GET /auth/idp/callback redirects back to the linking page with each e
     const before = world.idp.revoked().length;
     world.idp.failNextUserinfo({ status: 500 });
     const { callback: path, jar } = await consent(world, project.slug);
-    assertEquals(await callback(world, path, jar), `${page}?error=oauth_userinfo_failed`);
-    assertEquals(jar.get(SESSION), undefined);
+    assert.deepEqual(await callback(world, path, jar), `${page}?error=oauth_userinfo_failed`);
+    assert.deepEqual(jar.get(SESSION), undefined);
     // The grant is revoked even though sign-in failed.
-    assertEquals(world.idp.revoked().length, before + 1);
+    assert.deepEqual(world.idp.revoked().length, before + 1);
   });
   await t.step("oauth_not_configured when the app was removed mid-flow", async () => {
     const { callback: path, jar } = await consent(world, project.slug);
@@ -291,7 +291,7 @@ Deno.test("GET /auth/idp/callback redirects back to the linking page with each e
       ...p,
       settings: { ...p.settings, oauthClientId: null, oauthClientSecretEnc: null },
     }));
-    assertEquals(await callback(world, path, jar), `${page}?error=oauth_not_configured`);
+    assert.deepEqual(await callback(world, path, jar), `${page}?error=oauth_not_configured`);
   });
 });
 
@@ -300,7 +300,10 @@ Deno.test("GET /auth/idp/callback to an unreachable provider redirects with oaut
   const project = await createLinkProject(world);
   const { callback: path, jar } = await consent(world, project.slug);
   await world.idp.close();
-  assertEquals(await callback(world, path, jar), `/link/${project.slug}?error=oauth_token_failed`);
+  assert.deepEqual(
+    await callback(world, path, jar),
+    `/link/${project.slug}?error=oauth_token_failed`,
+  );
 });
 
 Deno.test("A new sign-in replaces the session; a session counts only on its own project", async () => {
@@ -310,15 +313,15 @@ Deno.test("A new sign-in replaces the session; a session counts only on its own 
   const { jar } = await signInPlayer(world, first, 1001);
   const me = async (slug: string) =>
     (await (await browse(world.app, `/api/link/${slug}/me`, { jar })).json()).user?.id ?? null;
-  assertEquals(await me(first.slug), 1001);
-  assertEquals(await me(second.slug), null);
+  assert.deepEqual(await me(first.slug), 1001);
+  assert.deepEqual(await me(second.slug), null);
 
   await signInPlayer(world, second, 1003, jar);
-  assertEquals(await me(second.slug), 1003);
-  assertEquals(await me(first.slug), null);
+  assert.deepEqual(await me(second.slug), 1003);
+  assert.deepEqual(await me(first.slug), null);
 
   world.clock.advance(60 * 60_000 - 1);
-  assertEquals(await me(second.slug), 1003);
+  assert.deepEqual(await me(second.slug), 1003);
   world.clock.advance(1);
-  assertEquals(await me(second.slug), null);
+  assert.deepEqual(await me(second.slug), null);
 });

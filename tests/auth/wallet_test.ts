@@ -1,5 +1,6 @@
 import { Hono } from "hono";
-import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import assert from "node:assert/strict";
+import { assertErrorCode } from "../support/assertions.ts";
 import {
   browse,
   CookieJar,
@@ -38,7 +39,7 @@ async function walletChallenge(t: TestApp, jar: CookieJar, wallet: TestWallet, n
     jar,
     json: { address: wallet.address, ...(next === undefined ? {} : { next }) },
   });
-  assertEquals(res.status, 200);
+  assert.deepEqual(res.status, 200);
   return (await res.json()).message as string;
 }
 
@@ -67,11 +68,11 @@ Deno.test("POST /auth/wallet/challenge answers the dashboard message and keeps t
     jar,
     json: { address: wallet.address, next: "/dashboard/projects/01ABC" },
   });
-  assertEquals(res.status, 200);
+  assert.deepEqual(res.status, 200);
   const { message } = await res.json();
   const lines = message.split("\n");
-  assertEquals(lines.length, 11);
-  assertEquals(lines.slice(0, 8), [
+  assert.deepEqual(lines.length, 11);
+  assert.deepEqual(lines.slice(0, 8), [
     "localhost:8000 wants you to sign in with your Solana account:",
     wallet.address,
     "",
@@ -81,22 +82,22 @@ Deno.test("POST /auth/wallet/challenge answers the dashboard message and keeps t
     "Version: 1",
     "Chain ID: mainnet",
   ]);
-  assert(/^Nonce: [A-Za-z0-9]{8,}$/.test(lines[8]), lines[8]);
-  assertEquals(lines.slice(9), [
+  assert.ok(/^Nonce: [A-Za-z0-9]{8,}$/.test(lines[8]), lines[8]);
+  assert.deepEqual(lines.slice(9), [
     "Issued At: 2026-11-21T12:00:00.000Z",
     "Expiration Time: 2026-11-21T12:10:00.000Z",
   ]);
 
   const cookie = res.headers.getSetCookie().find((line) => line.startsWith(`${SIGNIN}=`))!;
   for (const attr of ["Max-Age=600", "Path=/", "HttpOnly", "Secure", "SameSite=Lax"]) {
-    assert(cookie.includes(attr), `${attr} in ${cookie}`);
+    assert.ok(cookie.includes(attr), `${attr} in ${cookie}`);
   }
   const payload = decodePayload(jar.get(SIGNIN)!);
-  assertEquals(
+  assert.deepEqual(
     { address: payload.address, message: payload.message, next: payload.next },
     { address: wallet.address, message, next: "/dashboard/projects/01ABC" },
   );
-  assertEquals(await allKeys(t.kv), before);
+  assert.deepEqual(await allKeys(t.kv), before);
 });
 
 Deno.test("POST /auth/wallet/challenge: errors in order and next limited to dashboard paths", async (t) => {
@@ -150,7 +151,7 @@ Deno.test("POST /auth/wallet/challenge: errors in order and next limited to dash
       const jar = new CookieJar();
       const message = await walletChallenge(app, jar, wallet, next);
       const res = await walletVerify(app, jar, { signature: wallet.sign(message) });
-      assertEquals(await res.json(), { next: expected }, String(next));
+      assert.deepEqual(await res.json(), { next: expected }, String(next));
     }
   });
 });
@@ -160,37 +161,37 @@ Deno.test("POST /auth/wallet/verify signs the developer in for 12 hours and crea
   const wallet = createTestWallet();
   const jar = new CookieJar();
   const developerOf = probe(t.ctx);
-  assertEquals(await getDeveloper(t.kv, wallet.address), null);
+  assert.deepEqual(await getDeveloper(t.kv, wallet.address), null);
 
   const message = await walletChallenge(t, jar, wallet, "/dashboard/projects");
   const res = await walletVerify(t, jar, { signature: wallet.sign(message) });
-  assertEquals([res.status, await res.json()], [200, { next: "/dashboard/projects" }]);
+  assert.deepEqual([res.status, await res.json()], [200, { next: "/dashboard/projects" }]);
   const lines = res.headers.getSetCookie();
   const session = lines.find((line) => line.startsWith(`${DEV}=`))!;
   for (const attr of ["Max-Age=43200", "Path=/", "HttpOnly", "Secure", "SameSite=Lax"]) {
-    assert(session.includes(attr), `${attr} in ${session}`);
+    assert.ok(session.includes(attr), `${attr} in ${session}`);
   }
-  assert(lines.some((line) => line.startsWith(`${SIGNIN}=;`) && line.includes("Max-Age=0")));
+  assert.ok(lines.some((line) => line.startsWith(`${SIGNIN}=;`) && line.includes("Max-Age=0")));
   const created = await getDeveloper(t.kv, wallet.address);
-  assertEquals(created, {
+  assert.deepEqual(created, {
     address: wallet.address,
     createdAt: t.clock.now(),
     lastSignInAt: t.clock.now(),
   });
-  assertEquals(await developerOf(jar), wallet.address);
+  assert.deepEqual(await developerOf(jar), wallet.address);
 
   t.clock.advance(60_000);
   const again = await walletChallenge(t, jar, wallet);
-  assertEquals((await walletVerify(t, jar, { signature: wallet.sign(again) })).status, 200);
-  assertEquals(await getDeveloper(t.kv, wallet.address), {
+  assert.deepEqual((await walletVerify(t, jar, { signature: wallet.sign(again) })).status, 200);
+  assert.deepEqual(await getDeveloper(t.kv, wallet.address), {
     ...created!,
     lastSignInAt: t.clock.now(),
   });
 
   t.clock.advance(12 * 60 * 60_000 - 1);
-  assertEquals(await developerOf(jar), wallet.address);
+  assert.deepEqual(await developerOf(jar), wallet.address);
   t.clock.advance(1);
-  assertEquals(await developerOf(jar), null);
+  assert.deepEqual(await developerOf(jar), null);
 });
 
 Deno.test("POST /auth/wallet/verify: a pending sign-in is single use, 10 minutes, and cannot be altered", async (t) => {
@@ -208,7 +209,10 @@ Deno.test("POST /auth/wallet/verify: a pending sign-in is single use, 10 minutes
         "bad_origin",
       );
     }
-    assertEquals((await walletVerify(app, jar, { signature: wallet.sign(message) })).status, 200);
+    assert.deepEqual(
+      (await walletVerify(app, jar, { signature: wallet.sign(message) })).status,
+      200,
+    );
   });
   await t.step("no cookie", async () => {
     await expired(await walletVerify(app, new CookieJar(), { signature: "AAAA" }));
@@ -218,7 +222,10 @@ Deno.test("POST /auth/wallet/verify: a pending sign-in is single use, 10 minutes
   await t.step("used: a second verify from the same browser", async () => {
     const jar = new CookieJar();
     const message = await walletChallenge(app, jar, wallet);
-    assertEquals((await walletVerify(app, jar, { signature: wallet.sign(message) })).status, 200);
+    assert.deepEqual(
+      (await walletVerify(app, jar, { signature: wallet.sign(message) })).status,
+      200,
+    );
     await expired(await walletVerify(app, jar, { signature: wallet.sign(message) }));
   });
   await t.step("replayed: a copy of the cookie taken before verify", async () => {
@@ -226,7 +233,10 @@ Deno.test("POST /auth/wallet/verify: a pending sign-in is single use, 10 minutes
     const message = await walletChallenge(app, jar, wallet);
     const copy = new CookieJar();
     copy.set(SIGNIN, jar.get(SIGNIN)!);
-    assertEquals((await walletVerify(app, jar, { signature: wallet.sign(message) })).status, 200);
+    assert.deepEqual(
+      (await walletVerify(app, jar, { signature: wallet.sign(message) })).status,
+      200,
+    );
     await expired(await walletVerify(app, copy, { signature: wallet.sign(message) }));
   });
   await t.step("deleted first, so a failed verify spends it", async () => {
@@ -236,8 +246,8 @@ Deno.test("POST /auth/wallet/verify: a pending sign-in is single use, 10 minutes
       const jar = new CookieJar();
       const message = await walletChallenge(app, jar, wallet);
       const res = await browse(app.app, "/auth/wallet/verify", { jar, method: "POST", body });
-      assertEquals(res.status, 400);
-      assert(res.headers.getSetCookie().some((l) => l.startsWith(`${SIGNIN}=;`)));
+      assert.deepEqual(res.status, 400);
+      assert.ok(res.headers.getSetCookie().some((l) => l.startsWith(`${SIGNIN}=;`)));
       await expired(await walletVerify(app, jar, { signature: wallet.sign(message) }));
     }
   });
@@ -288,10 +298,10 @@ Deno.test("POST /auth/wallet/verify answers invalid_signature with the two messa
       400,
       "invalid_signature",
     );
-    assertEquals(body.error.message, text);
-    assertEquals(jar.get(DEV), undefined);
+    assert.deepEqual(body.error.message, text);
+    assert.deepEqual(jar.get(DEV), undefined);
   }
-  assertEquals(await getDeveloper(t.kv, wallet.address), null);
+  assert.deepEqual(await getDeveloper(t.kv, wallet.address), null);
 });
 
 Deno.test("POST /auth/logout needs the same origin and clears both sessions", async (t) => {
@@ -303,7 +313,7 @@ Deno.test("POST /auth/logout needs the same origin and clears both sessions", as
     const { jar } = await signInPlayer(world, project, 1001);
     const wallet = createTestWallet();
     const message = await walletChallenge(world.t, jar, wallet);
-    assertEquals(
+    assert.deepEqual(
       (await walletVerify(world.t, jar, { signature: wallet.sign(message) })).status,
       200,
     );
@@ -321,18 +331,18 @@ Deno.test("POST /auth/logout needs the same origin and clears both sessions", as
         "bad_origin",
       );
     }
-    assert(await player(jar));
-    assert(await developerOf(jar));
+    assert.ok(await player(jar));
+    assert.ok(await developerOf(jar));
   });
   await t.step("JSON answer", async () => {
     const jar = await bothSessions();
     const res = await browse(world.app, "/auth/logout", { jar, method: "POST" });
-    assertEquals([res.status, await res.json()], [200, { ok: true }]);
+    assert.deepEqual([res.status, await res.json()], [200, { ok: true }]);
     const cleared = res.headers.getSetCookie().filter((line) => line.includes("Max-Age=0"));
-    assertEquals(cleared.map((line) => line.split("=")[0]).sort(), [DEV, "__Host-svc_session"]);
-    for (const line of cleared) assert(line.includes("Secure") && line.includes("Path=/"));
-    assertEquals(await player(jar), null);
-    assertEquals(await developerOf(jar), null);
+    assert.deepEqual(cleared.map((line) => line.split("=")[0]).sort(), [DEV, "__Host-svc_session"]);
+    for (const line of cleared) assert.ok(line.includes("Secure") && line.includes("Path=/"));
+    assert.deepEqual(await player(jar), null);
+    assert.deepEqual(await developerOf(jar), null);
   });
   await t.step("a browser form gets a redirect to /", async () => {
     const jar = await bothSessions();
@@ -345,11 +355,11 @@ Deno.test("POST /auth/logout needs the same origin and clears both sessions", as
         "content-type": "application/x-www-form-urlencoded",
       },
     });
-    assertEquals([res.status, res.headers.get("location")], [303, "/"]);
-    assertEquals(await player(jar), null);
+    assert.deepEqual([res.status, res.headers.get("location")], [303, "/"]);
+    assert.deepEqual(await player(jar), null);
   });
   await t.step("without any session", async () => {
     const res = await browse(world.app, "/auth/logout", { method: "POST" });
-    assertEquals(await res.json(), { ok: true });
+    assert.deepEqual(await res.json(), { ok: true });
   });
 });

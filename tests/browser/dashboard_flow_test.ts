@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { type Address, generateKeyPairSigner } from "@solana/kit";
-import { assert, assertEquals } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 import { installTestWallet, launchBrowser } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
 import { testTiming } from "../support/tx_harness.ts";
@@ -35,7 +35,7 @@ async function assertNoOverflow(page: Page, what: string): Promise<void> {
     scroll: document.documentElement.scrollWidth,
     inner: globalThis.innerWidth,
   }));
-  assert(widths.scroll <= widths.inner, `${what} overflows: ${JSON.stringify(widths)}`);
+  assert.ok(widths.scroll <= widths.inner, `${what} overflows: ${JSON.stringify(widths)}`);
 }
 
 Deno.test("Dashboard end to end in Chromium: sign in with a wallet, run a project, delete it", async (t) => {
@@ -77,12 +77,12 @@ Deno.test("Dashboard end to end in Chromium: sign in with a wallet, run a projec
     await shot(page, "desktop-sign-in");
     await page.getByRole("button", { name: "Test Wallet" }).click();
     await page.waitForURL(`${baseUrl}/dashboard`);
-    assertEquals(wallet.signed.length, 1);
-    assertEquals(
+    assert.deepEqual(wallet.signed.length, 1);
+    assert.deepEqual(
       wallet.signed[0].split("\n")[3],
       "Sign in to the Blocklink dashboard. Signing is free and does not send a transaction.",
     );
-    assert((await page.getByTestId("developer").getAttribute("title")) === wallet.address);
+    assert.ok((await page.getByTestId("developer").getAttribute("title")) === wallet.address);
     await shot(page, "desktop-projects-empty");
   });
 
@@ -91,23 +91,26 @@ Deno.test("Dashboard end to end in Chromium: sign in with a wallet, run a projec
     await page.getByRole("button", { name: "Create project" }).click();
     await page.waitForURL(/\/dashboard\/projects\/[0-9A-Z]{26}$/);
     projectUrl = page.url();
-    assertEquals(await page.getByTestId("project-name").textContent(), "Sky Racers");
-    assertEquals(await page.getByTestId("link-url").textContent(), `${baseUrl}/link/sky-racers`);
+    assert.deepEqual(await page.getByTestId("project-name").textContent(), "Sky Racers");
+    assert.deepEqual(
+      await page.getByTestId("link-url").textContent(),
+      `${baseUrl}/link/sky-racers`,
+    );
   });
 
   await t.step("create a key, copy it, and use it against /v1/project", async () => {
     await tab(page, "API keys").click();
     await page.getByTestId("create-key").click();
     apiKey = (await page.getByTestId("new-key-value").textContent())!;
-    assert(/^blk_live_/.test(apiKey));
+    assert.ok(/^blk_live_/.test(apiKey));
     await shot(page, "desktop-keys-new");
     await page.getByTestId("new-key").getByTestId("copy-button").click();
-    assertEquals(await page.evaluate(() => navigator.clipboard.readText()), apiKey);
+    assert.deepEqual(await page.evaluate(() => navigator.clipboard.readText()), apiKey);
     const res = await fetch(`${baseUrl}/v1/project`, { headers: { "x-api-key": apiKey } });
-    assertEquals(res.status, 200);
-    assertEquals((await res.json()).name, "Sky Racers");
+    assert.deepEqual(res.status, 200);
+    assert.deepEqual((await res.json()).name, "Sky Racers");
     await page.reload();
-    assertEquals(await page.getByTestId("new-key").count(), 0, "shown only once");
+    assert.deepEqual(await page.getByTestId("new-key").count(), 0, "shown only once");
   });
 
   await t.step("create the managed wallet and see its balance", async () => {
@@ -119,7 +122,7 @@ Deno.test("Dashboard end to end in Chromium: sign in with a wallet, run a projec
     // Balances are cached about 10 s (by the app's clock, which this test moves by hand).
     served.t.clock.advance(11_000);
     await page.reload();
-    assertEquals(await page.getByTestId("wallet-balance").textContent(), "2 SOL");
+    assert.deepEqual(await page.getByTestId("wallet-balance").textContent(), "2 SOL");
     await shot(page, "desktop-overview");
   });
 
@@ -138,7 +141,7 @@ Deno.test("Dashboard end to end in Chromium: sign in with a wallet, run a projec
     await page.getByTestId("send-ping").click();
     await page.getByText("Roblox accepted the test event").waitFor();
     const ping = standIn.inbox().find((m) => (m.data as { type?: string }).type === "ping");
-    assertEquals([ping?.universeId, ping?.topic], [UNIVERSE, "svc"]);
+    assert.deepEqual([ping?.universeId, ping?.topic], [UNIVERSE, "svc"]);
     await shot(page, "desktop-settings");
   });
 
@@ -165,7 +168,7 @@ Deno.test("Dashboard end to end in Chromium: sign in with a wallet, run a projec
         body: JSON.stringify({ to: { address: player }, mint, amount: "5", idempotencyKey: "m-1" }),
       });
       const result = await res.json();
-      assertEquals([res.status, result.status, result.error], [200, "confirmed", null]);
+      assert.deepEqual([res.status, result.status, result.error], [200, "confirmed", null]);
       await tab(page, "Transactions").click();
       await page.getByTestId("tx-list").getByText("mint-token").waitFor();
       await shot(page, "desktop-transactions");
@@ -188,7 +191,7 @@ Deno.test("Dashboard end to end in Chromium: sign in with a wallet, run a projec
     page.once("dialog", (dialog) => dialog.accept());
     await page.getByTestId("revoke-key").first().click();
     await page.getByText("API key revoked").waitFor();
-    assertEquals(await page.getByTestId("revoke-key").count(), 1);
+    assert.deepEqual(await page.getByTestId("revoke-key").count(), 1);
   });
 
   await t.step("the main pages read well on a desktop and on a phone", async () => {
@@ -207,7 +210,7 @@ Deno.test("Dashboard end to end in Chromium: sign in with a wallet, run a projec
       await page.setViewportSize(viewport);
       for (const [path, name, testId] of pages) {
         await page.goto(`${baseUrl}${path}`);
-        assert(await page.getByTestId(testId).isVisible(), `${name} shows ${testId} (${size})`);
+        assert.ok(await page.getByTestId(testId).isVisible(), `${name} shows ${testId} (${size})`);
         await assertNoOverflow(page, `${name} (${size})`);
         await shot(page, `${size}-${name}`);
       }
@@ -225,7 +228,7 @@ Deno.test("Dashboard end to end in Chromium: sign in with a wallet, run a projec
       await page.waitForURL(`${baseUrl}/dashboard`);
       await page.getByText("Project Sky Racers deleted").waitFor();
       const res = await fetch(`${baseUrl}/v1/project`, { headers: { "x-api-key": apiKey } });
-      assertEquals(res.status, 401);
+      assert.deepEqual(res.status, 401);
       await res.body?.cancel();
       await page.goto(`${baseUrl}/link/sky-racers`);
       await page.getByText("No game uses this link").waitFor();
@@ -237,10 +240,10 @@ Deno.test("Dashboard end to end in Chromium: sign in with a wallet, run a projec
     await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL(`${baseUrl}/`);
     await page.getByTestId("dashboard-link").waitFor();
-    assertEquals(
+    assert.deepEqual(
       await page.getByTestId("dashboard-link").textContent(),
       "Sign in to the dashboard",
     );
   });
-  assertEquals(pageErrors, []);
+  assert.deepEqual(pageErrors, []);
 });

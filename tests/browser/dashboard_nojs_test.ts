@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 import { launchBrowser } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
 import { createTestWallet } from "../support/sign_in.ts";
@@ -23,7 +23,7 @@ Deno.test("Every dashboard form works in Chromium with JavaScript turned off", a
     headers: { origin },
     data: { signature: wallet.sign(message) },
   });
-  assertEquals(verify.status(), 200);
+  assert.deepEqual(verify.status(), 200);
   const page = browser.context.pages()[0] ?? await browser.context.newPage();
   const tab = (name: string) =>
     page.getByRole("navigation", { name: "Project pages" }).getByRole("link", {
@@ -39,7 +39,7 @@ Deno.test("Every dashboard form works in Chromium with JavaScript turned off", a
     await page.getByRole("button", { name: "Create project" }).click();
     await page.getByText("Project No Script Quest created on mainnet").waitFor();
     projectPath = new URL(page.url()).pathname;
-    assertEquals(await page.getByTestId("project-cluster").textContent(), "mainnet");
+    assert.deepEqual(await page.getByTestId("project-cluster").textContent(), "mainnet");
   });
 
   await t.step("create a key and see it once, then revoke it", async () => {
@@ -47,10 +47,10 @@ Deno.test("Every dashboard form works in Chromium with JavaScript turned off", a
     await page.getByTestId("create-key").click();
     const key = await page.getByTestId("new-key-value").textContent();
     const res = await fetch(`${baseUrl}/v1/project`, { headers: { "x-api-key": key! } });
-    assertEquals((await res.json()).name, "No Script Quest");
+    assert.deepEqual((await res.json()).name, "No Script Quest");
     await page.getByTestId("revoke-key").click();
     await page.getByText("API key revoked").waitFor();
-    assertEquals(await page.getByTestId("key-list").count(), 0);
+    assert.deepEqual(await page.getByTestId("key-list").count(), 0);
   });
 
   await t.step("save settings; a refused field shows its message", async () => {
@@ -72,7 +72,7 @@ Deno.test("Every dashboard form works in Chromium with JavaScript turned off", a
     await page.getByText("Policy saved").waitFor();
     const id = projectPath.split("/").pop()!;
     const policy = await getPolicy(served.t.kv, id);
-    assertEquals([policy.maxSolPerTransfer, policy.perPlayerPerHour], ["0.1", 3]);
+    assert.deepEqual([policy.maxSolPerTransfer, policy.perPlayerPerHour], ["0.1", 3]);
   });
 
   await t.step("add and remove a watch", async () => {
@@ -97,7 +97,7 @@ Deno.test("Every dashboard form works in Chromium with JavaScript turned off", a
     await page.goto(`${baseUrl}${projectPath}/delete`);
     await page.getByTestId("confirm-delete").click();
     await page.getByText("Project No Script Quest deleted").waitFor();
-    assert(new URL(page.url()).pathname === "/dashboard");
+    assert.ok(new URL(page.url()).pathname === "/dashboard");
   });
 
   await t.step("the sign-in page says why it needs JavaScript", async () => {
@@ -105,7 +105,9 @@ Deno.test("Every dashboard form works in Chromium with JavaScript turned off", a
     await page.waitForURL(`${baseUrl}/`);
     await page.goto(`${baseUrl}/dashboard/sign-in`);
     // Chromium with scripts turned off by the test still parses <noscript> as text, so read it.
-    assert((await page.locator("noscript").textContent())!.includes("Signing in needs JavaScript"));
-    assertEquals(await page.getByTestId("sandbox-key").count(), 0, "no form that cannot work");
+    assert.ok(
+      (await page.locator("noscript").textContent())!.includes("Signing in needs JavaScript"),
+    );
+    assert.deepEqual(await page.getByTestId("sandbox-key").count(), 0, "no form that cannot work");
   });
 });

@@ -1,6 +1,6 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
-import { assertEquals } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 import { launchBrowser } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
 import { getIslandsBundle } from "../../components/islands_bundle.ts";
@@ -33,7 +33,7 @@ Deno.test("On a local playground a browser without a wallet signs in with a past
 
   // Then they land on the page they asked for, signed in as that address
   await page.waitForURL(`${baseUrl}/dashboard/projects/${project.id}/settings`);
-  assertEquals(await page.getByTestId("developer").getAttribute("title"), address);
-  assertEquals(await page.getByTestId("project-name").textContent(), "Demo Game");
-  assertEquals(pageErrors, []);
+  assert.deepEqual(await page.getByTestId("developer").getAttribute("title"), address);
+  assert.deepEqual(await page.getByTestId("project-name").textContent(), "Demo Game");
+  assert.deepEqual(pageErrors, []);
 });

@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 import {
   installTestWallet,
   launchBrowser,
@@ -52,17 +52,17 @@ Deno.test("Linking page end to end in Chromium: sign in, link with a Wallet Stan
   await page.waitForURL(`${served.baseUrl}/link/${project.slug}`);
 
   // Then the page shows the player, and Chromium kept the __Host- session cookie on http://localhost.
-  assertEquals(await page.getByTestId("player-name").textContent(), "Pixel Pilot");
+  assert.deepEqual(await page.getByTestId("player-name").textContent(), "Pixel Pilot");
   const cookies = await browser.context.cookies(served.baseUrl);
   const session = cookies.find((c) => c.name === "__Host-svc_session");
-  assert(session, `session cookie kept: ${JSON.stringify(cookies.map((c) => c.name))}`);
-  assertEquals([session.httpOnly, session.secure, session.sameSite, session.path], [
+  assert.ok(session, `session cookie kept: ${JSON.stringify(cookies.map((c) => c.name))}`);
+  assert.deepEqual([session.httpOnly, session.secure, session.sameSite, session.path], [
     true,
     true,
     "Lax",
     "/",
   ]);
-  assert(!cookies.some((c) => c.name === "__Host-svc_oauth"), "flow cookie deleted");
+  assert.ok(!cookies.some((c) => c.name === "__Host-svc_oauth"), "flow cookie deleted");
 
   // When the player links a wallet found through the Wallet Standard.
   await page.getByRole("button", { name: "Link a wallet" }).click();
@@ -70,37 +70,37 @@ Deno.test("Linking page end to end in Chromium: sign in, link with a Wallet Stan
   await page.getByText("Wallet linked to @PixelPilot").waitFor();
 
   // Then the wallet signed the spec's message and the page and store show the link.
-  assertEquals(wallet.connects, 1);
-  assertEquals(wallet.signed.length, 1);
+  assert.deepEqual(wallet.connects, 1);
+  assert.deepEqual(wallet.signed.length, 1);
   const lines = wallet.signed[0].split("\n");
-  assertEquals(
+  assert.deepEqual(
     lines[0],
     `${new URL(served.baseUrl).host} wants you to sign in with your Solana account:`,
   );
-  assertEquals(lines[1], wallet.address);
-  assertEquals(
+  assert.deepEqual(lines[1], wallet.address);
+  assert.deepEqual(
     lines[3],
     "Link this wallet to Roblox account @PixelPilot (1002) in Sky Racers. Signing is free and does not send a transaction.",
   );
-  assertEquals(await page.getByTestId("linked-address").textContent(), wallet.address);
-  assertEquals((await getLinkByUser(served.t.kv, project.id, 1002))?.address, wallet.address);
+  assert.deepEqual(await page.getByTestId("linked-address").textContent(), wallet.address);
+  assert.deepEqual((await getLinkByUser(served.t.kv, project.id, 1002))?.address, wallet.address);
 
   // The page fits a phone screen without sideways scrolling.
   const overflow = await page.evaluate(() =>
     document.documentElement.scrollWidth - document.documentElement.clientWidth
   );
-  assertEquals(overflow, 0);
+  assert.deepEqual(overflow, 0);
 
   // After a reload the server renders the linked wallet itself.
   await page.reload();
-  assertEquals(await page.getByTestId("linked-address").textContent(), wallet.address);
+  assert.deepEqual(await page.getByTestId("linked-address").textContent(), wallet.address);
 
   // When the player unlinks.
   await page.getByRole("button", { name: "Unlink" }).click();
   await page.getByText("Wallet unlinked.").waitFor();
-  assertEquals(await page.getByTestId("no-wallet").isVisible(), true);
-  assertEquals(await getLinkByUser(served.t.kv, project.id, 1002), null);
-  assertEquals(pageErrors, []);
+  assert.deepEqual(await page.getByTestId("no-wallet").isVisible(), true);
+  assert.deepEqual(await getLinkByUser(served.t.kv, project.id, 1002), null);
+  assert.deepEqual(pageErrors, []);
 });
 
 Deno.test("Linking page in Chromium without a wallet explains how to get one", async () => {
@@ -113,12 +113,12 @@ Deno.test("Linking page in Chromium without a wallet explains how to get one", a
   await page.getByRole("link", { name: "Sign in with Roblox" }).click();
   await page.getByRole("button", { name: "Allow" }).click();
   await page.waitForURL(`${served.baseUrl}/link/${project.slug}`);
-  assertEquals(await page.getByTestId("player-name").textContent(), "Block Builder");
+  assert.deepEqual(await page.getByTestId("player-name").textContent(), "Block Builder");
 
   await page.getByRole("button", { name: "Link a wallet" }).click();
   await page.getByTestId("no-wallets").waitFor();
   const phantom = await page.getByRole("link", { name: "Open in Phantom" }).getAttribute("href");
-  assertEquals(
+  assert.deepEqual(
     phantom,
     `https://phantom.app/ul/browse/${
       encodeURIComponent(`${served.baseUrl}/link/${project.slug}`)
@@ -130,5 +130,5 @@ Deno.test("Linking page in Chromium without a wallet explains how to get one", a
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.waitForURL(`${served.baseUrl}/`);
   const cookies = await browser.context.cookies(served.baseUrl);
-  assert(!cookies.some((c) => c.name === "__Host-svc_session"));
+  assert.ok(!cookies.some((c) => c.name === "__Host-svc_session"));
 });

@@ -1,7 +1,7 @@
 // In Chromium: the usage page's charts at desktop and phone sizes (screenshots kept under
 // test-results/screenshots/, gitignored), and the API reference under its strict CSP.
 import type { Page } from "playwright-core";
-import { assert, assertEquals } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 import { launchBrowser } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
 import { createTestWallet } from "../support/sign_in.ts";
@@ -81,22 +81,25 @@ Deno.test("The usage page's charts render without scripts, readable at desktop a
 
       // Then
       await page.getByTestId("chart-requests").waitFor();
-      assertEquals(await page.getByTestId("requests-minute-text").textContent(), "42 of 600");
-      assertEquals(await page.getByTestId("requests-today-text").textContent(), "42 of 100,000");
+      assert.deepEqual(await page.getByTestId("requests-minute-text").textContent(), "42 of 600");
+      assert.deepEqual(
+        await page.getByTestId("requests-today-text").textContent(),
+        "42 of 100,000",
+      );
       for (const id of ["chart-requests", "chart-tx", "chart-events"]) {
         const box = await page.getByTestId(id).locator("svg").first().boundingBox();
-        assert(
+        assert.ok(
           box && box.width > 300 && box.width <= size.width,
           `${id} fits: ${JSON.stringify(box)}`,
         );
-        assert(box.height > 120, `${id} is tall enough to read: ${box.height}`);
+        assert.ok(box.height > 120, `${id} is tall enough to read: ${box.height}`);
       }
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
-      assert(overflow <= 0, `no sideways scrolling (${overflow}px too wide)`);
+      assert.ok(overflow <= 0, `no sideways scrolling (${overflow}px too wide)`);
       // The last minute's bar reaches 42/600 of the plot: drawn, and below the limit line.
       const bars = page.getByTestId("chart-requests").locator("g > rect");
-      assertEquals(await bars.count(), 60);
-      assert(Number(await bars.last().getAttribute("height")) > 5);
+      assert.deepEqual(await bars.count(), 60);
+      assert.ok(Number(await bars.last().getAttribute("height")) > 5);
       await screenshot(page, `usage-${size.name}`);
     });
   }
@@ -130,9 +133,9 @@ Deno.test("/docs renders the OpenAPI document with Swagger UI from this origin, 
         }
       });
       const res = await page.goto(`${baseUrl}/docs`);
-      assertEquals(res?.headers()["content-security-policy"], DOCS_CSP);
+      assert.deepEqual(res?.headers()["content-security-policy"], DOCS_CSP);
       await page.locator(".opblock").first().waitFor();
-      assertEquals(await page.locator(".opblock").count(), V1_OPERATIONS.length);
+      assert.deepEqual(await page.locator(".opblock").count(), V1_OPERATIONS.length);
       await page.locator(".opblock-summary-path", { hasText: /^\/v1\/tx\/transfer-sol$/ }).click();
       await page.getByText("idempotency_conflict").first().waitFor();
       await page.getByRole("button", { name: "Try it out" }).click();
@@ -140,8 +143,8 @@ Deno.test("/docs renders the OpenAPI document with Swagger UI from this origin, 
       await page.getByRole("button", { name: /Authorize/ }).first().click();
       await page.getByText("x-api-key").first().waitFor();
       await screenshot(page, "docs-desktop");
-      assertEquals(errors, []);
-      assertEquals(foreign, []);
+      assert.deepEqual(errors, []);
+      assert.deepEqual(foreign, []);
     },
   );
 
@@ -158,7 +161,7 @@ Deno.test("/docs renders the OpenAPI document with Swagger UI from this origin, 
     });
     await page.goto(`${baseUrl}/docs`);
     await page.locator(".opblock").first().waitFor();
-    assertEquals(await page.locator(".opblock").count(), V1_OPERATIONS.length);
-    assertEquals(errors, []);
+    assert.deepEqual(await page.locator(".opblock").count(), V1_OPERATIONS.length);
+    assert.deepEqual(errors, []);
   });
 });

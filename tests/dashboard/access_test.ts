@@ -1,4 +1,5 @@
-import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import assert from "node:assert/strict";
+import { assertErrorCode } from "../support/assertions.ts";
 import { call, createTestApp } from "../support/test_app.ts";
 import {
   createKeyAs,
@@ -52,9 +53,9 @@ Deno.test("Every dashboard action refuses a post without our Origin first (bad_o
     });
   }
   // Nothing was changed by any of them.
-  assertEquals((await call(app.app, "/v1/project", { apiKey: key.key })).status, 200);
+  assert.deepEqual((await call(app.app, "/v1/project", { apiKey: key.key })).status, 200);
   const v1 = await (await call(app.app, "/v1/project", { apiKey: key.key })).json();
-  assertEquals(v1.name, project.name);
+  assert.deepEqual(v1.name, project.name);
 });
 
 Deno.test("Without a developer session actions answer 401 not_signed_in, or send a browser to sign in", async (t) => {
@@ -68,11 +69,11 @@ Deno.test("Without a developer session actions answer 401 not_signed_in, or send
       const json = await postJson(app.app, action.path, action.body, { jar: new CookieJar() });
       await assertErrorCode(json, 401, "not_signed_in");
       const form = await postForm(app.app, action.path, {}, { jar: new CookieJar() });
-      assertEquals(form.status, 303);
-      assert(form.headers.get("location")!.startsWith("/dashboard/sign-in"));
+      assert.deepEqual(form.status, 303);
+      assert.ok(form.headers.get("location")!.startsWith("/dashboard/sign-in"));
     });
   }
-  assertEquals((await call(app.app, "/v1/project", { apiKey: key.key })).status, 200);
+  assert.deepEqual((await call(app.app, "/v1/project", { apiKey: key.key })).status, 200);
 });
 
 Deno.test("Dashboard pages send a visitor without a session to sign in, and back afterwards", async () => {
@@ -85,15 +86,15 @@ Deno.test("Dashboard pages send a visitor without a session to sign in, and back
   const res = await getPage(t.app, page, new CookieJar());
 
   // Then
-  assertEquals(res.status, 303);
+  assert.deepEqual(res.status, 303);
   const location = res.headers.get("location")!;
-  assertEquals(location, `/dashboard/sign-in?next=${encodeURIComponent(page)}`);
+  assert.deepEqual(location, `/dashboard/sign-in?next=${encodeURIComponent(page)}`);
   const signIn = await getPage(t.app, location, new CookieJar());
-  assertEquals(signIn.status, 200);
+  assert.deepEqual(signIn.status, 200);
   const html = await signIn.text();
-  assert(html.includes(`"next":"${page}"`), "the island is told where to land");
-  assert(html.includes("Sign in to the Blocklink dashboard"));
-  assertEquals(signIn.headers.get("x-frame-options"), "DENY");
+  assert.ok(html.includes(`"next":"${page}"`), "the island is told where to land");
+  assert.ok(html.includes("Sign in to the Blocklink dashboard"));
+  assert.deepEqual(signIn.headers.get("x-frame-options"), "DENY");
 
   // And the sign-in routes land there
   const jar = new CookieJar();
@@ -107,11 +108,11 @@ Deno.test("Dashboard pages send a visitor without a session to sign in, and back
     jar,
     json: { signature: wallet.sign(message) },
   });
-  assertEquals(await verify.json(), { next: page });
+  assert.deepEqual(await verify.json(), { next: page });
 
   // And a signed-in developer on the sign-in page goes straight on
   const again = await getPage(t.app, location, dev.jar);
-  assertEquals([again.status, again.headers.get("location")], [303, page]);
+  assert.deepEqual([again.status, again.headers.get("location")], [303, page]);
 });
 
 Deno.test("A developer never sees or changes another developer's project", async (t) => {
@@ -127,7 +128,7 @@ Deno.test("A developer never sees or changes another developer's project", async
       const res = await postJson(app.app, action.path, action.body, { jar: intruder.jar });
       await assertErrorCode(res, 404, "project_not_found");
       const form = await postForm(app.app, action.path, {}, { jar: intruder.jar });
-      assertEquals([form.status, form.headers.get("location")], [303, "/dashboard"]);
+      assert.deepEqual([form.status, form.headers.get("location")], [303, "/dashboard"]);
     }
   });
   await t.step("every page answers the not-found page", async () => {
@@ -145,25 +146,25 @@ Deno.test("A developer never sees or changes another developer's project", async
       ]
     ) {
       const res = await getPage(app.app, `/dashboard/projects/${project.id}${tab}`, intruder.jar);
-      assertEquals(res.status, 404, tab);
+      assert.deepEqual(res.status, 404, tab);
       const html = await res.text();
-      assert(html.includes("Project not found") && !html.includes("Mine"), tab);
+      assert.ok(html.includes("Project not found") && !html.includes("Mine"), tab);
     }
   });
   await t.step("their list does not show it", async () => {
     const list = await (await getPage(app.app, "/dashboard", intruder.jar)).text();
-    assert(list.includes("Theirs") && !list.includes("Mine"));
+    assert.ok(list.includes("Theirs") && !list.includes("Mine"));
   });
   await t.step("the owner's project is untouched", async () => {
     const v1 = await (await call(app.app, "/v1/project", { apiKey: key.key })).json();
-    assertEquals({ name: v1.name, walletAddress: v1.walletAddress, events: v1.events }, {
+    assert.deepEqual({ name: v1.name, walletAddress: v1.walletAddress, events: v1.events }, {
       name: "Mine",
       walletAddress: null,
       events: false,
     });
-    assertEquals(await getPolicy(app.kv, project.id), emptyPolicy());
-    assertEquals(await listWatchesByProject(app.kv, project.id), []);
-    assertEquals((await listApiKeys(app.kv, project.id)).filter((k) => k.revokedAt).length, 0);
+    assert.deepEqual(await getPolicy(app.kv, project.id), emptyPolicy());
+    assert.deepEqual(await listWatchesByProject(app.kv, project.id), []);
+    assert.deepEqual((await listApiKeys(app.kv, project.id)).filter((k) => k.revokedAt).length, 0);
   });
 });
 
@@ -175,12 +176,12 @@ Deno.test("POST /auth/logout from the dashboard lands on the landing page, signe
   const res = await postForm(t.app, "/auth/logout", {}, { jar: dev.jar });
 
   // Then
-  assertEquals([res.status, res.headers.get("location")], [303, "/"]);
+  assert.deepEqual([res.status, res.headers.get("location")], [303, "/"]);
   const home = await getPage(t.app, "/", dev.jar);
-  assertEquals(home.status, 200);
+  assert.deepEqual(home.status, 200);
   const html = await home.text();
-  assert(html.includes("Sign in to the dashboard") && html.includes("API reference"));
-  assertEquals((await getPage(t.app, "/dashboard", dev.jar)).status, 303);
+  assert.ok(html.includes("Sign in to the dashboard") && html.includes("API reference"));
+  assert.deepEqual((await getPage(t.app, "/dashboard", dev.jar)).status, 303);
 });
 
 Deno.test("A script may send JSON without an Accept header and still gets JSON", async () => {
@@ -190,17 +191,17 @@ Deno.test("A script may send JSON without an Accept header and still gets JSON",
     jar: dev.jar,
     json: { name: "Scripted", cluster: "devnet" },
   });
-  assertEquals(res.status, 201);
-  assertEquals((await res.json()).slug, "scripted");
+  assert.deepEqual(res.status, 201);
+  assert.deepEqual((await res.json()).slug, "scripted");
 });
 
 Deno.test("The sandbox key is offered on a local playground only", async () => {
   await using local = await createTestApp();
   const page = await (await getPage(local.app, "/dashboard/sign-in")).text();
-  assert(page.includes('"sandbox":true'));
+  assert.ok(page.includes('"sandbox":true'));
   await using deployed = await createTestApp({ config: { baseUrl: "https://blocklink.example" } });
   const res = await deployed.app.request("https://blocklink.example/dashboard/sign-in");
-  assert((await res.text()).includes('"sandbox":false'));
+  assert.ok((await res.text()).includes('"sandbox":false'));
 });
 
 Deno.test("GET /dashboard?error=oauth_state_mismatch explains the lost Roblox sign-in", async () => {
@@ -208,14 +209,14 @@ Deno.test("GET /dashboard?error=oauth_state_mismatch explains the lost Roblox si
   const dev = await signInDeveloper(t.app);
   const signedIn = await (await getPage(t.app, "/dashboard?error=oauth_state_mismatch", dev.jar))
     .text();
-  assert(signedIn.includes("A Roblox sign-in could not be finished"));
+  assert.ok(signedIn.includes("A Roblox sign-in could not be finished"));
 
   const visitor = await getPage(t.app, "/dashboard?error=oauth_state_mismatch", new CookieJar());
   const location = visitor.headers.get("location")!;
-  assertEquals(
+  assert.deepEqual(
     location,
     `/dashboard/sign-in?next=${encodeURIComponent("/dashboard?error=oauth_state_mismatch")}`,
   );
   const page = await (await getPage(t.app, location, new CookieJar())).text();
-  assert(page.includes("A Roblox sign-in could not be finished"));
+  assert.ok(page.includes("A Roblox sign-in could not be finished"));
 });

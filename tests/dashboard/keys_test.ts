@@ -1,4 +1,5 @@
-import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import assert from "node:assert/strict";
+import { assertErrorCode } from "../support/assertions.ts";
 import { call, createTestApp } from "../support/test_app.ts";
 import {
   createKeyAs,
@@ -20,17 +21,17 @@ Deno.test("POST /dashboard/projects/:id/keys answers the plaintext once; the key
   });
 
   // Then
-  assertEquals(res.status, 201);
+  assert.deepEqual(res.status, 201);
   const created = await res.json();
-  assert(/^blk_live_[A-Za-z0-9_-]{43}$/.test(created.key), created.key);
-  assertEquals(created.preview, created.key.slice(0, 13));
+  assert.ok(/^blk_live_[A-Za-z0-9_-]{43}$/.test(created.key), created.key);
+  assert.deepEqual(created.preview, created.key.slice(0, 13));
   const v1 = await call(t.app, "/v1/project", { apiKey: created.key });
-  assertEquals(v1.status, 200);
-  assertEquals((await v1.json()).id, project.id);
+  assert.deepEqual(v1.status, 200);
+  assert.deepEqual((await v1.json()).id, project.id);
   const page = await (await getPage(t.app, `/dashboard/projects/${project.id}/keys`, dev.jar))
     .text();
-  assert(page.includes(`${created.preview}…`), "listed by prefix");
-  assert(!page.includes(created.key), "the plaintext is never listed");
+  assert.ok(page.includes(`${created.preview}…`), "listed by prefix");
+  assert.ok(!page.includes(created.key), "the plaintext is never listed");
 });
 
 Deno.test("A key created by form is shown once, from an encrypted flash, never in the URL", async () => {
@@ -43,29 +44,31 @@ Deno.test("A key created by form is shown once, from an encrypted flash, never i
   const res = await postForm(t.app, `/dashboard/projects/${project.id}/keys`, {}, { jar: dev.jar });
 
   // Then
-  assertEquals(res.status, 303);
-  assertEquals(res.headers.get("location"), `/dashboard/projects/${project.id}/keys`);
+  assert.deepEqual(res.status, 303);
+  assert.deepEqual(res.headers.get("location"), `/dashboard/projects/${project.id}/keys`);
   const flashCookie = dev.jar.get("__Host-svc_flash")!;
-  assert(
+  assert.ok(
     flashCookie && !flashCookie.includes("blk_live_"),
     "the cookie does not carry it readably",
   );
   const flashLine = res.headers.getSetCookie().find((l) => l.startsWith("__Host-svc_flash="))!;
-  assert(/HttpOnly/.test(flashLine) && /Secure/.test(flashLine) && /Max-Age=120/.test(flashLine));
+  assert.ok(
+    /HttpOnly/.test(flashLine) && /Secure/.test(flashLine) && /Max-Age=120/.test(flashLine),
+  );
 
   // And another developer's browser holding the same cookie sees nothing
   other.jar.set("__Host-svc_flash", flashCookie);
   const theirs = await (await getPage(t.app, "/dashboard", other.jar)).text();
-  assert(!theirs.includes("blk_live_"));
+  assert.ok(!theirs.includes("blk_live_"));
 
   const page = await (await getPage(t.app, `/dashboard/projects/${project.id}/keys`, dev.jar))
     .text();
   const shown = /data-testid="new-key-value">(blk_live_[A-Za-z0-9_-]{43})</.exec(page)?.[1];
-  assert(shown, "the new key is on the page");
-  assertEquals((await call(t.app, "/v1/project", { apiKey: shown })).status, 200);
+  assert.ok(shown, "the new key is on the page");
+  assert.deepEqual((await call(t.app, "/v1/project", { apiKey: shown })).status, 200);
   const again = await (await getPage(t.app, `/dashboard/projects/${project.id}/keys`, dev.jar))
     .text();
-  assert(!again.includes(shown), "shown only once");
+  assert.ok(!again.includes(shown), "shown only once");
 });
 
 Deno.test("A project has at most 10 active keys; revoking one frees a place", async () => {
@@ -85,16 +88,16 @@ Deno.test("A project has at most 10 active keys; revoking one frees a place", as
   const byForm = await postForm(t.app, `/dashboard/projects/${project.id}/keys`, {}, {
     jar: dev.jar,
   });
-  assertEquals(byForm.status, 303);
+  assert.deepEqual(byForm.status, 303);
   const page = await (await getPage(t.app, byForm.headers.get("location")!, dev.jar)).text();
-  assert(page.includes("already has 10 active API keys"));
+  assert.ok(page.includes("already has 10 active API keys"));
   const revoked = await postJson(
     t.app,
     `/dashboard/projects/${project.id}/keys/${keys[0].id}/revoke`,
     undefined,
     { jar: dev.jar },
   );
-  assertEquals([revoked.status, await revoked.json()], [200, { ok: true }]);
+  assert.deepEqual([revoked.status, await revoked.json()], [200, { ok: true }]);
   await createKeyAs(t.app, dev, project.id);
 });
 
@@ -111,8 +114,8 @@ Deno.test("POST /dashboard/projects/:id/keys/:keyId/revoke", async (t) => {
     });
 
   await t.step("the key stops working at once on this instance", async () => {
-    assertEquals((await call(app.app, "/v1/project", { apiKey: key.key })).status, 200);
-    assertEquals((await revoke(project.id, key.id)).status, 200);
+    assert.deepEqual((await call(app.app, "/v1/project", { apiKey: key.key })).status, 200);
+    assert.deepEqual((await revoke(project.id, key.id)).status, 200);
     await assertErrorCode(
       await call(app.app, "/v1/project", { apiKey: key.key }),
       401,
@@ -131,7 +134,7 @@ Deno.test("POST /dashboard/projects/:id/keys/:keyId/revoke", async (t) => {
   });
   await t.step("another project's key is key_not_found and keeps working", async () => {
     await assertErrorCode(await revoke(project.id, otherKey.id), 404, "key_not_found");
-    assertEquals((await call(app.app, "/v1/project", { apiKey: otherKey.key })).status, 200);
+    assert.deepEqual((await call(app.app, "/v1/project", { apiKey: otherKey.key })).status, 200);
   });
   await t.step("a form post shows the message on the keys page", async () => {
     const res = await postForm(
@@ -142,8 +145,8 @@ Deno.test("POST /dashboard/projects/:id/keys/:keyId/revoke", async (t) => {
         jar: dev.jar,
       },
     );
-    assertEquals(res.headers.get("location"), `/dashboard/projects/${project.id}/keys`);
+    assert.deepEqual(res.headers.get("location"), `/dashboard/projects/${project.id}/keys`);
     const page = await (await getPage(app.app, res.headers.get("location")!, dev.jar)).text();
-    assert(page.includes("No active API key with this id in the project"));
+    assert.ok(page.includes("No active API key with this id in the project"));
   });
 });

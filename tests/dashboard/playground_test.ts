@@ -1,6 +1,6 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
-import { assert, assertEquals } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 import { call, createTestApp } from "../support/test_app.ts";
 import { getPage, signInDeveloper } from "../support/dashboard.ts";
 import { testTiming } from "../support/tx_harness.ts";
@@ -37,17 +37,17 @@ Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, event
 
   await t.step("the key answers the project, with its wallet and events on", async () => {
     const project = await (await v1("/v1/project")).json();
-    assertEquals(
+    assert.deepEqual(
       [project.name, project.cluster, project.walletAddress, project.events],
       ["Demo Game", "devnet", demo.walletAddress, true],
     );
   });
   await t.step("the wallet holds 10 SOL and 1,000 demo tokens", async () => {
     const balance = await (await v1(`/v1/wallets/${demo.walletAddress}/balance`)).json();
-    assertEquals(balance.sol, "10");
+    assert.deepEqual(balance.sol, "10");
     const tokens = await (await v1(`/v1/wallets/${demo.walletAddress}/tokens?mint=${demo.mint}`))
       .json();
-    assertEquals([tokens.tokens[0].uiAmount, tokens.tokens[0].decimals], ["1000", 6]);
+    assert.deepEqual([tokens.tokens[0].uiAmount, tokens.tokens[0].decimals], ["1000", 6]);
   });
   await t.step("SOL transfers, token transfers and mints fit the policy and land", async () => {
     const to = { address: await exampleRecipient() };
@@ -59,7 +59,7 @@ Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, event
       ] as const
     ) {
       const result = await (await v1(`/v1/tx/${kind}`, body)).json();
-      assertEquals([kind, result.status, result.error], [kind, "confirmed", null]);
+      assert.deepEqual([kind, result.status, result.error], [kind, "confirmed", null]);
     }
   });
   await t.step("a test ping reaches the messaging stand-in", async () => {
@@ -69,25 +69,25 @@ Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, event
       jar: dev,
       headers: { accept: "application/json" },
     });
-    assertEquals(await res.json(), { ok: true });
-    assertEquals(messaging.inbox().length, 1);
+    assert.deepEqual(await res.json(), { ok: true });
+    assert.deepEqual(messaging.inbox().length, 1);
   });
   await t.step("players can sign in with Roblox on its linking page", async () => {
     const page = await (await browse(app.app, `/link/${demo.project.slug}`)).text();
-    assert(page.includes("/auth/idp/start?next="));
+    assert.ok(page.includes("/auth/idp/start?next="));
     const start = await browse(app.app, `/auth/idp/start?next=/link/${demo.project.slug}`);
     const back = await oauth.authorizeAutomatically(start.headers.get("location")!, 1001);
-    assert(back.startsWith("http://localhost:8000/auth/idp/callback?code="), back);
+    assert.ok(back.startsWith("http://localhost:8000/auth/idp/callback?code="), back);
   });
   await t.step(
     "the printed developer key signs in to the dashboard and sees the demo",
     async () => {
       const dev = await signInAs(demo.developerKey);
       const list = await (await getPage(app.app, "/dashboard", dev)).text();
-      assert(list.includes("Demo Game"));
+      assert.ok(list.includes("Demo Game"));
       const other = await signInDeveloper(app.app);
       const theirs = await (await getPage(app.app, "/dashboard", other.jar)).text();
-      assert(!theirs.includes("Demo Game"));
+      assert.ok(!theirs.includes("Demo Game"));
     },
   );
 
@@ -95,7 +95,7 @@ Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, event
   async function signInAs(developerKey: string) {
     const secret = base58.decode(developerKey).slice(0, 32);
     const address = base58.encode(ed25519.getPublicKey(secret));
-    assertEquals(address, demo.developerAddress);
+    assert.deepEqual(address, demo.developerAddress);
     const jar = new CookieJar();
     const challenge = await browse(app.app, "/auth/wallet/challenge", { jar, json: { address } });
     const { message } = await challenge.json();

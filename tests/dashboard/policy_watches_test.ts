@@ -1,4 +1,5 @@
-import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import assert from "node:assert/strict";
+import { assertErrorCode } from "../support/assertions.ts";
 import { createTestApp } from "../support/test_app.ts";
 import {
   createProjectAs,
@@ -34,13 +35,13 @@ Deno.test("POST /dashboard/projects/:id/policy saves the policy from JSON and an
   });
 
   // Then
-  assertEquals(res.status, 200);
+  assert.deepEqual(res.status, 200);
   const expected = { ...policy, perPlayerPerHour: 5 };
-  assertEquals(await res.json(), { policy: expected });
-  assertEquals(await getPolicy(t.kv, project.id), expected);
+  assert.deepEqual(await res.json(), { policy: expected });
+  assert.deepEqual(await getPolicy(t.kv, project.id), expected);
   const page = await (await getPage(t.app, `/dashboard/projects/${project.id}/policy`, dev.jar))
     .text();
-  assert(page.includes(`value="${MINT_A}"`) && page.includes('value="0.5"'));
+  assert.ok(page.includes(`value="${MINT_A}"`) && page.includes('value="0.5"'));
 });
 
 Deno.test("The policy form posts list rows by index; blank rows are no rows", async () => {
@@ -66,11 +67,11 @@ Deno.test("The policy form posts list rows by index; blank rows are no rows", as
   }, { jar: dev.jar });
 
   // Then
-  assertEquals([res.status, res.headers.get("location")], [
+  assert.deepEqual([res.status, res.headers.get("location")], [
     303,
     `/dashboard/projects/${project.id}/policy`,
   ]);
-  assertEquals(await getPolicy(t.kv, project.id), {
+  assert.deepEqual(await getPolicy(t.kv, project.id), {
     maxSolPerTransfer: null,
     allowedMints: [
       { mint: MINT_A, maxPerTransaction: "2.5" },
@@ -81,7 +82,7 @@ Deno.test("The policy form posts list rows by index; blank rows are no rows", as
     hourlyBudgets: [{ asset: MINT_A, amount: "50" }],
   });
   const page = await (await getPage(t.app, res.headers.get("location")!, dev.jar)).text();
-  assert(page.includes("Policy saved"));
+  assert.ok(page.includes("Policy saved"));
 });
 
 Deno.test("An invalid policy answers invalid_settings naming each field; the form keeps what was typed", async () => {
@@ -99,9 +100,9 @@ Deno.test("An invalid policy answers invalid_settings naming each field; the for
   // Then
   const { error } = await assertErrorCode(res, 400, "invalid_settings");
   for (const field of ["maxSolPerTransfer", "allowedMints[0].mint", "perRecipientPerHour"]) {
-    assert(error.message.includes(`${field}: `), error.message);
+    assert.ok(error.message.includes(`${field}: `), error.message);
   }
-  assertEquals(await getPolicy(t.kv, project.id), emptyPolicy());
+  assert.deepEqual(await getPolicy(t.kv, project.id), emptyPolicy());
 
   const form = await postForm(t.app, `/dashboard/projects/${project.id}/policy`, {
     maxSolPerTransfer: "1.5",
@@ -109,9 +110,9 @@ Deno.test("An invalid policy answers invalid_settings naming each field; the for
     "allowedMints[0].maxPerTransaction": "7",
   }, { jar: dev.jar });
   const page = await (await getPage(t.app, form.headers.get("location")!, dev.jar)).text();
-  assert(page.includes("allowedMints[0].mint: must be a mint address"));
-  assert(page.includes('value="typo-mint"') && page.includes('value="1.5"'));
-  assertEquals(await getPolicy(t.kv, project.id), emptyPolicy());
+  assert.ok(page.includes("allowedMints[0].mint: must be a mint address"));
+  assert.ok(page.includes('value="typo-mint"') && page.includes('value="1.5"'));
+  assert.deepEqual(await getPolicy(t.kv, project.id), emptyPolicy());
 });
 
 Deno.test("Watches: add, list, refuse bad or duplicate ones, remove by name", async (t) => {
@@ -124,20 +125,20 @@ Deno.test("Watches: add, list, refuse bad or duplicate ones, remove by name", as
     const res = await postJson(app.app, base, { name: "treasury vault", address: ADDRESS }, {
       jar: dev.jar,
     });
-    assertEquals(res.status, 201);
+    assert.deepEqual(res.status, 201);
     const { watch } = await res.json();
-    assertEquals([watch.name, watch.address], ["treasury vault", ADDRESS]);
+    assert.deepEqual([watch.name, watch.address], ["treasury vault", ADDRESS]);
     const [stored] = await listWatchesByProject(app.kv, project.id);
-    assert((await getJobEntry(app.kv, watchPollJobId(project.id, stored.id))).value);
+    assert.ok((await getJobEntry(app.kv, watchPollJobId(project.id, stored.id))).value);
     const page = await (await getPage(app.app, base, dev.jar)).text();
-    assert(page.includes("treasury vault") && page.includes(ADDRESS));
+    assert.ok(page.includes("treasury vault") && page.includes(ADDRESS));
   });
   await t.step("a name over 32 characters and a bad address", async () => {
     const res = await postJson(app.app, base, { name: "n".repeat(33), address: "nope" }, {
       jar: dev.jar,
     });
     const { error } = await assertErrorCode(res, 400, "invalid_settings");
-    assertEquals(
+    assert.deepEqual(
       error.message,
       "name: must be at most 32 characters; address: must be a Solana address (base58, 32 bytes)",
     );
@@ -152,10 +153,10 @@ Deno.test("Watches: add, list, refuse bad or duplicate ones, remove by name", as
     const res = await postForm(app.app, base, { name: "second", address: ADDRESS }, {
       jar: dev.jar,
     });
-    assertEquals(res.headers.get("location"), base);
+    assert.deepEqual(res.headers.get("location"), base);
     const page = await (await getPage(app.app, base, dev.jar)).text();
-    assert(page.includes("address: already watched as treasury vault"));
-    assert(page.includes('value="second"'));
+    assert.ok(page.includes("address: already watched as treasury vault"));
+    assert.ok(page.includes('value="second"'));
   });
   await t.step("remove by name stops its polling", async () => {
     const [stored] = await listWatchesByProject(app.kv, project.id);
@@ -167,14 +168,17 @@ Deno.test("Watches: add, list, refuse bad or duplicate ones, remove by name", as
         jar: dev.jar,
       },
     );
-    assertEquals(res.status, 303);
-    assertEquals(await listWatchesByProject(app.kv, project.id), []);
-    assertEquals((await getJobEntry(app.kv, watchPollJobId(project.id, stored.id))).value, null);
+    assert.deepEqual(res.status, 303);
+    assert.deepEqual(await listWatchesByProject(app.kv, project.id), []);
+    assert.deepEqual(
+      (await getJobEntry(app.kv, watchPollJobId(project.id, stored.id))).value,
+      null,
+    );
     const page = await (await getPage(app.app, base, dev.jar)).text();
-    assert(page.includes("Stopped watching treasury vault"));
+    assert.ok(page.includes("Stopped watching treasury vault"));
   });
   await t.step("removing a name that is not watched changes nothing", async () => {
     const res = await postJson(app.app, `${base}/nothing/delete`, undefined, { jar: dev.jar });
-    assertEquals(await res.json(), { ok: true, removed: false });
+    assert.deepEqual(await res.json(), { ok: true, removed: false });
   });
 });

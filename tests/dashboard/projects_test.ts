@@ -1,4 +1,5 @@
-import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import assert from "node:assert/strict";
+import { assertErrorCode } from "../support/assertions.ts";
 import { call, createTestApp } from "../support/test_app.ts";
 import {
   createKeyAs,
@@ -22,19 +23,19 @@ Deno.test("POST /dashboard/projects creates a project with a unique slug and a f
   const twin = await createProjectAs(t.app, dev, { name: "Space  miners" });
 
   // Then
-  assertEquals(res.status, 201);
+  assert.deepEqual(res.status, 201);
   const body = await res.json();
-  assertEquals(
+  assert.deepEqual(
     { name: body.name, slug: body.slug, cluster: body.cluster, walletAddress: body.walletAddress },
     { name: "Space Miners!", slug: "space-miners", cluster: "mainnet", walletAddress: null },
   );
-  assertEquals(body.linkUrl, "http://localhost:8000/link/space-miners");
-  assert(/^space-miners-[a-z0-9]{6}$/.test(twin.slug), twin.slug);
+  assert.deepEqual(body.linkUrl, "http://localhost:8000/link/space-miners");
+  assert.ok(/^space-miners-[a-z0-9]{6}$/.test(twin.slug), twin.slug);
   const key = await createKeyAs(t.app, dev, body.id);
   const project = await (await call(t.app, "/v1/project", { apiKey: key.key })).json();
-  assertEquals(project.cluster, "mainnet");
+  assert.deepEqual(project.cluster, "mainnet");
   const list = await (await getPage(t.app, "/dashboard", dev.jar)).text();
-  assert(list.includes("Space Miners!") && list.includes(`/link/${twin.slug}`));
+  assert.ok(list.includes("Space Miners!") && list.includes(`/link/${twin.slug}`));
 });
 
 Deno.test("POST /dashboard/projects answers invalid_settings naming each field", async (t) => {
@@ -46,14 +47,14 @@ Deno.test("POST /dashboard/projects answers invalid_settings naming each field",
       jar: dev.jar,
     });
     const { error } = await assertErrorCode(res, 400, "invalid_settings");
-    assertEquals(error.message, "name: must not be empty; cluster: must be devnet or mainnet");
+    assert.deepEqual(error.message, "name: must not be empty; cluster: must be devnet or mainnet");
   });
   await t.step("name too long, cluster missing", async () => {
     const res = await postJson(app.app, "/dashboard/projects", { name: "x".repeat(61) }, {
       jar: dev.jar,
     });
     const { error } = await assertErrorCode(res, 400, "invalid_settings");
-    assertEquals(
+    assert.deepEqual(
       error.message,
       "name: must be at most 60 characters; cluster: must be devnet or mainnet",
     );
@@ -71,7 +72,7 @@ Deno.test("POST /dashboard/projects answers invalid_settings naming each field",
     const res = await postJson(app.app, "/dashboard/projects", ["name"], { jar: dev.jar });
     await assertErrorCode(res, 400, "invalid_request");
   });
-  assertEquals(
+  assert.deepEqual(
     (await (await getPage(app.app, "/dashboard", dev.jar)).text()).includes(
       'data-testid="no-projects"',
     ),
@@ -97,8 +98,8 @@ Deno.test("A developer has at most 5 projects; deleting one frees a place", asyn
   const deleted = await postJson(t.app, `/dashboard/projects/${created[0].id}/delete`, undefined, {
     jar: dev.jar,
   });
-  assertEquals(deleted.status, 200);
-  assertEquals(await deleted.json(), { ok: true });
+  assert.deepEqual(deleted.status, 200);
+  assert.deepEqual(await deleted.json(), { ok: true });
   await createProjectAs(t.app, dev, { name: "Sixth" });
 });
 
@@ -115,23 +116,23 @@ Deno.test("Creating a project by form redirects to it and shows the result; erro
   });
 
   // Then
-  assertEquals(res.status, 303);
+  assert.deepEqual(res.status, 303);
   const location = res.headers.get("location")!;
-  assert(/^\/dashboard\/projects\/[0-9A-Z]{26}$/.test(location), location);
+  assert.ok(/^\/dashboard\/projects\/[0-9A-Z]{26}$/.test(location), location);
   const page = await (await getPage(t.app, location, dev.jar)).text();
-  assert(page.includes("Project Forest Run created on devnet"));
-  assert(page.includes("http://localhost:8000/link/forest-run"));
+  assert.ok(page.includes("Project Forest Run created on devnet"));
+  assert.ok(page.includes("http://localhost:8000/link/forest-run"));
   const again = await (await getPage(t.app, location, dev.jar)).text();
-  assert(!again.includes("Project Forest Run created"), "the message is shown once");
+  assert.ok(!again.includes("Project Forest Run created"), "the message is shown once");
 
   // When the form is refused
   const bad = await postForm(t.app, "/dashboard/projects", { name: "", cluster: "devnet" }, {
     jar: dev.jar,
   });
-  assertEquals([bad.status, bad.headers.get("location")], [303, "/dashboard"]);
+  assert.deepEqual([bad.status, bad.headers.get("location")], [303, "/dashboard"]);
   const list = await (await getPage(t.app, "/dashboard", dev.jar)).text();
-  assert(list.includes("name: must not be empty"));
-  assert(!list.includes("invalid_settings"), "the page shows the message, not the code");
+  assert.ok(list.includes("name: must not be empty"));
+  assert.ok(!list.includes("invalid_settings"), "the page shows the message, not the code");
 });
 
 Deno.test("Deleting a project stops its keys and turns its linking page into the no-game page", async () => {
@@ -139,7 +140,7 @@ Deno.test("Deleting a project stops its keys and turns its linking page into the
   const dev = await signInDeveloper(t.app);
   const project = await createProjectAs(t.app, dev, { name: "Gone Soon" });
   const key = await createKeyAs(t.app, dev, project.id);
-  assertEquals((await call(t.app, "/v1/project", { apiKey: key.key })).status, 200);
+  assert.deepEqual((await call(t.app, "/v1/project", { apiKey: key.key })).status, 200);
 
   // When
   const res = await postForm(t.app, `/dashboard/projects/${project.id}/delete`, {}, {
@@ -147,20 +148,23 @@ Deno.test("Deleting a project stops its keys and turns its linking page into the
   });
 
   // Then
-  assertEquals([res.status, res.headers.get("location")], [303, "/dashboard"]);
+  assert.deepEqual([res.status, res.headers.get("location")], [303, "/dashboard"]);
   await assertErrorCode(await call(t.app, "/v1/project", { apiKey: key.key }), 401, "unauthorized");
   const linkPage = await browse(t.app, "/link/gone-soon");
-  assertEquals(linkPage.status, 404);
-  assert((await linkPage.text()).includes("No game uses this link"));
+  assert.deepEqual(linkPage.status, 404);
+  assert.ok((await linkPage.text()).includes("No game uses this link"));
   const list = await (await getPage(t.app, "/dashboard", dev.jar)).text();
-  assert(list.includes("Project Gone Soon deleted") && !list.includes("/link/gone-soon"));
-  assertEquals((await getPage(t.app, `/dashboard/projects/${project.id}`, dev.jar)).status, 404);
+  assert.ok(list.includes("Project Gone Soon deleted") && !list.includes("/link/gone-soon"));
+  assert.deepEqual(
+    (await getPage(t.app, `/dashboard/projects/${project.id}`, dev.jar)).status,
+    404,
+  );
   const again = await postJson(t.app, `/dashboard/projects/${project.id}/delete`, undefined, {
     jar: dev.jar,
   });
   await assertErrorCode(again, 404, "project_not_found");
   const recreated = await createProjectAs(t.app, dev, { name: "Gone Soon" });
-  assert(
+  assert.ok(
     /^gone-soon-[a-z0-9]{6}$/.test(recreated.slug),
     `a deleted project's slug is never reused: ${recreated.slug}`,
   );
@@ -174,7 +178,7 @@ Deno.test("A deleted project's key stops on another instance within 30 s", async
   const dev = await signInDeveloper(a.app);
   const project = await createProjectAs(a.app, dev);
   const key = await createKeyAs(a.app, dev, project.id);
-  assertEquals((await call(b.app, "/v1/project", { apiKey: key.key })).status, 200);
+  assert.deepEqual((await call(b.app, "/v1/project", { apiKey: key.key })).status, 200);
 
   // When
   await postJson(a.app, `/dashboard/projects/${project.id}/delete`, undefined, { jar: dev.jar });
@@ -202,19 +206,19 @@ Deno.test("Every page of a project renders for its owner, with the page security
   ];
   for (const tab of tabs) {
     const res = await getPage(t.app, `/dashboard/projects/${project.id}${tab}`, dev.jar);
-    assertEquals(res.status, 200, tab);
-    assertEquals(
+    assert.deepEqual(res.status, 200, tab);
+    assert.deepEqual(
       res.headers.get("content-security-policy"),
       "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; script-src 'self'; object-src 'none'",
     );
-    assertEquals(res.headers.get("cache-control"), "no-store");
+    assert.deepEqual(res.headers.get("cache-control"), "no-store");
     const html = await res.text();
-    assert(
+    assert.ok(
       html.includes("Tabbed") && /<a [^>]*aria-current="page"/.test(html) === (tab !== "/delete"),
       tab,
     );
   }
   const home = await getPage(t.app, "/");
-  assertEquals(home.status, 200);
-  assert((await home.text()).includes("Sign in to the dashboard"));
+  assert.deepEqual(home.status, 200);
+  assert.ok((await home.text()).includes("Sign in to the dashboard"));
 });

@@ -1,4 +1,5 @@
-import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import assert from "node:assert/strict";
+import { assertErrorCode } from "../support/assertions.ts";
 import { call, createTestApp } from "../support/test_app.ts";
 import {
   createKeyAs,
@@ -19,7 +20,7 @@ Deno.test("POST /dashboard/projects/:id/settings saves every setting; secrets ar
   const project = await createProjectAs(t.app, dev, { name: "Before" });
   const key = await createKeyAs(t.app, dev, project.id);
   const linkBefore = await (await browse(t.app, `/link/${project.slug}`)).text();
-  assert(linkBefore.includes("has not set up Roblox sign-in yet"));
+  assert.ok(linkBefore.includes("has not set up Roblox sign-in yet"));
 
   // When
   const res = await postJson(t.app, `/dashboard/projects/${project.id}/settings`, {
@@ -32,10 +33,10 @@ Deno.test("POST /dashboard/projects/:id/settings saves every setting; secrets ar
   }, { jar: dev.jar });
 
   // Then
-  assertEquals(res.status, 200);
+  assert.deepEqual(res.status, 200);
   const text = await res.text();
-  assert(!text.includes("RBX-oauth-secret-value") && !text.includes("open-cloud-key-value"));
-  assertEquals(JSON.parse(text), {
+  assert.ok(!text.includes("RBX-oauth-secret-value") && !text.includes("open-cloud-key-value"));
+  assert.deepEqual(JSON.parse(text), {
     settings: {
       name: "After",
       oauth: {
@@ -48,16 +49,16 @@ Deno.test("POST /dashboard/projects/:id/settings saves every setting; secrets ar
     },
   });
   const stored = (await getProject(t.kv, project.id))!;
-  assertEquals(stored.slug, project.slug, "the slug does not follow the name");
-  assert(
+  assert.deepEqual(stored.slug, project.slug, "the slug does not follow the name");
+  assert.ok(
     !JSON.stringify(stored).includes("secret-value") &&
       !JSON.stringify(stored).includes("key-value"),
   );
-  assertEquals(await getOauthApp(t.ctx, stored), {
+  assert.deepEqual(await getOauthApp(t.ctx, stored), {
     clientId: "1234567890123456789",
     clientSecret: "RBX-oauth-secret-value",
   });
-  assertEquals(
+  assert.deepEqual(
     await decryptSecretText(t.ctx.keys, stored.settings.publishingKeyEnc!, {
       purpose: "publishing_key",
       context: project.id,
@@ -65,9 +66,9 @@ Deno.test("POST /dashboard/projects/:id/settings saves every setting; secrets ar
     "open-cloud-key-value",
   );
   const v1 = await (await call(t.app, "/v1/project", { apiKey: key.key })).json();
-  assertEquals({ name: v1.name, events: v1.events }, { name: "After", events: true });
+  assert.deepEqual({ name: v1.name, events: v1.events }, { name: "After", events: true });
   const linkAfter = await (await browse(t.app, `/link/${project.slug}`)).text();
-  assert(linkAfter.includes("/auth/idp/start?next="), "players can now sign in");
+  assert.ok(linkAfter.includes("/auth/idp/start?next="), "players can now sign in");
 });
 
 Deno.test("Settings fields left out keep their value; blanks keep secrets, clear IDs and reset the topic", async (t) => {
@@ -78,7 +79,7 @@ Deno.test("Settings fields left out keep their value; blanks keep secrets, clear
     const res = await postJson(app.app, `/dashboard/projects/${project.id}/settings`, body, {
       jar: dev.jar,
     });
-    assertEquals(res.status, 200);
+    assert.deepEqual(res.status, 200);
     return (await res.json()).settings;
   };
   await save({
@@ -91,29 +92,32 @@ Deno.test("Settings fields left out keep their value; blanks keep secrets, clear
 
   await t.step("an empty body changes nothing", async () => {
     const settings = await save({});
-    assertEquals(settings.events, {
+    assert.deepEqual(settings.events, {
       universeId: "1",
       topic: "t",
       publishingKeySet: true,
       events: true,
     });
-    assertEquals(settings.oauth.clientSecretSet, true);
+    assert.deepEqual(settings.oauth.clientSecretSet, true);
   });
   await t.step("blank secrets keep the saved ones", async () => {
     const settings = await save({ oauthClientSecret: "", publishingKey: "" });
-    assertEquals([settings.oauth.clientSecretSet, settings.events.publishingKeySet], [true, true]);
+    assert.deepEqual([settings.oauth.clientSecretSet, settings.events.publishingKeySet], [
+      true,
+      true,
+    ]);
   });
   await t.step("clear flags remove the secrets", async () => {
     const settings = await save({ clearOauthClientSecret: true, clearPublishingKey: true });
-    assertEquals([settings.oauth.clientSecretSet, settings.events.publishingKeySet], [
+    assert.deepEqual([settings.oauth.clientSecretSet, settings.events.publishingKeySet], [
       false,
       false,
     ]);
-    assertEquals(settings.events.events, false);
+    assert.deepEqual(settings.events.events, false);
   });
   await t.step("blank IDs clear them and a blank topic is svc again", async () => {
     const settings = await save({ oauthClientId: "", universeId: "", topic: "" });
-    assertEquals([settings.oauth.clientId, settings.events.universeId, settings.events.topic], [
+    assert.deepEqual([settings.oauth.clientId, settings.events.universeId, settings.events.topic], [
       null,
       null,
       "svc",
@@ -138,7 +142,7 @@ Deno.test("Invalid settings answer invalid_settings naming each field, and nothi
 
   // Then
   const { error } = await assertErrorCode(res, 400, "invalid_settings");
-  assertEquals(
+  assert.deepEqual(
     error.message,
     [
       "name: must not be empty",
@@ -149,8 +153,8 @@ Deno.test("Invalid settings answer invalid_settings naming each field, and nothi
     ].join("; "),
   );
   const stored = (await getProject(t.kv, project.id))!;
-  assertEquals(stored.name, "Stable");
-  assertEquals(stored.settings.oauthClientSecretEnc, null, "a valid field is not saved either");
+  assert.deepEqual(stored.name, "Stable");
+  assert.deepEqual(stored.settings.oauthClientSecretEnc, null, "a valid field is not saved either");
 });
 
 Deno.test("The settings page saves each form by plain post and shows the result beside it", async () => {
@@ -167,12 +171,15 @@ Deno.test("The settings page saves each form by plain post and shows the result 
   }, { jar: dev.jar });
 
   // Then
-  assertEquals([res.status, res.headers.get("location")], [303, settingsPage]);
+  assert.deepEqual([res.status, res.headers.get("location")], [303, settingsPage]);
   const page = await (await getPage(t.app, settingsPage, dev.jar)).text();
-  assert(page.includes("Settings saved"));
-  assert(page.includes("http://localhost:8000/auth/idp/callback"), "the redirect URI to register");
-  assert(page.includes('value="987654321"') && !page.includes("form-secret"));
-  assert(page.includes("Saved: leave blank to keep it"));
+  assert.ok(page.includes("Settings saved"));
+  assert.ok(
+    page.includes("http://localhost:8000/auth/idp/callback"),
+    "the redirect URI to register",
+  );
+  assert.ok(page.includes('value="987654321"') && !page.includes("form-secret"));
+  assert.ok(page.includes("Saved: leave blank to keep it"));
 
   // When the events form is refused
   const bad = await postForm(t.app, `/dashboard/projects/${project.id}/settings`, {
@@ -181,12 +188,12 @@ Deno.test("The settings page saves each form by plain post and shows the result 
     publishingKey: "typed-key",
     topic: "ok",
   }, { jar: dev.jar });
-  assertEquals(bad.headers.get("location"), settingsPage);
+  assert.deepEqual(bad.headers.get("location"), settingsPage);
   const refused = await (await getPage(t.app, settingsPage, dev.jar)).text();
-  assert(refused.includes("universeId: must contain digits only"));
-  assert(refused.includes('value="place-123"'), "what was typed is kept");
-  assert(!refused.includes("typed-key"), "but never a secret");
-  assertEquals((await getProject(t.kv, project.id))!.settings.universeId, null);
+  assert.ok(refused.includes("universeId: must contain digits only"));
+  assert.ok(refused.includes('value="place-123"'), "what was typed is kept");
+  assert.ok(!refused.includes("typed-key"), "but never a secret");
+  assert.deepEqual((await getProject(t.kv, project.id))!.settings.universeId, null);
 });
 
 Deno.test("Renaming keeps the linking URL; a form checkbox clears a secret", async () => {
@@ -212,6 +219,9 @@ Deno.test("Renaming keeps the linking URL; a form checkbox clears a secret", asy
 
   // Then
   const stored = (await getProject(t.kv, project.id))!;
-  assertEquals([stored.name, stored.slug], ["New Name", "old-name"]);
-  assertEquals([stored.settings.oauthClientId, stored.settings.oauthClientSecretEnc], ["c", null]);
+  assert.deepEqual([stored.name, stored.slug], ["New Name", "old-name"]);
+  assert.deepEqual([stored.settings.oauthClientId, stored.settings.oauthClientSecretEnc], [
+    "c",
+    null,
+  ]);
 });

@@ -1,7 +1,8 @@
 // The usage page: figures checked against traffic the test itself sends, and the low-balance
 // warnings of the overview and the usage page.
 import { type Address, generateKeyPairSigner } from "@solana/kit";
-import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import assert from "node:assert/strict";
+import { assertErrorCode } from "../support/assertions.ts";
 import { call, createTestApp, type TestApp } from "../support/test_app.ts";
 import {
   createKeyAs,
@@ -45,7 +46,7 @@ function sendMany(t: TestApp, apiKey: string, n: number): Promise<Response[]> {
 
 async function usagePage(t: TestApp, dev: TestDeveloper, projectId: string): Promise<string> {
   const res = await getPage(t.app, `/dashboard/projects/${projectId}/usage`, dev.jar);
-  assertEquals(res.status, 200);
+  assert.deepEqual(res.status, 200);
   return await res.text();
 }
 
@@ -75,11 +76,11 @@ Deno.test("The usage page counts exactly the requests the test sends, per minute
 
     // Then
     const html = await usagePage(app, dev, project.id);
-    assertEquals(textOf(html, "requests-today-text"), "12 of 100,000");
-    assertEquals(textOf(html, "requests-minute-text"), "2 of 600");
+    assert.deepEqual(textOf(html, "requests-today-text"), "12 of 100,000");
+    assert.deepEqual(textOf(html, "requests-minute-text"), "2 of 600");
     const bars = barsOf(html, "chart-requests");
-    assertEquals(bars.length, 60);
-    assertEquals(bars.filter((b) => !b.endsWith(": 0 requests")), [
+    assert.deepEqual(bars.length, 60);
+    assert.deepEqual(bars.filter((b) => !b.endsWith(": 0 requests")), [
       "12:00 UTC: 7 requests",
       "12:01 UTC: 3 requests",
       "12:31 UTC: 2 requests",
@@ -92,13 +93,13 @@ Deno.test("The usage page counts exactly the requests the test sends, per minute
       // Given: 00:00 UTC the next day, where minute slot 0 held 12:00's count
       app.clock.set(Date.UTC(2026, 10, 22, 0, 0, 10));
       const answers = await sendMany(app, key, 605);
-      assertEquals(answers.filter((r) => r.status === 429).length, 5);
+      assert.deepEqual(answers.filter((r) => r.status === 429).length, 5);
 
       // Then (the 12-hour dashboard session ended meanwhile: sign in again)
       const html = await usagePage(app, await signInDeveloper(app.app, dev.wallet), project.id);
-      assertEquals(textOf(html, "requests-today-text"), "605 of 100,000");
-      assertEquals(textOf(html, "requests-minute-text"), "605 of 600");
-      assertEquals(
+      assert.deepEqual(textOf(html, "requests-today-text"), "605 of 100,000");
+      assert.deepEqual(textOf(html, "requests-minute-text"), "605 of 600");
+      assert.deepEqual(
         barsOf(html, "chart-requests").filter((b) => !b.endsWith(": 0 requests")),
         ["00:00 UTC: 605 requests"],
       );
@@ -141,7 +142,7 @@ Deno.test("The usage page shows transactions, hourly budgets and event deliverie
     allowedMints: [{ mint, maxPerTransaction: "5" }, { mint: own, maxPerTransaction: "5" }],
     hourlyBudgets: [{ asset: "SOL", amount: "1" }],
   }, { jar: dev.jar });
-  assertEquals(saved.status, 200);
+  assert.deepEqual(saved.status, 200);
   const player = (await generateKeyPairSigner()).address;
   await linkWallet(app.kv, project.id, { userId: 9, address: player, now: app.clock.now() });
   const send = async (path: string, json: Record<string, unknown>) => {
@@ -152,27 +153,27 @@ Deno.test("The usage page shows transactions, hourly budgets and event deliverie
   await t.step(
     "two transfers confirm, one fails; their events are delivered, a later one dropped",
     async () => {
-      assertEquals(
+      assert.deepEqual(
         await send("transfer-sol", { to: { userId: 9 }, amount: "0.1", idempotencyKey: "a" }),
         "confirmed",
       );
-      assertEquals(
+      assert.deepEqual(
         await send("transfer-sol", { to: { userId: 9 }, amount: "0.15", idempotencyKey: "b" }),
         "confirmed",
       );
       // The wallet holds 2 tokens: sending 3 is refused by the network in simulation.
-      assertEquals(
+      assert.deepEqual(
         await send("transfer-token", { to: { userId: 9 }, mint, amount: "3", idempotencyKey: "c" }),
         "failed",
       );
       await drain(worker);
       standIn.failNext("401");
-      assertEquals(
+      assert.deepEqual(
         await send("transfer-sol", { to: { userId: 9 }, amount: "0.05", idempotencyKey: "d" }),
         "confirmed",
       );
       await drain(worker);
-      assertEquals(
+      assert.deepEqual(
         standIn.inbox().filter((m) => (m.data as { type: string }).type === "tx").length,
         3,
       );
@@ -181,15 +182,15 @@ Deno.test("The usage page shows transactions, hourly budgets and event deliverie
 
   await t.step("the usage page shows them", async () => {
     const html = await usagePage(app, dev, project.id);
-    assertEquals(textOf(html, "tx-day-text"), "3 of 1,000");
-    assert(textOf(html, "tx-failed")!.startsWith("1 failed"));
-    assertEquals(
+    assert.deepEqual(textOf(html, "tx-day-text"), "3 of 1,000");
+    assert.ok(textOf(html, "tx-failed")!.startsWith("1 failed"));
+    assert.deepEqual(
       barsOf(html, "chart-tx").filter((b) => !b.endsWith(": 0 sent, 0 failed")),
       ["12:00 UTC: 3 sent, 1 failed"],
     );
-    assertEquals(textOf(html, "budget-0-text"), "0.3 of 1 in the rolling hour");
-    assertEquals(textOf(html, "events-totals"), "Last 24 hours: 3 delivered, 1 dropped.");
-    assertEquals(
+    assert.deepEqual(textOf(html, "budget-0-text"), "0.3 of 1 in the rolling hour");
+    assert.deepEqual(textOf(html, "events-totals"), "Last 24 hours: 3 delivered, 1 dropped.");
+    assert.deepEqual(
       barsOf(html, "chart-events").filter((b) => !b.endsWith(": 0 delivered, 0 dropped")),
       ["12:00 UTC: 3 delivered, 1 dropped"],
     );
@@ -202,11 +203,11 @@ Deno.test("The usage page shows transactions, hourly budgets and event deliverie
       for (const path of [base, `${base}/usage`]) {
         const html = await (await getPage(app.app, path, dev.jar)).text();
         const warning = warningsOf(html);
-        assert(warning.includes("plus fees for 10 transactions"), warning);
-        assert(warning.includes("less than 1.0224428 SOL"), warning);
-        assert(warning.includes("holds 2 "), warning);
-        assert(warning.includes("less than 5 (its per-transaction maximum)"), warning);
-        assertEquals(warning.split("Low balance:").length - 1, 2, "none for its own mint");
+        assert.ok(warning.includes("plus fees for 10 transactions"), warning);
+        assert.ok(warning.includes("less than 1.0224428 SOL"), warning);
+        assert.ok(warning.includes("holds 2 "), warning);
+        assert.ok(warning.includes("less than 5 (its per-transaction maximum)"), warning);
+        assert.deepEqual(warning.split("Low balance:").length - 1, 2, "none for its own mint");
       }
     },
   );
@@ -219,14 +220,14 @@ Deno.test("The usage page shows transactions, hourly budgets and event deliverie
     const res = await postJson(app.app, `${base}/settings`, { lowSolBalance: "0.01" }, {
       jar: dev.jar,
     });
-    assertEquals((await res.json()).settings.lowSolBalance, "0.01");
+    assert.deepEqual((await res.json()).settings.lowSolBalance, "0.01");
     const html = await (await getPage(app.app, base, dev.jar)).text();
     const warning = warningsOf(html);
-    assert(!warning.includes(" SOL, "), `no SOL warning above the threshold: ${warning}`);
-    assert(warning.includes("less than 5 (its per-transaction maximum)"), warning);
+    assert.ok(!warning.includes(" SOL, "), `no SOL warning above the threshold: ${warning}`);
+    assert.ok(warning.includes("less than 5 (its per-transaction maximum)"), warning);
     await postJson(app.app, `${base}/settings`, { lowSolBalance: "1000" }, { jar: dev.jar });
     const again = warningsOf(await (await getPage(app.app, base, dev.jar)).text());
-    assert(again.includes("less than 1000 SOL (your warning threshold in Settings)"), again);
+    assert.ok(again.includes("less than 1000 SOL (your warning threshold in Settings)"), again);
   });
 });
 
@@ -241,10 +242,10 @@ Deno.test("lowBalanceWarnings() needs the hourly SOL budget plus fees for the la
     txLastHour: 25,
     mintable,
   });
-  assertEquals(warnings.length, 1);
-  assertEquals(warnings[0].needed, String(2 + Number(TX_COST_LAMPORTS * 25n) / 1e9));
+  assert.deepEqual(warnings.length, 1);
+  assert.deepEqual(warnings[0].needed, String(2 + Number(TX_COST_LAMPORTS * 25n) / 1e9));
   const enough = { lamports: 2_000_000_000n + TX_COST_LAMPORTS * 25n, tokens: new Map() };
-  assertEquals(
+  assert.deepEqual(
     lowBalanceWarnings({ policy, holdings: enough, threshold: null, txLastHour: 25, mintable }),
     [],
   );

@@ -1,5 +1,6 @@
 import { type Address, generateKeyPairSigner } from "@solana/kit";
-import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import assert from "node:assert/strict";
+import { assertErrorCode } from "../support/assertions.ts";
 import { call, createTestApp } from "../support/test_app.ts";
 import {
   createKeyAs,
@@ -36,10 +37,10 @@ Deno.test("From the dashboard: managed wallet, its balance, a transaction, linke
 
   await t.step("create the managed wallet, once", async () => {
     const res = await postJson(app.app, `${base}/wallet`, undefined, { jar: dev.jar });
-    assertEquals(res.status, 201);
+    assert.deepEqual(res.status, 201);
     wallet = (await res.json()).walletAddress;
     const v1 = await (await call(app.app, "/v1/project", { apiKey: key.key })).json();
-    assertEquals(v1.walletAddress, wallet);
+    assert.deepEqual(v1.walletAddress, wallet);
     const again = await postJson(app.app, `${base}/wallet`, undefined, { jar: dev.jar });
     await assertErrorCode(again, 409, "wallet_exists");
   });
@@ -47,15 +48,15 @@ Deno.test("From the dashboard: managed wallet, its balance, a transaction, linke
   await t.step("the overview shows the wallet and its SOL balance", async () => {
     await airdrop(chain, wallet as Address, 2_500_000_000n);
     const page = await (await getPage(app.app, base, dev.jar)).text();
-    assert(page.includes(wallet));
-    assert(/data-testid="wallet-balance">2.5 SOL</.test(page), "balance shown");
+    assert.ok(page.includes(wallet));
+    assert.ok(/data-testid="wallet-balance">2.5 SOL</.test(page), "balance shown");
   });
 
   await t.step("a test ping with events off says so", async () => {
     const res = await postJson(app.app, `${base}/ping`, undefined, { jar: dev.jar });
     const body = await res.json();
-    assertEquals([res.status, body.ok, body.status], [200, false, null]);
-    assertEquals(standIn.attempts().length, 0);
+    assert.deepEqual([res.status, body.ok, body.status], [200, false, null]);
+    assert.deepEqual(standIn.attempts().length, 0);
   });
 
   await t.step("a test ping reaches the messaging stand-in once events are on", async () => {
@@ -66,12 +67,12 @@ Deno.test("From the dashboard: managed wallet, its balance, a transaction, linke
       jar: dev.jar,
     });
     const res = await postJson(app.app, `${base}/ping`, undefined, { jar: dev.jar });
-    assertEquals(await res.json(), { ok: true });
+    assert.deepEqual(await res.json(), { ok: true });
     const ping = standIn.inbox().find((m) => (m.data as { type?: string })?.type === "ping");
     const id = (ping?.data as { id?: string }).id;
-    assertEquals(ping?.data, { v: 1, type: "ping", id, at: app.clock.now() });
-    assert(id && /^[1-9][0-9]*$/.test(id), "the ping's feed id");
-    assertEquals(ping?.topic, "svc");
+    assert.deepEqual(ping?.data, { v: 1, type: "ping", id, at: app.clock.now() });
+    assert.ok(id && /^[1-9][0-9]*$/.test(id), "the ping's feed id");
+    assert.deepEqual(ping?.topic, "svc");
   });
 
   await t.step("a transaction sent with the key is listed with an explorer link", async () => {
@@ -87,49 +88,49 @@ Deno.test("From the dashboard: managed wallet, its balance, a transaction, linke
       json: { to: { userId: 42 }, amount: "0.25", idempotencyKey: "reward-1" },
     });
     const result = await tx.json();
-    assertEquals([tx.status, result.status, result.error], [200, "confirmed", null]);
+    assert.deepEqual([tx.status, result.status, result.error], [200, "confirmed", null]);
     const page = await (await getPage(app.app, `${base}/transactions`, dev.jar)).text();
-    assert(
+    assert.ok(
       page.includes(">confirmed<") && page.includes("transfer-sol") && page.includes("0.25 SOL"),
     );
-    assert(page.includes("Player 42"));
+    assert.ok(page.includes("Player 42"));
     const explorer =
       `https://explorer.solana.com/tx/${result.signature}?cluster=custom&amp;customUrl=${
         encodeURIComponent(chain.rpcUrl)
       }`;
-    assert(page.includes(explorer), "signature linked to the explorer for the cluster");
+    assert.ok(page.includes(explorer), "signature linked to the explorer for the cluster");
   });
 
   await t.step("linked players are listed and searchable by user id or address", async () => {
     const list = await (await getPage(app.app, `${base}/players`, dev.jar)).text();
-    assert(list.includes(PLAYER_WALLET) && list.includes(">42<"));
+    assert.ok(list.includes(PLAYER_WALLET) && list.includes(">42<"));
     const byId = await (await getPage(app.app, `${base}/players?q=42`, dev.jar)).text();
-    assert(byId.includes(PLAYER_WALLET));
+    assert.ok(byId.includes(PLAYER_WALLET));
     const byAddress = await (await getPage(app.app, `${base}/players?q=${PLAYER_WALLET}`, dev.jar))
       .text();
-    assert(byAddress.includes(">42<"));
+    assert.ok(byAddress.includes(">42<"));
     const none = await (await getPage(app.app, `${base}/players?q=43`, dev.jar)).text();
-    assert(none.includes("No linked player matches.") && !none.includes(PLAYER_WALLET));
+    assert.ok(none.includes("No linked player matches.") && !none.includes(PLAYER_WALLET));
     const bad = await (await getPage(app.app, `${base}/players?q=hello`, dev.jar)).text();
-    assert(bad.includes("Enter a Roblox user ID (digits) or a Solana wallet address."));
+    assert.ok(bad.includes("Enter a Roblox user ID (digits) or a Solana wallet address."));
   });
 
   await t.step("a refused ping shows the platform's answer on the page", async () => {
     standIn.failNext("401");
     const res = await postForm(app.app, `${base}/ping`, {}, { jar: dev.jar });
-    assertEquals(res.headers.get("location"), `${base}/settings#events`);
+    assert.deepEqual(res.headers.get("location"), `${base}/settings#events`);
     const page = await (await getPage(app.app, `${base}/settings`, dev.jar)).text();
-    assert(page.includes("Roblox answered HTTP 401."));
+    assert.ok(page.includes("Roblox answered HTTP 401."));
   });
 
   await t.step("the event log lists deliveries with the answers", async () => {
     await drain(worker);
     const page = await (await getPage(app.app, `${base}/events`, dev.jar)).text();
-    assert(page.includes(">ping<") && page.includes(">delivered<") && page.includes("HTTP 401"));
-    assert(page.includes(">tx<"), "the transaction's event was delivered too");
+    assert.ok(page.includes(">ping<") && page.includes(">delivered<") && page.includes("HTTP 401"));
+    assert.ok(page.includes(">tx<"), "the transaction's event was delivered too");
     const deliveries = await listDeliveries(app.kv, project.id);
     for (const { eventId } of deliveries) {
-      assert(
+      assert.ok(
         page.includes(`<td data-label="Event ID"><div class="mono">${eventId}</div></td>`),
         `event id ${eventId} shown`,
       );
@@ -139,14 +140,14 @@ Deno.test("From the dashboard: managed wallet, its balance, a transaction, linke
   await t.step("the transactions page filters by status without JavaScript", async () => {
     const failed = await (await getPage(app.app, `${base}/transactions?status=failed`, dev.jar))
       .text();
-    assert(failed.includes("No transactions match.") && !failed.includes("0.25 SOL"));
-    assert(failed.includes('<option value="failed" selected'));
+    assert.ok(failed.includes("No transactions match.") && !failed.includes("0.25 SOL"));
+    assert.ok(failed.includes('<option value="failed" selected'));
     const confirmed = await (await getPage(
       app.app,
       `${base}/transactions?status=confirmed`,
       dev.jar,
     )).text();
-    assert(confirmed.includes("0.25 SOL") && !confirmed.includes("Load more"));
+    assert.ok(confirmed.includes("0.25 SOL") && !confirmed.includes("Load more"));
   });
 
   await t.step("past 50 transactions, Load more is a plain link to the older ones", async () => {
@@ -171,14 +172,14 @@ Deno.test("From the dashboard: managed wallet, its balance, a transaction, linke
       `${base}/transactions?status=confirmed`,
       dev.jar,
     )).text();
-    assertEquals(rows(newest), 50);
-    assert(!newest.includes("0.25 SOL"), "the oldest is not on the first page");
+    assert.deepEqual(rows(newest), 50);
+    assert.ok(!newest.includes("0.25 SOL"), "the oldest is not on the first page");
     const next = loadMore(newest);
-    assert(next?.startsWith(`${base}/transactions?status=confirmed&after=`), next);
+    assert.ok(next?.startsWith(`${base}/transactions?status=confirmed&after=`), next);
     const older = await (await getPage(app.app, next!, dev.jar)).text();
-    assertEquals(rows(older), 1);
-    assert(older.includes("0.25 SOL") && older.includes("Back to the newest"));
-    assertEquals(loadMore(older), undefined);
+    assert.deepEqual(rows(older), 1);
+    assert.ok(older.includes("0.25 SOL") && older.includes("Back to the newest"));
+    assert.deepEqual(loadMore(older), undefined);
   });
   await worker.stop();
 });
@@ -198,10 +199,10 @@ Deno.test("With managed wallets off, creating one answers wallets_unavailable an
   const form = await postForm(t.app, `/dashboard/projects/${project.id}/wallet`, {}, {
     jar: dev.jar,
   });
-  assertEquals(form.headers.get("location"), `/dashboard/projects/${project.id}`);
+  assert.deepEqual(form.headers.get("location"), `/dashboard/projects/${project.id}`);
   const page = await (await getPage(t.app, `/dashboard/projects/${project.id}`, dev.jar)).text();
-  assert(page.includes("Managed wallets are not turned on"));
-  assert(page.includes("Managed wallets are turned off on this service"));
+  assert.ok(page.includes("Managed wallets are not turned on"));
+  assert.ok(page.includes("Managed wallets are turned off on this service"));
 });
 
 Deno.test("The overview still renders when the balance cannot be read", async () => {
@@ -214,6 +215,6 @@ Deno.test("The overview still renders when the balance cannot be read", async ()
   const res = await getPage(t.app, `/dashboard/projects/${project.id}`, dev.jar);
 
   // Then
-  assertEquals(res.status, 200);
-  assert((await res.text()).includes("Could not be read right now"));
+  assert.deepEqual(res.status, 200);
+  assert.ok((await res.text()).includes("Could not be read right now"));
 });

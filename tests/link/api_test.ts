@@ -1,5 +1,6 @@
 import type { DeliverEventJob } from "../../lib/events/job_payloads.ts";
-import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import assert from "node:assert/strict";
+import { assertErrorCode } from "../support/assertions.ts";
 import {
   browse,
   CookieJar,
@@ -22,7 +23,7 @@ async function challenge(world: LinkWorld, project: Project, jar: CookieJar, add
     jar,
     json: { address },
   });
-  assertEquals(res.status, 200);
+  assert.deepEqual(res.status, 200);
   return await res.json() as { nonce: string; message: string };
 }
 
@@ -45,21 +46,21 @@ Deno.test("GET /api/link/:slug/me answers the player and link of this project's 
   const other = await createLinkProject(world);
 
   const none = await browse(world.app, `/api/link/${project.slug}/me`);
-  assertEquals(await none.json(), { user: null, link: null });
+  assert.deepEqual(await none.json(), { user: null, link: null });
   await assertErrorCode(await browse(world.app, "/api/link/nope/me"), 404, "project_not_found");
 
   const { jar } = await signInPlayer(world, project, 1003);
   const before = await browse(world.app, `/api/link/${project.slug}/me`, { jar });
-  assertEquals(await before.json(), {
+  assert.deepEqual(await before.json(), {
     user: { id: 1003, name: "QuietNed", displayName: "Ned", avatar: null },
     link: null,
   });
   const wallet = createTestWallet();
-  assertEquals((await linkWith(world, project, jar, wallet)).status, 200);
+  assert.deepEqual((await linkWith(world, project, jar, wallet)).status, 200);
   const after = await (await browse(world.app, `/api/link/${project.slug}/me`, { jar })).json();
-  assertEquals(after.link, { address: wallet.address, linkedAt: world.clock.now() });
+  assert.deepEqual(after.link, { address: wallet.address, linkedAt: world.clock.now() });
   const elsewhere = await browse(world.app, `/api/link/${other.slug}/me`, { jar });
-  assertEquals(await elsewhere.json(), { user: null, link: null });
+  assert.deepEqual(await elsewhere.json(), { user: null, link: null });
 });
 
 Deno.test("POST /api/link/* checks same origin first, then the project, then the session, then the body", async (t) => {
@@ -118,7 +119,7 @@ Deno.test("POST /api/link/* checks same origin first, then the project, then the
       400,
       "invalid_request",
     );
-    assert(bad.error.message.startsWith("address: "), bad.error.message);
+    assert.ok(bad.error.message.startsWith("address: "), bad.error.message);
     await assertErrorCode(
       await browse(world.app, `/api/link/${project.slug}/verify`, { jar, json: { nonce: "x" } }),
       400,
@@ -141,8 +142,8 @@ Deno.test("POST /api/link/:slug/challenge answers the spec's message, line by li
   const wallet = createTestWallet();
   const { nonce, message } = await challenge(world, project, jar, wallet.address);
 
-  assert(/^[A-Za-z0-9]{8,}$/.test(nonce), nonce);
-  assertEquals(message.split("\n"), [
+  assert.ok(/^[A-Za-z0-9]{8,}$/.test(nonce), nonce);
+  assert.deepEqual(message.split("\n"), [
     "localhost:8000 wants you to sign in with your Solana account:",
     wallet.address,
     "",
@@ -158,8 +159,8 @@ Deno.test("POST /api/link/:slug/challenge answers the spec's message, line by li
   const devnet = await createLinkProject(world);
   const second = await signInPlayer(world, devnet, 1002);
   const other = await challenge(world, devnet, second.jar, wallet.address);
-  assertEquals(other.message.split("\n")[7], "Chain ID: devnet");
-  assert(other.nonce !== nonce);
+  assert.deepEqual(other.message.split("\n")[7], "Chain ID: devnet");
+  assert.ok(other.nonce !== nonce);
 });
 
 Deno.test("POST /api/link/:slug/verify links the wallet and answers { link }", async () => {
@@ -171,14 +172,14 @@ Deno.test("POST /api/link/:slug/verify links the wallet and answers { link }", a
   world.clock.advance(5_000);
 
   const res = await verify(world, project, jar, { nonce, signature: wallet.sign(message) });
-  assertEquals(res.status, 200);
-  assertEquals(await res.json(), {
+  assert.deepEqual(res.status, 200);
+  assert.deepEqual(await res.json(), {
     link: { address: wallet.address, linkedAt: world.clock.now() },
   });
   // The game sees it through its API.
   const { plaintext } = await createApiKey(world.t.kv, project.id, world.clock.now());
   const seen = await call(world.app, "/v1/players/1001/wallet", { apiKey: plaintext });
-  assertEquals(await seen.json(), {
+  assert.deepEqual(await seen.json(), {
     userId: 1001,
     address: wallet.address,
     linkedAt: world.clock.now(),
@@ -206,7 +207,7 @@ Deno.test("POST /api/link/:slug/verify answers invalid_signature with the two me
         400,
         "invalid_signature",
       );
-      assertEquals(body.error.message, "Malformed signature");
+      assert.deepEqual(body.error.message, "Malformed signature");
     });
   }
   const mismatched: Array<[string, (message: string) => string]> = [
@@ -222,10 +223,10 @@ Deno.test("POST /api/link/:slug/verify answers invalid_signature with the two me
         400,
         "invalid_signature",
       );
-      assertEquals(body.error.message, "The signature does not match this wallet");
+      assert.deepEqual(body.error.message, "The signature does not match this wallet");
     });
   }
-  assertEquals(await getLinkByUser(world.t.kv, project.id, 1001), null);
+  assert.deepEqual(await getLinkByUser(world.t.kv, project.id, 1001), null);
 });
 
 Deno.test("Challenge nonces are single use, 10 minutes, bound to the project and the player", async (t) => {
@@ -240,7 +241,7 @@ Deno.test("Challenge nonces are single use, 10 minutes, bound to the project and
   await t.step("reused after success", async () => {
     const { nonce, message } = await challenge(world, project, alice, wallet.address);
     const signature = wallet.sign(message);
-    assertEquals((await verify(world, project, alice, { nonce, signature })).status, 200);
+    assert.deepEqual((await verify(world, project, alice, { nonce, signature })).status, 200);
     await expired(await verify(world, project, alice, { nonce, signature }));
   });
   await t.step("consumed by a failed verify", async () => {
@@ -272,7 +273,7 @@ Deno.test("Challenge nonces are single use, 10 minutes, bound to the project and
       nonce: early.nonce,
       signature: wallet.sign(early.message),
     });
-    assertEquals(ok.status, 200);
+    assert.deepEqual(ok.status, 200);
     world.clock.advance(1);
     await expired(
       await verify(world, project, alice, {
@@ -308,7 +309,7 @@ Deno.test("Concurrent verifies with one nonce let exactly one through", async ()
     Array.from({ length: 8 }, () => verify(world, project, jar, { nonce, signature })),
   );
   const statuses = answers.map((res) => res.status).sort();
-  assertEquals(statuses, [200, 400, 400, 400, 400, 400, 400, 400]);
+  assert.deepEqual(statuses, [200, 400, 400, 400, 400, 400, 400, 400]);
   for (const res of answers) {
     if (res.status === 400) await assertErrorCode(res, 400, "challenge_expired");
   }
@@ -329,15 +330,18 @@ Deno.test("Two players verifying the same wallet at once: one owner at the end, 
         verify(world, project, alice, { nonce: a.nonce, signature: wallet.sign(a.message) }),
         verify(world, project, bob, { nonce: b.nonce, signature: wallet.sign(b.message) }),
       ]);
-      assertEquals([ra.status, rb.status], [200, 200]);
+      assert.deepEqual([ra.status, rb.status], [200, 200]);
 
       const owner = (await getLinkByAddress(world.t.kv, project.id, wallet.address))!.userId;
       const loser = owner === 1001 ? 1002 : 1001;
-      assertEquals((await getLinkByUser(world.t.kv, project.id, owner))?.address, wallet.address);
-      assertEquals(await getLinkByUser(world.t.kv, project.id, loser), null);
+      assert.deepEqual(
+        (await getLinkByUser(world.t.kv, project.id, owner))?.address,
+        wallet.address,
+      );
+      assert.deepEqual(await getLinkByUser(world.t.kv, project.id, loser), null);
       const events = await linkEvents(world, project);
       const key = (e: { type: string; userId: number }) => `${e.type}:${e.userId}`;
-      assertEquals(
+      assert.deepEqual(
         events.map(key).sort(),
         [
           `wallet_linked:1001`,
@@ -345,7 +349,7 @@ Deno.test("Two players verifying the same wallet at once: one owner at the end, 
           `wallet_unlinked:${loser}`,
         ].sort(),
       );
-      assert(events.every((e) => e.address === wallet.address));
+      assert.ok(events.every((e) => e.address === wallet.address));
     });
   }
 });
@@ -363,56 +367,56 @@ Deno.test("Linking and unlinking publish events as the wallet link state table s
   const expected: string[] = [];
 
   // Given an unlinked player, when verify succeeds: wallet_linked.
-  assertEquals((await linkWith(world, project, alice, walletA)).status, 200);
+  assert.deepEqual((await linkWith(world, project, alice, walletA)).status, 200);
   expected.push(`wallet_linked:1001:${walletA.address}`);
-  assertEquals(await seen(), [...expected].sort());
+  assert.deepEqual(await seen(), [...expected].sort());
   // Swap to wallet B: wallet_linked only, no wallet_unlinked for A.
-  assertEquals((await linkWith(world, project, alice, walletB)).status, 200);
+  assert.deepEqual((await linkWith(world, project, alice, walletB)).status, 200);
   expected.push(`wallet_linked:1001:${walletB.address}`);
-  assertEquals(await seen(), [...expected].sort());
-  assertEquals(await getLinkByAddress(world.t.kv, project.id, walletA.address), null);
+  assert.deepEqual(await seen(), [...expected].sort());
+  assert.deepEqual(await getLinkByAddress(world.t.kv, project.id, walletA.address), null);
   // Same wallet again: wallet_linked again.
-  assertEquals((await linkWith(world, project, alice, walletB)).status, 200);
+  assert.deepEqual((await linkWith(world, project, alice, walletB)).status, 200);
   expected.push(`wallet_linked:1001:${walletB.address}`);
-  assertEquals(await seen(), [...expected].sort());
+  assert.deepEqual(await seen(), [...expected].sort());
   // Another account takes it: wallet_unlinked for the previous owner, wallet_linked for the new.
-  assertEquals((await linkWith(world, project, bob, walletB)).status, 200);
+  assert.deepEqual((await linkWith(world, project, bob, walletB)).status, 200);
   expected.push(`wallet_unlinked:1001:${walletB.address}`, `wallet_linked:1002:${walletB.address}`);
-  assertEquals(await seen(), [...expected].sort());
+  assert.deepEqual(await seen(), [...expected].sort());
   // Unlink while linked: wallet_unlinked; unlink again: same answer, no event.
   for (let i = 0; i < 2; i++) {
     const res = await browse(world.app, `/api/link/${project.slug}/unlink`, {
       jar: bob,
       method: "POST",
     });
-    assertEquals([res.status, await res.json()], [200, { ok: true }]);
+    assert.deepEqual([res.status, await res.json()], [200, { ok: true }]);
   }
   expected.push(`wallet_unlinked:1002:${walletB.address}`);
-  assertEquals(await seen(), [...expected].sort());
+  assert.deepEqual(await seen(), [...expected].sort());
   const me = await browse(world.app, `/api/link/${project.slug}/me`, { jar: bob });
-  assertEquals((await me.json()).link, null);
+  assert.deepEqual((await me.json()).link, null);
   // Alice never had an unlink call: still nothing linked after losing B.
   const unlinked = await browse(world.app, `/api/link/${project.slug}/unlink`, {
     jar: alice,
     method: "POST",
   });
-  assertEquals(await unlinked.json(), { ok: true });
-  assertEquals(await seen(), [...expected].sort());
+  assert.deepEqual(await unlinked.json(), { ok: true });
+  assert.deepEqual(await seen(), [...expected].sort());
 });
 
 Deno.test("Linking works without events configured and publishes nothing", async () => {
   await using world = await startLinkWorld();
   const project = await createLinkProject(world);
   const { jar } = await signInPlayer(world, project, 1001);
-  assertEquals((await linkWith(world, project, jar, createTestWallet())).status, 200);
-  assertEquals(await linkEvents(world, project), []);
+  assert.deepEqual((await linkWith(world, project, jar, createTestWallet())).status, 200);
+  assert.deepEqual(await linkEvents(world, project), []);
 });
 
 Deno.test("POST /api/link/:slug/unlink as a plain form redirects back to the page", async () => {
   await using world = await startLinkWorld();
   const project = await createLinkProject(world);
   const { jar } = await signInPlayer(world, project, 1001);
-  assertEquals((await linkWith(world, project, jar, createTestWallet())).status, 200);
+  assert.deepEqual((await linkWith(world, project, jar, createTestWallet())).status, 200);
   const res = await browse(world.app, `/api/link/${project.slug}/unlink`, {
     jar,
     method: "POST",
@@ -422,8 +426,8 @@ Deno.test("POST /api/link/:slug/unlink as a plain form redirects back to the pag
       "content-type": "application/x-www-form-urlencoded",
     },
   });
-  assertEquals([res.status, res.headers.get("location")], [303, `/link/${project.slug}`]);
-  assertEquals(await getLinkByUser(world.t.kv, project.id, 1001), null);
+  assert.deepEqual([res.status, res.headers.get("location")], [303, `/link/${project.slug}`]);
+  assert.deepEqual(await getLinkByUser(world.t.kv, project.id, 1001), null);
 });
 
 Deno.test("A tampered, foreign or expired session cookie counts as no session", async (t) => {
@@ -464,7 +468,7 @@ Deno.test("A tampered, foreign or expired session cookie counts as no session", 
     await assertErrorCode(await browse(world.app, path, { jar: flow, json }), 401, "not_signed_in");
   });
   await t.step("one hour later", async () => {
-    assertEquals((await browse(world.app, path, { jar, json })).status, 200);
+    assert.deepEqual((await browse(world.app, path, { jar, json })).status, 200);
     world.clock.advance(60 * 60_000);
     await assertErrorCode(await browse(world.app, path, { jar, json }), 401, "not_signed_in");
   });

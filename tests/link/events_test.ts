@@ -1,5 +1,5 @@
 import type { DeliverEventJob } from "../../lib/events/job_payloads.ts";
-import { assertEquals } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 import { drain, startEventsHarness } from "../support/events_harness.ts";
 import {
   browse,
@@ -45,20 +45,20 @@ async function scenario(idp: OauthStandIn) {
   const wallet = createTestWallet();
 
   // When Alice links, Bob takes the wallet, then Bob unlinks.
-  assertEquals((await linkWith(world, project, alice, wallet)).status, 200);
-  assertEquals((await linkWith(world, project, bob, wallet)).status, 200);
+  assert.deepEqual((await linkWith(world, project, alice, wallet)).status, 200);
+  assert.deepEqual((await linkWith(world, project, bob, wallet)).status, 200);
   const unlink = await browse(world.app, `/api/link/${project.slug}/unlink`, {
     jar: bob,
     method: "POST",
   });
-  assertEquals(unlink.status, 200);
-  assertEquals(h.standIn.inbox().length, 0, "requests only queue their events");
+  assert.deepEqual(unlink.status, 200);
+  assert.deepEqual(h.standIn.inbox().length, 0, "requests only queue their events");
   await drain(h.a.worker);
 
   // Then each event arrived once, as v1 messages.
   const received = h.standIn.inbox().map((m) => m.data as Record<string, unknown>);
   const key = (e: Record<string, unknown>) => `${e.v}:${e.type}:${e.userId}:${e.address}`;
-  assertEquals(received.map(key).sort(), [
+  assert.deepEqual(received.map(key).sort(), [
     `1:wallet_linked:1001:${wallet.address}`,
     `1:wallet_linked:1002:${wallet.address}`,
     `1:wallet_unlinked:1001:${wallet.address}`,
@@ -87,19 +87,19 @@ Deno.test("linkPlayerWallet() and unlinkPlayerWallet() write their events' deliv
     await linkPlayerWallet(h.a.ctx, projectId, { userId: 1, address: wallet.address });
     await linkPlayerWallet(h.a.ctx, projectId, { userId: 2, address: wallet.address });
     const link = await h.a.kv.get(linkByUserKey(projectId, 2));
-    assertEquals(await deliveryJob("wallet_linked", 2), link.versionstamp);
-    assertEquals(await deliveryJob("wallet_unlinked", 1), link.versionstamp);
+    assert.deepEqual(await deliveryJob("wallet_linked", 2), link.versionstamp);
+    assert.deepEqual(await deliveryJob("wallet_unlinked", 1), link.versionstamp);
   });
 
   await t.step("an unlink: its job lands with the feed counter the same commit moved", async () => {
     await unlinkPlayerWallet(h.a.ctx, projectId, 2);
-    assertEquals((await h.a.kv.get(linkByUserKey(projectId, 2))).versionstamp, null);
+    assert.deepEqual((await h.a.kv.get(linkByUserKey(projectId, 2))).versionstamp, null);
     const counter = await h.a.kv.get(eventSeqKey(projectId));
-    assertEquals(
+    assert.deepEqual(
       counter.value,
       4,
       "1 event for the first link, 2 for the second, 1 for the unlink",
     );
-    assertEquals(await deliveryJob("wallet_unlinked", 2), counter.versionstamp);
+    assert.deepEqual(await deliveryJob("wallet_unlinked", 2), counter.versionstamp);
   });
 });

@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 import {
   browse,
   createLinkProject,
@@ -22,9 +22,9 @@ const SECURITY_HEADERS = {
 
 function assertSecurityHeaders(res: Response) {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
-    assertEquals(res.headers.get(name), value, name);
+    assert.deepEqual(res.headers.get(name), value, name);
   }
-  assert(res.headers.get("content-type")?.startsWith("text/html"));
+  assert.ok(res.headers.get("content-type")?.startsWith("text/html"));
 }
 
 /** Text as the page writes it (Preact escapes &, <, > and quotes in text). */
@@ -39,12 +39,12 @@ Deno.test("GET /link/:slug of an unknown or deleted game answers the 404 no-game
   await deleteProject(world.t.kv, gone.id, world.clock.now());
   for (const slug of ["no-such-game", gone.slug, "x".repeat(300)]) {
     const res = await browse(world.app, `/link/${slug}`);
-    assertEquals(res.status, 404);
+    assert.deepEqual(res.status, 404);
     assertSecurityHeaders(res);
     const page = await res.text();
-    assert(page.startsWith("<!doctype html>"));
-    assert(page.includes("No game uses this link"));
-    assert(!page.includes("/static/islands.js"));
+    assert.ok(page.startsWith("<!doctype html>"));
+    assert.ok(page.includes("No game uses this link"));
+    assert.ok(!page.includes("/static/islands.js"));
   }
 });
 
@@ -52,16 +52,16 @@ Deno.test("GET /link/:slug disables sign-in until the game saved its OAuth app",
   await using world = await startLinkWorld();
   const project = await createLinkProject(world, { oauth: false, name: "Moon Miners" });
   const res = await browse(world.app, `/link/${project.slug}`);
-  assertEquals(res.status, 200);
+  assert.deepEqual(res.status, 200);
   assertSecurityHeaders(res);
   const page = await res.text();
-  assert(/<button[^>]*disabled[^>]*>\s*Sign in with Roblox/.test(page), "disabled button");
-  assert(page.includes("Moon Miners has not set up Roblox sign-in yet"));
-  assert(!page.includes("/auth/idp/start"));
+  assert.ok(/<button[^>]*disabled[^>]*>\s*Sign in with Roblox/.test(page), "disabled button");
+  assert.ok(page.includes("Moon Miners has not set up Roblox sign-in yet"));
+  assert.ok(!page.includes("/auth/idp/start"));
   // The redirect's code shows nothing twice.
   const again = await (await browse(world.app, `/link/${project.slug}?error=oauth_not_configured`))
     .text();
-  assertEquals(again.split("has not set up Roblox sign-in yet").length, 2);
+  assert.deepEqual(again.split("has not set up Roblox sign-in yet").length, 2);
 });
 
 Deno.test("GET /link/:slug offers sign-in and shows a message for each ?error= code", async (t) => {
@@ -70,23 +70,23 @@ Deno.test("GET /link/:slug offers sign-in and shows a message for each ?error= c
   const res = await browse(world.app, `/link/${project.slug}`);
   assertSecurityHeaders(res);
   const page = await res.text();
-  assert(page.includes(`href="/auth/idp/start?next=%2Flink%2F${project.slug}"`));
-  assert(page.includes("Link a Solana wallet to Sky Racers"));
-  assert(!page.includes('role="alert"'));
-  assert(!page.includes("/static/islands.js"), "no script before sign-in");
+  assert.ok(page.includes(`href="/auth/idp/start?next=%2Flink%2F${project.slug}"`));
+  assert.ok(page.includes("Link a Solana wallet to Sky Racers"));
+  assert.ok(!page.includes('role="alert"'));
+  assert.ok(!page.includes("/static/islands.js"), "no script before sign-in");
 
   for (const [code, message] of Object.entries(SIGN_IN_ERROR_MESSAGES)) {
     await t.step(code, async () => {
       const body = await (await browse(world.app, `/link/${project.slug}?error=${code}`)).text();
-      assert(body.includes(html(message)), message);
+      assert.ok(body.includes(html(message)), message);
     });
   }
   await t.step("unknown codes show the generic message, never the raw code", async () => {
     for (const code of ["weird", "<script>alert(1)</script>", "toString", "__proto__"]) {
       const url = `/link/${project.slug}?error=${encodeURIComponent(code)}`;
       const body = await (await browse(world.app, url)).text();
-      assert(body.includes(html(GENERIC_SIGN_IN_ERROR)), code);
-      assert(!body.includes("<script>alert"));
+      assert.ok(body.includes(html(GENERIC_SIGN_IN_ERROR)), code);
+      assert.ok(!body.includes("<script>alert"));
     }
   });
 });
@@ -98,18 +98,18 @@ Deno.test("GET /link/:slug signed in shows the player, the wallet and the island
   const { jar } = await signInPlayer(world, project, 1002);
 
   const before = await (await browse(world.app, `/link/${project.slug}`, { jar })).text();
-  assert(before.includes("Pixel Pilot"));
-  assert(before.includes("@PixelPilot"));
-  assert(before.includes(`src="${world.idp.url}/_avatars/1002.svg"`));
-  assert(before.includes("No wallet is linked to @PixelPilot yet."));
-  assert(before.includes(">Link a wallet<"));
-  assert(before.includes('action="/auth/logout"'));
-  assert(before.includes("<!--island:LinkFlow:0-->") && before.includes("<!--/island:0-->"));
-  assert(before.includes('<script type="module" src="/static/islands.js"></script>'));
+  assert.ok(before.includes("Pixel Pilot"));
+  assert.ok(before.includes("@PixelPilot"));
+  assert.ok(before.includes(`src="${world.idp.url}/_avatars/1002.svg"`));
+  assert.ok(before.includes("No wallet is linked to @PixelPilot yet."));
+  assert.ok(before.includes(">Link a wallet<"));
+  assert.ok(before.includes('action="/auth/logout"'));
+  assert.ok(before.includes("<!--island:LinkFlow:0-->") && before.includes("<!--/island:0-->"));
+  assert.ok(before.includes('<script type="module" src="/static/islands.js"></script>'));
   const props = JSON.parse(
     /<script type="application\/json" id="__islands">(.*?)<\/script>/s.exec(before)![1],
   );
-  assertEquals(props, [{
+  assert.deepEqual(props, [{
     slug: project.slug,
     gameName: "Sky Racers",
     pageUrl: `http://localhost:8000/link/${project.slug}`,
@@ -123,17 +123,17 @@ Deno.test("GET /link/:slug signed in shows the player, the wallet and the island
   }]);
 
   const wallet = createTestWallet();
-  assertEquals((await linkWith(world, project, jar, wallet)).status, 200);
+  assert.deepEqual((await linkWith(world, project, jar, wallet)).status, 200);
   const after = await (await browse(world.app, `/link/${project.slug}`, { jar })).text();
-  assert(after.includes(wallet.address));
-  assert(after.includes(">Change wallet<"));
-  assert(/<form[^>]*method="post"[^>]*action="\/api\/link\/[^"]+\/unlink"/.test(after));
-  assert(after.includes(">Unlink<"));
+  assert.ok(after.includes(wallet.address));
+  assert.ok(after.includes(">Change wallet<"));
+  assert.ok(/<form[^>]*method="post"[^>]*action="\/api\/link\/[^"]+\/unlink"/.test(after));
+  assert.ok(after.includes(">Unlink<"));
 
   // The session of this game does not sign the player in on another game's page.
   const elsewhere = await (await browse(world.app, `/link/${other.slug}`, { jar })).text();
-  assert(!elsewhere.includes("Pixel Pilot"));
-  assert(elsewhere.includes("/auth/idp/start"));
+  assert.ok(!elsewhere.includes("Pixel Pilot"));
+  assert.ok(elsewhere.includes("/auth/idp/start"));
 });
 
 Deno.test("Island props are escaped so page data cannot close the script or open a comment", async () => {
@@ -142,28 +142,28 @@ Deno.test("Island props are escaped so page data cannot close the script or open
   const project = await createLinkProject(world, { name });
   const { jar } = await signInPlayer(world, project, 1003);
   const page = await (await browse(world.app, `/link/${project.slug}`, { jar })).text();
-  assert(!page.includes("<script>alert(1)"));
+  assert.ok(!page.includes("<script>alert(1)"));
   const json = /<script type="application\/json" id="__islands">(.*?)<\/script>/s.exec(page)![1];
-  assert(!json.includes("<") && !json.includes("\u2028"));
-  assertEquals(JSON.parse(json)[0].gameName, name);
+  assert.ok(!json.includes("<") && !json.includes("\u2028"));
+  assert.deepEqual(JSON.parse(json)[0].gameName, name);
   // A player without an avatar gets a placeholder, not a broken image.
-  assert(!page.includes('<img class="avatar"'));
+  assert.ok(!page.includes('<img class="avatar"'));
 });
 
 Deno.test("GET /static/islands.js serves the bundled islands with an ETag", async () => {
   await using world = await startLinkWorld();
   const res = await browse(world.app, "/static/islands.js");
-  assertEquals(res.status, 200);
-  assert(res.headers.get("content-type")?.startsWith("text/javascript"));
-  assertEquals(res.headers.get("cache-control"), "no-cache");
+  assert.deepEqual(res.status, 200);
+  assert.ok(res.headers.get("content-type")?.startsWith("text/javascript"));
+  assert.deepEqual(res.headers.get("cache-control"), "no-cache");
   const code = await res.text();
-  assert(code.includes("LinkFlow"), "the island is registered under its name");
-  assert(code.includes("wallet-standard:app-ready"), "Wallet Standard discovery is bundled");
-  assert(!/^\s*import\s/m.test(code), "self-contained");
+  assert.ok(code.includes("LinkFlow"), "the island is registered under its name");
+  assert.ok(code.includes("wallet-standard:app-ready"), "Wallet Standard discovery is bundled");
+  assert.ok(!/^\s*import\s/m.test(code), "self-contained");
   const etag = res.headers.get("etag")!;
   const cached = await browse(world.app, "/static/islands.js", {
     headers: { "if-none-match": etag },
   });
-  assertEquals(cached.status, 304);
+  assert.deepEqual(cached.status, 304);
   await cached.body?.cancel();
 });

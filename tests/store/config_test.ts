@@ -1,4 +1,4 @@
-import { assertEquals } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 import { throws } from "node:assert/strict";
 import { ConfigError, loadConfig } from "../../lib/config.ts";
 
@@ -6,22 +6,25 @@ const SECRET = "s".repeat(32);
 
 Deno.test("loadConfig() applies the documented defaults", () => {
   const config = loadConfig({ SECRET });
-  assertEquals(config.port, 8000);
-  assertEquals(config.baseUrl, "http://localhost:8000");
-  assertEquals(config.kvPath, "./data/blocklink.kv");
-  assertEquals(config.walletProvider, "managed");
-  assertEquals(config.rpcUrls, {
+  assert.deepEqual(config.port, 8000);
+  assert.deepEqual(config.baseUrl, "http://localhost:8000");
+  assert.deepEqual(config.kvPath, "./data/blocklink.kv");
+  assert.deepEqual(config.walletProvider, "managed");
+  assert.deepEqual(config.rpcUrls, {
     devnet: "https://api.devnet.solana.com",
     mainnet: "https://api.mainnet-beta.solana.com",
   });
-  assertEquals(config.dasUrls, { devnet: undefined, mainnet: undefined });
-  assertEquals(config.idpUrl, "https://apis.roblox.com/oauth");
-  assertEquals(config.publishUrl, "https://apis.roblox.com");
-  assertEquals(config.serviceName, "Blocklink");
-  assertEquals(loadConfig({ SECRET, PORT: "9000" }).baseUrl, "http://localhost:9000");
-  assertEquals(loadConfig({ SECRET, BASE_URL: "https://x.example/" }).baseUrl, "https://x.example");
-  assertEquals(loadConfig({ SECRET, KV_PATH: ":memory:" }).kvPath, ":memory:");
-  assertEquals(loadConfig({ SECRET }, { onDeploy: true }).kvPath, undefined);
+  assert.deepEqual(config.dasUrls, { devnet: undefined, mainnet: undefined });
+  assert.deepEqual(config.idpUrl, "https://apis.roblox.com/oauth");
+  assert.deepEqual(config.publishUrl, "https://apis.roblox.com");
+  assert.deepEqual(config.serviceName, "Blocklink");
+  assert.deepEqual(loadConfig({ SECRET, PORT: "9000" }).baseUrl, "http://localhost:9000");
+  assert.deepEqual(
+    loadConfig({ SECRET, BASE_URL: "https://x.example/" }).baseUrl,
+    "https://x.example",
+  );
+  assert.deepEqual(loadConfig({ SECRET, KV_PATH: ":memory:" }).kvPath, ":memory:");
+  assert.deepEqual(loadConfig({ SECRET }, { onDeploy: true }).kvPath, undefined);
 });
 
 Deno.test("loadConfig() names every bad variable", () => {
@@ -29,9 +32,9 @@ Deno.test("loadConfig() names every bad variable", () => {
     () =>
       loadConfig({ PORT: "x", WALLET_PROVIDER: "hsm", RPC_URL_DEVNET: "ftp://a", SECRET: "short" }),
     (e: Error) => {
-      assertEquals(e instanceof ConfigError, true);
+      assert.deepEqual(e instanceof ConfigError, true);
       for (const name of ["PORT", "WALLET_PROVIDER", "RPC_URL_DEVNET", "SECRET"]) {
-        assertEquals(e.message.includes(`${name}:`), true, e.message);
+        assert.deepEqual(e.message.includes(`${name}:`), true, e.message);
       }
       return true;
     },
@@ -43,9 +46,9 @@ Deno.test("loadConfig() generates a SECRET once and keeps it", async () => {
   const dataDir = await Deno.makeTempDir();
   const first = loadConfig({}, { dataDir });
   const second = loadConfig({}, { dataDir });
-  assertEquals(first.secret.length >= 43, true);
-  assertEquals(second.secret, first.secret);
-  assertEquals((await Deno.stat(`${dataDir}/secret`)).mode! & 0o777, 0o600);
+  assert.deepEqual(first.secret.length >= 43, true);
+  assert.deepEqual(second.secret, first.secret);
+  assert.deepEqual((await Deno.stat(`${dataDir}/secret`)).mode! & 0o777, 0o600);
   await Deno.remove(dataDir, { recursive: true });
 });
 
@@ -54,9 +57,9 @@ Deno.test("loadConfig() refuses a generated secret file that is too short, namin
   try {
     await Deno.writeTextFile(`${dataDir}/secret`, "short\n");
     throws(() => loadConfig({}, { dataDir }), (e: Error) => {
-      assertEquals(e instanceof ConfigError, true);
-      assertEquals(e.message.includes(`${dataDir}/secret`), true, e.message);
-      assertEquals(e.message.includes("at least 32 characters"), true, e.message);
+      assert.deepEqual(e instanceof ConfigError, true);
+      assert.deepEqual(e.message.includes(`${dataDir}/secret`), true, e.message);
+      assert.deepEqual(e.message.includes("at least 32 characters"), true, e.message);
       return true;
     });
   } finally {
@@ -69,8 +72,8 @@ Deno.test("loadConfig() makes a kept secret file readable by its owner only", as
   try {
     await Deno.writeTextFile(`${dataDir}/secret`, "k".repeat(43), { mode: 0o644 });
     await Deno.chmod(`${dataDir}/secret`, 0o644);
-    assertEquals(loadConfig({}, { dataDir }).secret, "k".repeat(43));
-    assertEquals((await Deno.stat(`${dataDir}/secret`)).mode! & 0o777, 0o600);
+    assert.deepEqual(loadConfig({}, { dataDir }).secret, "k".repeat(43));
+    assert.deepEqual((await Deno.stat(`${dataDir}/secret`)).mode! & 0o777, 0o600);
   } finally {
     await Deno.remove(dataDir, { recursive: true });
   }
@@ -95,12 +98,12 @@ Deno.test("loadConfig(): first starts of several processes at once agree on one 
         }).output()),
     );
     const decoder = new TextDecoder();
-    for (const run of runs) assertEquals(run.code, 0, decoder.decode(run.stderr));
+    for (const run of runs) assert.deepEqual(run.code, 0, decoder.decode(run.stderr));
     const secrets = runs.map((run) => JSON.parse(decoder.decode(run.stdout)).secret as string);
     const kept = (await Deno.readTextFile(`${dataDir}/secret`)).trim();
-    assertEquals(kept.length >= 43, true);
-    assertEquals(secrets, secrets.map(() => kept));
-    assertEquals([...Deno.readDirSync(dataDir)].map((e) => e.name), ["secret"]);
+    assert.deepEqual(kept.length >= 43, true);
+    assert.deepEqual(secrets, secrets.map(() => kept));
+    assert.deepEqual([...Deno.readDirSync(dataDir)].map((e) => e.name), ["secret"]);
   } finally {
     await Deno.remove(dataDir, { recursive: true });
   }

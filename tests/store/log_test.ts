@@ -1,6 +1,6 @@
 // No log line carries an RPC URL's credentials (issue 12, item 5): provider URLs hold API keys in
 // their user info, path or query, and fetch errors quote the URL they failed on.
-import { assert } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 import { log } from "../../core/log.ts";
 
 const SECRETS = ["PASSWORD", "PATHKEY", "QUERYKEY"];
@@ -30,6 +30,6 @@ Deno.test("log() keeps RPC URL credentials out of every line, from errors and fr
     log("info", "Configured", { url: RPC_URL, nested: { urls: [`see ${RPC_URL}.`] } });
   });
   // Then no secret part is written, while the host still is
-  for (const secret of SECRETS) assert(!output.includes(secret), `${secret} in ${output}`);
-  assert(output.includes("127.0.0.1:9"), output);
+  for (const secret of SECRETS) assert.ok(!output.includes(secret), `${secret} in ${output}`);
+  assert.ok(output.includes("127.0.0.1:9"), output);
 });

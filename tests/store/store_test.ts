@@ -1,4 +1,4 @@
-import { assert, assertEquals, assertRejects } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 import { createTestApp } from "../support/test_app.ts";
 import { getLinkByAddress, getLinkByUser, linkWallet, unlinkWallet } from "../../kv/links.ts";
 import {
@@ -21,7 +21,7 @@ Deno.test("linkWallet() follows the link rules and reports who lost what", async
   const kv = env.kv;
   await t.step("a first link replaces nothing", async () => {
     const out = await linkWallet(kv, "p1", { userId: 1, address: A, now: 10 });
-    assertEquals(out, {
+    assert.deepEqual(out, {
       link: { address: A, linkedAt: 10 },
       replacedAddress: null,
       previousOwner: null,
@@ -29,28 +29,28 @@ Deno.test("linkWallet() follows the link rules and reports who lost what", async
   });
   await t.step("the same wallet again is a plain relink", async () => {
     const out = await linkWallet(kv, "p1", { userId: 1, address: A, now: 11 });
-    assertEquals([out.replacedAddress, out.previousOwner], [null, null]);
+    assert.deepEqual([out.replacedAddress, out.previousOwner], [null, null]);
   });
   await t.step("a new wallet replaces the player's previous one", async () => {
     const out = await linkWallet(kv, "p1", { userId: 1, address: B, now: 12 });
-    assertEquals([out.replacedAddress, out.previousOwner], [A, null]);
-    assertEquals(await getLinkByAddress(kv, "p1", A), null);
+    assert.deepEqual([out.replacedAddress, out.previousOwner], [A, null]);
+    assert.deepEqual(await getLinkByAddress(kv, "p1", A), null);
   });
   await t.step("another player takes the wallet from its owner", async () => {
     const out = await linkWallet(kv, "p1", { userId: 2, address: B, now: 13 });
-    assertEquals([out.replacedAddress, out.previousOwner], [null, 1]);
-    assertEquals(await getLinkByUser(kv, "p1", 1), null);
-    assertEquals(await getLinkByAddress(kv, "p1", B), { userId: 2, linkedAt: 13 });
+    assert.deepEqual([out.replacedAddress, out.previousOwner], [null, 1]);
+    assert.deepEqual(await getLinkByUser(kv, "p1", 1), null);
+    assert.deepEqual(await getLinkByAddress(kv, "p1", B), { userId: 2, linkedAt: 13 });
   });
   await t.step("links belong to one project", async () => {
     const out = await linkWallet(kv, "p2", { userId: 9, address: B, now: 14 });
-    assertEquals(out.previousOwner, null);
-    assertEquals((await getLinkByUser(kv, "p1", 2))?.address, B);
+    assert.deepEqual(out.previousOwner, null);
+    assert.deepEqual((await getLinkByUser(kv, "p1", 2))?.address, B);
   });
   await t.step("unlink answers what was removed, then nothing", async () => {
-    assertEquals(await unlinkWallet(kv, "p1", 2), B);
-    assertEquals(await unlinkWallet(kv, "p1", 2), null);
-    assertEquals(await getLinkByAddress(kv, "p1", B), null);
+    assert.deepEqual(await unlinkWallet(kv, "p1", 2), B);
+    assert.deepEqual(await unlinkWallet(kv, "p1", 2), null);
+    assert.deepEqual(await getLinkByAddress(kv, "p1", B), null);
   });
 });
 
@@ -69,24 +69,24 @@ Deno.test("linkWallet() leaves one owner when many players take one wallet at on
   for (let id = 1; id <= 20; id++) {
     if ((await getLinkByUser(a.kv, "p", id))?.address === A) holders++;
   }
-  assertEquals(holders, 1);
+  assert.deepEqual(holders, 1);
   // Every loser was reported as losing it exactly once, so their events stay consistent.
   const reportedLosers = outcomes.map((o) => o.previousOwner).filter((x) => x !== null).sort();
   const winners = outcomes.map((_, i) => i + 1).filter((id) => id !== owner);
-  assertEquals(
+  assert.deepEqual(
     new Set(reportedLosers),
     new Set(winners.filter((id) => reportedLosers.includes(id))),
   );
-  assertEquals(reportedLosers.length, new Set(reportedLosers).size);
-  assertEquals(reportedLosers.length, 19);
+  assert.deepEqual(reportedLosers.length, new Set(reportedLosers).size);
+  assert.deepEqual(reportedLosers.length, 19);
   await Deno.remove(path);
 });
 
 Deno.test("createProject() derives a unique slug that survives renames and deletion", async () => {
   await using env = await createTestApp();
   const kv = env.kv;
-  assertEquals(slugify("  Ünïcode Obby!! 2 "), "unicode-obby-2");
-  assertEquals(slugify("!!!"), "game");
+  assert.deepEqual(slugify("  Ünïcode Obby!! 2 "), "unicode-obby-2");
+  assert.deepEqual(slugify("!!!"), "game");
   const one = await createProject(kv, {
     name: "Tycoon",
     cluster: "devnet",
@@ -99,19 +99,19 @@ Deno.test("createProject() derives a unique slug that survives renames and delet
     createdBy: "other",
     now: 2,
   });
-  assertEquals(one.slug, "tycoon");
-  assert(/^tycoon-[a-z0-9]{6}$/.test(two.slug), two.slug);
+  assert.deepEqual(one.slug, "tycoon");
+  assert.ok(/^tycoon-[a-z0-9]{6}$/.test(two.slug), two.slug);
   await updateProject(kv, one.id, (p) => ({ ...p, name: "Renamed" }));
-  assertEquals((await getActiveProjectBySlug(kv, "tycoon"))?.name, "Renamed");
+  assert.deepEqual((await getActiveProjectBySlug(kv, "tycoon"))?.name, "Renamed");
   await deleteProject(kv, one.id, 3);
-  assertEquals(await getActiveProjectBySlug(kv, "tycoon"), null);
+  assert.deepEqual(await getActiveProjectBySlug(kv, "tycoon"), null);
   const three = await createProject(kv, {
     name: "Tycoon",
     cluster: "devnet",
     createdBy: DEV,
     now: 4,
   });
-  assert(/^tycoon-[a-z0-9]{6}$/.test(three.slug) && three.slug !== two.slug, three.slug);
+  assert.ok(/^tycoon-[a-z0-9]{6}$/.test(three.slug) && three.slug !== two.slug, three.slug);
 });
 
 Deno.test("createProject() allows 5 active projects per developer, even concurrently", async () => {
@@ -122,10 +122,12 @@ Deno.test("createProject() allows 5 active projects per developer, even concurre
       (_, i) => createProject(env.kv, { name: `g${i}`, cluster: "devnet", createdBy: DEV, now: i }),
     ),
   );
-  assertEquals(results.filter((r) => r.status === "fulfilled").length, 5);
-  assert(results.every((r) => r.status === "fulfilled" || r.reason instanceof ProjectLimitError));
+  assert.deepEqual(results.filter((r) => r.status === "fulfilled").length, 5);
+  assert.ok(
+    results.every((r) => r.status === "fulfilled" || r.reason instanceof ProjectLimitError),
+  );
   const mine = await listProjectsByDeveloper(env.kv, DEV);
-  assertEquals(mine.length, 5);
+  assert.deepEqual(mine.length, 5);
   await deleteProject(env.kv, mine[0].id, 9);
   await createProject(env.kv, { name: "again", cluster: "devnet", createdBy: DEV, now: 10 });
 });
@@ -135,10 +137,10 @@ Deno.test("createApiKey() allows 10 active keys per project, even concurrently",
   const results = await Promise.allSettled(
     Array.from({ length: 14 }, () => createApiKey(env.kv, "p", 1)),
   );
-  assertEquals(results.filter((r) => r.status === "fulfilled").length, 10);
-  assert(results.every((r) => r.status === "fulfilled" || r.reason instanceof KeyLimitError));
-  await assertRejects(() => createApiKey(env.kv, "p", 2), KeyLimitError);
+  assert.deepEqual(results.filter((r) => r.status === "fulfilled").length, 10);
+  assert.ok(results.every((r) => r.status === "fulfilled" || r.reason instanceof KeyLimitError));
+  await assert.rejects(() => createApiKey(env.kv, "p", 2), KeyLimitError);
   const [first] = await listApiKeys(env.kv, "p");
-  assert(await revokeApiKey(env.kv, "p", first.id, 3));
+  assert.ok(await revokeApiKey(env.kv, "p", first.id, 3));
   await createApiKey(env.kv, "p", 4);
 });

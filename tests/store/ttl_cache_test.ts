@@ -1,5 +1,5 @@
 // The read cache is bounded by memory, not only by entry count, and lets expired entries go.
-import { assert, assertEquals } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 import { ManualClock } from "../../core/clock.ts";
 import { TtlCache } from "../../core/ttl_cache.ts";
 
@@ -7,10 +7,10 @@ Deno.test("TtlCache drops expired entries instead of keeping them until it is fu
   const clock = new ManualClock();
   const cache = new TtlCache<string>(clock, { ttlMs: 1_000 });
   for (let i = 0; i < 100; i++) await cache.get(`k${i}`, () => Promise.resolve("v"));
-  assertEquals(cache.size, 100);
+  assert.deepEqual(cache.size, 100);
   clock.advance(1_000);
   await cache.get("fresh", () => Promise.resolve("v"));
-  assertEquals(cache.size, 1);
+  assert.deepEqual(cache.size, 1);
 });
 
 Deno.test("TtlCache stays within its byte budget, evicting the oldest entries", async () => {
@@ -19,18 +19,18 @@ Deno.test("TtlCache stays within its byte budget, evicting the oldest entries", 
   for (let i = 0; i < 100; i++) {
     await cache.get(`k${i}`, () => Promise.resolve({ text: `${i}`.padEnd(100_000, "x") }));
   }
-  assert(cache.bytes <= 1_000_000, `${cache.bytes} bytes held`);
-  assert(cache.size >= 4 && cache.size <= 5, `${cache.size} entries`);
+  assert.ok(cache.bytes <= 1_000_000, `${cache.bytes} bytes held`);
+  assert.ok(cache.size >= 4 && cache.size <= 5, `${cache.size} entries`);
   // The newest entry is still served from the cache.
   let loads = 0;
   await cache.get("k99", () => Promise.resolve({ text: `${loads++}` }));
-  assertEquals(loads, 0);
+  assert.deepEqual(loads, 0);
 });
 
 Deno.test("TtlCache does not keep a value larger than its whole budget", async () => {
   const cache = new TtlCache<string>(new ManualClock(), { maxBytes: 10_000 });
   const value = await cache.get("big", () => Promise.resolve("x".repeat(20_000)));
-  assertEquals(value.length, 20_000);
-  assertEquals(cache.size, 0);
-  assertEquals(cache.bytes, 0);
+  assert.deepEqual(value.length, 20_000);
+  assert.deepEqual(cache.size, 0);
+  assert.deepEqual(cache.bytes, 0);
 });

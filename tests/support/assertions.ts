@@ -1,6 +1,5 @@
-/** Assertion helpers shared by the HTTP tests. */
-import { assertEquals } from "./assert_reexport.ts";
-export { assert, assertEquals, assertNotEquals, assertRejects } from "./assert_reexport.ts";
+/** Assertion helpers shared by the HTTP tests (every test asserts with `node:assert/strict`). */
+import assert from "node:assert/strict";
 
 /** The parsed JSON error answer. */
 export interface ErrorAnswer {
@@ -14,7 +13,7 @@ export async function assertErrorCode(
   code: string,
 ): Promise<ErrorAnswer> {
   const body = await res.json();
-  assertEquals({ status: res.status, code: body?.error?.code }, { status, code });
-  assertEquals(typeof body.error.message, "string");
+  assert.deepEqual({ status: res.status, code: body?.error?.code }, { status, code });
+  assert.equal(typeof body.error.message, "string");
   return body;
 }

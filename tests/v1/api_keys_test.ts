@@ -1,4 +1,5 @@
-import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import assert from "node:assert/strict";
+import { assertErrorCode } from "../support/assertions.ts";
 import { call, createTestApp, createTestProject } from "../support/test_app.ts";
 import { createApiKey, revokeApiKey } from "../../kv/api_keys.ts";
 import { deleteProject } from "../../kv/projects.ts";
@@ -8,11 +9,15 @@ Deno.test("createApiKey() returns a key of the documented shape and stores only 
   await using env = await createTestApp();
   const { project } = await createTestProject(env);
   const { plaintext, record } = await createApiKey(env.kv, project.id, env.clock.now());
-  assert(/^blk_live_[A-Za-z0-9_-]{43}$/.test(plaintext), plaintext);
-  assertEquals(record.hash, await sha256Hex(plaintext));
+  assert.ok(/^blk_live_[A-Za-z0-9_-]{43}$/.test(plaintext), plaintext);
+  assert.deepEqual(record.hash, await sha256Hex(plaintext));
   for await (const entry of env.kv.list({ prefix: [] })) {
     const stored = JSON.stringify(entry, (_k, v) => typeof v === "bigint" ? String(v) : v);
-    assertEquals(stored.includes(plaintext.slice(9)), false, `plaintext found under ${entry.key}`);
+    assert.deepEqual(
+      stored.includes(plaintext.slice(9)),
+      false,
+      `plaintext found under ${entry.key}`,
+    );
   }
 });
 
@@ -62,25 +67,25 @@ Deno.test("revokeApiKey() stops a key within 30 seconds, on every instance", asy
   await using a = await createTestApp({ kvPath: path });
   await using b = await createTestApp({ kvPath: path, clock: a.clock });
   const { project, apiKey } = await createTestProject(a);
-  assertEquals((await call(a.app, "/v1/project", { apiKey })).status, 200);
-  assertEquals((await call(b.app, "/v1/project", { apiKey })).status, 200);
+  assert.deepEqual((await call(a.app, "/v1/project", { apiKey })).status, 200);
+  assert.deepEqual((await call(b.app, "/v1/project", { apiKey })).status, 200);
   const keyId = (await a.ctx.apiKeys.resolve(apiKey))!.keyId;
   // When the key is revoked
-  assert(await revokeApiKey(a.kv, project.id, keyId, a.clock.now()));
+  assert.ok(await revokeApiKey(a.kv, project.id, keyId, a.clock.now()));
   // Then within 30 s neither instance accepts it
   a.clock.advance(30_000);
   await assertErrorCode(await call(a.app, "/v1/project", { apiKey }), 401, "unauthorized");
   await assertErrorCode(await call(b.app, "/v1/project", { apiKey }), 401, "unauthorized");
   // And a second revocation finds nothing to revoke
-  assertEquals(await revokeApiKey(a.kv, project.id, keyId, a.clock.now()), false);
+  assert.deepEqual(await revokeApiKey(a.kv, project.id, keyId, a.clock.now()), false);
   await Deno.remove(path);
 });
 
 Deno.test("deleteProject() stops the project's keys within 30 seconds", async () => {
   await using env = await createTestApp();
   const { project, apiKey } = await createTestProject(env);
-  assertEquals((await call(env.app, "/v1/project", { apiKey })).status, 200);
-  assert(await deleteProject(env.kv, project.id, env.clock.now()));
+  assert.deepEqual((await call(env.app, "/v1/project", { apiKey })).status, 200);
+  assert.ok(await deleteProject(env.kv, project.id, env.clock.now()));
   env.clock.advance(30_000);
   await assertErrorCode(await call(env.app, "/v1/project", { apiKey }), 401, "unauthorized");
 });
@@ -90,8 +95,8 @@ Deno.test("GET /v1/project answers the key's project", async () => {
   const { project, apiKey } = await createTestProject(env, { name: "Obby Rush!" });
   await createTestProject(env, { name: "Other game" });
   const res = await call(env.app, "/v1/project", { apiKey });
-  assertEquals(res.status, 200);
-  assertEquals(await res.json(), {
+  assert.deepEqual(res.status, 200);
+  assert.deepEqual(await res.json(), {
     id: project.id,
     name: "Obby Rush!",
     slug: "obby-rush",

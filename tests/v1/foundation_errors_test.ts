@@ -1,4 +1,5 @@
-import { assertEquals, assertErrorCode } from "../support/assertions.ts";
+import assert from "node:assert/strict";
+import { assertErrorCode } from "../support/assertions.ts";
 import { call, createTestApp, createTestProject } from "../support/test_app.ts";
 
 Deno.test("createApp() answers unknown routes with a JSON not_found, with or without a key", async (t) => {
@@ -44,8 +45,8 @@ Deno.test("readJsonBody() lists each schema problem as `path: problem` joined by
   });
   const body = await assertErrorCode(res, 400, "invalid_request");
   const problems = body.error.message.split("; ");
-  assertEquals(problems.length, 3);
-  assertEquals(problems.map((p: string) => p.split(":")[0]), [
+  assert.deepEqual(problems.length, 3);
+  assert.deepEqual(problems.map((p: string) => p.split(":")[0]), [
     "userIds.1",
     "userIds.2",
     "userIds.3",
@@ -53,7 +54,7 @@ Deno.test("readJsonBody() lists each schema problem as `path: problem` joined by
 
   const missing = await call(env.app, "/v1/players/wallets", { method: "POST", apiKey, json: {} });
   const missingBody = await assertErrorCode(missing, 400, "invalid_request");
-  assertEquals(missingBody.error.message.startsWith("userIds: "), true);
+  assert.deepEqual(missingBody.error.message.startsWith("userIds: "), true);
 
   const notObject = await call(env.app, "/v1/players/wallets", {
     method: "POST",
@@ -61,7 +62,7 @@ Deno.test("readJsonBody() lists each schema problem as `path: problem` joined by
     json: [],
   });
   const notObjectBody = await assertErrorCode(notObject, 400, "invalid_request");
-  assertEquals(notObjectBody.error.message.startsWith("body: "), true);
+  assert.deepEqual(notObjectBody.error.message.startsWith("body: "), true);
 });
 
 Deno.test("createApp() answers an unexpected failure with internal and no details", async () => {
@@ -73,19 +74,19 @@ Deno.test("createApp() answers an unexpected failure with internal and no detail
   const res = await call(env.app, "/v1/project", { apiKey });
   // Then the answer is a bare internal error
   const body = await assertErrorCode(res, 500, "internal");
-  assertEquals(body.error.message, "Internal error");
-  assertEquals(JSON.stringify(body).includes("at "), false);
+  assert.deepEqual(body.error.message, "Internal error");
+  assert.deepEqual(JSON.stringify(body).includes("at "), false);
 });
 
 Deno.test("GET /health answers ok and the wallet provider, without a key", async (t) => {
   await t.step("managed", async () => {
     await using env = await createTestApp();
     const res = await call(env.app, "/health");
-    assertEquals(res.status, 200);
-    assertEquals(await res.json(), { ok: true, wallets: "managed" });
+    assert.deepEqual(res.status, 200);
+    assert.deepEqual(await res.json(), { ok: true, wallets: "managed" });
   });
   await t.step("none", async () => {
     await using env = await createTestApp({ config: { walletProvider: "none" } });
-    assertEquals(await (await call(env.app, "/health")).json(), { ok: true, wallets: "none" });
+    assert.deepEqual(await (await call(env.app, "/health")).json(), { ok: true, wallets: "none" });
   });
 });

@@ -1,6 +1,7 @@
 // Defects found by attacking the service (issue 12), one scenario each: bounded bodies, KV key
 // parts checked before use, malformed Unicode, slug collisions, the OAuth callback's order.
-import { assert, assertEquals, assertErrorCode } from "../support/assertions.ts";
+import assert from "node:assert/strict";
+import { assertErrorCode } from "../support/assertions.ts";
 import { call, createTestApp, createTestProject, TEST_BASE_URL } from "../support/test_app.ts";
 import { browse, CookieJar, createLinkProject, startLinkWorld } from "../support/sign_in.ts";
 import { postJson, signInDeveloper } from "../support/dashboard.ts";
@@ -43,7 +44,7 @@ Deno.test("bodyLimit refuses an over-limit body with 413 payload_too_large, by l
       body: stream,
     });
     await assertErrorCode(res, 413, "payload_too_large");
-    assert(counter.pulled < 1024 * 1024, `pulled ${counter.pulled} bytes`);
+    assert.ok(counter.pulled < 1024 * 1024, `pulled ${counter.pulled} bytes`);
   });
 
   await t.step("/v1 JSON bodies are limited to 16 KB", async () => {
@@ -53,7 +54,7 @@ Deno.test("bodyLimit refuses an over-limit body with 413 payload_too_large, by l
       apiKey,
       json: { userIds },
     });
-    assertEquals(ok.status, 200);
+    assert.deepEqual(ok.status, 200);
     const res = await call(app.app, "/v1/players/wallets", {
       method: "POST",
       apiKey,
@@ -71,7 +72,7 @@ Deno.test("dashboard forms accept up to 64 KB and refuse more with 413", async (
     cluster: "devnet",
     notes: "x".repeat(60 * 1024),
   }, { jar: dev.jar });
-  assertEquals(under.status, 201);
+  assert.deepEqual(under.status, 201);
   const over = await postJson(app.app, "/dashboard/projects", {
     name: "Too big",
     cluster: "devnet",
@@ -123,7 +124,7 @@ Deno.test("strings that are not well-formed Unicode are invalid_request", async 
       body: `{"to":{"userId":1},"amount":"1","idempotencyKey":${lone}}`,
     });
     const body = await assertErrorCode(res, 400, "invalid_request");
-    assert(body.error.message.includes("idempotencyKey"), body.error.message);
+    assert.ok(body.error.message.includes("idempotencyKey"), body.error.message);
   });
 
   await t.step("a dashboard project name with a lone surrogate", async () => {
@@ -151,10 +152,10 @@ Deno.test("project creation takes a random slug suffix after a collision, so it 
     cluster: "devnet",
   }, { jar: dev.jar });
   // Then it gets a project with a fresh slug
-  assertEquals(res.status, 201);
+  assert.deepEqual(res.status, 201);
   const { slug } = await res.json();
-  assert(/^crowded-[a-z0-9]{6,}$/.test(slug), slug);
-  assertEquals((await app.kv.get(projectSlugKey(slug))).value !== "someone", true);
+  assert.ok(/^crowded-[a-z0-9]{6,}$/.test(slug), slug);
+  assert.deepEqual((await app.kv.get(projectSlugKey(slug))).value !== "someone", true);
   // And the first project of a name still gets the plain slug
   const plain = await createProject(app.kv, {
     name: "Quiet",
@@ -162,7 +163,7 @@ Deno.test("project creation takes a random slug suffix after a collision, so it 
     createdBy: dev.address,
     now: app.clock.now(),
   });
-  assertEquals(plain.slug, "quiet");
+  assert.deepEqual(plain.slug, "quiet");
 });
 
 Deno.test("GET /auth/idp/callback checks state before acting on error", async () => {
@@ -170,11 +171,11 @@ Deno.test("GET /auth/idp/callback checks state before acting on error", async ()
   const project = await createLinkProject(world);
   const jar = new CookieJar();
   const start = await browse(world.app, `/auth/idp/start?next=/link/${project.slug}`, { jar });
-  assertEquals(start.status, 302);
+  assert.deepEqual(start.status, 302);
   // A forged error redirect without the right state is a state mismatch, not a provider denial.
   const res = await browse(world.app, "/auth/idp/callback?error=access_denied&state=forged", {
     jar,
   });
-  assertEquals(res.status, 302);
-  assertEquals(res.headers.get("location"), `/link/${project.slug}?error=oauth_state_mismatch`);
+  assert.deepEqual(res.status, 302);
+  assert.deepEqual(res.headers.get("location"), `/link/${project.slug}?error=oauth_state_mismatch`);
 });

@@ -1,6 +1,6 @@
 // Memory under hostile uploads (issue 12, item 6): eight parallel 100 MB uploads to a real service
 // process, by Content-Length and chunked, each refused with 413 while the process stays small.
-import { assert, assertEquals } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 
 const UPLOAD_BYTES = 100 * 1024 * 1024;
 const RSS_LIMIT_BYTES = 200 * 1024 * 1024;
@@ -127,16 +127,19 @@ Deno.test({
       const highWater = await residentBytes(child.pid, "VmHWM");
       // Then every upload is refused with 413 payload_too_large
       for (const answer of answers) {
-        assertEquals(
+        assert.deepEqual(
           answer.split("\r\n")[0],
           "HTTP/1.1 413 Payload Too Large",
           answer.slice(0, 200),
         );
-        assert(answer.includes('"code":"payload_too_large"'), answer.slice(0, 300));
+        assert.ok(answer.includes('"code":"payload_too_large"'), answer.slice(0, 300));
       }
       // And the process never held more than 200 MB
-      assert(peak < RSS_LIMIT_BYTES, `sampled peak ${Math.round(peak / 2 ** 20)} MB`);
-      assert(highWater < RSS_LIMIT_BYTES, `high-water mark ${Math.round(highWater / 2 ** 20)} MB`);
+      assert.ok(peak < RSS_LIMIT_BYTES, `sampled peak ${Math.round(peak / 2 ** 20)} MB`);
+      assert.ok(
+        highWater < RSS_LIMIT_BYTES,
+        `high-water mark ${Math.round(highWater / 2 ** 20)} MB`,
+      );
     } finally {
       child.kill("SIGKILL");
       await child.status;

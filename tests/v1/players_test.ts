@@ -1,4 +1,5 @@
-import { assertEquals, assertErrorCode } from "../support/assertions.ts";
+import assert from "node:assert/strict";
+import { assertErrorCode } from "../support/assertions.ts";
 import { call, createTestApp, createTestProject } from "../support/test_app.ts";
 import { linkWallet } from "../../kv/links.ts";
 
@@ -13,12 +14,16 @@ Deno.test("GET /v1/players/:userId/wallet answers the player's link or nulls", a
   await linkWallet(env.kv, other.project.id, { userId: 7, address: WALLET_B, now: 1 });
 
   const linked = await call(env.app, "/v1/players/42/wallet", { apiKey });
-  assertEquals(await linked.json(), { userId: 42, address: WALLET_A, linkedAt: 1_700_000_000_000 });
+  assert.deepEqual(await linked.json(), {
+    userId: 42,
+    address: WALLET_A,
+    linkedAt: 1_700_000_000_000,
+  });
   // Another project's link is invisible.
   const foreign = await call(env.app, "/v1/players/7/wallet", { apiKey });
-  assertEquals(await foreign.json(), { userId: 7, address: null, linkedAt: null });
+  assert.deepEqual(await foreign.json(), { userId: 7, address: null, linkedAt: null });
   const big = await call(env.app, `/v1/players/${Number.MAX_SAFE_INTEGER}/wallet`, { apiKey });
-  assertEquals((await big.json()).userId, Number.MAX_SAFE_INTEGER);
+  assert.deepEqual((await big.json()).userId, Number.MAX_SAFE_INTEGER);
 });
 
 Deno.test("GET /v1/players/:userId/wallet answers invalid_user_id for anything but a positive integer", async (t) => {
@@ -42,13 +47,13 @@ Deno.test("POST /v1/players/wallets answers one key per requested id, duplicates
     apiKey,
     json: { userIds: [1, 2, 3, 1] },
   });
-  assertEquals(await res.json(), { wallets: { "1": WALLET_A, "2": null, "3": WALLET_B } });
+  assert.deepEqual(await res.json(), { wallets: { "1": WALLET_A, "2": null, "3": WALLET_B } });
   const empty = await call(env.app, "/v1/players/wallets", {
     method: "POST",
     apiKey,
     json: { userIds: [] },
   });
-  assertEquals(await empty.json(), { wallets: {} });
+  assert.deepEqual(await empty.json(), { wallets: {} });
 });
 
 Deno.test("POST /v1/players/wallets refuses a missing list, more than 200 ids or a bad entry", async (t) => {
@@ -75,7 +80,7 @@ Deno.test("POST /v1/players/wallets refuses a missing list, more than 200 ids or
     apiKey,
     json: { userIds: Array.from({ length: 200 }, (_, i) => i + 1) },
   });
-  assertEquals(Object.keys((await ok.json()).wallets).length, 200);
+  assert.deepEqual(Object.keys((await ok.json()).wallets).length, 200);
 });
 
 Deno.test("POST /v1/players/wallets reads 200 ids in batches of 10 keys, not one read per id", async () => {
@@ -107,9 +112,9 @@ Deno.test("POST /v1/players/wallets reads 200 ids in batches of 10 keys, not one
     json: { userIds: Array.from({ length: 200 }, (_, i) => i + 1) },
   });
   env.ctx.kv = kv;
-  assertEquals(res.status, 200);
-  assertEquals(calls.get, 0);
-  assertEquals(calls.keys <= 10, true);
+  assert.deepEqual(res.status, 200);
+  assert.deepEqual(calls.get, 0);
+  assert.deepEqual(calls.keys <= 10, true);
   // 200 ids in batches of 10 (the quota counter keeps its own handle).
-  assertEquals(calls.getMany, 20);
+  assert.deepEqual(calls.getMany, 20);
 });

@@ -1,4 +1,5 @@
-import { assertEquals, assertErrorCode } from "../support/assertions.ts";
+import assert from "node:assert/strict";
+import { assertErrorCode } from "../support/assertions.ts";
 import { call, createTestApp, createTestProject } from "../support/test_app.ts";
 import { requestCountsKey } from "../../kv/request_counts.ts";
 
@@ -15,12 +16,12 @@ Deno.test("RequestQuota lets exactly 600 of 700 concurrent requests through in o
     Array.from({ length: 700 }, () => call(env.app, "/v1/players/1/wallet", { apiKey })),
   );
   const bodies = await Promise.all(responses.map((r) => r.json()));
-  assertEquals(tally(responses.map((r) => r.status)), { 200: 600, 429: 100 });
-  assertEquals(
+  assert.deepEqual(tally(responses.map((r) => r.status)), { 200: 600, 429: 100 });
+  assert.deepEqual(
     new Set(bodies.filter((b) => b.error).map((b) => b.error.code)),
     new Set(["rate_limited"]),
   );
-  assertEquals(
+  assert.deepEqual(
     responses.some((r) => [...r.headers.keys()].some((h) => h.includes("ratelimit"))),
     false,
   );
@@ -38,7 +39,7 @@ Deno.test("RequestQuota stays exact across two instances sharing one KV", async 
     ),
   );
   await Promise.all(responses.map((r) => r.body?.cancel()));
-  assertEquals(tally(responses.map((r) => r.status)), { 200: 600, 429: 100 });
+  assert.deepEqual(tally(responses.map((r) => r.status)), { 200: 600, 429: 100 });
   await Deno.remove(path);
 });
 
@@ -49,9 +50,9 @@ Deno.test("RequestQuota starts a new window each clock minute", async () => {
     Promise.all(
       Array.from({ length: 601 }, () => call(env.app, "/v1/players/1/wallet", { apiKey })),
     );
-  assertEquals(tally((await burst()).map((r) => r.status)), { 200: 600, 429: 1 });
+  assert.deepEqual(tally((await burst()).map((r) => r.status)), { 200: 600, 429: 1 });
   env.clock.advance(60_000);
-  assertEquals(tally((await burst()).map((r) => r.status)), { 200: 600, 429: 1 });
+  assert.deepEqual(tally((await burst()).map((r) => r.status)), { 200: 600, 429: 1 });
 });
 
 Deno.test("RequestQuota answers daily_quota_exceeded once the UTC day's 100,000 are used", async () => {
@@ -69,11 +70,11 @@ Deno.test("RequestQuota answers daily_quota_exceeded once the UTC day's 100,000 
   const first = await call(env.app, "/v1/project", { apiKey });
   const second = await call(env.app, "/v1/project", { apiKey });
   // Then the first is the last one allowed today
-  assertEquals(first.status, 200);
+  assert.deepEqual(first.status, 200);
   await assertErrorCode(second, 429, "daily_quota_exceeded");
   // And a new UTC day starts afresh
   env.clock.set((day + 1) * 86_400_000);
-  assertEquals((await call(env.app, "/v1/project", { apiKey })).status, 200);
+  assert.deepEqual((await call(env.app, "/v1/project", { apiKey })).status, 200);
 });
 
 Deno.test("RequestQuota counts every keyed /v1 request whatever its answer, and never /health", async () => {
@@ -91,7 +92,7 @@ Deno.test("RequestQuota counts every keyed /v1 request whatever its answer, and 
   const counts = (await env.kv.get<{ minuteCount: number; dayCount: number }>(
     requestCountsKey(project.id),
   )).value;
-  assertEquals([counts?.minuteCount, counts?.dayCount], [3, 3]);
+  assert.deepEqual([counts?.minuteCount, counts?.dayCount], [3, 3]);
 });
 
 Deno.test("RequestQuota counts projects separately", async () => {
@@ -105,7 +106,7 @@ Deno.test("RequestQuota counts projects separately", async () => {
     ),
   );
   await Promise.all(responses.map((r) => r.body?.cancel()));
-  assertEquals(tally(responses.map((r) => r.status)), { 200: 1200 });
+  assert.deepEqual(tally(responses.map((r) => r.status)), { 200: 1200 });
 });
 
 Deno.test("RequestQuota stays exact when two instances take turns on many projects", async () => {
@@ -131,11 +132,11 @@ Deno.test("RequestQuota stays exact when two instances take turns on many projec
   }
   // Then every project got exactly its 600 of the 640 it sent, and the store counted all 640
   for (const { project } of projects) {
-    assertEquals(passed.get(project.id), 600);
+    assert.deepEqual(passed.get(project.id), 600);
     const counts = (await a.kv.get<{ minuteCount: number; dayCount: number }>(
       requestCountsKey(project.id),
     )).value;
-    assertEquals([counts?.minuteCount, counts?.dayCount], [640, 640]);
+    assert.deepEqual([counts?.minuteCount, counts?.dayCount], [640, 640]);
   }
   await Deno.remove(path);
 });

@@ -5,7 +5,7 @@
  * npm through scripts/luau_tools.sh. The last suite is the contract check: every answer and event
  * recorded from the service during the others, against the SDK's types.
  */
-import { assert, assertEquals } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 import { type LuauWorld, runLuau, startLuauWorld } from "../support/luau_world.ts";
 
 const SUITES = ["unit", "api", "retry", "budget", "cache", "events", "payout", "feed"];
@@ -24,14 +24,17 @@ async function luauTools(args: string[]): Promise<{ code: number; output: string
 async function buildModel(dir: string): Promise<string> {
   const out = `${dir}/Blocklink.rbxm`;
   const built = await luauTools(["lune", "run", "sdk/luau/build.luau", out]);
-  assertEquals(built.code, 0, built.output);
+  assert.deepEqual(built.code, 0, built.output);
   return out;
 }
 
 async function suite(world: LuauWorld, rbxm: string, name: string, env?: Record<string, string>) {
   const result = await runLuau(world, rbxm, [name], env);
-  assert(result.code === 0, `Luau suite ${name} failed:\n${result.output}`);
-  assert(/cases passed/.test(result.output), `Luau suite ${name} ran no case:\n${result.output}`);
+  assert.ok(result.code === 0, `Luau suite ${name} failed:\n${result.output}`);
+  assert.ok(
+    /cases passed/.test(result.output),
+    `Luau suite ${name} ran no case:\n${result.output}`,
+  );
 }
 
 Deno.test("Luau SDK under Lune: every route, retries, budget, events, payouts and the feed against the real service", async (t) => {
@@ -57,8 +60,8 @@ Deno.test("Luau SDK under Lune: every route, retries, budget, events, payouts an
 
 Deno.test("Every Luau file of the SDK, its tests and examples passes Luau's compiler", async () => {
   const result = await luauTools(["lune", "run", "sdk/luau/tests/parse_all.luau", "sdk/luau"]);
-  assertEquals(result.code, 0, result.output);
-  assert(/Compiled \d+ Luau files, 0 with problems/.test(result.output), result.output);
+  assert.deepEqual(result.code, 0, result.output);
+  assert.ok(/Compiled \d+ Luau files, 0 with problems/.test(result.output), result.output);
 });
 
 /** The text between the brace at `open` and its matching closing brace. */
@@ -120,17 +123,17 @@ Deno.test("Types.luau and the run-time Schemas.luau describe the same fields, op
     "^\\t",
     "=",
   );
-  assert(schemas.size >= 18, `schemas parsed: ${[...schemas.keys()]}`);
+  assert.ok(schemas.size >= 18, `schemas parsed: ${[...schemas.keys()]}`);
   for (const [name, schema] of schemas) {
     const exported = types.get(name);
-    assert(exported, `Types.luau exports ${name}`);
-    assertEquals([...exported.keys()].sort(), [...schema.keys()].sort(), `${name}: fields`);
+    assert.ok(exported, `Types.luau exports ${name}`);
+    assert.deepEqual([...exported.keys()].sort(), [...schema.keys()].sort(), `${name}: fields`);
     for (const [field, spec] of schema) {
       const declared: string = exported.get(field)!;
-      assertEquals(declared.endsWith("?"), spec.endsWith("?"), `${name}.${field}: optional`);
+      assert.deepEqual(declared.endsWith("?"), spec.endsWith("?"), `${name}.${field}: optional`);
       const base = spec.replace(/\?$/, "");
       if (["string", "number", "boolean"].includes(base)) {
-        assertEquals(declared.replace(/\?$/, ""), base, `${name}.${field}: type`);
+        assert.deepEqual(declared.replace(/\?$/, ""), base, `${name}.${field}: type`);
       }
     }
   }

@@ -1,6 +1,6 @@
 // Headers on every answer (issue 12, item 4): nosniff everywhere, HSTS over https, and on every
 // HTML page a policy that runs scripts only from our bundle.
-import { assert, assertEquals } from "../support/assertions.ts";
+import assert from "node:assert/strict";
 import { call, createTestApp } from "../support/test_app.ts";
 import { getPage, signInDeveloper } from "../support/dashboard.ts";
 
@@ -11,8 +11,8 @@ Deno.test("Every answer carries X-Content-Type-Options: nosniff, JSON, errors an
   for (const path of ["/health", "/v1/project", "/no-such-route", "/", "/static/islands.js"]) {
     const res = await call(t.app, path);
     await res.body?.cancel();
-    assertEquals(res.headers.get("x-content-type-options"), "nosniff", path);
-    assertEquals(res.headers.get("strict-transport-security"), null, path);
+    assert.deepEqual(res.headers.get("x-content-type-options"), "nosniff", path);
+    assert.deepEqual(res.headers.get("strict-transport-security"), null, path);
   }
   const big = await call(t.app, "/auth/wallet/challenge", {
     method: "POST",
@@ -20,7 +20,7 @@ Deno.test("Every answer carries X-Content-Type-Options: nosniff, JSON, errors an
     body: "{}",
   });
   await big.body?.cancel();
-  assertEquals(big.headers.get("x-content-type-options"), "nosniff", "a 413 too");
+  assert.deepEqual(big.headers.get("x-content-type-options"), "nosniff", "a 413 too");
 });
 
 Deno.test("Strict-Transport-Security is sent when BASE_URL is https", async () => {
@@ -28,7 +28,7 @@ Deno.test("Strict-Transport-Security is sent when BASE_URL is https", async () =
   for (const path of ["/health", "/", "/link/nobody"]) {
     const res = await t.app.request(`https://blocklink.example${path}`);
     await res.body?.cancel();
-    assertEquals(res.headers.get("strict-transport-security"), "max-age=31536000", path);
+    assert.deepEqual(res.headers.get("strict-transport-security"), "max-age=31536000", path);
   }
 });
 
@@ -38,16 +38,16 @@ Deno.test("Every HTML page has a CSP with script-src 'self', object-src 'none' a
   for (const path of ["/", "/dashboard", "/dashboard/sign-in", "/link/no-such-game"]) {
     const res = await getPage(t.app, path, path === "/dashboard" ? dev.jar : undefined);
     const html = await res.text();
-    assert(res.headers.get("content-type")?.startsWith("text/html"), path);
+    assert.ok(res.headers.get("content-type")?.startsWith("text/html"), path);
     const csp = res.headers.get("content-security-policy") ?? "";
-    assert(csp.startsWith(SPEC_CSP), `${path}: ${csp}`);
+    assert.ok(csp.startsWith(SPEC_CSP), `${path}: ${csp}`);
     for (const directive of ["script-src 'self'", "object-src 'none'", "frame-ancestors 'none'"]) {
-      assert(csp.split("; ").includes(directive), `${path}: ${directive} in ${csp}`);
+      assert.ok(csp.split("; ").includes(directive), `${path}: ${directive} in ${csp}`);
     }
-    assertEquals(res.headers.get("x-frame-options"), "DENY", path);
+    assert.deepEqual(res.headers.get("x-frame-options"), "DENY", path);
     // Island props are inert data; the only script that runs is the bundle, loaded from us.
     for (const tag of html.match(/<script\b[^>]*>/g) ?? []) {
-      assert(
+      assert.ok(
         tag === '<script type="application/json" id="__islands">' ||
           tag === '<script type="module" src="/static/islands.js">',
         `${path}: ${tag}`,
@@ -59,6 +59,6 @@ Deno.test("Every HTML page has a CSP with script-src 'self', object-src 'none' a
   await docs.body?.cancel();
   const csp = (docs.headers.get("content-security-policy") ?? "").split("; ");
   for (const directive of ["script-src 'self'", "object-src 'none'", "frame-ancestors 'none'"]) {
-    assert(csp.includes(directive), `/docs: ${directive} in ${csp.join("; ")}`);
+    assert.ok(csp.includes(directive), `/docs: ${directive} in ${csp.join("; ")}`);
   }
 });
