@@ -6,7 +6,7 @@
  * Once its signed bytes are stored, an attempt counts as possibly sent: from then on it ends only
  * as confirmed, landed and failed on-chain, or proven expired. A resend refused in preflight
  * (another payout draining the wallet, a top-up not yet confirmed) is logged and settles nothing;
- * only the first send's refusal may, and `execute.ts` decides that.
+ * only the first send's refusal may, and `send_and_wait.ts` decides that.
  */
 import {
   type Address,
