@@ -72,7 +72,7 @@ const MAX_KNOWN_PER_SHARD = 20_000;
 // Below this rate (requests a second on this instance) a commit per round is cheap: no lease.
 const MIN_LEASE_RATE = 20;
 // A tenth of the minute's allowance: what one crash can lose at most per project and instance.
-const MAX_LEASE = 60;
+export const MAX_LEASE = 60;
 // How soon requests deferred for other instances' leases are tried again.
 const DEFER_MS = 50;
 
