@@ -2,7 +2,7 @@
  * Per-project request quotas, counted durably before each answer, that cost almost no commits.
  *
  * Leases: a project busy on this instance takes allowance ahead of its requests, a block sized to
- * about a second of its rate here (none below 20 requests a second), and the requests then answer
+ * about a second of its rate here (none below 4 requests a second), and the requests then answer
  * from memory: that allowance is already counted in the store. A lease is settled (its unused part
  * given back) when it runs out, after `LEASE_MS`, or on `close()`; `quota_plan.ts` says what each
  * round writes and why several instances stay exact.
@@ -69,8 +69,8 @@ const MAX_COMMITS_IN_FLIGHT = 2;
 const MAX_PROJECTS_PER_COMMIT = 150;
 // Bounds memory: past this many remembered counters a shard starts again from the store.
 const MAX_KNOWN_PER_SHARD = 20_000;
-// Below this rate (requests a second on this instance) a commit per round is cheap: no lease.
-const MIN_LEASE_RATE = 20;
+// Below this rate (requests a second on this instance) blocks would be of one: no lease.
+const MIN_LEASE_RATE = 4;
 // A tenth of the minute's allowance: what one crash can lose at most per project and instance.
 export const MAX_LEASE = 60;
 // How soon requests deferred for other instances' leases are tried again.
