@@ -49,7 +49,11 @@ export function startKvConnectServer(
   };
   const calls = { snapshotRead: 0, atomicWrite: 0 };
 
-  async function answer(status: number, type: string, body: Uint8Array | string): Promise<Response> {
+  async function answer(
+    status: number,
+    type: string,
+    body: Uint8Array | string,
+  ): Promise<Response> {
     if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
     return new Response(body as BodyInit, { status, headers: { "content-type": type } });
   }
