@@ -1,4 +1,5 @@
 /** Player-wallet links: one wallet per player and one player per wallet, within a project. */
+import { wasWrittenBy } from "./lost_answer.ts";
 
 /** A player's link as stored under the player. */
 export interface LinkByUser {
@@ -61,7 +62,13 @@ export async function linkWallet(
     const stored: LinkByUser = { address, linkedAt: now };
     op.set(linkByUserKey(projectId, userId), stored)
       .set(linkByAddressKey(projectId, address), { userId, linkedAt: now });
-    if ((await op.commit()).ok) return { link: stored, replacedAddress, previousOwner };
+    const applied = (await op.commit()).ok ||
+      await wasWrittenBy<LinkByAddress>(
+        kv,
+        linkByAddressKey(projectId, address),
+        (v) => v.userId === userId && v.linkedAt === now,
+      );
+    if (applied) return { link: stored, replacedAddress, previousOwner };
   }
   throw new Error("Cannot link wallet: too many concurrent changes");
 }

@@ -7,7 +7,7 @@
  * The version's value is the id of the round that wrote it last, so a round whose answer was lost on
  * the network can tell whether it applied.
  *
- * The usage counters (`request_usage_minutes`, `request_usage_days`) hold what was actually used:
+ * The usage counters (`request_minutes`, `request_days`) hold what was actually used:
  * requests answered plus the used part of each settled lease, added with `sum`. They are the cheap
  * read for usage pages; the quota counters also hold allowance leased and not used yet.
  */
@@ -41,12 +41,12 @@ export function requestShardKey(shard: number): Deno.KvKey {
 
 /** Key of the requests a project used in one clock minute (minutes since the epoch); a `Deno.KvU64`. */
 export function requestUsageMinuteKey(projectId: string, minute: number): Deno.KvKey {
-  return ["request_usage_minutes", projectId, minute];
+  return ["request_minutes", projectId, minute];
 }
 
 /** Key of the requests a project used in one UTC day (days since the epoch); a `Deno.KvU64`. */
 export function requestUsageDayKey(projectId: string, day: number): Deno.KvKey {
-  return ["request_usage_days", projectId, day];
+  return ["request_days", projectId, day];
 }
 
 /** The shard a project's counters belong to (FNV-1a of its id). */

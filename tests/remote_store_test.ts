@@ -8,6 +8,8 @@ import { startTxHarness } from "./support/tx_harness.ts";
 import { openKv } from "../kv/open_kv.ts";
 import { getLinkByAddress, getLinkByUser, linkWallet } from "../kv/links.ts";
 import { requestCountsKey } from "../kv/request_counts.ts";
+import { createProject, listProjectsByDeveloper } from "../kv/projects.ts";
+import { createApiKey, listApiKeys } from "../kv/api_keys.ts";
 import { publishEvent } from "../lib/events/publish.ts";
 
 const A = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
@@ -135,4 +137,50 @@ Deno.test("100 concurrent requests with one key split across two instances on a 
   const list = await h.rpc.getSignaturesForAddress(h.wallet!, { commitment: "confirmed" }).send();
   assert.equal(list.length - 1, 1);
   assert.equal((await h.rpc.getBalance(to).send()).value, 1_000_000_000n);
+});
+
+Deno.test("Creates and links whose answers are lost apply once and are answered as done", async () => {
+  await using store = await startRemoteStore();
+  await using a = await createTestApp({ kvPath: store.url });
+  const developer = "Dev1111111111111111111111111111111111111111";
+  // Given the network loses the answer of each write once (Deno's client resends it)
+  store.server.faults.unavailableAfterWrite = 1;
+  const project = await createProject(a.kv, {
+    name: "Lost",
+    cluster: "devnet",
+    createdBy: developer,
+    now: 1,
+  });
+  // Then the project exists once, with the slug it was answered with
+  assert.deepEqual((await listProjectsByDeveloper(a.kv, developer)).map((p) => p.slug), [
+    project.slug,
+  ]);
+  store.server.faults.unavailableAfterWrite = 1;
+  await createApiKey(a.kv, project.id, 2);
+  assert.equal((await listApiKeys(a.kv, project.id)).length, 1);
+  // And a link that takes a wallet from its owner still reports that owner
+  await linkWallet(a.kv, project.id, { userId: 1, address: A, now: 3 });
+  store.server.faults.unavailableAfterWrite = 1;
+  const outcome = await linkWallet(a.kv, project.id, { userId: 2, address: A, now: 4 });
+  assert.equal(outcome.previousOwner, 1);
+});
+
+Deno.test("A payment whose writes lose their answers is reserved, sent and confirmed once", async () => {
+  await using store = await startRemoteStore();
+  await using h = await startTxHarness({ kvPath: store.url });
+  await h.policy({ maxSolPerTransfer: "5" });
+  const to = await h.link(1);
+  // Given the next several writes (quota, reservation, signed bytes, status) lose their answers
+  store.server.faults.unavailableAfterWrite = 8;
+  const res = await h.a.post("transfer-sol", {
+    to: { userId: 1 },
+    amount: "1",
+    idempotencyKey: "lost-answers",
+  });
+  const body = await res.json();
+  // Then the request is answered with its one transaction, and the recipient got the amount once
+  assert.equal(res.status, 200, JSON.stringify(body));
+  assert.equal(body.status, "confirmed", JSON.stringify(body));
+  assert.equal((await h.rpc.getBalance(to).send()).value, 1_000_000_000n);
+  assert.equal(store.server.faults.unavailableAfterWrite, 0);
 });
