@@ -21,10 +21,14 @@ import { planProject, type ProjectPlan, type ProjectRequest } from "./quota_plan
 export const MAX_PROJECTS_PER_ROUND = 10;
 // Bounds memory: past this many remembered counters, start again from the store.
 const MAX_KNOWN = 50_000;
+// A project another instance counted lately is read before each round for this long: a remembered
+// copy would fail its check and cost a round trip more.
+const CONTESTED_MS = 10_000;
 
 /** The store side of the request quota for one instance. */
 export class QuotaStore {
   #known = new Map<string, Deno.KvEntryMaybe<RequestCounts>>();
+  #contested = new Map<string, number>();
 
   constructor(private kv: Deno.Kv, private now: () => number) {}
 
@@ -52,8 +56,15 @@ export class QuotaStore {
         );
         return plans;
       }
-      // Another instance counted one of these projects: read them afresh.
-      for (const { id } of round) this.#known.delete(id);
+      // Another instance counted one of these projects: read them afresh, and keep reading.
+      const until = performance.now() + CONTESTED_MS;
+      for (const { id } of round) {
+        this.#known.delete(id);
+        this.#contested.set(id, until);
+      }
+      // Which check failed is not told: retried one by one, a conflict on one project cannot keep
+      // failing the others.
+      if (round.length > 1) return (await Promise.all(round.map((r) => this.commit([r])))).flat();
     }
     throw new Error("Cannot count requests: too many concurrent changes");
   }
@@ -80,7 +91,11 @@ export class QuotaStore {
   /** The counters of `ids`, from memory where this instance wrote them last, else from the store. */
   async #read(ids: string[]): Promise<Deno.KvEntryMaybe<RequestCounts>[]> {
     if (this.#known.size > MAX_KNOWN) this.#known.clear();
-    const missing = ids.filter((id) => !this.#known.has(id));
+    if (this.#contested.size > MAX_KNOWN) this.#contested.clear();
+    const now = performance.now();
+    const missing = ids.filter((id) =>
+      !this.#known.has(id) || (this.#contested.get(id) ?? 0) > now
+    );
     if (missing.length > 0) {
       const entries = await this.kv.getMany<RequestCounts[]>(missing.map(requestCountsKey));
       missing.forEach((id, i) => this.#known.set(id, entries[i]));
