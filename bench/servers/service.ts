@@ -11,10 +11,14 @@ import { linkWallet } from "../../kv/links.ts";
 const projects = Number(Deno.env.get("BENCH_PROJECTS") ?? 1000);
 // BENCH_KV_PATH points several bench instances at one store (a KV Connect URL); only the one with
 // BENCH_PROJECTS above 0 seeds it.
-const kv = await openKv(
-  Deno.env.get("BENCH_KV_PATH") ?? `${await Deno.makeTempDir()}/bench.kv`,
-);
-const config = loadConfig({ SECRET: "bench-secret-bench-secret-bench-secret!!", PORT: "0" });
+const kvPath = Deno.env.get("BENCH_KV_PATH") ?? `${await Deno.makeTempDir()}/bench.kv`;
+const kv = await openKv(kvPath);
+const config = loadConfig({
+  SECRET: "bench-secret-bench-secret-bench-secret!!",
+  PORT: "0",
+  KV_PATH: kvPath,
+  DENO_KV_ACCESS_TOKEN: Deno.env.get("DENO_KV_ACCESS_TOKEN"),
+});
 // The clock stays in one minute so a bench run can never straddle a quota window.
 const clock = Deno.env.get("BENCH_REAL_CLOCK") ? undefined : new ManualClock(Date.now());
 const ctx = await createAppContext({ kv, config, clock });

@@ -16,7 +16,7 @@ export const REQUESTS_PER_MINUTE = 600;
 /** Requests a project may make in one UTC day. */
 export const REQUESTS_PER_DAY = 100_000;
 /** How long an instance may answer from a lease before it settles it. */
-export const LEASE_MS = 1_000;
+export const LEASE_MS = 2_000;
 /** Past a lease's end by this much, its holder is taken to be gone and its allowance as used. */
 export const LEASE_GRACE_MS = 5_000;
 

@@ -1,5 +1,5 @@
 /**
- * Writes quota rounds: the counters of up to ten projects in one atomic commit that checks each
+ * Writes quota rounds: the counters of several projects in one atomic commit that checks each
  * counter as this instance last saw it. Checks on the counters themselves, not on shared keys, so
  * instances sharing one store only conflict when they count the same project at the same moment.
  * What this instance wrote last is remembered, so a busy project needs no read before its next
@@ -17,8 +17,6 @@ import {
 } from "../../kv/request_counts.ts";
 import { planProject, type ProjectPlan, type ProjectRequest } from "./quota_plan.ts";
 
-/** Projects one round may hold: the self-hosted KV server checks at most 10 keys a commit. */
-export const MAX_PROJECTS_PER_ROUND = 10;
 // Bounds memory: past this many remembered counters, start again from the store.
 const MAX_KNOWN = 50_000;
 // A project another instance counted lately is read before each round for this long: a remembered
@@ -32,7 +30,7 @@ export class QuotaStore {
 
   constructor(private kv: Deno.Kv, private now: () => number) {}
 
-  /** Plans and commits one round of at most `MAX_PROJECTS_PER_ROUND` projects; returns each plan. */
+  /** Plans and commits one round (one check per project: at most 10 on a remote store); returns each plan. */
   async commit(round: Array<{ id: string; request: ProjectRequest }>): Promise<ProjectPlan[]> {
     for (let attempt = 0; attempt < 100; attempt++) {
       const entries = await this.#read(round.map((r) => r.id));
@@ -82,7 +80,7 @@ export class QuotaStore {
     } catch (error) {
       lost = error;
     }
-    const entries = await this.kv.getMany<RequestCounts[]>(ids.map(requestCountsKey));
+    const entries = await this.#getCounts(ids);
     if (entries.every((e) => e.value?.round === roundId)) return entries[0].versionstamp;
     if (lost) log("warn", "A request count commit failed; counting again", { error: lost });
     return null;
@@ -97,9 +95,18 @@ export class QuotaStore {
       !this.#known.has(id) || (this.#contested.get(id) ?? 0) > now
     );
     if (missing.length > 0) {
-      const entries = await this.kv.getMany<RequestCounts[]>(missing.map(requestCountsKey));
+      const entries = await this.#getCounts(missing);
       missing.forEach((id, i) => this.#known.set(id, entries[i]));
     }
     return ids.map((id) => this.#known.get(id)!);
+  }
+
+  /** Reads counters ten at a time, the most one read may ask for. */
+  async #getCounts(ids: string[]): Promise<Deno.KvEntryMaybe<RequestCounts>[]> {
+    const slices = [];
+    for (let i = 0; i < ids.length; i += 10) {
+      slices.push(this.kv.getMany<RequestCounts[]>(ids.slice(i, i + 10).map(requestCountsKey)));
+    }
+    return (await Promise.all(slices)).flat();
   }
 }

@@ -2,19 +2,20 @@
  * Per-project request quotas, counted durably before each answer, that cost almost no commits.
  *
  * Leases: a project busy on this instance takes allowance ahead of its requests, a block sized to
- * about a second of its rate here (none below 4 requests a second, at most `MAX_LEASE`), and the
+ * about `LEASE_MS` of its rate here (none below 2 requests a second, at most `MAX_LEASE`), and the
  * requests then answer from memory: that allowance is already counted in the store. A lease is
  * settled (its unused part given back) when it runs out, after `LEASE_MS`, or on `close()`;
  * `quota_plan.ts` says what each round writes and why several instances stay exact.
  *
- * Rounds: requests that do need the store wait for a round, which counts up to ten waiting
- * projects in one commit (`quota_store.ts`). Several rounds run at once on distinct projects;
- * requests arriving meanwhile wait for the next one, so rounds grow with load instead of the
- * commit count.
+ * Rounds: requests that do need the store wait for a round, which counts many waiting projects in
+ * one commit that checks each one's counters (`quota_store.ts`). On a local file commits queue for
+ * one disk, so two rounds of up to 100 projects run at once and the rounds grow with load; a remote
+ * store takes at most 10 checks a commit but runs commits side by side, so up to 16 rounds of 10
+ * run at once there, hiding its round trip.
  */
 import type { Clock } from "../clock.ts";
 import { log } from "../log.ts";
-import { MAX_PROJECTS_PER_ROUND, QuotaStore } from "./quota_store.ts";
+import { QuotaStore } from "./quota_store.ts";
 import { type Lease, LEASE_MS, type QuotaVerdict } from "./quota_plan.ts";
 
 export { REQUESTS_PER_DAY, REQUESTS_PER_MINUTE } from "./quota_plan.ts";
@@ -39,11 +40,12 @@ interface Held {
 
 type Item = { id: string; entry: Entry };
 
-// Rounds on distinct projects never conflict within an instance; enough of them hide a remote
-// store's round trip.
-const MAX_ROUNDS_IN_FLIGHT = 16;
-// Below this rate (requests a second on this instance) blocks would be of one: no lease.
-const MIN_LEASE_RATE = 4;
+// Rounds on distinct projects never conflict within an instance. A local round of 100 projects
+// stays within 100 checks and 1,000 mutations (5 each); a remote one within denokv's 10 checks.
+const LOCAL_ROUNDS = { projects: 100, inFlight: 2 };
+const REMOTE_ROUNDS = { projects: 10, inFlight: 16 };
+// Fewer requests than this in two seconds on this instance (2 a second) make blocks of one.
+const MIN_LEASE_REQUESTS = 4;
 /** A tenth of the minute's allowance: what one crash can lose at most per project and instance. */
 export const MAX_LEASE = 60;
 // How soon requests deferred for other instances' leases are tried again.
@@ -59,9 +61,12 @@ export class RequestQuota {
   #deferred = new Set<ReturnType<typeof setTimeout>>();
   #scheduled = false;
   #roundsInFlight = 0;
+  #rounds: typeof LOCAL_ROUNDS;
 
-  constructor(kv: Deno.Kv, private clock: Clock) {
+  /** `remote`: the store is reached over the network (see `isRemoteKvPath`). */
+  constructor(kv: Deno.Kv, private clock: Clock, options: { remote?: boolean } = {}) {
     this.#store = new QuotaStore(kv, () => clock.now());
+    this.#rounds = options.remote ? REMOTE_ROUNDS : LOCAL_ROUNDS;
   }
 
   /** Counts one request for the project and says whether it is within both quotas. */
@@ -134,16 +139,17 @@ export class RequestQuota {
     }
   }
 
-  /** Allowance worth taking beyond `waiting`: about a second of the project's rate here. */
+  /** Allowance worth taking beyond `waiting`: about `LEASE_MS` of the project's rate here. */
   #prefetch(projectId: string, waiting: number): number {
     // A round that only settles a lease means the project went quiet here: no new lease.
     if (waiting === 0) return 0;
     const rate = this.#rates.get(projectId);
     const second = Math.floor(performance.now() / 1000);
-    const recent = rate && rate.second >= second - 1;
-    const perSecond = recent ? Math.max(rate.previous, rate.current) : 0;
-    if (perSecond < MIN_LEASE_RATE) return 0;
-    return Math.max(0, Math.min(MAX_LEASE, Math.round(perSecond * LEASE_MS / 1000)) - waiting);
+    // Requests of the last two seconds: fewer than MIN_LEASE_REQUESTS means blocks of one.
+    const recent = rate && rate.second >= second - 1 ? rate.previous + rate.current : 0;
+    if (recent < MIN_LEASE_REQUESTS) return 0;
+    const block = Math.min(MAX_LEASE, Math.round(recent / 2 * LEASE_MS / 1000));
+    return Math.max(0, block - waiting);
   }
 
   #schedule(): void {
@@ -156,7 +162,7 @@ export class RequestQuota {
   }
 
   #flush(): void {
-    while (this.#roundsInFlight < MAX_ROUNDS_IN_FLIGHT) {
+    while (this.#roundsInFlight < this.#rounds.inFlight) {
       const round: Item[] = [];
       for (const [id, entry] of this.#waiting) {
         if (this.#inRound.has(id)) continue;
@@ -165,7 +171,7 @@ export class RequestQuota {
         round.push({ id, entry });
         this.#waiting.delete(id);
         this.#inRound.add(id);
-        if (round.length === MAX_PROJECTS_PER_ROUND) break;
+        if (round.length === this.#rounds.projects) break;
       }
       if (round.length === 0) return;
       this.#roundsInFlight++;
