@@ -25,19 +25,24 @@ export async function benchRemote(seconds: number): Promise<LoadResult[]> {
     await baseline.stop();
   });
   // Each service run on a fresh store and projects, so no run inherits another's quota counts.
-  await withStore(async (env) => {
-    const one = await startServer(serverPath("service.ts"), { ...env, BENCH_PROJECTS: PROJECTS });
-    const keys = one.info.keys as string[];
-    await runLoad("warm-up", walletUrl(one), keyed(keys, one, CONNECTIONS, 1));
-    results.push(
-      await runLoad(
-        "counted /v1 route, remote",
-        walletUrl(one),
-        keyed(keys, one, CONNECTIONS, seconds),
-      ),
-    );
-    await one.stop();
-  });
+  for (
+    const [name, extra] of [
+      ["same app, nothing counted, remote", { BENCH_UNCOUNTED: "1" }],
+      ["counted /v1 route, remote", {}],
+    ] as const
+  ) {
+    await withStore(async (env) => {
+      const one = await startServer(serverPath("service.ts"), {
+        ...env,
+        ...extra,
+        BENCH_PROJECTS: PROJECTS,
+      });
+      const keys = one.info.keys as string[];
+      await runLoad("warm-up", walletUrl(one), keyed(keys, one, CONNECTIONS, 1));
+      results.push(await runLoad(name, walletUrl(one), keyed(keys, one, CONNECTIONS, seconds)));
+      await one.stop();
+    });
+  }
   await withStore(async (env) => {
     const one = await startServer(serverPath("service.ts"), { ...env, BENCH_PROJECTS: PROJECTS });
     const two = await startServer(serverPath("service.ts"), { ...env, BENCH_PROJECTS: "0" });
