@@ -26,16 +26,20 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-/** What one project waits for: requests to count and a lease to settle. */
+/** What one project waits for: requests to count, a lease to settle, or a lease to top up. */
 interface Entry {
   waiters: Waiter[];
   settle?: Lease;
+  /** Tops up the held lease ahead of need (no request waits for it). */
+  refill?: boolean;
   onSettled: Array<() => void>;
 }
 
 interface Held {
   lease: Lease;
   timer: ReturnType<typeof setTimeout>;
+  /** A top-up round is under way. */
+  refilling: boolean;
 }
 
 type Item = { id: string; entry: Entry };
@@ -60,6 +64,7 @@ export class RequestQuota {
   #rates = new Map<string, { second: number; current: number; previous: number }>();
   #deferred = new Set<ReturnType<typeof setTimeout>>();
   #scheduled = false;
+  #closing = false;
   #roundsInFlight = 0;
   #rounds: typeof LOCAL_ROUNDS;
 
@@ -75,6 +80,11 @@ export class RequestQuota {
     const held = this.#held.get(projectId);
     if (held && held.lease.remaining > 0 && this.#inWindow(held.lease)) {
       held.lease.remaining--;
+      // Half used: top it up in the background, so a busy project's requests never wait.
+      if (!held.refilling && !this.#closing && held.lease.remaining * 2 < this.#block(projectId)) {
+        held.refilling = true;
+        this.#refill(projectId);
+      }
       return Promise.resolve("ok");
     }
     return new Promise((resolve, reject) => {
@@ -85,13 +95,28 @@ export class RequestQuota {
 
   /** Gives back every lease's unused allowance and stops the timers; the store stays open. */
   async close(): Promise<void> {
+    this.#closing = true;
     for (const timer of this.#deferred) clearTimeout(timer);
     this.#deferred.clear();
-    const settled = [...this.#held.keys()].map((id) =>
-      new Promise<void>((resolve) => this.#settleLease(id)!.onSettled.push(resolve))
-    );
+    // Top-ups under way may still hand out leases: settle until none is left.
+    while (this.#held.size > 0 || this.#roundsInFlight > 0) {
+      const settled = [...this.#held.keys()].map((id) =>
+        new Promise<void>((resolve) => this.#settleLease(id)!.onSettled.push(resolve))
+      );
+      this.#schedule();
+      await Promise.all(settled);
+      if (this.#roundsInFlight > 0) await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  #refill(projectId: string): void {
+    let entry = this.#waiting.get(projectId);
+    if (!entry) {
+      entry = { waiters: [], onSettled: [] };
+      this.#waiting.set(projectId, entry);
+    }
+    entry.refill = true;
     this.#schedule();
-    await Promise.all(settled);
   }
 
   #entry(projectId: string): Entry {
@@ -139,17 +164,24 @@ export class RequestQuota {
     }
   }
 
-  /** Allowance worth taking beyond `waiting`: about `LEASE_MS` of the project's rate here. */
-  #prefetch(projectId: string, waiting: number): number {
-    // A round that only settles a lease means the project went quiet here: no new lease.
-    if (waiting === 0) return 0;
+  /** About `LEASE_MS` of the project's rate here: 1 (no lease) below 2 requests a second. */
+  #block(projectId: string): number {
     const rate = this.#rates.get(projectId);
     const second = Math.floor(performance.now() / 1000);
     // Requests of the last two seconds: fewer than MIN_LEASE_REQUESTS means blocks of one.
     const recent = rate && rate.second >= second - 1 ? rate.previous + rate.current : 0;
-    if (recent < MIN_LEASE_REQUESTS) return 0;
-    const block = Math.min(MAX_LEASE, Math.round(recent / 2 * LEASE_MS / 1000));
-    return Math.max(0, block - waiting);
+    if (recent < MIN_LEASE_REQUESTS) return 1;
+    return Math.min(MAX_LEASE, Math.round(recent / 2 * LEASE_MS / 1000));
+  }
+
+  /** Allowance worth taking beyond what `entry` waits for. */
+  #prefetch(projectId: string, entry: Entry): number {
+    const waiting = entry.waiters.length;
+    const held = this.#held.get(projectId)?.lease.remaining ?? 0;
+    // A round that only settles a lease means the project went quiet here: no new lease.
+    if (waiting === 0 && !entry.refill) return 0;
+    // Never more unused allowance here than MAX_LEASE: the most a crash can lose.
+    return Math.max(0, Math.min(this.#block(projectId), MAX_LEASE - held) - waiting);
   }
 
   #schedule(): void {
@@ -166,8 +198,8 @@ export class RequestQuota {
       const round: Item[] = [];
       for (const [id, entry] of this.#waiting) {
         if (this.#inRound.has(id)) continue;
-        // A lease that ran out after this entry queued is settled with it.
-        entry.settle ??= this.#takeLease(id);
+        // A lease that ran out after this entry queued is settled with it; a top-up keeps it.
+        if (entry.waiters.length > 0 || !entry.refill) entry.settle ??= this.#takeLease(id);
         round.push({ id, entry });
         this.#waiting.delete(id);
         this.#inRound.add(id);
@@ -189,7 +221,7 @@ export class RequestQuota {
         id,
         request: {
           waiting: entry.waiters.length,
-          prefetch: this.#prefetch(id, entry.waiters.length),
+          prefetch: this.#prefetch(id, entry),
           settle: entry.settle,
         },
       })));
@@ -198,6 +230,7 @@ export class RequestQuota {
         entry.waiters.slice(0, verdicts.length).forEach((w, j) => w.resolve(verdicts[j]));
         for (const settled of entry.onSettled) settled();
         if (leased > 0) this.#hold(id, { minute: next.minute, day: next.day, granted: leased });
+        else if (entry.refill && this.#held.get(id)?.refilling) this.#endRefill(id);
         const deferred = entry.waiters.slice(verdicts.length);
         if (deferred.length > 0) this.#defer(id, deferred);
       });
@@ -212,6 +245,18 @@ export class RequestQuota {
 
   /** Keeps a new lease and answers, from it, requests of the project that queued meanwhile. */
   #hold(projectId: string, lease: Omit<Lease, "remaining">): void {
+    const current = this.#held.get(projectId);
+    if (current) {
+      if (current.lease.minute === lease.minute && current.lease.day === lease.day) {
+        // A top-up joins the lease; both are settled together.
+        current.lease.granted += lease.granted;
+        current.lease.remaining += lease.granted;
+        this.#endRefill(projectId);
+        return;
+      }
+      // The window changed while topping up: the old lease is settled on its own.
+      this.#settleLease(projectId);
+    }
     const held: Lease = { ...lease, remaining: lease.granted };
     const entry = this.#waiting.get(projectId);
     while (entry && entry.waiters.length > 0 && held.remaining > 0) {
@@ -222,7 +267,17 @@ export class RequestQuota {
     const timer = setTimeout(() => {
       if (this.#held.get(projectId)?.lease === held) this.#settleLease(projectId);
     }, LEASE_MS);
-    this.#held.set(projectId, { lease: held, timer });
+    this.#held.set(projectId, { lease: held, timer, refilling: false });
+  }
+
+  /** Ends a top-up: the lease is settled `LEASE_MS` after its last one unless used up first. */
+  #endRefill(projectId: string): void {
+    const held = this.#held.get(projectId)!;
+    held.refilling = false;
+    clearTimeout(held.timer);
+    held.timer = setTimeout(() => {
+      if (this.#held.get(projectId) === held) this.#settleLease(projectId);
+    }, LEASE_MS);
   }
 
   /** Tries requests again shortly: other instances' leases of this minute may come back. */
