@@ -3,9 +3,10 @@
  *
  * Leases: a project busy on this instance takes allowance ahead of its requests, a block sized to
  * about `LEASE_MS` of its rate here (none below 2 requests a second, at most `MAX_LEASE`), and the
- * requests then answer from memory: that allowance is already counted in the store. A lease is
- * settled (its unused part given back) when it runs out, after `LEASE_MS`, or on `close()`;
- * `quota_plan.ts` says what each round writes and why several instances stay exact.
+ * requests then answer from memory: that allowance is already counted in the store. Half used, a
+ * lease is topped up by a round in the background, so a busy project's requests never wait; it is
+ * settled (its unused part given back) when it runs out, `LEASE_MS` after its last top-up, or on
+ * `close()`. `quota_plan.ts` says what each round writes and why several instances stay exact.
  *
  * Rounds: requests that do need the store wait for a round, which counts many waiting projects in
  * one commit that checks each one's counters (`quota_store.ts`). On a local file commits queue for
