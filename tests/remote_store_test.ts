@@ -165,22 +165,32 @@ Deno.test("Creates and links whose answers are lost apply once and are answered 
   assert.equal(outcome.previousOwner, 1);
 });
 
-Deno.test("A payment whose writes lose their answers is reserved, sent and confirmed once", async () => {
+Deno.test("A payment whose writes lose their answers is reserved, sent and confirmed once", async (t) => {
   await using store = await startRemoteStore();
   await using h = await startTxHarness({ kvPath: store.url });
   await h.policy({ maxSolPerTransfer: "5" });
   const to = await h.link(1);
-  // Given the next several writes (quota, reservation, signed bytes, status) lose their answers
-  store.server.faults.unavailableAfterWrite = 8;
-  const res = await h.a.post("transfer-sol", {
-    to: { userId: 1 },
-    amount: "1",
-    idempotencyKey: "lost-answers",
+  const send = async (idempotencyKey: string) => {
+    const res = await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey });
+    const body = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(body));
+    return body;
+  };
+  await t.step(
+    "the reservation's answer is lost: the request still sends its transaction",
+    async () => {
+      store.server.faults.unavailableAfterWriteTo = "tx_requests";
+      const body = await send("lost-reservation");
+      assert.equal(store.server.faults.unavailableAfterWriteTo, null);
+      assert.equal(body.status, "confirmed", JSON.stringify(body));
+      assert.equal((await h.rpc.getBalance(to).send()).value, 1_000_000_000n);
+    },
+  );
+  await t.step("the next eight writes lose their answers: sent and confirmed once", async () => {
+    store.server.faults.unavailableAfterWrite = 8;
+    const body = await send("lost-answers");
+    assert.equal(body.status, "confirmed", JSON.stringify(body));
+    assert.equal((await h.rpc.getBalance(to).send()).value, 2_000_000_000n);
+    assert.equal(store.server.faults.unavailableAfterWrite, 0);
   });
-  const body = await res.json();
-  // Then the request is answered with its one transaction, and the recipient got the amount once
-  assert.equal(res.status, 200, JSON.stringify(body));
-  assert.equal(body.status, "confirmed", JSON.stringify(body));
-  assert.equal((await h.rpc.getBalance(to).send()).value, 1_000_000_000n);
-  assert.equal(store.server.faults.unavailableAfterWrite, 0);
 });

@@ -20,6 +20,8 @@ export interface KvConnectFaults {
   cutAfterWrite: number;
   /** Atomic writes applied, then answered 503: Deno's client sends them again. */
   unavailableAfterWrite: number;
+  /** The next write touching a key that contains this text is applied, then answered 503. */
+  unavailableAfterWriteTo: string | null;
 }
 
 /** A running test server. */
@@ -46,6 +48,7 @@ export function startKvConnectServer(
     cutBeforeWrite: 0,
     cutAfterWrite: 0,
     unavailableAfterWrite: 0,
+    unavailableAfterWriteTo: null,
   };
   const calls = { snapshotRead: 0, atomicWrite: 0 };
 
@@ -70,13 +73,19 @@ export function startKvConnectServer(
       faults.cutBeforeWrite--;
       return cutOff();
     }
-    const versionstamp = await atomicWrite(kv, messages.atomicWrite.decode(body));
+    const request = messages.atomicWrite.decode(body);
+    const versionstamp = await atomicWrite(kv, request);
     if (faults.cutAfterWrite > 0) {
       faults.cutAfterWrite--;
       return cutOff();
     }
     if (faults.unavailableAfterWrite > 0) {
       faults.unavailableAfterWrite--;
+      return await answer(503, "text/plain", "Answer lost");
+    }
+    const text = faults.unavailableAfterWriteTo;
+    if (text && request.mutations.some((m) => new TextDecoder().decode(m.key).includes(text))) {
+      faults.unavailableAfterWriteTo = null;
       return await answer(503, "text/plain", "Answer lost");
     }
     const out = messages.atomicWriteOutput.encode(
