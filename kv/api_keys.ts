@@ -1,6 +1,7 @@
 /** API keys: only SHA-256 hashes are stored; the plaintext exists once, in the creation answer. */
 import { sha256Hex } from "../lib/crypto/hash.ts";
 import { randomToken, ulid } from "../lib/ids.ts";
+import { wasWrittenBy } from "./lost_answer.ts";
 
 /** An API key as stored (no plaintext). */
 export interface ApiKeyRecord {
@@ -74,7 +75,9 @@ export async function createApiKey(
       .set(apiKeyHashKey(record.hash), ref)
       .set(activeKeyCountKey(projectId), count + 1)
       .commit();
-    if (result.ok) return { record, plaintext };
+    if (result.ok || await wasWrittenBy(kv, apiKeyKey(projectId, record.id))) {
+      return { record, plaintext };
+    }
   }
   throw new Error("Cannot create API key: too many concurrent changes");
 }

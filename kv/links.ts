@@ -1,4 +1,5 @@
 /** Player-wallet links: one wallet per player and one player per wallet, within a project. */
+import { wasWrittenBy } from "./lost_answer.ts";
 
 /** A player's link as stored under the player. */
 export interface LinkByUser {
@@ -75,7 +76,13 @@ export async function linkWallet(
     op.set(linkByUserKey(projectId, userId), stored)
       .set(linkByAddressKey(projectId, address), { userId, linkedAt: now });
     const outcome = { link: stored, replacedAddress, previousOwner };
-    if (await commit(op, outcome)) return outcome;
+    const applied = await commit(op, outcome) ||
+      await wasWrittenBy<LinkByAddress>(
+        kv,
+        linkByAddressKey(projectId, address),
+        (v) => v.userId === userId && v.linkedAt === now,
+      );
+    if (applied) return outcome;
   }
   throw new Error("Cannot link wallet: too many concurrent changes");
 }

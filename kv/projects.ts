@@ -1,6 +1,7 @@
 /** Projects: the tenant record every other entity hangs off. */
 import type { Cluster } from "../lib/config.ts";
 import { ulid } from "../lib/ids.ts";
+import { wasWrittenBy } from "./lost_answer.ts";
 
 /** Per-project settings edited in the dashboard; secrets are stored encrypted. */
 export interface ProjectSettings {
@@ -104,7 +105,7 @@ export async function createProject(
       .set(developerProjectKey(input.createdBy, project.id), project.id)
       .set(developerProjectCountKey(input.createdBy), count + 1)
       .commit();
-    if (result.ok) return project;
+    if (result.ok || await wasWrittenBy(kv, projectKey(project.id))) return project;
   }
   throw new Error("Cannot create project: too many concurrent changes");
 }

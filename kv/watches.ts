@@ -1,6 +1,7 @@
 /** Watched addresses: per project, each with the position its poll loop has reached. */
 import { ulid } from "../lib/ids.ts";
 import { addJob, addJobRemoval, getJobEntry } from "./jobs.ts";
+import { wasWrittenBy } from "./lost_answer.ts";
 
 /** Where a watch's history was last read up to. */
 export interface WatchPosition {
@@ -91,7 +92,9 @@ export async function createWatch(
       id: watchPollJobId(projectId, watch.id),
       runAt: input.now,
     });
-    if ((await op.commit()).ok) return watch;
+    if ((await op.commit()).ok || await wasWrittenBy(kv, watchKey(projectId, watch.id))) {
+      return watch;
+    }
   }
   throw new Error("Cannot add watch: too many concurrent changes");
 }
