@@ -94,6 +94,16 @@ export class RequestQuota {
     });
   }
 
+  /**
+   * Settles this instance's lease of the project at once, so what it used is in the store's usage
+   * counters (a usage page reads them); other instances' leases settle within their few seconds.
+   */
+  settle(projectId: string): Promise<void> {
+    const entry = this.#settleLease(projectId);
+    if (!entry) return Promise.resolve();
+    return new Promise((resolve) => entry.onSettled.push(resolve));
+  }
+
   /** Gives back every lease's unused allowance and stops the timers; the store stays open. */
   async close(): Promise<void> {
     this.#closing = true;
