@@ -46,6 +46,7 @@ export async function startService(
     async close() {
       await server.shutdown();
       await worker.stop();
+      await ctx.quota.close();
     },
   };
 }

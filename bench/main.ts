@@ -5,6 +5,7 @@ import { benchCachedBalance } from "./chain_reads.ts";
 import { benchTx } from "./tx.ts";
 import { benchEventFeed } from "./event_feed.ts";
 import { benchBackground } from "./background.ts";
+import { benchRemote } from "./remote.ts";
 
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
 console.log(
@@ -20,6 +21,18 @@ console.log("## GET /v1/players/:userId/wallet, 64 connections, 1,000 projects")
 const wallet = await benchPlayerWallet(seconds);
 const kvBaseline = wallet.find((r) => r.name === "KV-read baseline")!;
 console.log(resultTable(wallet, kvBaseline));
+console.log();
+
+console.log(
+  "## The same on a remote store (KV Connect test server, 10 ms per round trip), 100 projects",
+);
+const remote = await benchRemote(seconds);
+console.log(resultTable(remote, remote[0]));
+const [remoteBaseline, , remoteOne, remotePair] = remote;
+console.log(
+  `p50 counted minus baseline: ${(remoteOne.p50Ms - remoteBaseline.p50Ms).toFixed(2)} ms; ` +
+    `two instances against one: ${(remotePair.rps / remoteOne.rps).toFixed(2)}`,
+);
 console.log();
 
 console.log("## GET /v1/wallets/:address/balance (cached), 64 connections, 1,000 projects");

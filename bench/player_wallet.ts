@@ -3,7 +3,7 @@ import { type LoadResult, runLoad, startServer } from "./load.ts";
 
 const CONNECTIONS = 64;
 
-/** Runs the three servers one after another and returns their results, baseline first. */
+/** Runs the baselines, the app with nothing counted and the app as deployed; returns their results. */
 export async function benchPlayerWallet(seconds: number): Promise<LoadResult[]> {
   const results: LoadResult[] = [];
   for (
@@ -20,11 +20,20 @@ export async function benchPlayerWallet(seconds: number): Promise<LoadResult[]> 
     );
     await server.stop();
   }
-  const service = await startServer(new URL("./servers/service.ts", import.meta.url).pathname);
-  const keys = service.info.keys as string[];
-  const url = `${service.info.url}/v1/players/1/wallet`;
-  // Round-robin over every project's key so quotas are counted but never reached.
-  const wrkScript = `
+  for (
+    const [name, env] of [["same app, nothing counted", { BENCH_UNCOUNTED: "1" }], [
+      "counted /v1 route",
+      {},
+    ]] as const
+  ) {
+    const service = await startServer(
+      new URL("./servers/service.ts", import.meta.url).pathname,
+      env,
+    );
+    const keys = service.info.keys as string[];
+    const url = `${service.info.url}/v1/players/1/wallet`;
+    // Round-robin over every project's key so quotas are counted but never reached.
+    const wrkScript = `
 local keys = {${keys.map((k) => `"${k}"`).join(",")}}
 local i = 0
 request = function()
@@ -32,18 +41,14 @@ request = function()
   return wrk.format("GET", "/v1/players/1/wallet", { ["x-api-key"] = keys[(i % #keys) + 1] })
 end
 `;
-  let n = 0;
-  const request = (_: number) =>
-    new Request(url, { headers: { "x-api-key": keys[n++ % keys.length] } });
-  await runLoad("warm-up", url, { connections: CONNECTIONS, seconds: 1, wrkScript, request });
-  results.push(
-    await runLoad("counted /v1 route", url, {
-      connections: CONNECTIONS,
-      seconds,
-      wrkScript,
-      request,
-    }),
-  );
-  await service.stop();
+    let n = 0;
+    const request = (_: number) =>
+      new Request(url, { headers: { "x-api-key": keys[n++ % keys.length] } });
+    await runLoad("warm-up", url, { connections: CONNECTIONS, seconds: 1, wrkScript, request });
+    results.push(
+      await runLoad(name, url, { connections: CONNECTIONS, seconds, wrkScript, request }),
+    );
+    await service.stop();
+  }
   return results;
 }

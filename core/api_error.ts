@@ -1,7 +1,7 @@
 /** The one error type routes throw: it carries the spec's stable code and HTTP status. */
 
 /** The HTTP statuses the spec's errors use. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 502 | 503;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 502 | 503;
 
 /** An error answered as `{ error: { code, message } }` with `status`. */
 export class ApiError extends Error {

@@ -2,6 +2,7 @@
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { randomToken, ulid } from "../core/ids.ts";
+import { wasWrittenBy } from "./lost_answer.ts";
 
 /** An API key as stored (no plaintext). */
 export interface ApiKeyRecord {
@@ -75,7 +76,9 @@ export async function createApiKey(
       .set(apiKeyHashKey(record.hash), ref)
       .set(activeKeyCountKey(projectId), count + 1)
       .commit();
-    if (result.ok) return { record, plaintext };
+    if (result.ok || await wasWrittenBy(kv, apiKeyKey(projectId, record.id))) {
+      return { record, plaintext };
+    }
     return RETRY;
   });
 }

@@ -1,5 +1,5 @@
-import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 /** Developer accounts: the account is the wallet address that signed in to the dashboard. */
+import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 
 /** A developer account as stored. */
 export interface Developer {

@@ -1,5 +1,6 @@
-import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 /** Player-wallet links: one wallet per player and one player per wallet, within a project. */
+import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
+import { wasWrittenBy } from "./lost_answer.ts";
 
 /** A player's link as stored under the player. */
 export interface LinkByUser {
@@ -76,7 +77,13 @@ export async function linkWallet(
     op.set(linkByUserKey(projectId, userId), stored)
       .set(linkByAddressKey(projectId, address), { userId, linkedAt: now });
     const outcome = { link: stored, replacedAddress, previousOwner };
-    if (await commit(op, outcome)) return outcome;
+    const applied = await commit(op, outcome) ||
+      await wasWrittenBy<LinkByAddress>(
+        kv,
+        linkByAddressKey(projectId, address),
+        (v) => v.userId === userId && v.linkedAt === now,
+      );
+    if (applied) return outcome;
     return RETRY;
   });
 }

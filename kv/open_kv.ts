@@ -1,4 +1,17 @@
-/** Opens the store; on a local SQLite file, retries the "database is locked" answers that come when several processes or handles write at once. */
+/**
+ * Opens the store, local or remote, and smooths what differs between them.
+ *
+ * - Local SQLite file: "database is locked" answers come when several processes or handles write at
+ *   once; such a commit did not apply, so it is run again.
+ * - Remote store (KV Connect: `http(s)://` with `DENO_KV_ACCESS_TOKEN`; Deno Deploy's managed KV):
+ *   there are no KV queues, so `enqueue` and `listenQueue` refuse at once instead of failing later
+ *   (background work is job records, `kv/jobs.ts`). Every call is a network round trip. Deno's client
+ *   resends by itself a write whose answer was lost (network error, 5xx), so a write may apply and
+ *   then be answered as a failed check, or, without checks, apply twice; an error that does reach us
+ *   mid-answer leaves the same doubt. A commit is therefore run again here only when applying it
+ *   twice is harmless: it has a check (a second application fails it, and every caller reads again
+ *   after a failed check) or it only sets and deletes. `kv/README.md` says how each commit is safe.
+ */
 
 const MAX_ATTEMPTS = 50;
 
@@ -6,37 +19,80 @@ function isLocked(error: unknown): boolean {
   return error instanceof Error && /database is locked|SQLITE_BUSY/i.test(error.message);
 }
 
-async function retryLocked<T>(run: () => Promise<T>): Promise<T> {
+/** A write that failed on the network; a 4xx answer is final and not one of them. */
+function isNetworkFailure(error: unknown): boolean {
+  return error instanceof Error && /KV Connect failed/.test(error.message) &&
+    !/status=4\d\d/.test(error.message);
+}
+
+async function retry<T>(
+  run: () => Promise<T>,
+  retriable: (error: unknown) => boolean,
+): Promise<T> {
   for (let attempt = 1;; attempt++) {
     try {
       return await run();
     } catch (error) {
-      // A busy SQLite commit did not apply, so running it again is safe.
-      if (!isLocked(error) || attempt >= MAX_ATTEMPTS) throw error;
+      if (!retriable(error) || attempt >= MAX_ATTEMPTS) throw error;
       await new Promise((r) => setTimeout(r, Math.min(2 ** attempt, 50) * Math.random()));
     }
   }
 }
 
-/** Opens a KV (`undefined` path = the platform's default store) whose reads and commits ride out SQLite lock contention. */
+/** True when `path` names a store reached over the network (Deno Deploy's is `undefined`). */
+export function isRemoteKvPath(path: string | undefined): boolean {
+  return path === undefined || /^https?:\/\//.test(path);
+}
+
+/** Opens a KV (`undefined` path = the platform's default store) that rides out what its kind of store does. */
 export async function openKv(path?: string): Promise<Deno.Kv> {
   const kv = await Deno.openKv(path);
+  const remote = isRemoteKvPath(path);
   return new Proxy(kv, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
-      if (prop === "atomic") {
+      if (prop === "atomic") return () => wrapAtomic(target.atomic(), remote);
+      if (remote && (prop === "enqueue" || prop === "listenQueue")) {
         return () => {
-          const op = target.atomic();
-          const commit = op.commit.bind(op);
-          op.commit = () => retryLocked(commit);
-          return op;
+          throw new Error("Cannot use KV queues: a remote store has none (use job records)");
         };
       }
-      if (prop === "get" || prop === "getMany" || prop === "set" || prop === "delete") {
-        return (...args: unknown[]) => retryLocked(() => value.apply(target, args));
+      if (
+        !remote && (prop === "get" || prop === "getMany" || prop === "set" || prop === "delete")
+      ) {
+        return (...args: unknown[]) => retry(() => value.apply(target, args), isLocked);
       }
       return value.bind(target);
     },
   });
+}
+
+function wrapAtomic(op: Deno.AtomicOperation, remote: boolean): Deno.AtomicOperation {
+  const commit = op.commit.bind(op);
+  if (!remote) {
+    op.commit = () => retry(commit, isLocked);
+    return op;
+  }
+  let checked = false;
+  let counting = false;
+  const check = op.check.bind(op);
+  op.check = (...checks) => {
+    checked ||= checks.length > 0;
+    return check(...checks);
+  };
+  for (const name of ["sum", "min", "max"] as const) {
+    const mutate = op[name].bind(op);
+    op[name] = (key, n) => {
+      counting = true;
+      return mutate(key, n);
+    };
+  }
+  const mutate = op.mutate.bind(op);
+  op.mutate = (...mutations) => {
+    counting ||= mutations.some((m) => m.type !== "set" && m.type !== "delete");
+    return mutate(...mutations);
+  };
+  op.commit = () => retry(commit, (error) => isNetworkFailure(error) && (checked || !counting));
+  return op;
 }

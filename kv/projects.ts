@@ -2,6 +2,7 @@
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import type { Cluster } from "../core/cluster.ts";
 import { ulid } from "../core/ids.ts";
+import { wasWrittenBy } from "./lost_answer.ts";
 
 /** Per-project settings edited in the dashboard; secrets are stored encrypted. */
 export interface ProjectSettings {
@@ -105,7 +106,7 @@ export async function createProject(
       .set(developerProjectKey(input.createdBy, project.id), project.id)
       .set(developerProjectCountKey(input.createdBy), count + 1)
       .commit();
-    if (result.ok) return project;
+    if (result.ok || await wasWrittenBy(kv, projectKey(project.id))) return project;
     return RETRY;
   });
 }

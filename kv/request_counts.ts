@@ -1,9 +1,11 @@
 /**
  * Per-project request counters for the minute and UTC-day quotas.
  *
- * Counters are guarded by shard: every write of a project's counters also bumps its shard's
- * version key, in the same commit. A commit that checks a shard's version therefore knows no
- * counter of that shard changed since, so one commit can count many projects with a few checks.
+ * A commit that counts a project checks its counters' entry; the counters carry the id of the round
+ * that wrote them, so a round whose answer was lost on the network can tell whether it applied.
+ *
+ * These counters also hold allowance leased to instances and not used yet, so usage pages read the
+ * usage rings of `usage.ts` instead, written in the same round with what was actually used.
  */
 
 /** A project's counters; a window that has passed counts as zero. */
@@ -14,27 +16,15 @@ export interface RequestCounts {
   /** UTC day (days since the epoch) that `dayCount` belongs to. */
   day: number;
   dayCount: number;
+  /** Allowance of `minute` leased to instances and not settled yet (included in both counts). */
+  leased?: number;
+  /** When the last of those leases ends (epoch ms); past it plus a grace, holders count as gone. */
+  leasedUntil?: number;
+  /** Id of the quota round that wrote these counters. */
+  round?: string;
 }
-
-/** How many shards the counters are spread over; at most ten, the checks one commit may make. */
-const REQUEST_COUNT_SHARDS = 8;
 
 /** Key of a project's request counters. */
 export function requestCountsKey(projectId: string): Deno.KvKey {
   return ["request_counts", projectId];
-}
-
-/** Key of a shard's version: bumped by every counter write in the shard. */
-export function requestShardKey(shard: number): Deno.KvKey {
-  return ["request_count_shards", shard];
-}
-
-/** The shard a project's counters belong to (FNV-1a of its id). */
-export function requestShardOf(projectId: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < projectId.length; i++) {
-    hash ^= projectId.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % REQUEST_COUNT_SHARDS;
 }

@@ -1,4 +1,5 @@
 /** Managed wallet keys: one per project, the secret stored only encrypted (AES-256-GCM). */
+import { wasWrittenBy } from "./lost_answer.ts";
 
 /** A managed wallet key as stored. */
 interface WalletKeyRecord {
@@ -22,6 +23,9 @@ export async function createWalletKey(
   const key = walletKeyKey(projectId);
   const result = await kv.atomic().check({ key, versionstamp: null }).set(key, record).commit();
   if (result.ok) return { record, created: true };
+  if (await wasWrittenBy<WalletKeyRecord>(kv, key, (v) => v.address === record.address)) {
+    return { record, created: true };
+  }
   const existing = await getWalletKey(kv, projectId);
   if (!existing) throw new Error("Cannot create wallet key: concurrent change");
   return { record: existing, created: false };

@@ -2,6 +2,7 @@
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { ulid } from "../core/ids.ts";
 import { addJob, addJobRemoval, getJobEntry } from "./jobs.ts";
+import { wasWrittenBy } from "./lost_answer.ts";
 
 /** Where a watch's history was last read up to. */
 export interface WatchPosition {
@@ -93,7 +94,9 @@ export async function createWatch(
       runAt: input.now,
       lane: "watch",
     });
-    if ((await op.commit()).ok) return watch;
+    if ((await op.commit()).ok || await wasWrittenBy(kv, watchKey(projectId, watch.id))) {
+      return watch;
+    }
     return RETRY;
   }, { rounds: 10 });
 }

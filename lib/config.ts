@@ -84,6 +84,7 @@ export function loadConfig(
   if (options.onDeploy && !e.SECRET) {
     throw new ConfigError("Invalid configuration: SECRET: required on Deno Deploy");
   }
+  checkRemoteStore(e.KV_PATH, e.SECRET, cleaned);
   return {
     port: e.PORT,
     baseUrl: e.BASE_URL ?? `http://localhost:${e.PORT}`,
@@ -106,6 +107,31 @@ export function loadConfig(
     clientIpHeader: e.CLIENT_IP_HEADER?.toLowerCase(),
   };
 }
+
+// --- Remote store (issue 17) ---------------------------------------------------------------
+
+/**
+ * Several instances on one remote store (KV Connect) must share one SECRET: a secret generated per
+ * machine would leave each instance unable to read what the others encrypted. And Deno's client
+ * needs the server's access token, which it reads from DENO_KV_ACCESS_TOKEN.
+ */
+function checkRemoteStore(
+  kvPath: string | undefined,
+  secret: string | undefined,
+  env: Record<string, string | undefined>,
+): void {
+  if (!kvPath || !/^https?:\/\//.test(kvPath)) return;
+  const problems = [];
+  if (!secret) problems.push("SECRET: required with a remote store (KV_PATH is a URL)");
+  if (!env.DENO_KV_ACCESS_TOKEN) {
+    problems.push("DENO_KV_ACCESS_TOKEN: required with a remote store (KV_PATH is a URL)");
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
+  }
+}
+
+// --- End of remote store ---------------------------------------------------------------------
 
 /** True when running on Deno Deploy. */
 export function isDenoDeploy(): boolean {

@@ -12,6 +12,7 @@ import { createWalletProvider, type WalletProvider } from "./wallets/mod.ts";
 import { createTxRuntime, type TxRuntime } from "./tx/runtime.ts";
 import { createEventRuntime, type EventRuntime } from "./events/publish_targets.ts";
 import { JobWaker } from "../core/job_waker.ts";
+import { isRemoteKvPath } from "../kv/open_kv.ts";
 
 /** The service's shared dependencies. */
 export interface AppContext {
@@ -52,7 +53,7 @@ export async function createAppContext(
     clock,
     keys,
     apiKeys: new ApiKeyResolver(input.kv, clock),
-    quota: new RequestQuota(input.kv, clock),
+    quota: new RequestQuota(input.kv, clock, { remote: isRemoteKvPath(input.config.kvPath) }),
     abuse: new AbuseLimiter(input.kv, clock, {
       limits: input.config.abuseLimits,
     }),

@@ -1,6 +1,7 @@
 /** Baseline: bare Deno.serve answering the same JSON after the same single KV read, counting nothing. */
-const dir = await Deno.makeTempDir();
-const kv = await Deno.openKv(`${dir}/baseline.kv`);
+const kv = await Deno.openKv(
+  Deno.env.get("BENCH_KV_PATH") ?? `${await Deno.makeTempDir()}/baseline.kv`,
+);
 const address = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 await kv.set(["links_by_user", "p", 1], { address, linkedAt: 1 });
 Deno.serve({

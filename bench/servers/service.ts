@@ -1,6 +1,7 @@
 /** Bench server: the real app on a fresh KV file, seeded with many projects, each with a key and a linked player. */
 import { ManualClock } from "../../core/clock.ts";
 import { createAppContext } from "../../lib/context.ts";
+import type { RequestQuota } from "../../lib/quota/request_quota.ts";
 import { loadConfig } from "../../lib/config.ts";
 import { createApp } from "../../routes/mod.ts";
 import { openKv } from "../../kv/open_kv.ts";
@@ -9,26 +10,45 @@ import { createApiKey } from "../../kv/api_keys.ts";
 import { linkWallet } from "../../kv/links.ts";
 
 const projects = Number(Deno.env.get("BENCH_PROJECTS") ?? 1000);
-const dir = await Deno.makeTempDir();
-const kv = await openKv(`${dir}/bench.kv`);
-const config = loadConfig({ SECRET: "bench-secret-bench-secret-bench-secret!!", PORT: "0" });
+// BENCH_KV_PATH points several bench instances at one store (a KV Connect URL); only the one with
+// BENCH_PROJECTS above 0 seeds it.
+const kvPath = Deno.env.get("BENCH_KV_PATH") ?? `${await Deno.makeTempDir()}/bench.kv`;
+const kv = await openKv(kvPath);
+const config = loadConfig({
+  SECRET: "bench-secret-bench-secret-bench-secret!!",
+  PORT: "0",
+  KV_PATH: kvPath,
+  DENO_KV_ACCESS_TOKEN: Deno.env.get("DENO_KV_ACCESS_TOKEN"),
+});
 // The clock stays in one minute so a bench run can never straddle a quota window.
 const clock = Deno.env.get("BENCH_REAL_CLOCK") ? undefined : new ManualClock(Date.now());
 const ctx = await createAppContext({ kv, config, clock });
+if (Deno.env.get("BENCH_UNCOUNTED")) {
+  // The same app with nothing counted: what the quota itself costs is the difference to it.
+  const uncounted: Pick<RequestQuota, "count" | "close"> = {
+    count: () => Promise.resolve("ok"),
+    close: () => Promise.resolve(),
+  };
+  ctx.quota = uncounted as RequestQuota;
+}
 const keys: string[] = [];
-for (let i = 0; i < projects; i++) {
-  const project = await createProject(kv, {
-    name: `bench ${i}`,
-    cluster: "devnet",
-    createdBy: `dev-${i}`,
-    now: Date.now(),
+// Seeded 50 at a time: over a remote store each write is a round trip.
+for (let start = 0; start < projects; start += 50) {
+  const batch = Array.from({ length: Math.min(50, projects - start) }, async (_, j) => {
+    const project = await createProject(kv, {
+      name: `bench ${start + j}`,
+      cluster: "devnet",
+      createdBy: `dev-${start + j}`,
+      now: Date.now(),
+    });
+    await linkWallet(kv, project.id, {
+      userId: 1,
+      address: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
+      now: Date.now(),
+    });
+    return (await createApiKey(kv, project.id, Date.now())).plaintext;
   });
-  keys.push((await createApiKey(kv, project.id, Date.now())).plaintext);
-  await linkWallet(kv, project.id, {
-    userId: 1,
-    address: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
-    now: Date.now(),
-  });
+  keys.push(...await Promise.all(batch));
 }
 const app = createApp(ctx);
 Deno.serve({

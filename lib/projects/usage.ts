@@ -63,6 +63,7 @@ export async function loadUsageFigures(
   const { project, policy, holdings } = input;
   const now = ctx.clock.now();
   const budgetKeys = policy.hourlyBudgets.map((b) => txAssetUsageKey(project.id, b.asset));
+  await ctx.quota.settle(project.id);
   const [requests, failed, events, day, ...budgetWindows] = await Promise.all([
     getRequestUsage(ctx.kv, project.id, now),
     getFailedTxUsage(ctx.kv, project.id, now),

@@ -1,82 +1,198 @@
 /**
- * Exact per-project request quotas with group commit.
+ * Per-project request quotas, counted durably before each answer, that cost almost no commits.
  *
- * A durable commit per request would cap a route near the store's commit rate, so concurrent
- * requests are counted together. A round takes every waiting request of every shard that is not
- * already being committed, gives each request its position in its project's window, and writes
- * the new totals in one atomic commit that checks the shards' version keys (see
- * `kv/request_counts.ts`). At most two rounds run at once; requests arriving meanwhile wait for the
- * next one, so rounds grow with load instead of the commit count. What this instance wrote last is
- * remembered, so a busy shard needs no read; a conflict with another instance forgets it, re-reads
- * and retries, so the limits stay exact across instances sharing one KV.
+ * Leases: a project busy on this instance takes allowance ahead of its requests, a block sized to
+ * about `LEASE_MS` of its rate here (none below 2 requests a second, at most `MAX_LEASE`), and the
+ * requests then answer from memory: that allowance is already counted in the store. Half used, a
+ * lease is topped up by a round in the background, so a busy project's requests never wait; it is
+ * settled (its unused part given back) when it runs out, `LEASE_MS` after its last top-up, or on
+ * `close()`. `quota_plan.ts` says what each round writes and why several instances stay exact.
+ *
+ * Rounds: requests that do need the store wait for a round, which counts many waiting projects in
+ * one commit that checks each one's counters (`quota_store.ts`). On a local file commits queue for
+ * one disk, so two rounds of up to 100 projects run at once and the rounds grow with load; a remote
+ * store takes at most 10 checks a commit but runs commits side by side, so up to 16 rounds of 10
+ * run at once there, hiding its round trip.
  */
-import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { Clock } from "../../core/clock.ts";
 import { log } from "../../core/log.ts";
-import {
-  type RequestCounts,
-  requestCountsKey,
-  requestShardKey,
-  requestShardOf,
-} from "../../kv/request_counts.ts";
-import { addRequestUsage } from "../../kv/usage.ts";
+import { QuotaStore } from "./quota_store.ts";
+import { type Lease, LEASE_MS, type QuotaVerdict } from "./quota_plan.ts";
 
-/** Requests a project may make in one clock minute. */
-export const REQUESTS_PER_MINUTE = 600;
-/** Requests a project may make in one UTC day. */
-export const REQUESTS_PER_DAY = 100_000;
-
-/** The outcome of counting one request. */
-type QuotaVerdict = "ok" | "rate_limited" | "daily_quota_exceeded";
+export { REQUESTS_PER_DAY, REQUESTS_PER_MINUTE } from "./quota_plan.ts";
+export type { QuotaVerdict } from "./quota_plan.ts";
 
 interface Waiter {
   resolve: (verdict: QuotaVerdict) => void;
   reject: (error: unknown) => void;
 }
 
-/** Waiting requests of one shard, by project. */
-interface ShardQueue {
-  waiting: Map<string, Waiter[]>;
-  inFlight: boolean;
+/** What one project waits for: requests to count, a lease to settle, or a lease to top up. */
+interface Entry {
+  waiters: Waiter[];
+  settle?: Lease | undefined;
+  /** Tops up the held lease ahead of need (no request waits for it). */
+  refill?: boolean;
+  onSettled: Array<() => void>;
 }
 
-/** A shard as this instance last saw it: its version entry and the counters read or written since. */
-interface KnownShard {
-  version: Deno.KvEntryMaybe<number>;
-  counts: Map<string, RequestCounts | null>;
+interface Held {
+  lease: Lease;
+  timer: ReturnType<typeof setTimeout>;
+  /** A top-up round is under way. */
+  refilling: boolean;
 }
 
-// Overlaps one round's reads with another's write; few enough that rounds fill up.
-const MAX_COMMITS_IN_FLIGHT = 2;
-// Keeps a commit far inside the store's mutation and size limits (1,000 mutations): each project
-// takes five (its counters, and its usage minute and day, `kv/usage.ts`).
-const MAX_PROJECTS_PER_COMMIT = 150;
-// Bounds memory: past this many remembered counters a shard starts again from the store.
-const MAX_KNOWN_PER_SHARD = 20_000;
+type Item = { id: string; entry: Entry };
 
-/** Counts every request durably before it is answered, batching concurrent ones into shared commits. */
+// Rounds on distinct projects never conflict within an instance. A local round of 100 projects
+// stays within 100 checks and 1,000 mutations (5 each); a remote one within denokv's 10 checks.
+const LOCAL_ROUNDS = { projects: 100, inFlight: 2 };
+const REMOTE_ROUNDS = { projects: 10, inFlight: 16 };
+// Fewer requests than this in two seconds on this instance (2 a second) make blocks of one.
+const MIN_LEASE_REQUESTS = 4;
+/** A tenth of the minute's allowance: what one crash can lose at most per project and instance. */
+export const MAX_LEASE = 60;
+// How soon requests deferred for other instances' leases are tried again.
+const DEFER_MS = 50;
+
+/** Counts every request durably before it is answered, from leases or shared commits. */
 export class RequestQuota {
-  #shards = new Map<number, ShardQueue>();
-  #known = new Map<number, KnownShard>();
+  #waiting = new Map<string, Entry>();
+  #inRound = new Set<string>();
+  #store: QuotaStore;
+  #held = new Map<string, Held>();
+  #rates = new Map<string, { second: number; current: number; previous: number }>();
+  #deferred = new Set<ReturnType<typeof setTimeout>>();
   #scheduled = false;
-  #commitsInFlight = 0;
+  #closing = false;
+  #roundsInFlight = 0;
+  #rounds: typeof LOCAL_ROUNDS;
 
-  constructor(private kv: Deno.Kv, private clock: Clock) {}
+  /** `remote`: the store is reached over the network (see `isRemoteKvPath`). */
+  constructor(kv: Deno.Kv, private clock: Clock, options: { remote?: boolean } = {}) {
+    this.#store = new QuotaStore(kv, () => clock.now());
+    this.#rounds = options.remote ? REMOTE_ROUNDS : LOCAL_ROUNDS;
+  }
 
   /** Counts one request for the project and says whether it is within both quotas. */
   count(projectId: string): Promise<QuotaVerdict> {
-    return new Promise((resolve, reject) => {
-      const shard = requestShardOf(projectId);
-      let queue = this.#shards.get(shard);
-      if (!queue) {
-        queue = { waiting: new Map(), inFlight: false };
-        this.#shards.set(shard, queue);
+    this.#noteRate(projectId);
+    const held = this.#held.get(projectId);
+    if (held && held.lease.remaining > 0 && this.#inWindow(held.lease)) {
+      held.lease.remaining--;
+      // Half used: top it up in the background, so a busy project's requests never wait.
+      if (!held.refilling && !this.#closing && held.lease.remaining * 2 < this.#block(projectId)) {
+        held.refilling = true;
+        this.#refill(projectId);
       }
-      const waiters = queue.waiting.get(projectId);
-      if (waiters) waiters.push({ resolve, reject });
-      else queue.waiting.set(projectId, [{ resolve, reject }]);
+      return Promise.resolve("ok");
+    }
+    return new Promise((resolve, reject) => {
+      this.#entry(projectId).waiters.push({ resolve, reject });
       this.#schedule();
     });
+  }
+
+  /**
+   * Settles this instance's lease of the project at once, so what it used is in the store's usage
+   * counters (a usage page reads them); other instances' leases settle within their few seconds.
+   */
+  settle(projectId: string): Promise<void> {
+    const entry = this.#settleLease(projectId);
+    if (!entry) return Promise.resolve();
+    return new Promise((resolve) => entry.onSettled.push(resolve));
+  }
+
+  /** Gives back every lease's unused allowance and stops the timers; the store stays open. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    for (const timer of this.#deferred) clearTimeout(timer);
+    this.#deferred.clear();
+    // Top-ups under way may still hand out leases: settle until none is left.
+    while (this.#held.size > 0 || this.#roundsInFlight > 0) {
+      const settled = [...this.#held.keys()].map((id) =>
+        new Promise<void>((resolve) => this.#settleLease(id)!.onSettled.push(resolve))
+      );
+      this.#schedule();
+      await Promise.all(settled);
+      if (this.#roundsInFlight > 0) await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  #refill(projectId: string): void {
+    let entry = this.#waiting.get(projectId);
+    if (!entry) {
+      entry = { waiters: [], onSettled: [] };
+      this.#waiting.set(projectId, entry);
+    }
+    entry.refill = true;
+    this.#schedule();
+  }
+
+  #entry(projectId: string): Entry {
+    let entry = this.#waiting.get(projectId);
+    if (!entry) {
+      entry = { waiters: [], onSettled: [] };
+      this.#waiting.set(projectId, entry);
+    }
+    // A project goes to the store only when its lease is used up or over: settle it in that round.
+    entry.settle ??= this.#takeLease(projectId);
+    return entry;
+  }
+
+  /** Takes the project's lease out of use and returns it. */
+  #takeLease(projectId: string): Lease | undefined {
+    const held = this.#held.get(projectId);
+    if (!held) return undefined;
+    this.#held.delete(projectId);
+    clearTimeout(held.timer);
+    return held.lease;
+  }
+
+  /** Takes the project's lease out of use and queues it to be settled in the next round. */
+  #settleLease(projectId: string): Entry | undefined {
+    if (!this.#held.has(projectId)) return undefined;
+    // Queuing the entry takes the lease into it.
+    const entry = this.#entry(projectId);
+    this.#schedule();
+    return entry;
+  }
+
+  #inWindow(lease: Lease): boolean {
+    const now = this.clock.now();
+    return lease.minute === Math.floor(now / 60_000) && lease.day === Math.floor(now / 86_400_000);
+  }
+
+  #noteRate(projectId: string): void {
+    const second = Math.floor(performance.now() / 1000);
+    const rate = this.#rates.get(projectId);
+    if (rate?.second === second) rate.current++;
+    else {
+      if (this.#rates.size > 50_000) this.#rates.clear();
+      const previous = rate?.second === second - 1 ? rate.current : 0;
+      this.#rates.set(projectId, { second, current: 1, previous });
+    }
+  }
+
+  /** About `LEASE_MS` of the project's rate here: 1 (no lease) below 2 requests a second. */
+  #block(projectId: string): number {
+    const rate = this.#rates.get(projectId);
+    const second = Math.floor(performance.now() / 1000);
+    // Requests of the last two seconds: fewer than MIN_LEASE_REQUESTS means blocks of one.
+    const recent = rate && rate.second >= second - 1 ? rate.previous + rate.current : 0;
+    if (recent < MIN_LEASE_REQUESTS) return 1;
+    return Math.min(MAX_LEASE, Math.round(recent / 2 * LEASE_MS / 1000));
+  }
+
+  /** Allowance worth taking beyond what `entry` waits for. */
+  #prefetch(projectId: string, entry: Entry): number {
+    const waiting = entry.waiters.length;
+    const held = this.#held.get(projectId)?.lease.remaining ?? 0;
+    // A round that only settles a lease means the project went quiet here: no new lease.
+    if (waiting === 0 && !entry.refill) return 0;
+    // Never more unused allowance here than MAX_LEASE: the most a crash can lose.
+    return Math.max(0, Math.min(this.#block(projectId), MAX_LEASE - held) - waiting);
   }
 
   #schedule(): void {
@@ -89,115 +205,99 @@ export class RequestQuota {
   }
 
   #flush(): void {
-    if (this.#commitsInFlight >= MAX_COMMITS_IN_FLIGHT) return;
-    const round: Array<{ shard: number; queue: ShardQueue; batch: Map<string, Waiter[]> }> = [];
-    let projects = 0;
-    for (const [shard, queue] of this.#shards) {
-      if (queue.inFlight || queue.waiting.size === 0) continue;
-      if (projects > 0 && projects + queue.waiting.size > MAX_PROJECTS_PER_COMMIT) break;
-      projects += queue.waiting.size;
-      queue.inFlight = true;
-      round.push({ shard, queue, batch: queue.waiting });
-      queue.waiting = new Map();
+    while (this.#roundsInFlight < this.#rounds.inFlight) {
+      const round: Item[] = [];
+      for (const [id, entry] of this.#waiting) {
+        if (this.#inRound.has(id)) continue;
+        // A lease that ran out after this entry queued is settled with it; a top-up keeps it.
+        if (entry.waiters.length > 0 || !entry.refill) entry.settle ??= this.#takeLease(id);
+        round.push({ id, entry });
+        this.#waiting.delete(id);
+        this.#inRound.add(id);
+        if (round.length === this.#rounds.projects) break;
+      }
+      if (round.length === 0) return;
+      this.#roundsInFlight++;
+      this.#commit(round).finally(() => {
+        this.#roundsInFlight--;
+        for (const { id } of round) this.#inRound.delete(id);
+        this.#schedule();
+      });
     }
-    if (round.length === 0) return;
-    this.#commitsInFlight++;
-    this.#commit(round).finally(() => {
-      this.#commitsInFlight--;
-      for (const { queue } of round) queue.inFlight = false;
-      this.#schedule();
-    });
   }
 
-  async #commit(round: Array<{ shard: number; batch: Map<string, Waiter[]> }>): Promise<void> {
-    const counts = round.flatMap(({ shard, batch }) =>
-      [...batch].map(([id, waiters]) => ({ shard, id, n: waiters.length, waiters }))
-    );
+  async #commit(round: Item[]): Promise<void> {
     try {
-      const before = await this.#commitCounts(round.map((r) => r.shard), counts);
-      counts.forEach(({ waiters }, i) => {
-        const { minute, day } = before[i];
-        waiters.forEach((waiter, position) => {
-          // Position p (1-based) sees the counters as they stood after the p-th request.
-          const p = position + 1;
-          if (day + p > REQUESTS_PER_DAY) waiter.resolve("daily_quota_exceeded");
-          else if (minute + p > REQUESTS_PER_MINUTE) waiter.resolve("rate_limited");
-          else waiter.resolve("ok");
-        });
+      const plans = await this.#store.commit(round.map(({ id, entry }) => ({
+        id,
+        request: {
+          waiting: entry.waiters.length,
+          prefetch: this.#prefetch(id, entry),
+          settle: entry.settle,
+        },
+      })));
+      round.forEach(({ id, entry }, i) => {
+        const { verdicts, leased, next } = plans[i];
+        entry.waiters.slice(0, verdicts.length).forEach((w, j) => w.resolve(verdicts[j]));
+        for (const settled of entry.onSettled) settled();
+        if (leased > 0) this.#hold(id, { minute: next.minute, day: next.day, granted: leased });
+        else if (entry.refill && this.#held.get(id)?.refilling) this.#endRefill(id);
+        const deferred = entry.waiters.slice(verdicts.length);
+        if (deferred.length > 0) this.#defer(id, deferred);
       });
     } catch (error) {
-      log("error", "Cannot count requests", { error, projects: counts.map((c) => c.id) });
-      for (const { waiters } of counts) for (const waiter of waiters) waiter.reject(error);
+      log("error", "Cannot count requests", { error, projects: round.length });
+      for (const { entry } of round) {
+        for (const waiter of entry.waiters) waiter.reject(error);
+        for (const settled of entry.onSettled) settled();
+      }
     }
   }
 
-  /** Adds `n` to each project's counters and returns the totals as they were before. */
-  async #commitCounts(
-    shards: number[],
-    counts: Array<{ shard: number; id: string; n: number }>,
-  ): Promise<Array<{ minute: number; day: number }>> {
-    return await commitWithRetry("count requests", async () => {
-      const known = await this.#readShards(shards, counts);
-      const now = this.clock.now();
-      const minute = Math.floor(now / 60_000);
-      const day = Math.floor(now / 86_400_000);
-      const op = this.kv.atomic();
-      for (const shard of shards) {
-        const { version } = known.get(shard)!;
-        op.check(version).set(requestShardKey(shard), (version.value ?? 0) + 1);
+  /** Keeps a new lease and answers, from it, requests of the project that queued meanwhile. */
+  #hold(projectId: string, lease: Omit<Lease, "remaining">): void {
+    const current = this.#held.get(projectId);
+    if (current) {
+      if (current.lease.minute === lease.minute && current.lease.day === lease.day) {
+        // A top-up joins the lease; both are settled together.
+        current.lease.granted += lease.granted;
+        current.lease.remaining += lease.granted;
+        this.#endRefill(projectId);
+        return;
       }
-      const written = counts.map(({ shard, id, n }) => {
-        const stored = known.get(shard)!.counts.get(id);
-        const m = stored?.minute === minute ? stored.minuteCount : 0;
-        const d = stored?.day === day ? stored.dayCount : 0;
-        const next: RequestCounts = { minute, minuteCount: m + n, day, dayCount: d + n };
-        op.set(requestCountsKey(id), next);
-        addRequestUsage(op, id, { at: now, count: n });
-        return { shard, id, next, before: { minute: m, day: d } };
-      });
-      const result = await op.commit();
-      if (result.ok) {
-        for (const shard of shards) {
-          const entry = known.get(shard)!;
-          const value = (entry.version.value ?? 0) + 1;
-          entry.version = { key: requestShardKey(shard), value, versionstamp: result.versionstamp };
-        }
-        for (const { shard, id, next } of written) known.get(shard)!.counts.set(id, next);
-        return written.map((w) => w.before);
-      }
-      // Another instance counted in one of these shards: forget them and read afresh.
-      for (const shard of shards) this.#known.delete(shard);
-      return RETRY;
-    });
+      // The window changed while topping up: the old lease is settled on its own.
+      this.#settleLease(projectId);
+    }
+    const held: Lease = { ...lease, remaining: lease.granted };
+    const entry = this.#waiting.get(projectId);
+    while (entry && entry.waiters.length > 0 && held.remaining > 0) {
+      held.remaining--;
+      entry.waiters.shift()!.resolve("ok");
+    }
+    if (entry && entry.waiters.length === 0 && !entry.settle) this.#waiting.delete(projectId);
+    const timer = setTimeout(() => {
+      if (this.#held.get(projectId)?.lease === held) this.#settleLease(projectId);
+    }, LEASE_MS);
+    this.#held.set(projectId, { lease: held, timer, refilling: false });
   }
 
-  /** Brings what is known of `shards` up to date for `counts`, reading only what is missing. */
-  async #readShards(
-    shards: number[],
-    counts: Array<{ shard: number; id: string }>,
-  ): Promise<Map<number, KnownShard>> {
-    for (const shard of shards) {
-      if ((this.#known.get(shard)?.counts.size ?? 0) > MAX_KNOWN_PER_SHARD) {
-        this.#known.delete(shard);
-      }
-    }
-    const missingShards = shards.filter((s) => !this.#known.has(s));
-    if (missingShards.length > 0) {
-      // Versions are read before any counter, so a counter read later is never older than the
-      // version the commit checks.
-      const versions = await this.kv.getMany<number[]>(missingShards.map(requestShardKey));
-      missingShards.forEach((s, i) =>
-        this.#known.set(s, { version: versions[i], counts: new Map() })
-      );
-    }
-    const missing = counts.filter(({ shard, id }) => !this.#known.get(shard)!.counts.has(id));
-    for (let i = 0; i < missing.length; i += 10) {
-      const slice = missing.slice(i, i + 10);
-      const entries = await this.kv.getMany<RequestCounts[]>(
-        slice.map((c) => requestCountsKey(c.id)),
-      );
-      slice.forEach(({ shard, id }, j) => this.#known.get(shard)!.counts.set(id, entries[j].value));
-    }
-    return this.#known;
+  /** Ends a top-up: the lease is settled `LEASE_MS` after its last one unless used up first. */
+  #endRefill(projectId: string): void {
+    const held = this.#held.get(projectId)!;
+    held.refilling = false;
+    clearTimeout(held.timer);
+    held.timer = setTimeout(() => {
+      if (this.#held.get(projectId) === held) this.#settleLease(projectId);
+    }, LEASE_MS);
+  }
+
+  /** Tries requests again shortly: other instances' leases of this minute may come back. */
+  #defer(projectId: string, waiters: Waiter[]): void {
+    const timer = setTimeout(() => {
+      this.#deferred.delete(timer);
+      this.#entry(projectId).waiters.unshift(...waiters);
+      this.#schedule();
+    }, DEFER_MS);
+    this.#deferred.add(timer);
   }
 }

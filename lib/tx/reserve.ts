@@ -81,6 +81,8 @@ async function reserve(
   if (request.recipientUserId !== null) {
     keys.push(txPlayerUsageKey(projectId, request.recipientUserId));
   }
+  // The attempt this call last tried to reserve: found stored, its commit applied (lost answer).
+  let tried: string | null = null;
   return await commitWithRetry("reserve the transaction request", async (round) => {
     const entries = await ctx.kv.getMany(keys);
     const [requestEntry, dayEntry, recipientEntry, assetEntry, playerEntry] = entries as [
@@ -89,6 +91,9 @@ async function reserve(
     ];
     // Step 7 again: another request with this key may have reserved it since.
     const stored = requestEntry.value;
+    if (stored && stored.attemptId === tried) {
+      return { kind: "reserved", entry: requestEntry as Deno.KvEntry<TxRequestRecord> };
+    }
     if (stored) {
       if (!isSameRequest(stored, { kind: request.kind, body: request.input.body })) {
         throw idempotencyConflict();
@@ -121,6 +126,7 @@ async function reserve(
     checkLimits(request, { day, recipient, player, asset });
 
     const attemptId = ulid(now);
+    tried = attemptId;
     const timing = ctx.tx.timing;
     const op = ctx.kv.atomic().check(...entries);
     // First due when the route's wait is over; an unsigned attempt is abandoned once past signBy.

@@ -108,3 +108,23 @@ Deno.test("loadConfig(): first starts of several processes at once agree on one 
     await Deno.remove(dataDir, { recursive: true });
   }
 });
+
+Deno.test("loadConfig() refuses a remote store without SECRET or without an access token", () => {
+  const KV_PATH = "https://kv.example:4512";
+  const DENO_KV_ACCESS_TOKEN = "t".repeat(24);
+  throws(() => loadConfig({ KV_PATH, DENO_KV_ACCESS_TOKEN }), (e: Error) => {
+    assert.deepEqual(e instanceof ConfigError, true);
+    assert.deepEqual(e.message.includes("SECRET: required with a remote store"), true, e.message);
+    assert.deepEqual(e.message.includes("DENO_KV_ACCESS_TOKEN"), false, e.message);
+    return true;
+  });
+  throws(
+    () => loadConfig({ KV_PATH, SECRET }),
+    /DENO_KV_ACCESS_TOKEN: required with a remote store/,
+  );
+  throws(
+    () => loadConfig({ KV_PATH: "http://127.0.0.1:4512" }),
+    /SECRET: .*DENO_KV_ACCESS_TOKEN: /,
+  );
+  assert.deepEqual(loadConfig({ KV_PATH, SECRET, DENO_KV_ACCESS_TOKEN }).kvPath, KV_PATH);
+});

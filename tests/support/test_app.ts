@@ -57,9 +57,14 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const kv = await openKv(options.kvPath ?? ":memory:");
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 21, 12, 0, 0));
-  const ctx = await createAppContext({ kv, config: testConfig(options.config), clock });
+  const config = testConfig({ kvPath: options.kvPath ?? ":memory:", ...options.config });
+  const ctx = await createAppContext({ kv, config, clock });
   const app = createApp(ctx);
-  const close = () => Promise.resolve(kv.close());
+  const close = async () => {
+    // Gives back leased quota allowance (and stops its timers) while the store is still open.
+    await ctx.quota.close();
+    kv.close();
+  };
   return { app, ctx, kv, clock, close, [Symbol.asyncDispose]: close };
 }
 

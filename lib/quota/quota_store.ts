@@ -1,0 +1,108 @@
+/**
+ * Writes quota rounds: the counters of several projects in one atomic commit that checks each
+ * counter as this instance last saw it. Checks on the counters themselves, not on shared keys, so
+ * instances sharing one store only conflict when they count the same project at the same moment.
+ * What this instance wrote last is remembered, so a busy project needs no read before its next
+ * round; a failed check forgets the round's projects, re-reads them and plans again. Each round
+ * writes its id into the counters, so a round whose answer was lost on the network (a remote store)
+ * is recognised as applied instead of being counted twice.
+ */
+import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
+import { ulid } from "../../core/ids.ts";
+import { log } from "../../core/log.ts";
+import { type RequestCounts, requestCountsKey } from "../../kv/request_counts.ts";
+import { addRequestUsage } from "../../kv/usage.ts";
+import { planProject, type ProjectPlan, type ProjectRequest } from "./quota_plan.ts";
+
+// Bounds memory: past this many remembered counters, start again from the store.
+const MAX_KNOWN = 50_000;
+// A project another instance counted lately is read before each round for this long: a remembered
+// copy would fail its check and cost a round trip more.
+const CONTESTED_MS = 10_000;
+
+/** The store side of the request quota for one instance. */
+export class QuotaStore {
+  #known = new Map<string, Deno.KvEntryMaybe<RequestCounts>>();
+  #contested = new Map<string, number>();
+
+  constructor(private kv: Deno.Kv, private now: () => number) {}
+
+  /** Plans and commits one round (one check per project: at most 10 on a remote store); returns each plan. */
+  async commit(round: Array<{ id: string; request: ProjectRequest }>): Promise<ProjectPlan[]> {
+    return await commitWithRetry("count requests", async () => {
+      const entries = await this.#read(round.map((r) => r.id));
+      const now = this.now();
+      const roundId = ulid(now);
+      const op = this.kv.atomic();
+      const plans = round.map(({ id, request }, i) => {
+        const plan = planProject(entries[i].value, request, now);
+        plan.next.round = roundId;
+        op.check(entries[i]).set(requestCountsKey(id), plan.next);
+        for (const { minute, n } of plan.used) {
+          addRequestUsage(op, id, { at: minute * 60_000, count: n });
+        }
+        return plan;
+      });
+      const versionstamp = await this.#commitOnce(op, round.map((r) => r.id), roundId);
+      if (versionstamp) {
+        round.forEach(({ id }, i) =>
+          this.#known.set(id, { key: requestCountsKey(id), value: plans[i].next, versionstamp })
+        );
+        return plans;
+      }
+      // Another instance counted one of these projects: read them afresh, and keep reading.
+      const until = performance.now() + CONTESTED_MS;
+      for (const { id } of round) {
+        this.#known.delete(id);
+        this.#contested.set(id, until);
+      }
+      // Which check failed is not told: retried one by one, a conflict on one project cannot keep
+      // failing the others.
+      if (round.length > 1) return (await Promise.all(round.map((r) => this.commit([r])))).flat();
+      return RETRY;
+    });
+  }
+
+  /** Commits; when the answer is lost, the counters tell whether this round applied. */
+  async #commitOnce(
+    op: Deno.AtomicOperation,
+    ids: string[],
+    roundId: string,
+  ): Promise<string | null> {
+    let lost: unknown;
+    try {
+      const result = await op.commit();
+      if (result.ok) return result.versionstamp;
+    } catch (error) {
+      lost = error;
+    }
+    const entries = await this.#getCounts(ids);
+    if (entries.every((e) => e.value?.round === roundId)) return entries[0].versionstamp;
+    if (lost) log("warn", "A request count commit failed; counting again", { error: lost });
+    return null;
+  }
+
+  /** The counters of `ids`, from memory where this instance wrote them last, else from the store. */
+  async #read(ids: string[]): Promise<Deno.KvEntryMaybe<RequestCounts>[]> {
+    if (this.#known.size > MAX_KNOWN) this.#known.clear();
+    if (this.#contested.size > MAX_KNOWN) this.#contested.clear();
+    const now = performance.now();
+    const missing = ids.filter((id) =>
+      !this.#known.has(id) || (this.#contested.get(id) ?? 0) > now
+    );
+    if (missing.length > 0) {
+      const entries = await this.#getCounts(missing);
+      missing.forEach((id, i) => this.#known.set(id, entries[i]));
+    }
+    return ids.map((id) => this.#known.get(id)!);
+  }
+
+  /** Reads counters ten at a time, the most one read may ask for. */
+  async #getCounts(ids: string[]): Promise<Deno.KvEntryMaybe<RequestCounts>[]> {
+    const slices = [];
+    for (let i = 0; i < ids.length; i += 10) {
+      slices.push(this.kv.getMany<RequestCounts[]>(ids.slice(i, i + 10).map(requestCountsKey)));
+    }
+    return (await Promise.all(slices)).flat();
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * A KV Connect test server: the protocol's metadata exchange and data path (snapshot read, atomic
+ * write) over HTTP/1.1, backed by a local Deno KV, so that Deno's own client
+ * (`Deno.openKv("http://...")` with `DENO_KV_ACCESS_TOKEN`) runs against it the way it runs against a
+ * self-hosted `denokv`. Faults for tests and benches: a latency added to every round trip, and
+ * answers cut off before or after a write is applied (the client cannot tell whether it applied),
+ * and writes applied but answered 503, which Deno's client sends again by itself. Deno's client speaks
+ * HTTP/2 without TLS (prior knowledge), which `Deno.serve` accepts.
+ */
+import { messages, READ_SUCCESS, WriteStatus } from "./datapath.ts";
+import { atomicWrite, BadRequest, snapshotRead } from "./store.ts";
+
+/** What the next data path calls suffer; tests and benches change it while the server runs. */
+export interface KvConnectFaults {
+  /** Added before every answer, metadata exchange and data path alike. */
+  latencyMs: number;
+  /** Atomic writes whose answer is cut off (the stream reset) without applying them. */
+  cutBeforeWrite: number;
+  /** Atomic writes applied, then their answer cut off. */
+  cutAfterWrite: number;
+  /** Atomic writes applied, then answered 503: Deno's client sends them again. */
+  unavailableAfterWrite: number;
+  /** The next write touching a key that contains this text is applied, then answered 503. */
+  unavailableAfterWriteTo: string | null;
+}
+
+/** A running test server. */
+export interface KvConnectServer {
+  /** The URL to give `Deno.openKv` (the metadata exchange endpoint). */
+  url: string;
+  faults: KvConnectFaults;
+  /** Data path calls received so far, by kind. */
+  calls: { snapshotRead: number; atomicWrite: number };
+  close(): Promise<void>;
+}
+
+const DATA_PATH = "/v2";
+
+/** Starts the server on `kv` (which it does not close) with the access token clients must send. */
+export function startKvConnectServer(
+  kv: Deno.Kv,
+  options: { accessToken: string; port?: number; hostname?: string },
+): KvConnectServer {
+  const databaseId = crypto.randomUUID();
+  const dataToken = crypto.randomUUID();
+  const faults: KvConnectFaults = {
+    latencyMs: 0,
+    cutBeforeWrite: 0,
+    cutAfterWrite: 0,
+    unavailableAfterWrite: 0,
+    unavailableAfterWriteTo: null,
+  };
+  const calls = { snapshotRead: 0, atomicWrite: 0 };
+
+  async function answer(
+    status: number,
+    type: string,
+    body: Uint8Array | string,
+  ): Promise<Response> {
+    if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
+    return new Response(body as BodyInit, { status, headers: { "content-type": type } });
+  }
+
+  function cutOff(): Response {
+    // Headers go out, then the stream breaks: the client sees its call fail mid-answer.
+    const body = new ReadableStream({ pull: (c) => c.error(new Error("Connection cut")) });
+    return new Response(body, { headers: { "content-type": "application/x-protobuf" } });
+  }
+
+  async function write(body: Uint8Array): Promise<Response> {
+    calls.atomicWrite++;
+    if (faults.cutBeforeWrite > 0) {
+      faults.cutBeforeWrite--;
+      return cutOff();
+    }
+    const request = messages.atomicWrite.decode(body);
+    const versionstamp = await atomicWrite(kv, request);
+    if (faults.cutAfterWrite > 0) {
+      faults.cutAfterWrite--;
+      return cutOff();
+    }
+    if (faults.unavailableAfterWrite > 0) {
+      faults.unavailableAfterWrite--;
+      return await answer(503, "text/plain", "Answer lost");
+    }
+    const text = faults.unavailableAfterWriteTo;
+    if (text && request.mutations.some((m) => new TextDecoder().decode(m.key).includes(text))) {
+      faults.unavailableAfterWriteTo = null;
+      return await answer(503, "text/plain", "Answer lost");
+    }
+    const out = messages.atomicWriteOutput.encode(
+      versionstamp
+        ? { status: WriteStatus.SUCCESS, versionstamp }
+        : { status: WriteStatus.CHECK_FAILURE },
+    );
+    return await answer(200, "application/x-protobuf", out);
+  }
+
+  async function handle(req: Request): Promise<Response> {
+    const path = new URL(req.url).pathname;
+    const auth = req.headers.get("authorization") ?? "";
+    if (req.method !== "POST") return await answer(405, "text/plain", "Method not allowed");
+    if (path === "/") {
+      if (auth !== `Bearer ${options.accessToken}`) {
+        return await answer(401, "text/plain", "Invalid access token");
+      }
+      const metadata = {
+        version: 2,
+        databaseId,
+        endpoints: [{ url: DATA_PATH, consistency: "strong" }],
+        token: dataToken,
+        expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      };
+      return await answer(200, "application/json", JSON.stringify(metadata));
+    }
+    if (auth !== `Bearer ${dataToken}` || req.headers.get("x-denokv-database-id") !== databaseId) {
+      return await answer(401, "text/plain", "Invalid data path token or database id");
+    }
+    const body = new Uint8Array(await req.arrayBuffer());
+    try {
+      if (path === `${DATA_PATH}/atomic_write`) return await write(body);
+      if (path === `${DATA_PATH}/snapshot_read`) {
+        calls.snapshotRead++;
+        const ranges = await snapshotRead(kv, messages.snapshotRead.decode(body).ranges);
+        const out = messages.snapshotReadOutput.encode({
+          ranges: ranges.map((values) => ({ values })),
+          read_is_strongly_consistent: true,
+          status: READ_SUCCESS,
+        });
+        return await answer(200, "application/x-protobuf", out);
+      }
+      return await answer(404, "text/plain", "Not found");
+    } catch (error) {
+      if (error instanceof BadRequest) return await answer(400, "text/plain", error.message);
+      throw error;
+    }
+  }
+
+  const server = Deno.serve({
+    port: options.port ?? 0,
+    hostname: options.hostname ?? "127.0.0.1",
+    onListen: () => {},
+  }, handle);
+  return {
+    url: `http://${server.addr.hostname}:${server.addr.port}`,
+    faults,
+    calls,
+    close: () => server.shutdown(),
+  };
+}
