@@ -24,9 +24,10 @@ export const GENERIC_SIGN_IN_ERROR = "Sign-in did not work. Please try again.";
 
 /** The message for a `?error=` code; own keys only, so `toString` and friends are unknown codes. */
 function signInErrorMessage(code: string): string {
-  return Object.hasOwn(SIGN_IN_ERROR_MESSAGES, code)
+  const known = Object.hasOwn(SIGN_IN_ERROR_MESSAGES, code)
     ? SIGN_IN_ERROR_MESSAGES[code]
-    : GENERIC_SIGN_IN_ERROR;
+    : undefined;
+  return known ?? GENERIC_SIGN_IN_ERROR;
 }
 
 /** Everything the linking page shows. */

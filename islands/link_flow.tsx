@@ -82,9 +82,8 @@ export function LinkFlow(props: LinkFlowProps): VNode {
       if (error.code === "not_signed_in") setSignedOut(true);
       setNotice({
         kind: "error",
-        text: Object.hasOwn(API_MESSAGES, error.code)
-          ? API_MESSAGES[error.code]
-          : `Something went wrong (${error.code}). Please try again.`,
+        text: (Object.hasOwn(API_MESSAGES, error.code) ? API_MESSAGES[error.code] : undefined) ??
+          `Something went wrong (${error.code}). Please try again.`,
       });
     } else if (error instanceof WalletFlowError) {
       const text = {

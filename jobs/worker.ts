@@ -152,12 +152,14 @@ export class JobWorker {
         limit: this.#batchSize,
       });
       const picks = pickFairly(due, { free: due.length, perProject: Infinity });
-      let next = 0;
+      // One shared iterator: each slot takes the next pick until none is left.
+      const queue = picks.values();
       const slot = async () => {
-        while (next < picks.length) {
-          if (await this.#runOneSafely(lane, picks[next++])) ran++;
+        for (const job of queue) {
+          if (await this.#runOneSafely(lane, job)) ran++;
         }
       };
+
       await Promise.all(Array.from({ length: Math.min(state.limit, picks.length) }, slot));
     }
     return ran;

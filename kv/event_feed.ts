@@ -109,12 +109,12 @@ export async function listFeedEvents(
   for await (const entry of iter) {
     const first = entry.key[2] as number;
     const chunk = entry.value;
-    for (let i = 0; i < chunk.events.length; i++) {
+    for (const [i, event] of chunk.events.entries()) {
       const position = first + i;
       if (position <= after) continue;
       next = position;
       examined++;
-      const event = chunk.events[i];
+
       if (chunk.expiresAt > now && (!types || types.has(event.type))) {
         events.push({ ...event, id: String(position), createdAt: chunk.createdAt });
       }

@@ -93,9 +93,9 @@ function nextJobId(): string {
     lastIdTime = now;
     lastIdRandom = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b % 32);
   } else {
-    let i = lastIdRandom.length - 1;
-    while (i >= 0 && lastIdRandom[i] === 31) lastIdRandom[i--] = 0;
-    if (i >= 0) lastIdRandom[i]++;
+    // Add one: the last digit below 31 goes up, the 31s after it wrap to 0 (all 31s: all wrap).
+    const i = lastIdRandom.findLastIndex((d) => d !== 31);
+    lastIdRandom = lastIdRandom.map((d, j) => j < i ? d : j === i ? d + 1 : 0);
   }
   return ulid(lastIdTime).slice(0, 10) + lastIdRandom.map((d) => ULID_ALPHABET[d]).join("");
 }

@@ -1,5 +1,6 @@
 /** Player-wallet links: one wallet per player and one player per wallet, within a project. */
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
+import { must } from "../core/must.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 
 /** A player's link as stored under the player. */
@@ -140,7 +141,11 @@ export async function getLinksByUsers(
     batches.map((ids) => kv.getMany<LinkByUser[]>(ids.map((id) => linkByUserKey(projectId, id)))),
   );
   const found = new Map<number, LinkByUser | null>();
-  batches.forEach((ids, b) => ids.forEach((id, i) => found.set(id, results[b][i].value)));
+  for (const [b, ids] of batches.entries()) {
+    const entries = must(results[b], "getMany answer for a batch");
+    ids.forEach((id, i) => found.set(id, must(entries[i], "getMany entry for a user").value));
+  }
+
   return found;
 }
 

@@ -4,6 +4,7 @@
  * signed earlier attempts stay listed in `previous` with their signature and blockhash validity.
  */
 import type { Cluster } from "../core/cluster.ts";
+import { must } from "../core/must.ts";
 import type { TxKind } from "../core/events.ts";
 
 /** Status of a transaction request (spec "Transaction request status"). */
@@ -167,10 +168,11 @@ export async function listTxByTime(
     const entries = await kv.getMany<TxRequestRecord[]>(
       pending.map((p) => txRequestKey(projectId, p.key)),
     );
-    for (let i = 0; i < pending.length; i++) {
+    for (const [i, { attemptId }] of pending.entries()) {
       if (records.length === limit) return true;
-      next = pending[i].attemptId;
-      const record = entries[i].value;
+      next = attemptId;
+      const record = must(entries[i], "getMany entry for a pending key").value;
+
       // A key retried since the index was read has moved to the top: skip its stale entry.
       if (!record || record.attemptId !== next) continue;
       if (!status || record.status === status) records.push(record);

@@ -41,8 +41,8 @@ function emptyWindow(): UsageWindow {
 /** The entries newer than `since` (older ones have left the window). */
 export function pruneWindow(window: UsageWindow | null, since: number): UsageWindow {
   if (!window) return emptyWindow();
-  let first = 0;
-  while (first < window.times.length && window.times[first] <= since) first++;
+  const newer = window.times.findIndex((t) => t > since);
+  const first = newer === -1 ? window.times.length : newer;
   return {
     times: window.times.slice(first),
     amounts: window.amounts.length ? window.amounts.slice(first) : [],
@@ -56,8 +56,8 @@ export function windowTotal(window: UsageWindow): bigint {
 
 /** Adds one reservation, keeping the times in order. */
 export function addToWindow(window: UsageWindow, at: number, amount?: bigint): UsageWindow {
-  let i = window.times.length;
-  while (i > 0 && window.times[i - 1] > at) i--;
+  const i = window.times.findLastIndex((t) => t <= at) + 1;
+
   const times = [...window.times.slice(0, i), at, ...window.times.slice(i)];
   if (amount === undefined) return { times, amounts: window.amounts };
   const amounts = [...window.amounts.slice(0, i), amount, ...window.amounts.slice(i)];

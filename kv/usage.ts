@@ -131,7 +131,7 @@ export async function getDeliveryUsage(
   }
   const hours = lastBuckets(delivered, now, HOUR_MS, HOUR_SLOTS);
   const drops = lastBuckets(dropped, now, HOUR_MS, HOUR_SLOTS);
-  return hours.map((h, i) => ({ at: h.at, delivered: h.count, dropped: drops[i].count }));
+  return hours.map((h, i) => ({ at: h.at, delivered: h.count, dropped: drops[i]?.count ?? 0 }));
 }
 
 async function listRing(kv: Deno.Kv, prefix: Deno.KvKey): Promise<Map<number, unknown>> {

@@ -4,6 +4,7 @@
  * Every chart carries a title and a description, and every bar a tooltip with its exact figures.
  */
 import type { VNode } from "preact";
+import { must } from "../../core/must.ts";
 
 const WIDTH = 360;
 const HEIGHT = 190;
@@ -42,6 +43,8 @@ export function BarChart(
   const y = (v: number) => TOP + plotH - (v / top) * plotH;
   const step = plotW / Math.max(1, bars.length);
   const barW = Math.max(1, step * 0.8);
+  /** A bar's `s`-th value belongs to the `s`-th series; a bar with more values is a caller bug. */
+  const seriesOf = (s: number) => must(props.series[s], `chart series ${s} of ${props.id}`);
   return (
     <figure class="chart" data-testid={props.id}>
       <svg
@@ -72,9 +75,7 @@ export function BarChart(
           return (
             <g key={i}>
               <title>
-                {`${bar.label}: ${
-                  bar.values.map((v, s) => `${v} ${props.series[s].name}`).join(", ")
-                }`}
+                {`${bar.label}: ${bar.values.map((v, s) => `${v} ${seriesOf(s).name}`).join(", ")}`}
               </title>
               {bar.values.map((v, s) => {
                 const rect = (
@@ -84,7 +85,7 @@ export function BarChart(
                     y={y(base + v)}
                     width={barW}
                     height={Math.max(0, y(base) - y(base + v))}
-                    fill={props.series[s].color}
+                    fill={seriesOf(s).color}
                   />
                 );
                 base += v;

@@ -30,7 +30,8 @@ function count(n: number, max: number): string {
 export function UsagePage(data: UsagePageData): VNode {
   const { project, figures } = data;
   const { requests, tx, events } = figures;
-  const thisMinute = requests.perMinute[requests.perMinute.length - 1].count;
+  const thisMinute = requests.perMinute.at(-1)?.count ?? 0;
+
   const peak = Math.max(...requests.perMinute.map((m) => m.count));
   const delivered = events.reduce((s, h) => s + h.delivered, 0);
   const dropped = events.reduce((s, h) => s + h.dropped, 0);

@@ -18,8 +18,9 @@ const DASHBOARD_PATH =
 /** Classifies `next`, or returns null when it is neither a linking-page nor a dashboard path. */
 export function parseNextPath(next: string | undefined | null): NextPath | null {
   if (!next || next.length > 512) return null;
-  const link = LINK_PATH.exec(next);
-  if (link && link[1].length <= 64) return { kind: "link", slug: link[1], path: next };
+  const slug = LINK_PATH.exec(next)?.[1];
+  if (slug !== undefined && slug.length <= 64) return { kind: "link", slug, path: next };
+
   if (DASHBOARD_PATH.test(next)) {
     return { kind: "dashboard", path: next };
   }

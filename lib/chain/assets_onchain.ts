@@ -42,7 +42,9 @@ export async function fetchAssetsFromChain(
     // At most 100 accounts of known kinds: bounded, so counted once it is here.
     options.budget.spendBytes(value.reduce((n, a) => n + (a?.data[0].length ?? 0), 0));
     batch.forEach((mint, j) => {
-      const asset = readAsset(mint, value[j], value[batch.length + j]);
+      // A node that answers fewer accounts than asked: the missing ones count as absent.
+      const asset = readAsset(mint, value[j] ?? null, value[batch.length + j] ?? null);
+
       if (asset && (!options.collection || asset.collection === options.collection)) {
         assets.push(asset);
       }
@@ -79,6 +81,9 @@ const addressEncoder = getAddressEncoder();
 export function compareAddressBytes(a: Address, b: Address): number {
   const x = addressEncoder.encode(a);
   const y = addressEncoder.encode(b);
-  for (let i = 0; i < 32; i++) if (x[i] !== y[i]) return x[i] - y[i];
+  for (const [i, byte] of x.entries()) {
+    const other = y[i] ?? 0;
+    if (byte !== other) return byte - other;
+  }
   return 0;
 }

@@ -51,7 +51,8 @@ export function decodeMint(
   return {
     address: mint,
     programAddress: owner,
-    decimals: data[DECIMALS_OFFSET],
+    decimals: view.getUint8(DECIMALS_OFFSET),
+
     supply: view.getBigUint64(SUPPLY_OFFSET, true),
     mintAuthority: view.getUint32(0, true) === 1
       ? getAddressDecoder().decode(data.subarray(MINT_AUTHORITY_OFFSET, SUPPLY_OFFSET))

@@ -61,10 +61,13 @@ export async function decryptSecret(
   binding: SealBinding,
 ): Promise<Uint8Array> {
   const parts = sealed.split(".");
+  // The defaults never apply: each shape's length is checked before its fields are used.
   if (parts[0] === "v1" && parts.length === 3) {
-    return await decryptV1(keys, parts[1], parts[2], legacyContext(binding));
+    const [, iv = "", body = ""] = parts;
+    return await decryptV1(keys, iv, body, legacyContext(binding));
   }
-  const [version, id, purpose, iv, body] = parts;
+  const [version, id = "", purpose = "", iv = "", body = ""] = parts;
+
   if (version !== "v2" || parts.length !== 5 || !PURPOSES.has(purpose)) {
     throw new Error("Cannot decrypt secret: unknown format");
   }

@@ -3,6 +3,7 @@ import { addDelivery, type DeliveryOutcome, trimDeliveries } from "../../kv/deli
 import { addEventJob, type DeliverEventJob, type PublishBatchJob } from "./job_payloads.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
 import { log } from "../../core/log.ts";
+import { must } from "../../core/must.ts";
 import { publishToTarget } from "./publish_to_target.ts";
 import { answerStatus, isRetryable, type PublishAnswer } from "./messaging_client.ts";
 import type { RecordedEvent } from "../../core/events.ts";
@@ -77,7 +78,8 @@ export async function runDeliverEvent(
   const reason = describeAnswer(answer);
   if (isRetryable(answer) && attempt < MAX_DELIVERY_ATTEMPTS) {
     log("warn", "Event publish failed; will retry", { ...fields, status, reason });
-    return { kind: "retry", at: ctx.clock.now() + RETRY_DELAYS_MS[attempt - 1], error: reason };
+    const delay = must(RETRY_DELAYS_MS[attempt - 1], `retry delay after attempt ${attempt}`);
+    return { kind: "retry", at: ctx.clock.now() + delay, error: reason };
   }
   const outcome = isRetryable(answer) ? "gave_up" : "rejected";
   log("error", "Event dropped", { ...fields, status, reason, outcome });

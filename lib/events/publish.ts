@@ -3,6 +3,7 @@ import { addDelivery, trimDeliveries } from "../../kv/deliveries.ts";
 import { getProject } from "../../kv/projects.ts";
 import type { AppContext } from "../context.ts";
 import { log } from "../../core/log.ts";
+import { must } from "../../core/must.ts";
 import { describeAnswer } from "./deliver.ts";
 import { recordEvents } from "./record.ts";
 import { publishToTarget } from "./publish_to_target.ts";
@@ -29,9 +30,11 @@ export async function sendTestPing(ctx: AppContext, projectId: string): Promise<
     };
   }
   // The ping is recorded in the feed first, so its message carries its id like any event.
-  const [event] = await recordEvents(ctx, projectId, [{ type: "ping", at: ctx.clock.now() }], {
+  const recorded = await recordEvents(ctx, projectId, [{ type: "ping", at: ctx.clock.now() }], {
     deliver: false,
   });
+  const event = must(recorded[0], "the recorded ping");
+
   const fields = { projectId, eventType: "ping", eventId: event.id };
   const answer = await publishToTarget(ctx, projectId, { target, event });
   if (!answer) {

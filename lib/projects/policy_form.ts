@@ -45,9 +45,12 @@ export function policyInputOf(fields: ActionFields): Record<string, unknown> {
       input[name] = value;
       continue;
     }
-    const [, list, index, key] = row;
-    if (!(ROW_KEYS[list as keyof typeof ROW_KEYS] as readonly string[]).includes(key)) continue;
+    const [, list = "", index, key = ""] = row;
     const entries = rows[list];
+    // `entries` is always there: ROW_FIELD only matches the lists `rows` holds.
+    if (!entries) continue;
+    if (!(ROW_KEYS[list as keyof typeof ROW_KEYS] as readonly string[]).includes(key)) continue;
+
     const entry = entries.get(Number(index)) ?? {};
     entry[key] = value;
     entries.set(Number(index), entry);

@@ -10,6 +10,7 @@
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { ulid } from "../../core/ids.ts";
 import { log } from "../../core/log.ts";
+import { must } from "../../core/must.ts";
 import { type RequestCounts, requestCountsKey } from "../../kv/request_counts.ts";
 import { addRequestUsage } from "../../kv/usage.ts";
 import { planProject, type ProjectPlan, type ProjectRequest } from "./quota_plan.ts";
@@ -35,9 +36,10 @@ export class QuotaStore {
       const roundId = ulid(now);
       const op = this.kv.atomic();
       const plans = round.map(({ id, request }, i) => {
-        const plan = planProject(entries[i].value, request, now);
+        const entry = must(entries[i], `the counters of ${id}`);
+        const plan = planProject(entry.value, request, now);
         plan.next.round = roundId;
-        op.check(entries[i]).set(requestCountsKey(id), plan.next);
+        op.check(entry).set(requestCountsKey(id), plan.next);
         for (const { minute, n } of plan.used) {
           addRequestUsage(op, id, { at: minute * 60_000, count: n });
         }
@@ -45,9 +47,10 @@ export class QuotaStore {
       });
       const versionstamp = await this.#commitOnce(op, round.map((r) => r.id), roundId);
       if (versionstamp) {
-        round.forEach(({ id }, i) =>
-          this.#known.set(id, { key: requestCountsKey(id), value: plans[i].next, versionstamp })
-        );
+        round.forEach(({ id }, i) => {
+          const { next } = must(plans[i], `the plan of ${id}`);
+          this.#known.set(id, { key: requestCountsKey(id), value: next, versionstamp });
+        });
         return plans;
       }
       // Another instance counted one of these projects: read them afresh, and keep reading.
@@ -77,7 +80,8 @@ export class QuotaStore {
       lost = error;
     }
     const entries = await this.#getCounts(ids);
-    if (entries.every((e) => e.value?.round === roundId)) return entries[0].versionstamp;
+    const [first] = entries;
+    if (first && entries.every((e) => e.value?.round === roundId)) return first.versionstamp;
     if (lost) log("warn", "A request count commit failed; counting again", { error: lost });
     return null;
   }
@@ -92,7 +96,7 @@ export class QuotaStore {
     );
     if (missing.length > 0) {
       const entries = await this.#getCounts(missing);
-      missing.forEach((id, i) => this.#known.set(id, entries[i]));
+      missing.forEach((id, i) => this.#known.set(id, must(entries[i], `the counters of ${id}`)));
     }
     return ids.map((id) => this.#known.get(id)!);
   }

@@ -16,6 +16,7 @@
  */
 import type { Clock } from "../../core/clock.ts";
 import { log } from "../../core/log.ts";
+import { must } from "../../core/must.ts";
 import { QuotaStore } from "./quota_store.ts";
 import { type Lease, LEASE_MS, type QuotaVerdict } from "./quota_plan.ts";
 
@@ -237,8 +238,10 @@ export class RequestQuota {
         },
       })));
       round.forEach(({ id, entry }, i) => {
-        const { verdicts, leased, next } = plans[i];
-        entry.waiters.slice(0, verdicts.length).forEach((w, j) => w.resolve(verdicts[j]));
+        const { verdicts, leased, next } = must(plans[i], `the plan of ${id}`);
+
+        verdicts.forEach((verdict, j) => entry.waiters[j]?.resolve(verdict));
+
         for (const settled of entry.onSettled) settled();
         if (leased > 0) this.#hold(id, { minute: next.minute, day: next.day, granted: leased });
         else if (entry.refill && this.#held.get(id)?.refilling) this.#endRefill(id);

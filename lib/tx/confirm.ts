@@ -96,7 +96,7 @@ export async function checkOnChain(
   const first = options.status !== undefined ? options.status : (await rpc.getSignatureStatuses(
     [signature],
     { searchTransactionHistory: true },
-  ).send(send)).value[0];
+  ).send(send)).value[0] ?? null;
   const found = statusCheck(first);
   if (found) return found;
   const finalized = await rpc.getEpochInfo({ commitment: "finalized" }).send(send);
@@ -110,7 +110,7 @@ export async function checkOnChain(
   // Past the margin: a node that has seen that finalized slot must still have no record of it.
   const second = await rpc.getSignatureStatuses([signature], { searchTransactionHistory: true })
     .send(send);
-  const late = statusCheck(second.value[0]);
+  const late = statusCheck(second.value[0] ?? null);
   if (late) return late;
   const unproven: ChainCheck = { kind: "unconfirmed", landed: false, canLand: false };
   if (second.context.slot < finalized.absoluteSlot) return unproven;
@@ -172,8 +172,9 @@ async function walletHistoryLacks(
       if (item.signature === tx.signature || item.memo?.includes(tx.attemptId)) return "landed";
       if (item.slot <= from) return true;
     }
-    if (list.length < 1000) return false;
-    before = list[list.length - 1].signature;
+    const last = list.at(-1);
+    if (list.length < 1000 || !last) return false;
+    before = last.signature;
   }
   return false;
 }

@@ -37,9 +37,10 @@ export async function fetchComputeUnitPrice(
 
 /** The 75th percentile of recent fees, clamped to the allowed range. */
 export function choosePrice(recent: readonly bigint[]): bigint {
-  if (recent.length === 0) return MIN_MICRO_LAMPORTS_PER_CU;
   const sorted = [...recent].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const p75 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.75))];
-  if (p75 < MIN_MICRO_LAMPORTS_PER_CU) return MIN_MICRO_LAMPORTS_PER_CU;
+  // No recent fees (`p75` undefined): the floor.
+  if (p75 === undefined || p75 < MIN_MICRO_LAMPORTS_PER_CU) return MIN_MICRO_LAMPORTS_PER_CU;
+
   return p75 > MAX_MICRO_LAMPORTS_PER_CU ? MAX_MICRO_LAMPORTS_PER_CU : p75;
 }

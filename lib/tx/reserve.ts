@@ -85,10 +85,15 @@ async function reserve(
   let tried: string | null = null;
   return await commitWithRetry("reserve the transaction request", async (round) => {
     const entries = await ctx.kv.getMany(keys);
+    // One entry per key above: the request, three windows, and the player's when there is one.
     const [requestEntry, dayEntry, recipientEntry, assetEntry, playerEntry] = entries as [
       Deno.KvEntryMaybe<TxRequestRecord>,
-      ...Deno.KvEntryMaybe<UsageWindow>[],
+      Deno.KvEntryMaybe<UsageWindow>,
+      Deno.KvEntryMaybe<UsageWindow>,
+      Deno.KvEntryMaybe<UsageWindow>,
+      Deno.KvEntryMaybe<UsageWindow>?,
     ];
+
     // Step 7 again: another request with this key may have reserved it since.
     const stored = requestEntry.value;
     if (stored && stored.attemptId === tried) {

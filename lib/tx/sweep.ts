@@ -6,6 +6,7 @@
  */
 import type { AppContext } from "../context.ts";
 import { log } from "../../core/log.ts";
+import { must } from "../../core/must.ts";
 import { addJobRemoval, addJobReschedule, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
 import type { Signature } from "@solana/kit";
 import {
@@ -47,7 +48,7 @@ export async function sweepUnsettledTx(
       items.map((item) => txRequestKey(item.projectId, item.key)),
     );
     for (const [j, item] of items.entries()) {
-      const record = entries[j].value;
+      const record = must(entries[j], "getMany entry for an unsettled request").value;
       if (!record || record.attemptId !== item.attemptId || isFinal(record)) {
         await deleteStaleIndex(ctx, item);
       } else if (record.signed) open.push(record);
@@ -58,11 +59,11 @@ export async function sweepUnsettledTx(
     }
   }
   const statuses = await readStatuses(ctx, open);
-  let next = 0;
   let checked = 0;
+  // One shared iterator: each lane takes the next open record until none is left.
+  const queue = open.values();
   const lane = async () => {
-    while (next < open.length) {
-      const record = open[next++];
+    for (const record of queue) {
       try {
         const current = await followAttempt(ctx, record, statuses.get(record.attemptId));
         if (!isFinal(current)) await ensureTxCheck(ctx, current);
@@ -95,7 +96,7 @@ async function readStatuses(
           batch.map((r) => r.signature as Signature),
           { searchTransactionHistory: true },
         ).send({ abortSignal: rpcSignal(ctx.tx.timing) });
-        batch.forEach((r, j) => found.set(r.attemptId, value[j]));
+        batch.forEach((r, j) => found.set(r.attemptId, value[j] ?? null));
       } catch (error) {
         log("warn", "Sweep could not read transaction statuses", {
           cluster,

@@ -7,6 +7,7 @@
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { AppContext } from "../context.ts";
 import { log } from "../../core/log.ts";
+import { must } from "../../core/must.ts";
 import { commitWithEvents } from "../events/record.ts";
 import type { ServiceEvent } from "../../core/events.ts";
 import { addJobRemoval, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
@@ -249,8 +250,9 @@ async function addUsageRelease(
   const entries = await ctx.kv.getMany<UsageWindow[]>(scopes.map((scope) => scope.key));
   op.check(...entries);
   scopes.forEach((scope, i) => {
-    const entry = entries[i];
+    const entry = must(entries[i], `getMany entry for ${scope.key.join("/")}`);
     if (!entry.value) return;
+
     // An entry that already left its window needs no removal.
     if (usage.at <= now - scope.windowMs) return;
     const window = removeFromWindow(

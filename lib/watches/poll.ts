@@ -87,8 +87,10 @@ export async function runWatchPoll(run: JobRun<WatchPollJob>): Promise<JobOutcom
 
   const first = watch.position === null;
   let position: WatchPosition | null = watch.position;
-  if (found.length > 0) position = { signature: found[0].signature, slot: found[0].slot };
+  const [newest] = found;
+  if (newest) position = { signature: newest.signature, slot: newest.slot };
   else if (first) position = { signature: null, slot: null };
+
   const now = ctx.clock.now();
   const next: Watch = { ...watch, position, polledAt: now, polls: watch.polls + 1 };
 

@@ -21,8 +21,8 @@ export function buildOpenApiDocument(
 ): OpenApiDocument {
   const paths: OpenApiDocument["paths"] = {};
   for (const op of V1_OPERATIONS) {
-    paths[op.path] ??= {};
-    paths[op.path][op.method] = operationObject(op);
+    const path = paths[op.path] ??= {};
+    path[op.method] = operationObject(op);
   }
   const schemas: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(ANSWERS)) {
@@ -114,7 +114,8 @@ function operationObject(op: Operation): Record<string, unknown> {
 /** `getV1PlayersUserIdWallet`-style ids, stable and unique per method and path. */
 function operationId(op: Operation): string {
   const words = op.path.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return op.method + words.map((w) => w[0].toUpperCase() + w.slice(1)).join("");
+  return op.method + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join("");
 }
 
 function errorSchema(codes: readonly ErrorCode[]): Record<string, unknown> {
