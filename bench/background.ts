@@ -67,7 +67,7 @@ async function runBench(seconds: number): Promise<string> {
       "|---|---|---|---|---|",
     );
     for (const [i, nominal] of [500, 1_000, 2_000].entries()) {
-      const list = waits.map((w) => w[i]);
+      const list = waits.flatMap((w) => w[i] ?? []);
       lines.push(
         `| ${i + 1} | ${nominal} | ${pct(list, 50)} | ${pct(list, 99)} | ${
           (pct(list, 50) / nominal).toFixed(2)
@@ -134,7 +134,7 @@ async function runBench(seconds: number): Promise<string> {
 
 function pct(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
 type Environment = Awaited<ReturnType<typeof startEnvironment>>;
@@ -218,7 +218,7 @@ async function measureRetryWaits(env: Environment, count: number): Promise<numbe
     await recordEvents(env.ctx, projectId, [{ type: "ping", at: i }]);
     await env.standIn.waitForMessages(1, 30_000);
     const at = env.standIn.attempts().map((a) => a.at);
-    waits.push(at.slice(1).map((t, j) => t - at[j]));
+    waits.push(at.slice(1).map((t, j) => t - (at[j] ?? t)));
   }
   return waits;
 }

@@ -6,7 +6,7 @@
  */
 import { type Address, address, createSolanaRpc } from "@solana/kit";
 import { base58 } from "@scure/base";
-import { type LoadResult, runLoad, startServer } from "./load.ts";
+import { type LoadResult, roundRobin, runLoad, startServer } from "./load.ts";
 
 const CONNECTIONS = 64;
 const WALLETS = 100;
@@ -30,13 +30,12 @@ export async function benchCachedBalance(seconds: number): Promise<LoadResult[]>
     const wallets = (server.info.wallets as string[] | undefined) ?? [walletAddress(0)];
     const keys = (server.info.keys as string[] | undefined) ?? [""];
     const wrkScript = balanceScript(keys, wallets);
-    let n = 0;
-    const request = () => {
-      const i = n++;
-      return new Request(`${url}/v1/wallets/${wallets[i % wallets.length]}/balance`, {
-        headers: { "x-api-key": keys[i % keys.length] },
+    const nextWallet = roundRobin(wallets);
+    const nextKey = roundRobin(keys);
+    const request = () =>
+      new Request(`${url}/v1/wallets/${nextWallet()}/balance`, {
+        headers: { "x-api-key": nextKey() },
       });
-    };
     // The first second fills the cache (and warms the JIT); only the second run is measured.
     await runLoad(name, url, { connections: CONNECTIONS, seconds: 1, wrkScript, request });
     results.push(
@@ -95,7 +94,10 @@ async function serveRpcBaseline() {
   const { chain, wallets } = await startFundedChain();
   const rpc = createSolanaRpc(chain.rpcUrl);
   Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: announce({ wallets }) }, async (req) => {
-    const wallet = address(new URL(req.url).pathname.split("/")[3]);
+    // `/v1/wallets/:address/balance`
+    const [, , , walletPart = ""] = new URL(req.url).pathname.split("/");
+    const wallet = address(walletPart);
+
     const { value } = await rpc.getBalance(wallet, { commitment: "confirmed" }).send();
     const lamports = BigInt(value);
     return Response.json({

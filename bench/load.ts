@@ -129,8 +129,10 @@ export function summarizeLatencies(
     tool,
     requests: latencies.length,
     rps: latencies.length / run.elapsed,
-    p50Ms: latencies[Math.floor(latencies.length * 0.5)],
-    p99Ms: latencies[Math.floor(latencies.length * 0.99)],
+    // No request finished: no latency to show (NaN prints as such in the table).
+    p50Ms: latencies[Math.floor(latencies.length * 0.5)] ?? NaN,
+    p99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? NaN,
+
     errors: run.errors,
   };
 }
@@ -168,7 +170,9 @@ export async function startServer(
 }
 
 /** Formats results as a Markdown table with ratios against `baseline`. */
-export function resultTable(results: LoadResult[], baseline: LoadResult): string {
+export function resultTable(results: LoadResult[], baseline: LoadResult | undefined): string {
+  if (!baseline) throw new Error("Cannot print the results: the baseline run is missing");
+
   const rows = results.map((r) =>
     `| ${r.name} | ${r.tool} | ${Math.round(r.rps)} | ${r.p50Ms.toFixed(2)} | ${
       r.p99Ms.toFixed(2)
@@ -179,4 +183,11 @@ export function resultTable(results: LoadResult[], baseline: LoadResult): string
     "|---|---|---|---|---|---|---|",
     ...rows,
   ].join("\n");
+}
+
+/** Cycles through `items` (API keys, wallets) one call at a time. */
+export function roundRobin<T>(items: readonly T[]): () => T {
+  if (items.length === 0) throw new Error("Cannot cycle through an empty list");
+  let n = 0;
+  return () => items[n++ % items.length] as T;
 }

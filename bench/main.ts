@@ -19,7 +19,7 @@ console.log(
 
 console.log("## GET /v1/players/:userId/wallet, 64 connections, 1,000 projects");
 const wallet = await benchPlayerWallet(seconds);
-const kvBaseline = wallet.find((r) => r.name === "KV-read baseline")!;
+const kvBaseline = wallet.find((r) => r.name === "KV-read baseline");
 console.log(resultTable(wallet, kvBaseline));
 console.log();
 
@@ -29,6 +29,7 @@ console.log(
 const remote = await benchRemote(seconds);
 console.log(resultTable(remote, remote[0]));
 const [remoteBaseline, , remoteOne, remotePair] = remote;
+if (!remoteBaseline || !remoteOne || !remotePair) throw new Error("Missing a remote-store run");
 console.log(
   `p50 counted minus baseline: ${(remoteOne.p50Ms - remoteBaseline.p50Ms).toFixed(2)} ms; ` +
     `two instances against one: ${(remotePair.rps / remoteOne.rps).toFixed(2)}`,

@@ -1,5 +1,5 @@
 /** Bench: the counted `GET /v1/players/:userId/wallet` against two bare Deno.serve baselines. */
-import { type LoadResult, runLoad, startServer } from "./load.ts";
+import { type LoadResult, roundRobin, runLoad, startServer } from "./load.ts";
 
 const CONNECTIONS = 64;
 
@@ -10,7 +10,7 @@ export async function benchPlayerWallet(seconds: number): Promise<LoadResult[]> 
     const [name, script] of [["static baseline", "baseline_static.ts"], [
       "KV-read baseline",
       "baseline_kv.ts",
-    ]]
+    ]] as const
   ) {
     const server = await startServer(new URL(`./servers/${script}`, import.meta.url).pathname);
     const url = `${server.info.url}/v1/players/1/wallet`;
@@ -41,9 +41,9 @@ request = function()
   return wrk.format("GET", "/v1/players/1/wallet", { ["x-api-key"] = keys[(i % #keys) + 1] })
 end
 `;
-    let n = 0;
-    const request = (_: number) =>
-      new Request(url, { headers: { "x-api-key": keys[n++ % keys.length] } });
+    const nextKey = roundRobin(keys);
+    const request = (_: number) => new Request(url, { headers: { "x-api-key": nextKey() } });
+
     await runLoad("warm-up", url, { connections: CONNECTIONS, seconds: 1, wrkScript, request });
     results.push(
       await runLoad(name, url, { connections: CONNECTIONS, seconds, wrkScript, request }),

@@ -4,7 +4,7 @@
  * `denokv` across a network would. Runs the uncounted KV-read baseline over the same store, then one
  * service instance, then two instances on the store with the load split between them.
  */
-import { type LoadResult, runLoad, startServer } from "./load.ts";
+import { type LoadResult, roundRobin, runLoad, startServer } from "./load.ts";
 
 const CONNECTIONS = 64;
 const LATENCY_MS = 10;
@@ -96,9 +96,8 @@ request = function()
   return wrk.format("GET", "/v1/players/1/wallet", { ["x-api-key"] = keys[(i % #keys) + 1] })
 end
 `;
-  let n = 0;
-  const request = () =>
-    new Request(walletUrl(server), { headers: { "x-api-key": keys[n++ % keys.length] } });
+  const nextKey = roundRobin(keys);
+  const request = () => new Request(walletUrl(server), { headers: { "x-api-key": nextKey() } });
   return { connections, seconds, wrkScript, request };
 }
 
@@ -106,7 +105,8 @@ end
 function combine(name: string, runs: LoadResult[]): LoadResult {
   return {
     name,
-    tool: runs[0].tool,
+    tool: [...new Set(runs.map((r) => r.tool))].join(", "),
+
     requests: runs.reduce((n, r) => n + r.requests, 0),
     rps: runs.reduce((n, r) => n + r.rps, 0),
     p50Ms: Math.max(...runs.map((r) => r.p50Ms)),

@@ -24,7 +24,7 @@ import {
   signTransactionMessageWithSigners,
 } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { type LoadResult, resultTable, runLoad, startServer } from "./load.ts";
+import { type LoadResult, resultTable, roundRobin, runLoad, startServer } from "./load.ts";
 
 const PROJECTS = Number(Deno.env.get("BENCH_TX_PROJECTS") ?? 200);
 const AMOUNT = "0.001";
@@ -38,7 +38,10 @@ export async function benchTx(seconds: number): Promise<LoadResult[]> {
   const results: LoadResult[] = [];
   try {
     for (
-      const [role, label] of [["baseline", "chain-work baseline"], ["service", "transfer-sol"]]
+      const [role, label] of [
+        ["baseline", "chain-work baseline"],
+        ["service", "transfer-sol"],
+      ] as const
     ) {
       const server = await startServer(self, { BENCH_ROLE: role, BENCH_RPC_URL: rpcUrl });
       const url = String(server.info.url);
@@ -71,6 +74,7 @@ export async function benchTx(seconds: number): Promise<LoadResult[]> {
 function txLoad(url: string, keys: string[], run: string) {
   return (phase: string) => {
     let n = 0;
+    const nextKey = roundRobin(keys);
     const body = (key: string) =>
       JSON.stringify({ to: { userId: 1 }, amount: AMOUNT, idempotencyKey: key });
     return {
@@ -78,7 +82,8 @@ function txLoad(url: string, keys: string[], run: string) {
         const i = n++;
         return new Request(`${url}/v1/tx/transfer-sol`, {
           method: "POST",
-          headers: { "x-api-key": keys[i % keys.length], "content-type": "application/json" },
+          headers: { "x-api-key": nextKey(), "content-type": "application/json" },
+
           body: body(`${run}-${phase}-${i}`),
         });
       },

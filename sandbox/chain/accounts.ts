@@ -19,11 +19,9 @@ export function currentAccount(state: LedgerState, key: string): AccountSnapshot
 /** The account as the bank at `slot` sees it. */
 export function accountAt(state: LedgerState, key: string, slot: number): AccountSnapshot | null {
   const versions = state.accountVersions.get(key);
-  if (!versions) return currentAccount(state, key);
-  for (let i = versions.length - 1; i >= 0; i--) {
-    if (versions[i].slot <= slot) return versions[i].account;
-  }
-  return versions[0].account;
+  // Before its oldest kept version, the account looked as that version did.
+  const version = versions?.findLast((v) => v.slot <= slot) ?? versions?.[0];
+  return version ? version.account : currentAccount(state, key);
 }
 
 /** Takes the pre-state of accounts a transaction is about to write. */
@@ -40,16 +38,20 @@ export function recordAccountChanges(
   keys: readonly string[],
   before: (AccountSnapshot | null)[],
 ): void {
+  if (before.length !== keys.length) {
+    throw new Error("Cannot record changes: one pre-state per key");
+  }
   keys.forEach((key, i) => {
+    const previous = before[i] ?? null;
     const after = currentAccount(state, key);
-    if (sameAccount(before[i], after)) return;
+    if (sameAccount(previous, after)) return;
     let versions = state.accountVersions.get(key);
     if (!versions) {
-      versions = [{ slot: -1, account: before[i] }];
+      versions = [{ slot: -1, account: previous }];
       state.accountVersions.set(key, versions);
     }
-    const last = versions[versions.length - 1];
-    if (last.slot === state.slot) last.account = after;
+    const last = versions.at(-1);
+    if (last?.slot === state.slot) last.account = after;
     else versions.push({ slot: state.slot, account: after });
   });
 }

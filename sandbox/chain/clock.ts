@@ -97,13 +97,8 @@ function pruneHistory(state: LedgerState): void {
   }
   // Account versions older than the finalized one are invisible to every commitment.
   for (const [address, versions] of state.accountVersions) {
-    let base = 0;
-    for (let i = versions.length - 1; i >= 0; i--) {
-      if (versions[i].slot <= state.finalizedSlot) {
-        base = i;
-        break;
-      }
-    }
+    const base = Math.max(0, versions.findLastIndex((v) => v.slot <= state.finalizedSlot));
+
     if (base === versions.length - 1) state.accountVersions.delete(address);
     else if (base > 0) versions.splice(0, base);
   }

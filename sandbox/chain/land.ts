@@ -131,7 +131,8 @@ export function landTransaction(
     meta = result;
   }
   const writable = keys.filter((_, i) => isWritable(tx, i));
-  recordAccountChanges(state, writable, writable.map((k) => before[keys.indexOf(k)]));
+  recordAccountChanges(state, writable, before.filter((_, i) => isWritable(tx, i)));
+
   const after = snapshotAccounts(state, keys);
   const block = state.blocksBySlot.get(state.slot)!;
   const record: TransactionRecord = {

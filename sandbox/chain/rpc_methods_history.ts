@@ -16,7 +16,10 @@ const MEMO_PROGRAMS = [
 /** The memo column of getSignaturesForAddress: "[len] text" per memo, joined by "; ". */
 export function memoOf(tx: DecodedTransaction): string | null {
   const memos = tx.instructions
-    .filter((ix) => MEMO_PROGRAMS.includes(tx.accountKeys[ix.programIdIndex]))
+    .filter((ix) => {
+      const program = tx.accountKeys[ix.programIdIndex];
+      return program !== undefined && MEMO_PROGRAMS.includes(program);
+    })
     .map((ix) => `[${ix.data.length}] ${new TextDecoder().decode(ix.data)}`);
   return memos.length ? memos.join("; ") : null;
 }
@@ -152,9 +155,12 @@ export const historyMethods: Record<string, RpcHandler> = {
     }
     const list = state.transactionsByAddress.get(key) ?? [];
     const out = [];
-    for (let i = list.length - 1; i >= 0 && out.length < limit; i--) {
-      const record = list[i];
-      if (record.seq >= beforeSeq || record.slot > slot) continue;
+    for (const record of list.toReversed()) {
+      if (out.length >= limit) break;
+      if (
+        record.seq >=
+          beforeSeq || record.slot > slot
+      ) continue;
       if (record.seq <= untilSeq || isPruned(state, record)) break;
       out.push({
         blockTime: record.blockTime,

@@ -69,7 +69,7 @@ export function decodeTokenAccount(account: AccountSnapshot): TokenAccount | nul
     }
   }
   const v = view(data);
-  const stateByte = data[108];
+  const stateByte = v.getUint8(108);
   if (stateByte === 0 || stateByte > 2) return null;
   return {
     mint: base58.encode(data.slice(0, 32)),
@@ -98,7 +98,8 @@ export function decodeMint(account: AccountSnapshot): Mint | null {
   return {
     mintAuthority: optionKey(data, 0),
     supply: view(data).getBigUint64(36, true),
-    decimals: data[44],
+    decimals: view(data).getUint8(44),
+
     isInitialized: true,
     freezeAuthority: optionKey(data, 46),
     extensions: data.length > MINT_LEN ? extensionTypes(data) : [],

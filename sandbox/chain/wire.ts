@@ -95,7 +95,8 @@ export function decodeTransaction(wire: Uint8Array): DecodedTransaction {
     transaction = getTransactionDecoder().decode(wire) as Transaction;
     compiled = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
   } catch (e) {
-    throw fail((e as Error).message.split("\n")[0]);
+    const [firstLine = ""] = (e as Error).message.split("\n");
+    throw fail(firstLine);
   }
   const signatures: Uint8Array[] = [];
   for (let i = 0; i < count; i++) {
@@ -153,10 +154,13 @@ export function isSigner(tx: DecodedTransaction, index: number): boolean {
 /** Verifies every signature against its signer key, as the node's sigverify stage does. */
 export async function verifySignatures(tx: DecodedTransaction): Promise<boolean> {
   const checks = tx.signatures.map(async (sig, i) => {
+    // A signature without its signer's key cannot verify.
+    const signer = tx.accountKeys[i];
+    if (signer === undefined) return false;
     try {
       const key = await crypto.subtle.importKey(
         "raw",
-        base58.decode(tx.accountKeys[i]) as Uint8Array<ArrayBuffer>,
+        base58.decode(signer) as Uint8Array<ArrayBuffer>,
         "Ed25519",
         false,
         ["verify"],

@@ -39,7 +39,11 @@ function toEntry(entry: Deno.KvEntry<unknown>): KvEntry {
     return { key, value, encoding: Encoding.LE64, versionstamp };
   }
   const stored = entry.value as Uint8Array;
-  return { key, value: stored.subarray(1), encoding: stored[0], versionstamp };
+  const encoding = stored[0];
+  if (encoding === undefined) {
+    throw new Error("Cannot read entry: stored without its encoding byte");
+  }
+  return { key, value: stored.subarray(1), encoding, versionstamp };
 }
 
 function toStored(value: { data: Uint8Array; encoding: number }): unknown {

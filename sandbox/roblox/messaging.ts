@@ -131,9 +131,9 @@ export async function startMessagingStandIn(
   const app = new Hono();
 
   app.post("/cloud/v2/universes/:target", async (c) => {
-    const match = /^([^:]+):publishMessage$/.exec(c.req.param("target"));
-    if (!match) return c.json({ code: "NOT_FOUND", message: "Not found" }, 404);
-    const universeId = match[1];
+    const universeId = /^([^:]+):publishMessage$/.exec(c.req.param("target"))?.[1];
+    if (universeId === undefined) return c.json({ code: "NOT_FOUND", message: "Not found" }, 404);
+
     const attempt: PublishAttempt = { universeId, status: null, at: now() };
     attempts.push(attempt);
     const answer = (body: unknown, status: 200 | 400 | 401 | 403 | 429 | 500) => {

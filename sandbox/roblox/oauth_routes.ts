@@ -196,10 +196,10 @@ export function createIdpApp(state: OauthState, signer: IdTokenSigner, origin: (
   idp.get("/v1/userinfo", (c) => {
     const failure = state.userinfoFailures.take();
     if (failure?.status === 500) return oauthError(c, 500, "server_error", "Forced failure");
-    const match = /^Bearer (\S+)$/i.exec(c.req.header("authorization") ?? "");
-    const grant = match ? state.tokens.get(match[1]) : undefined;
+    const token = /^Bearer (\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+    const grant = token ? state.tokens.get(token) : undefined;
     if (
-      failure || !grant || grant.revoked || match![1] !== grant.accessToken ||
+      failure || !grant || grant.revoked || token !== grant.accessToken ||
       state.now() >= grant.accessExpiresAt
     ) {
       c.header("www-authenticate", 'Bearer error="invalid_token"');

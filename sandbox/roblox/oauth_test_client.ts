@@ -31,7 +31,8 @@ export interface TokenSet {
 
 /** A relying party registered as `client`, using its first redirect URI and state "state-123". */
 export function createOauthTestClient(standIn: OauthStandIn, client: OauthClient) {
-  const redirectUri = client.redirectUris[0];
+  const redirectUri = firstRedirectUri(client);
+
   const idpUrl = standIn.idpUrl;
 
   function authorizeUrl(challenge: string, overrides: Record<string, string> = {}) {
@@ -96,4 +97,11 @@ export function createOauthTestClient(standIn: OauthStandIn, client: OauthClient
   }
 
   return { redirectUri, authorizeUrl, exchange, getCode, signIn, userinfo, revoke };
+}
+
+/** The redirect URI the test client uses; the control API registers at least one. */
+function firstRedirectUri(client: OauthClient): string {
+  const [uri] = client.redirectUris;
+  if (!uri) throw new Error("Cannot make an OAuth test client: the client has no redirect URI");
+  return uri;
 }
