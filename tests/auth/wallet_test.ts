@@ -20,8 +20,9 @@ const SIGNIN = "__Host-svc_signin";
 const DEV = "__Host-svc_dev";
 
 function decodePayload(token: string) {
-  const body = token.split(".")[0].replaceAll("-", "+").replaceAll("_", "/");
-  return JSON.parse(atob(body));
+  const [body] = token.split(".");
+  assert.ok(body);
+  return JSON.parse(atob(body.replaceAll("-", "+").replaceAll("_", "/")));
 }
 
 function encodePayload(payload: unknown) {

@@ -79,7 +79,7 @@ Deno.test("Dashboard end to end in Chromium: sign in with a wallet, run a projec
     await page.waitForURL(`${baseUrl}/dashboard`);
     assert.deepEqual(wallet.signed.length, 1);
     assert.deepEqual(
-      wallet.signed[0].split("\n")[3],
+      wallet.signed[0]?.split("\n")[3],
       "Sign in to the Blocklink dashboard. Signing is free and does not send a transaction.",
     );
     assert.ok((await page.getByTestId("developer").getAttribute("title")) === wallet.address);

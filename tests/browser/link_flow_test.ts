@@ -72,7 +72,10 @@ Deno.test("Linking page end to end in Chromium: sign in, link with a Wallet Stan
   // Then the wallet signed the spec's message and the page and store show the link.
   assert.deepEqual(wallet.connects, 1);
   assert.deepEqual(wallet.signed.length, 1);
-  const lines = wallet.signed[0].split("\n");
+  const [message] = wallet.signed;
+  assert.ok(message);
+  const lines = message.split("\n");
+
   assert.deepEqual(
     lines[0],
     `${new URL(served.baseUrl).host} wants you to sign in with your Solana account:`,

@@ -75,8 +75,8 @@ Deno.test("A project has at most 10 active keys; revoking one frees a place", as
   await using t = await createTestApp();
   const dev = await signInDeveloper(t.app);
   const project = await createProjectAs(t.app, dev);
-  const keys = [];
-  for (let i = 0; i < 10; i++) keys.push(await createKeyAs(t.app, dev, project.id));
+  const first = await createKeyAs(t.app, dev, project.id);
+  for (let i = 1; i < 10; i++) await createKeyAs(t.app, dev, project.id);
 
   // When
   const eleventh = await postJson(t.app, `/dashboard/projects/${project.id}/keys`, undefined, {
@@ -93,7 +93,7 @@ Deno.test("A project has at most 10 active keys; revoking one frees a place", as
   assert.ok(page.includes("already has 10 active API keys"));
   const revoked = await postJson(
     t.app,
-    `/dashboard/projects/${project.id}/keys/${keys[0].id}/revoke`,
+    `/dashboard/projects/${project.id}/keys/${first.id}/revoke`,
     undefined,
     { jar: dev.jar },
   );

@@ -129,6 +129,7 @@ Deno.test("Watches: add, list, refuse bad or duplicate ones, remove by name", as
     const { watch } = await res.json();
     assert.deepEqual([watch.name, watch.address], ["treasury vault", ADDRESS]);
     const [stored] = await listWatchesByProject(app.kv, project.id);
+    assert.ok(stored);
     assert.ok((await getJobEntry(app.kv, watchPollJobId(project.id, stored.id))).value);
     const page = await (await getPage(app.app, base, dev.jar)).text();
     assert.ok(page.includes("treasury vault") && page.includes(ADDRESS));
@@ -160,6 +161,7 @@ Deno.test("Watches: add, list, refuse bad or duplicate ones, remove by name", as
   });
   await t.step("remove by name stops its polling", async () => {
     const [stored] = await listWatchesByProject(app.kv, project.id);
+    assert.ok(stored);
     const res = await postForm(
       app.app,
       `${base}/${encodeURIComponent("treasury vault")}/delete`,

@@ -21,8 +21,8 @@ import { emptyPolicy } from "../../kv/policy.ts";
 
 /** The text of the element with `data-testid="<id>"` (first match), tags stripped. */
 function textOf(html: string, id: string): string | null {
-  const match = html.match(new RegExp(`data-testid="${id}"[^>]*>([\\s\\S]*?)</(span|p|div)>`));
-  return match ? match[1].replace(/<[^>]+>/g, "").replace(/\s+/g, " ").trim() : null;
+  const text = html.match(new RegExp(`data-testid="${id}"[^>]*>([\\s\\S]*?)</(span|p|div)>`))?.[1];
+  return text === undefined ? null : text.replace(/<[^>]+>/g, "").replace(/\s+/g, " ").trim();
 }
 
 /** The low-balance notices' text. */
@@ -37,7 +37,9 @@ function warningsOf(html: string): string {
 function barsOf(html: string, chart: string): string[] {
   const start = html.indexOf(`data-testid="${chart}"`);
   const end = html.indexOf("</figure>", start);
-  return [...html.slice(start, end).matchAll(/<g><title>([^<]+)<\/title>/g)].map((m) => m[1]);
+  return [...html.slice(start, end).matchAll(/<g><title>([^<]+)<\/title>/g)].map(([, title]) =>
+    title ?? ""
+  );
 }
 
 function sendMany(t: TestApp, apiKey: string, n: number): Promise<Response[]> {
@@ -243,7 +245,7 @@ Deno.test("lowBalanceWarnings() needs the hourly SOL budget plus fees for the la
     mintable,
   });
   assert.deepEqual(warnings.length, 1);
-  assert.deepEqual(warnings[0].needed, String(2 + Number(TX_COST_LAMPORTS * 25n) / 1e9));
+  assert.deepEqual(warnings[0]?.needed, String(2 + Number(TX_COST_LAMPORTS * 25n) / 1e9));
   const enough = { lamports: 2_000_000_000n + TX_COST_LAMPORTS * 25n, tokens: new Map() };
   assert.deepEqual(
     lowBalanceWarnings({ policy, holdings: enough, threshold: null, txLastHour: 25, mintable }),

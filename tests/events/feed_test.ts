@@ -83,7 +83,7 @@ Deno.test("GET /v1/events answers each event once, oldest first, with the id its
     },
     { id: "7", type: "ping", createdAt: now, at: now },
   ]);
-  assert.deepEqual(Object.keys(events[0]).slice(0, 3), ["id", "type", "createdAt"]);
+  assert.deepEqual(Object.keys(events[0] ?? {}).slice(0, 3), ["id", "type", "createdAt"]);
   assert.equal(next, "7");
   // And every published message carries the id of its feed event, with the same payload.
   const messages = h.standIn.inbox().map((m) => m.data as Record<string, unknown>);
@@ -261,6 +261,7 @@ Deno.test("An event whose publish was lost (500 four times) is still in the feed
   assert.equal(h.standIn.attempts().length, 4);
   assert.deepEqual(h.standIn.inbox(), []);
   const [delivery] = await listDeliveries(h.a.kv, h.project.id);
+  assert.ok(delivery);
   assert.deepEqual([delivery.outcome, delivery.eventId], ["gave_up", "1"]);
 
   // When the next event is published fine.

@@ -210,6 +210,7 @@ Deno.test("Delivery retries network errors, 429 and 5xx up to 4 attempts, waitin
       assert.equal(h.standIn.attempts().length, attempts);
       assert.deepEqual(await listJobs(h.a.kv), [], "the event is dropped");
       const [delivery] = await listDeliveries(h.a.kv, h.project.id);
+      assert.ok(delivery);
       assert.deepEqual(
         [delivery.outcome, delivery.attempts, delivery.status],
         [outcome, attempts, failure === "hang" ? null : Number(failure)],
@@ -228,6 +229,7 @@ Deno.test("Delivery retries network errors, 429 and 5xx up to 4 attempts, waitin
     await drain(h.a.worker);
     assert.equal(h.standIn.inbox().length, 1);
     const [delivery] = await listDeliveries(h.a.kv, h.project.id);
+    assert.ok(delivery);
     assert.deepEqual([delivery.outcome, delivery.attempts], ["delivered", 3]);
   });
 });
@@ -249,6 +251,7 @@ Deno.test("Without both settings nothing is published", async (t) => {
     await drain(h.a.worker);
     assert.deepEqual(h.standIn.attempts(), []);
     const [delivery] = await listDeliveries(h.a.kv, h.project.id);
+    assert.ok(delivery);
     assert.equal(delivery.outcome, "skipped");
   });
 });
@@ -290,6 +293,7 @@ Deno.test("sendTestPing() answers with what the messaging service said", async (
       { v: 1, type: "ping", id: "1", at: h.a.clock.now() },
     ]);
     const [delivery] = await listDeliveries(h.a.kv, h.project.id);
+    assert.ok(delivery);
     assert.deepEqual([delivery.type, delivery.outcome, delivery.status], [
       "ping",
       "delivered",
@@ -334,7 +338,10 @@ Deno.test("The delivery log keeps the last 100 deliveries, newest first", async 
 
   const log = await listDeliveries(h.a.kv, h.project.id);
   assert.equal(log.length, 100);
-  assert.deepEqual([log[0].attempts, log[0].at], [1, h.a.clock.now()], "the test ping is newest");
+  const [newest] = log;
+  assert.ok(newest);
+  assert.deepEqual([newest.attempts, newest.at], [1, h.a.clock.now()], "the test ping is newest");
+
   const stored = [];
   for await (const e of h.a.kv.list({ prefix: ["deliveries", h.project.id] })) stored.push(e);
   assert.equal(stored.length, 100, "older entries are deleted, not only hidden");

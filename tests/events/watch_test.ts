@@ -141,9 +141,9 @@ async function failingTransfer(chain: SandboxChain, payer: KeyPairSigner): Promi
 }
 
 /** Advances to the next poll and runs everything due (poll, then deliveries). */
-async function nextPoll(...instances: EventsInstance[]): Promise<void> {
-  instances[0].clock.advance(WATCH_POLL_INTERVAL_MS);
-  await drain(...instances.map((i) => i.worker));
+async function nextPoll(first: EventsInstance, ...others: EventsInstance[]): Promise<void> {
+  first.clock.advance(WATCH_POLL_INTERVAL_MS);
+  await drain(...[first, ...others].map((i) => i.worker));
 }
 
 function inboxSignatures(h: EventsHarness): string[] {
@@ -173,7 +173,9 @@ Deno.test("A watch's first poll only records where the history ends; later polls
   const data = h.standIn.inbox().map((m) => m.data as Record<string, unknown>);
   assert.deepEqual(data.map((d) => d.signature), sent);
   assert.deepEqual(data.map((d) => d.failed), [false, false, true, false]);
-  assert.deepEqual(Object.keys(data[0]), [
+  const [message] = data;
+  assert.ok(message);
+  assert.deepEqual(Object.keys(message), [
     "v",
     "type",
     "id",
@@ -183,13 +185,14 @@ Deno.test("A watch's first poll only records where the history ends; later polls
     "slot",
     "failed",
   ]);
-  assert.deepEqual([data[0].type, data[0].name, data[0].address], [
+  assert.deepEqual([message.type, message.name, message.address], [
     "watch",
     "vault",
     owner.address,
   ]);
   const slots = data.map((d) => d.slot as number);
-  assert.ok(slots.every((s, i) => Number.isInteger(s) && (i === 0 || s >= slots[i - 1])));
+  assert.ok(slots.every(Number.isInteger));
+  assert.deepEqual(slots, slots.toSorted((a, b) => a - b));
 
   // And a quiet poll sends nothing more.
   await nextPoll(h.a);
@@ -253,14 +256,15 @@ Deno.test("A failed poll starts again from the same position", async () => {
   // When: the RPC fails during the next poll.
   chain.faults.failHttp(1, { status: 503 });
   await nextPoll(h.a);
-  const watch = (await listWatches(h.a.ctx, h.project.id))[0];
+  const [watch] = await listWatches(h.a.ctx, h.project.id);
+  assert.ok(watch);
   assert.deepEqual(h.standIn.inbox(), []);
 
   // Then: the poll after it sends the same transactions, once each.
   sent.push(...await touch(chain, address, 1));
   await nextPoll(h.a);
   assert.deepEqual(inboxSignatures(h), sent);
-  assert.notEqual((await listWatches(h.a.ctx, h.project.id))[0].polledAt, watch.polledAt);
+  assert.notEqual((await listWatches(h.a.ctx, h.project.id))[0]?.polledAt, watch.polledAt);
 });
 
 Deno.test("With events off, polling keeps its position, so turning events on replays nothing", async () => {
@@ -285,9 +289,9 @@ Deno.test("With events off, polling keeps its position, so turning events on rep
 
   // Then
   assert.deepEqual(inboxSignatures(h), sent);
-  const position =
-    (await getWatchEntry(h.a.kv, h.project.id, (await listWatches(h.a.ctx, h.project.id))[0].id))
-      .value?.position;
+  const [watch] = await listWatches(h.a.ctx, h.project.id);
+  assert.ok(watch);
+  const position = (await getWatchEntry(h.a.kv, h.project.id, watch.id)).value?.position;
   assert.equal(position?.signature, sent[1]);
   assert.ok(!inboxSignatures(h).some((s) => unsent.includes(s)));
 });
@@ -526,7 +530,7 @@ Deno.test("A project's watches queue at most 1,000 events a minute together, the
   const addresses = [
     (await generateKeyPairSigner()).address,
     (await generateKeyPairSigner()).address,
-  ];
+  ] as const;
   for (const [i, address] of addresses.entries()) {
     await addWatch(h.a.ctx, h.project.id, { name: `busy${i}`, address });
   }
@@ -542,11 +546,9 @@ Deno.test("A project's watches queue at most 1,000 events a minute together, the
   // Then: 1,000 in all; each watch's are the newest of what it found, oldest first.
   const delivered = inboxSignatures(h);
   assert.equal(delivered.length, 1_000);
-  const perWatch = sent.map((list) => delivered.filter((s) => list.includes(s)));
-  assert.deepEqual(perWatch.map((list) => list.length).sort(), [400, 600]);
-  for (const [i, list] of perWatch.entries()) {
-    assert.deepEqual(list, sent[i].slice(sent[i].length - list.length));
-  }
+  const perWatch = sent.map((all) => ({ all, got: delivered.filter((s) => all.includes(s)) }));
+  assert.deepEqual(perWatch.map(({ got }) => got.length).sort(), [400, 600]);
+  for (const { all, got } of perWatch) assert.deepEqual(got, all.slice(all.length - got.length));
 
   // And the next minute has room again; the skipped ones are never sent.
   const later = await touch(chain, addresses[0], 3);

@@ -150,6 +150,7 @@ Deno.test("A job whose instance died mid-run is run by another instance once its
   // Given: instance A claimed the delivery and died before finishing it.
   await recordEvents(h.a.ctx, h.project.id, [ping(7)]);
   const [job] = await listJobs(h.a.kv);
+  assert.ok(job);
   const entry = await getJobEntry(h.a.kv, job.id);
   const claimed = await claimJob(h.a.kv, entry as Deno.KvEntry<JobRecord>, {
     owner: "a",
@@ -167,6 +168,7 @@ Deno.test("A job whose instance died mid-run is run by another instance once its
   assert.deepEqual(h.standIn.inbox().map((m) => m.data), [{ v: 1, type: "ping", id: "1", at: 7 }]);
   assert.deepEqual(await listJobs(h.a.kv), []);
   const [delivery] = await listDeliveries(h.a.kv, h.project.id);
+  assert.ok(delivery);
   assert.deepEqual([delivery.outcome, delivery.attempts], ["delivered", 2]);
 });
 
@@ -201,7 +203,8 @@ Deno.test("JobWorker.start() runs new work as soon as it is woken, and stop() en
 
   // Then: delivered long before the next poll, because publishing woke the worker.
   const messages = await h.standIn.waitForMessages(2, 5_000);
-  assert.deepEqual(messages[1].data, { v: 1, type: "ping", id: "2", at: 2 });
+  assert.deepEqual(messages[1]?.data, { v: 1, type: "ping", id: "2", at: 2 });
+
   await h.a.worker.stop();
   assert.equal(h.a.worker.running, false);
 });

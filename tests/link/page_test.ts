@@ -106,9 +106,10 @@ Deno.test("GET /link/:slug signed in shows the player, the wallet and the island
   assert.ok(before.includes('action="/auth/logout"'));
   assert.ok(before.includes("<!--island:LinkFlow:0-->") && before.includes("<!--/island:0-->"));
   assert.ok(before.includes('<script type="module" src="/static/islands.js"></script>'));
-  const props = JSON.parse(
-    /<script type="application\/json" id="__islands">(.*?)<\/script>/s.exec(before)![1],
-  );
+  const islands = /<script type="application\/json" id="__islands">(.*?)<\/script>/s.exec(before)
+    ?.[1];
+  assert.ok(islands);
+  const props = JSON.parse(islands);
   assert.deepEqual(props, [{
     slug: project.slug,
     gameName: "Sky Racers",
@@ -143,7 +144,9 @@ Deno.test("Island props are escaped so page data cannot close the script or open
   const { jar } = await signInPlayer(world, project, 1003);
   const page = await (await browse(world.app, `/link/${project.slug}`, { jar })).text();
   assert.ok(!page.includes("<script>alert(1)"));
-  const json = /<script type="application\/json" id="__islands">(.*?)<\/script>/s.exec(page)![1];
+  const json = /<script type="application\/json" id="__islands">(.*?)<\/script>/s.exec(page)?.[1];
+  assert.ok(json);
+
   assert.ok(!json.includes("<") && !json.includes("\u2028"));
   assert.deepEqual(JSON.parse(json)[0].gameName, name);
   // A player without an avatar gets a placeholder, not a broken image.

@@ -131,7 +131,9 @@ Deno.test("DAS endpoint lists NFTs by owner and by collection in the public shap
 
     // The metadata account is readable over RPC in the program's layout.
     const rpc = createSolanaRpc(chain.rpcUrl);
-    const { value } = await rpc.getAccountInfo(await findMetadataPda(members[0]), {
+    const [member] = members;
+    assert.ok(member);
+    const { value } = await rpc.getAccountInfo(await findMetadataPda(member), {
       encoding: "base64",
     }).send();
     assert.equal(value?.owner, "metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s");

@@ -59,9 +59,11 @@ Deno.test("getSignaturesForAddress() pages newest first across more than 1,000 s
     // When
     const first = await rpc.getSignaturesForAddress(recipient.address, { commitment: "confirmed" })
       .send();
+    const oldestOfFirst = first.at(-1);
+    assert.ok(oldestOfFirst);
     const second = await rpc.getSignaturesForAddress(recipient.address, {
       commitment: "confirmed",
-      before: first[first.length - 1].signature,
+      before: oldestOfFirst.signature,
     }).send();
 
     // Then
@@ -72,13 +74,15 @@ Deno.test("getSignaturesForAddress() pages newest first across more than 1,000 s
     assert.deepEqual(slots, [...slots].sort((a, b) => Number(b - a)));
     const bad = [...first, ...second].find((s) => s.signature === failed);
     assert.deepEqual(bad?.err, { InstructionError: [0n, { Custom: 1n }] });
-    assert.equal(first[0].err, null);
-    assert.equal(first[0].confirmationStatus, "confirmed");
+    assert.equal(first[0]?.err, null);
+    assert.equal(first[0]?.confirmationStatus, "confirmed");
 
+    const until = newestFirst[5];
+    assert.ok(until);
     const limited = await rpc.getSignaturesForAddress(recipient.address, {
       commitment: "confirmed",
       limit: 10,
-      until: newestFirst[5],
+      until,
     }).send();
     assert.deepEqual(limited.map((s) => s.signature), newestFirst.slice(0, 5));
     const atFinalized = await rpc.getSignaturesForAddress(recipient.address, {

@@ -172,9 +172,13 @@ Deno.test("sandbox chain lands a Token-2022 transfer and moves it to finalized",
       { encoding: "jsonParsed" },
     ).send();
     assert.equal(accounts.value.length, 1);
-    assert.equal(accounts.value[0].pubkey, destination);
-    const parsed = accounts.value[0].account.data.parsed;
-    assert.equal(accounts.value[0].account.data.program, "spl-token-2022");
+    const [account] = accounts.value;
+    assert.ok(account);
+    assert.equal(account.pubkey, destination);
+    const parsed = account.account.data.parsed;
+
+    assert.equal(account.account.data.program, "spl-token-2022");
+
     assert.equal(parsed.type, "account");
     assert.equal(parsed.info.mint, mint);
     assert.equal(parsed.info.tokenAmount.amount, "1500000");

@@ -12,7 +12,9 @@ async function documentedEnvironment(): Promise<string[]> {
   const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
   const block = readme.split("```sh\n# Each instance's environment")[1]?.split("```")[0];
   assert.ok(block, "README.md documents each instance's environment");
-  return block.split("\n").filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split("=")[0]);
+  return block.split("\n").filter((l) => /^[A-Z_]+=/.test(l)).map((l) =>
+    l.slice(0, l.indexOf("="))
+  );
 }
 
 function freePort(): number {

@@ -128,7 +128,9 @@ Deno.test("createProject() allows 5 active projects per developer, even concurre
   );
   const mine = await listProjectsByDeveloper(env.kv, DEV);
   assert.deepEqual(mine.length, 5);
-  await deleteProject(env.kv, mine[0].id, 9);
+  const [one] = mine;
+  assert.ok(one);
+  await deleteProject(env.kv, one.id, 9);
   await createProject(env.kv, { name: "again", cluster: "devnet", createdBy: DEV, now: 10 });
 });
 
@@ -141,6 +143,8 @@ Deno.test("createApiKey() allows 10 active keys per project, even concurrently",
   assert.ok(results.every((r) => r.status === "fulfilled" || r.reason instanceof KeyLimitError));
   await assert.rejects(() => createApiKey(env.kv, "p", 2), KeyLimitError);
   const [first] = await listApiKeys(env.kv, "p");
+  assert.ok(first);
   assert.ok(await revokeApiKey(env.kv, "p", first.id, 3));
+
   await createApiKey(env.kv, "p", 4);
 });

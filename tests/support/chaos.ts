@@ -104,6 +104,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosStats> {
     service = await startServiceProcess(chain, kvPath);
     for (let round = 0; round < options.rounds; round++) {
       const apiKey = apiKeys[Math.floor((round * perRound) / PAYOUTS_PER_PROJECT)];
+      if (!apiKey) throw new Error(`No API key set up for round ${round}`);
       const payouts: Payout[] = await Promise.all(
         Array.from({ length: perRound }, async (_, i) => ({
           key: `round-${round}-${i}`,
@@ -137,12 +138,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosStats> {
           await new Promise((resolve) => setTimeout(resolve, 500));
           result = await status(service!.url, apiKey, p.key) ?? result;
         }
-        return result;
+        return { p, final: result };
       }));
       // Then: balances match the final statuses, nothing stuck, no answer contradicted
       await new Promise((resolve) => setTimeout(resolve, 10 * SLOT_MS));
-      for (const [i, p] of payouts.entries()) {
-        const final = finals[i];
+      for (const { p, final } of finals) {
         const balance = (await rpc.getBalance(p.to, { commitment: "processed" }).send()).value;
         stats.requests++;
         if (p.cut) stats.cutByKill++;

@@ -36,7 +36,7 @@ export function checkedSamples(): ReadonlySet<Sample> {
 function findOperation(method: string, pathname: string): string | null {
   const lower = method.toLowerCase();
   for (const { template, pattern } of templates) {
-    if (pattern.test(pathname) && document.paths[template][lower]) return template;
+    if (pattern.test(pathname) && document.paths[template]?.[lower]) return template;
   }
   return null;
 }
@@ -55,8 +55,12 @@ export function checkAnswer(
     throw new Error(`${request.method} ${pathname} is not in the OpenAPI document`);
   }
   const method = request.method.toLowerCase();
-  const responses = (document.paths[template][method] as { responses: Record<string, unknown> })
-    .responses;
+  const operation = document.paths[template]?.[method] as
+    | { responses: Record<string, unknown> }
+    | undefined;
+  if (!operation) throw new Error(`${request.method} ${template} has no operation`);
+  const { responses } = operation;
+
   const status = String(answer.status);
   if (!responses[status]) {
     throw new Error(

@@ -4,6 +4,10 @@ import { RequestQuota } from "../../lib/quota/request_quota.ts";
 import { openKv } from "../../kv/open_kv.ts";
 
 const [path, start, projectId] = Deno.args;
+if (!path || !start || !projectId) {
+  throw new Error("Usage: quota_holder.ts <kv path> <start ms> <project id>");
+}
+
 const kv = await openKv(path);
 const quota = new RequestQuota(kv, new ManualClock(Number(start)));
 let answered = 0;

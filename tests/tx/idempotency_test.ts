@@ -158,7 +158,11 @@ async function burst(
   body: unknown,
 ): Promise<Record<string, unknown>[]> {
   const answers = await Promise.all(
-    Array.from({ length: n }, (_, i) => instances[i % instances.length].post("transfer-sol", body)),
+    Array.from({ length: n }, (_, i) => {
+      const instance = instances[i % instances.length];
+      assert.ok(instance);
+      return instance.post("transfer-sol", body);
+    }),
   );
   return await Promise.all(answers.map(ok));
 }
@@ -256,6 +260,7 @@ Deno.test("Identical requests under different keys are separate transactions, ev
     ),
   );
   const [x, y] = await Promise.all(answers.map(ok));
+  assert.ok(x && y);
   assert.deepEqual([x.status, y.status], ["confirmed", "confirmed"]);
   assert.notEqual(x.signature, y.signature);
   assert.equal((await h.rpc.getBalance(to).send()).value, 2_000_000_000n);

@@ -23,14 +23,18 @@ async function spend(
   n: number,
 ): Promise<Record<string, number>> {
   for (let i = 0; i < n; i++) await h.link(1000 + i);
-  const outcomes = await Promise.all(Array.from({ length: n }, async (_, i) =>
-    await answer(
-      await instances[i % instances.length].post("transfer-sol", {
+  const outcomes = await Promise.all(Array.from({ length: n }, async (_, i) => {
+    const instance = instances[i % instances.length];
+    assert.ok(instance);
+    return await answer(
+      await instance.post("transfer-sol", {
         to: { userId: 1000 + i },
         amount: "1",
         idempotencyKey: `spend-${i}`,
       }),
-    )));
+    );
+  }));
+
   return tally(outcomes);
 }
 

@@ -100,9 +100,9 @@ Deno.test("POST /v1/tx/transfer-sol answers submitted after the wait; the durabl
   assert.equal(after.status, "confirmed");
   const events = await h.txEvents();
   assert.equal(events.length, 1);
-  assert.equal(events[0].status, "confirmed");
+  assert.equal(events[0]?.status, "confirmed");
   // The address is player 7's linked wallet, so the event names the player.
-  assert.equal(events[0].userId, 7);
+  assert.equal(events[0]?.userId, 7);
 });
 
 Deno.test("POST /v1/tx/transfer-sol rebroadcasts the same signed bytes when the first send is lost", async () => {
@@ -120,7 +120,7 @@ Deno.test("POST /v1/tx/transfer-sol rebroadcasts the same signed bytes when the 
   );
 
   assert.equal(result.status, "confirmed");
-  assert.ok(proxy!.counts().sendTransaction >= 2);
+  assert.ok((proxy!.counts().sendTransaction ?? 0) >= 2);
   const landed = await h.rpc.getSignatureStatuses([result.signature as Signature], {
     searchTransactionHistory: true,
   }).send();
@@ -160,7 +160,7 @@ Deno.test("POST /v1/tx/transfer-sol with the RPC down at step 14: 502 rpc_error 
     ["failed", null],
     ["confirmed", retry.signature],
   ]);
-  assert.match(String(events[0].error), /^Could not build the transaction: /);
+  assert.match(String(events[0]?.error), /^Could not build the transaction: /);
   assert.equal((await getTxRequest(h.a.kv, h.project.id, "outage"))?.attempt, 2);
 });
 
@@ -182,8 +182,8 @@ Deno.test("POST /v1/tx/transfer-sol rejected in simulation answers 200 failed wi
   assert.equal((await h.rpc.getBalance(to).send()).value, 0n);
   const events = await h.txEvents();
   assert.equal(events.length, 1);
-  assert.equal(events[0].status, "failed");
-  assert.equal(events[0].error, result.error);
+  assert.equal(events[0]?.status, "failed");
+  assert.equal(events[0]?.error, result.error);
 });
 
 /** Sends two transfers that each pass simulation but cannot both land; returns both answers. */
@@ -270,7 +270,7 @@ Deno.test("A never-landing transaction is failed as expired only once expiry is 
   assert.equal((await h.rpc.getBalance(to).send()).value, 0n);
   const events = await h.txEvents();
   assert.equal(events.length, 1);
-  assert.equal(events[0].error, EXPIRED_ERROR);
+  assert.equal(events[0]?.error, EXPIRED_ERROR);
 });
 
 Deno.test("A process killed between reservation and signing leaves an attempt the sweep marks abandoned, with no event", async () => {

@@ -100,12 +100,14 @@ function tables(
   const shapes = new Map<string, Map<string, string>>();
   const pattern = new RegExp(`${prefix}(\\w+) = \\{`, "gm");
   for (const match of source.matchAll(pattern)) {
+    const [, name] = match;
+    assert.ok(name);
     const fields = new Map<string, string>();
     for (const entry of entries(braced(source, match.index! + match[0].length - 1))) {
       const at = entry.indexOf(separator);
       fields.set(entry.slice(0, at).trim(), entry.slice(at + 1).trim().replace(/^"|"$/g, ""));
     }
-    shapes.set(match[1], fields);
+    shapes.set(name, fields);
   }
   return shapes;
 }
