@@ -97,7 +97,6 @@ async function serveRpcBaseline() {
     // `/v1/wallets/:address/balance`
     const [, , , walletPart = ""] = new URL(req.url).pathname.split("/");
     const wallet = address(walletPart);
-
     const { value } = await rpc.getBalance(wallet, { commitment: "confirmed" }).send();
     const lamports = BigInt(value);
     return Response.json({

@@ -132,7 +132,6 @@ export function summarizeLatencies(
     // No request finished: no latency to show (NaN prints as such in the table).
     p50Ms: latencies[Math.floor(latencies.length * 0.5)] ?? NaN,
     p99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? NaN,
-
     errors: run.errors,
   };
 }
@@ -172,7 +171,6 @@ export async function startServer(
 /** Formats results as a Markdown table with ratios against `baseline`. */
 export function resultTable(results: LoadResult[], baseline: LoadResult | undefined): string {
   if (!baseline) throw new Error("Cannot print the results: the baseline run is missing");
-
   const rows = results.map((r) =>
     `| ${r.name} | ${r.tool} | ${Math.round(r.rps)} | ${r.p50Ms.toFixed(2)} | ${
       r.p99Ms.toFixed(2)
@@ -189,5 +187,6 @@ export function resultTable(results: LoadResult[], baseline: LoadResult | undefi
 export function roundRobin<T>(items: readonly T[]): () => T {
   if (items.length === 0) throw new Error("Cannot cycle through an empty list");
   let n = 0;
+  // In range: the list is not empty and the index is taken modulo its length.
   return () => items[n++ % items.length] as T;
 }

@@ -43,7 +43,6 @@ end
 `;
     const nextKey = roundRobin(keys);
     const request = (_: number) => new Request(url, { headers: { "x-api-key": nextKey() } });
-
     await runLoad("warm-up", url, { connections: CONNECTIONS, seconds: 1, wrkScript, request });
     results.push(
       await runLoad(name, url, { connections: CONNECTIONS, seconds, wrkScript, request }),

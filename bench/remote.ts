@@ -106,7 +106,6 @@ function combine(name: string, runs: LoadResult[]): LoadResult {
   return {
     name,
     tool: [...new Set(runs.map((r) => r.tool))].join(", "),
-
     requests: runs.reduce((n, r) => n + r.requests, 0),
     rps: runs.reduce((n, r) => n + r.rps, 0),
     p50Ms: Math.max(...runs.map((r) => r.p50Ms)),

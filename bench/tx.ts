@@ -83,7 +83,6 @@ function txLoad(url: string, keys: string[], run: string) {
         return new Request(`${url}/v1/tx/transfer-sol`, {
           method: "POST",
           headers: { "x-api-key": nextKey(), "content-type": "application/json" },
-
           body: body(`${run}-${phase}-${i}`),
         });
       },

@@ -159,7 +159,6 @@ export class JobWorker {
           if (await this.#runOneSafely(lane, job)) ran++;
         }
       };
-
       await Promise.all(Array.from({ length: Math.min(state.limit, picks.length) }, slot));
     }
     return ran;

@@ -114,7 +114,6 @@ export async function listFeedEvents(
       if (position <= after) continue;
       next = position;
       examined++;
-
       if (chunk.expiresAt > now && (!types || types.has(event.type))) {
         events.push({ ...event, id: String(position), createdAt: chunk.createdAt });
       }

@@ -145,7 +145,6 @@ export async function getLinksByUsers(
     const entries = must(results[b], "getMany answer for a batch");
     ids.forEach((id, i) => found.set(id, must(entries[i], "getMany entry for a user").value));
   }
-
   return found;
 }
 

@@ -172,7 +172,6 @@ export async function listTxByTime(
       if (records.length === limit) return true;
       next = attemptId;
       const record = must(entries[i], "getMany entry for a pending key").value;
-
       // A key retried since the index was read has moved to the top: skip its stale entry.
       if (!record || record.attemptId !== next) continue;
       if (!status || record.status === status) records.push(record);

@@ -57,7 +57,6 @@ export function windowTotal(window: UsageWindow): bigint {
 /** Adds one reservation, keeping the times in order. */
 export function addToWindow(window: UsageWindow, at: number, amount?: bigint): UsageWindow {
   const i = window.times.findLastIndex((t) => t <= at) + 1;
-
   const times = [...window.times.slice(0, i), at, ...window.times.slice(i)];
   if (amount === undefined) return { times, amounts: window.amounts };
   const amounts = [...window.amounts.slice(0, i), amount, ...window.amounts.slice(i)];

@@ -23,7 +23,6 @@ const config = loadConfig({
 // The clock stays in one minute so a bench run can never straddle a quota window.
 const clock = Deno.env.get("BENCH_REAL_CLOCK") ? undefined : new ManualClock(Date.now());
 const ctx = await createAppContext({ kv, config, ...(clock ? { clock } : {}) });
-
 if (Deno.env.get("BENCH_UNCOUNTED")) {
   // The same app with nothing counted: what the quota itself costs is the difference to it.
   const uncounted: Pick<RequestQuota, "count" | "close"> = {

@@ -31,7 +31,6 @@ export function UsagePage(data: UsagePageData): VNode {
   const { project, figures } = data;
   const { requests, tx, events } = figures;
   const thisMinute = requests.perMinute.at(-1)?.count ?? 0;
-
   const peak = Math.max(...requests.perMinute.map((m) => m.count));
   const delivered = events.reduce((s, h) => s + h.delivered, 0);
   const dropped = events.reduce((s, h) => s + h.dropped, 0);

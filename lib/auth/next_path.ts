@@ -20,7 +20,6 @@ export function parseNextPath(next: string | undefined | null): NextPath | null 
   if (!next || next.length > 512) return null;
   const slug = LINK_PATH.exec(next)?.[1];
   if (slug !== undefined && slug.length <= 64) return { kind: "link", slug, path: next };
-
   if (DASHBOARD_PATH.test(next)) {
     return { kind: "dashboard", path: next };
   }

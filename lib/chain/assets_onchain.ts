@@ -44,7 +44,6 @@ export async function fetchAssetsFromChain(
     batch.forEach((mint, j) => {
       // A node that answers fewer accounts than asked: the missing ones count as absent.
       const asset = readAsset(mint, value[j] ?? null, value[batch.length + j] ?? null);
-
       if (asset && (!options.collection || asset.collection === options.collection)) {
         assets.push(asset);
       }

@@ -52,7 +52,6 @@ export function decodeMint(
     address: mint,
     programAddress: owner,
     decimals: view.getUint8(DECIMALS_OFFSET),
-
     supply: view.getBigUint64(SUPPLY_OFFSET, true),
     mintAuthority: view.getUint32(0, true) === 1
       ? getAddressDecoder().decode(data.subarray(MINT_AUTHORITY_OFFSET, SUPPLY_OFFSET))

@@ -67,7 +67,6 @@ export async function decryptSecret(
     return await decryptV1(keys, iv, body, legacyContext(binding));
   }
   const [version, id = "", purpose = "", iv = "", body = ""] = parts;
-
   if (version !== "v2" || parts.length !== 5 || !PURPOSES.has(purpose)) {
     throw new Error("Cannot decrypt secret: unknown format");
   }

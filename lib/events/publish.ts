@@ -34,7 +34,6 @@ export async function sendTestPing(ctx: AppContext, projectId: string): Promise<
     deliver: false,
   });
   const event = must(recorded[0], "the recorded ping");
-
   const fields = { projectId, eventType: "ping", eventId: event.id };
   const answer = await publishToTarget(ctx, projectId, { target, event });
   if (!answer) {

@@ -50,7 +50,6 @@ export function policyInputOf(fields: ActionFields): Record<string, unknown> {
     // `entries` is always there: ROW_FIELD only matches the lists `rows` holds.
     if (!entries) continue;
     if (!(ROW_KEYS[list as keyof typeof ROW_KEYS] as readonly string[]).includes(key)) continue;
-
     const entry = entries.get(Number(index)) ?? {};
     entry[key] = value;
     entries.set(Number(index), entry);

@@ -79,11 +79,8 @@ export async function loadUsageFigures(
   }));
   const budgets = policy.hourlyBudgets.map(({ asset, amount }, i) => {
     const decimals = asset === SOL_ASSET ? 9 : holdings?.tokens.get(asset)?.decimals;
-    const raw = windowTotal(pruneWindow(
-      budgetWindows[i]?.value ?? null,
-      now -
-        HOUR_WINDOW_MS,
-    ));
+    const used = budgetWindows[i]?.value ?? null;
+    const raw = windowTotal(pruneWindow(used, now - HOUR_WINDOW_MS));
     if (decimals === undefined) {
       return { asset, used: `${raw} base units`, budget: amount, fraction: null };
     }

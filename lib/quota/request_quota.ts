@@ -239,9 +239,7 @@ export class RequestQuota {
       })));
       round.forEach(({ id, entry }, i) => {
         const { verdicts, leased, next } = must(plans[i], `the plan of ${id}`);
-
         verdicts.forEach((verdict, j) => entry.waiters[j]?.resolve(verdict));
-
         for (const settled of entry.onSettled) settled();
         if (leased > 0) this.#hold(id, { minute: next.minute, day: next.day, granted: leased });
         else if (entry.refill && this.#held.get(id)?.refilling) this.#endRefill(id);

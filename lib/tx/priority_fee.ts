@@ -41,6 +41,5 @@ export function choosePrice(recent: readonly bigint[]): bigint {
   const p75 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.75))];
   // No recent fees (`p75` undefined): the floor.
   if (p75 === undefined || p75 < MIN_MICRO_LAMPORTS_PER_CU) return MIN_MICRO_LAMPORTS_PER_CU;
-
   return p75 > MAX_MICRO_LAMPORTS_PER_CU ? MAX_MICRO_LAMPORTS_PER_CU : p75;
 }

@@ -93,7 +93,6 @@ async function reserve(
       Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>?,
     ];
-
     // Step 7 again: another request with this key may have reserved it since.
     const stored = requestEntry.value;
     if (stored && stored.attemptId === tried) {

@@ -252,7 +252,6 @@ async function addUsageRelease(
   scopes.forEach((scope, i) => {
     const entry = must(entries[i], `getMany entry for ${scope.key.join("/")}`);
     if (!entry.value) return;
-
     // An entry that already left its window needs no removal.
     if (usage.at <= now - scope.windowMs) return;
     const window = removeFromWindow(

@@ -90,7 +90,6 @@ export async function runWatchPoll(run: JobRun<WatchPollJob>): Promise<JobOutcom
   const [newest] = found;
   if (newest) position = { signature: newest.signature, slot: newest.slot };
   else if (first) position = { signature: null, slot: null };
-
   const now = ctx.clock.now();
   const next: Watch = { ...watch, position, polledAt: now, polls: watch.polls + 1 };
 

@@ -98,7 +98,6 @@ function pruneHistory(state: LedgerState): void {
   // Account versions older than the finalized one are invisible to every commitment.
   for (const [address, versions] of state.accountVersions) {
     const base = Math.max(0, versions.findLastIndex((v) => v.slot <= state.finalizedSlot));
-
     if (base === versions.length - 1) state.accountVersions.delete(address);
     else if (base > 0) versions.splice(0, base);
   }

@@ -132,7 +132,6 @@ export function landTransaction(
   }
   const writable = keys.filter((_, i) => isWritable(tx, i));
   recordAccountChanges(state, writable, before.filter((_, i) => isWritable(tx, i)));
-
   const after = snapshotAccounts(state, keys);
   const block = state.blocksBySlot.get(state.slot)!;
   const record: TransactionRecord = {

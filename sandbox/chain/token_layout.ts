@@ -99,7 +99,6 @@ export function decodeMint(account: AccountSnapshot): Mint | null {
     mintAuthority: optionKey(data, 0),
     supply: view(data).getBigUint64(36, true),
     decimals: view(data).getUint8(44),
-
     isInitialized: true,
     freezeAuthority: optionKey(data, 46),
     extensions: data.length > MINT_LEN ? extensionTypes(data) : [],

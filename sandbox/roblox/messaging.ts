@@ -133,7 +133,6 @@ export async function startMessagingStandIn(
   app.post("/cloud/v2/universes/:target", async (c) => {
     const universeId = /^([^:]+):publishMessage$/.exec(c.req.param("target"))?.[1];
     if (universeId === undefined) return c.json({ code: "NOT_FOUND", message: "Not found" }, 404);
-
     const attempt: PublishAttempt = { universeId, status: null, at: now() };
     attempts.push(attempt);
     const answer = (body: unknown, status: 200 | 400 | 401 | 403 | 429 | 500) => {

@@ -32,7 +32,6 @@ export interface TokenSet {
 /** A relying party registered as `client`, using its first redirect URI and state "state-123". */
 export function createOauthTestClient(standIn: OauthStandIn, client: OauthClient) {
   const redirectUri = firstRedirectUri(client);
-
   const idpUrl = standIn.idpUrl;
 
   function authorizeUrl(challenge: string, overrides: Record<string, string> = {}) {

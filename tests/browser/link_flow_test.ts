@@ -75,7 +75,6 @@ Deno.test("Linking page end to end in Chromium: sign in, link with a Wallet Stan
   const [message] = wallet.signed;
   assert.ok(message);
   const lines = message.split("\n");
-
   assert.deepEqual(
     lines[0],
     `${new URL(served.baseUrl).host} wants you to sign in with your Solana account:`,

@@ -167,7 +167,6 @@ Deno.test("From the dashboard: managed wallet, its balance, a transaction, linke
     const rows = (html: string) => html.split('data-label="Status"').length - 1;
     const loadMore = (html: string) =>
       html.match(/href="([^"]+)" data-testid="tx-load-more"/)?.[1]?.replaceAll("&amp;", "&");
-
     const newest = await (await getPage(
       app.app,
       `${base}/transactions?status=confirmed`,

@@ -86,6 +86,7 @@ Deno.test("A reader following next sees every event once, in order, while two in
   }
   // (The writes really interleaved: the two instances' events alternate in the feed.)
   const instanceOf = (e: Seen) => Math.floor(e.userId / 10) % 2;
+  // `seen[i]` is the event just before `e`.
   const switches = seen.slice(1).filter((e, i) => instanceOf(e) !== instanceOf(seen[i] ?? e));
 
   assert.ok(switches.length > 10, `${switches.length} switches between instances`);

@@ -341,7 +341,6 @@ Deno.test("The delivery log keeps the last 100 deliveries, newest first", async 
   const [newest] = log;
   assert.ok(newest);
   assert.deepEqual([newest.attempts, newest.at], [1, h.a.clock.now()], "the test ping is newest");
-
   const stored = [];
   for await (const e of h.a.kv.list({ prefix: ["deliveries", h.project.id] })) stored.push(e);
   assert.equal(stored.length, 100, "older entries are deleted, not only hidden");

@@ -204,7 +204,6 @@ Deno.test("JobWorker.start() runs new work as soon as it is woken, and stop() en
   // Then: delivered long before the next poll, because publishing woke the worker.
   const messages = await h.standIn.waitForMessages(2, 5_000);
   assert.deepEqual(messages[1]?.data, { v: 1, type: "ping", id: "2", at: 2 });
-
   await h.a.worker.stop();
   assert.equal(h.a.worker.running, false);
 });

@@ -146,7 +146,6 @@ Deno.test("Island props are escaped so page data cannot close the script or open
   assert.ok(!page.includes("<script>alert(1)"));
   const json = /<script type="application\/json" id="__islands">(.*?)<\/script>/s.exec(page)?.[1];
   assert.ok(json);
-
   assert.ok(!json.includes("<") && !json.includes("\u2028"));
   assert.deepEqual(JSON.parse(json)[0].gameName, name);
   // A player without an avatar gets a placeholder, not a broken image.

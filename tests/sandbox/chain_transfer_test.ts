@@ -176,9 +176,7 @@ Deno.test("sandbox chain lands a Token-2022 transfer and moves it to finalized",
     assert.ok(account);
     assert.equal(account.pubkey, destination);
     const parsed = account.account.data.parsed;
-
     assert.equal(account.account.data.program, "spl-token-2022");
-
     assert.equal(parsed.type, "account");
     assert.equal(parsed.info.mint, mint);
     assert.equal(parsed.info.tokenAmount.amount, "1500000");

@@ -145,6 +145,5 @@ Deno.test("createApiKey() allows 10 active keys per project, even concurrently",
   const [first] = await listApiKeys(env.kv, "p");
   assert.ok(first);
   assert.ok(await revokeApiKey(env.kv, "p", first.id, 3));
-
   await createApiKey(env.kv, "p", 4);
 });

@@ -60,7 +60,6 @@ export function checkAnswer(
     | undefined;
   if (!operation) throw new Error(`${request.method} ${template} has no operation`);
   const { responses } = operation;
-
   const status = String(answer.status);
   if (!responses[status]) {
     throw new Error(

@@ -21,7 +21,6 @@ export class CookieJar {
     const lines = res.headers.getSetCookie();
     for (const line of lines) {
       const [pair = "", ...attrs] = line.split(";").map((part) => part.trim());
-
       const eq = pair.indexOf("=");
       const name = pair.slice(0, eq);
       const expired = attrs.some((a) => /^max-age=0$/i.test(a));

@@ -458,7 +458,6 @@ Deno.test("The background check of a submitted attempt runs every 1.5 s", async 
     const gaps = times.slice(1).map((t, i) => t - (times[i] ?? NaN)).sort((x, y) => x - y);
     assert.ok(gaps.length >= 3, `${gaps.length} gaps`);
     const median = gaps[Math.floor(gaps.length / 2)] ?? NaN;
-
     assert.ok(median >= 1_400 && median < 1_800, `median gap ${median} ms (${gaps.join(", ")})`);
   } finally {
     await proxy?.close();

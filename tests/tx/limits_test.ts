@@ -34,7 +34,6 @@ async function spend(
       }),
     );
   }));
-
   return tally(outcomes);
 }
 

@@ -93,7 +93,6 @@ Deno.test("listTxByTime() pages newest first through filters, the examined cap a
       const page = await listTxByTime(kv, PROJECT, { limit: 100 });
       assert.equal(page.records.filter((r) => r.key === "k3").length, 1);
       assert.deepEqual([page.records[0]?.key, page.records[0]?.attemptId], ["k3", retried]);
-
       assert.equal(page.records.length, 30);
     },
   );
