@@ -10,7 +10,7 @@ Deno.test("createApiKey() returns a key of the documented shape and stores only 
   const { project } = await createTestProject(env);
   const { plaintext, record } = await createApiKey(env.kv, project.id, env.clock.now());
   assert.ok(/^blk_live_[A-Za-z0-9_-]{43}$/.test(plaintext), plaintext);
-  assert.deepEqual(record.hash, await sha256Hex(plaintext));
+  assert.deepEqual(record.hash, sha256Hex(plaintext));
   for await (const entry of env.kv.list({ prefix: [] })) {
     const stored = JSON.stringify(entry, (_k, v) => typeof v === "bigint" ? String(v) : v);
     assert.deepEqual(
