@@ -1,9 +1,13 @@
 /** Hashing and constant-time comparison helpers. */
+import { createHash } from "node:crypto";
 
-/** SHA-256 of a UTF-8 string, as lowercase hex. */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+/**
+ * SHA-256 of a UTF-8 string, as lowercase hex. Synchronous on purpose: every `/v1` request hashes
+ * its API key, and WebCrypto's `digest` is an async op handed to a worker thread, about 20 times
+ * the cost of hashing a key in place (docs/performance.md).
+ */
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 /** Compares two strings in time that depends only on their lengths. */

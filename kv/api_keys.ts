@@ -60,7 +60,7 @@ export async function createApiKey(
     id: ulid(now),
     projectId,
     preview: plaintext.slice(0, API_KEY_PREFIX.length + 4),
-    hash: await sha256Hex(plaintext),
+    hash: sha256Hex(plaintext),
     createdAt: now,
     revokedAt: null,
   };

@@ -57,7 +57,7 @@ const ASSETS: Record<string, { type: string; body: string }> = {
 export function docsRoutes(ctx: AppContext): Hono {
   const { baseUrl, serviceName } = ctx.config;
   const document = JSON.stringify(buildOpenApiDocument({ serverUrl: baseUrl, title: serviceName }));
-  const etags = new Map<string, Promise<string>>();
+  const etags = new Map<string, string>();
   return new Hono()
     .get("/openapi.json", (c) => {
       // Public and keyless, so client generators and other origins' tools may fetch it.
@@ -72,12 +72,12 @@ export function docsRoutes(ctx: AppContext): Hono {
       c.header("cache-control", "no-cache");
       return c.html(docsPage(serviceName));
     })
-    .get("/docs/assets/:name", async (c) => {
+    .get("/docs/assets/:name", (c) => {
       const name = c.req.param("name");
       const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
       if (!asset) return c.json(errorBody("not_found", "No such route"), 404);
-      if (!etags.has(name)) etags.set(name, etagOf(asset.body));
-      const etag = await etags.get(name)!;
+      const etag = etags.get(name) ?? etagOf(asset.body);
+      etags.set(name, etag);
       c.header("etag", etag);
       c.header("cache-control", "no-cache");
       if (c.req.header("if-none-match") === etag) return c.body(null, 304);
@@ -103,6 +103,6 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-async function etagOf(body: string): Promise<string> {
-  return `"${(await sha256Hex(body)).slice(0, 24)}"`;
+function etagOf(body: string): string {
+  return `"${sha256Hex(body).slice(0, 24)}"`;
 }

@@ -26,7 +26,7 @@ export class ApiKeyResolver {
   async resolve(key: string | undefined): Promise<ResolvedKey | null> {
     // The shape check comes first so garbage never reaches the store.
     if (!key || !isApiKeyShape(key)) return null;
-    const hash = await sha256Hex(key);
+    const hash = sha256Hex(key);
     return await this.#cache.get(hash, () => this.#load(hash));
   }
 

@@ -56,7 +56,7 @@ export function createDeveloperChallenge(
 export async function spendPendingSignIn(ctx: AppContext, raw: unknown): Promise<PendingSignIn> {
   const pending = pendingSchema.safeParse(raw);
   const spent = pending.success &&
-    await spendSignIn(ctx.kv, await sha256Hex(pending.data.message), {
+    await spendSignIn(ctx.kv, sha256Hex(pending.data.message), {
       now: ctx.clock.now(),
       ttlMs: SIGNIN_TTL_MS,
     });
