@@ -190,3 +190,23 @@ export function roundRobin<T>(items: readonly T[]): () => T {
   // In range: the list is not empty and the index is taken modulo its length.
   return () => items[n++ % items.length] as T;
 }
+
+/**
+ * The player-wallet route's load, round-robin over every project's key (so quotas are counted but
+ * never reached): a wrk script and the same requests for the fallback client.
+ */
+export function playerWalletLoad(
+  url: string,
+  keys: readonly string[],
+): { wrkScript: string; request: (n: number) => Request } {
+  const wrkScript = `
+local keys = {${keys.map((k) => `"${k}"`).join(",")}}
+local i = 0
+request = function()
+  i = i + 1
+  return wrk.format("GET", "/v1/players/1/wallet", { ["x-api-key"] = keys[(i % #keys) + 1] })
+end
+`;
+  const nextKey = roundRobin(keys);
+  return { wrkScript, request: () => new Request(url, { headers: { "x-api-key": nextKey() } }) };
+}

@@ -1,5 +1,5 @@
 /** Bench: the counted `GET /v1/players/:userId/wallet` against two bare Deno.serve baselines. */
-import { type LoadResult, roundRobin, runLoad, startServer } from "./load.ts";
+import { type LoadResult, playerWalletLoad, runLoad, startServer } from "./load.ts";
 
 const CONNECTIONS = 64;
 
@@ -32,17 +32,7 @@ export async function benchPlayerWallet(seconds: number): Promise<LoadResult[]> 
     );
     const keys = service.info.keys as string[];
     const url = `${service.info.url}/v1/players/1/wallet`;
-    // Round-robin over every project's key so quotas are counted but never reached.
-    const wrkScript = `
-local keys = {${keys.map((k) => `"${k}"`).join(",")}}
-local i = 0
-request = function()
-  i = i + 1
-  return wrk.format("GET", "/v1/players/1/wallet", { ["x-api-key"] = keys[(i % #keys) + 1] })
-end
-`;
-    const nextKey = roundRobin(keys);
-    const request = (_: number) => new Request(url, { headers: { "x-api-key": nextKey() } });
+    const { wrkScript, request } = playerWalletLoad(url, keys);
     await runLoad("warm-up", url, { connections: CONNECTIONS, seconds: 1, wrkScript, request });
     results.push(
       await runLoad(name, url, { connections: CONNECTIONS, seconds, wrkScript, request }),

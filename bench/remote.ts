@@ -4,7 +4,7 @@
  * `denokv` across a network would. Runs the uncounted KV-read baseline over the same store, then one
  * service instance, then two instances on the store with the load split between them.
  */
-import { type LoadResult, roundRobin, runLoad, startServer } from "./load.ts";
+import { type LoadResult, playerWalletLoad, runLoad, startServer } from "./load.ts";
 
 const CONNECTIONS = 64;
 const LATENCY_MS = 10;
@@ -88,16 +88,7 @@ function keyed(
   connections: number,
   seconds: number,
 ) {
-  const wrkScript = `
-local keys = {${keys.map((k) => `"${k}"`).join(",")}}
-local i = 0
-request = function()
-  i = i + 1
-  return wrk.format("GET", "/v1/players/1/wallet", { ["x-api-key"] = keys[(i % #keys) + 1] })
-end
-`;
-  const nextKey = roundRobin(keys);
-  const request = () => new Request(walletUrl(server), { headers: { "x-api-key": nextKey() } });
+  const { wrkScript, request } = playerWalletLoad(walletUrl(server), keys);
   return { connections, seconds, wrkScript, request };
 }
 
