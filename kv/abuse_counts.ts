@@ -1,12 +1,13 @@
 /**
- * Fixed-window counters of the abuse limits (`lib/quota/abuse_limits.ts`): one entry per action,
- * client and window. Taking a token reads the count and writes count + 1 under a versionstamp check,
- * so instances sharing one store never let more than the limit through between them.
+ * Fixed-window counters of the abuse limits (`lib/quota/abuse_limits.ts`): one entry per action and
+ * client, holding the current window's count (`window_counts.ts`).
  */
+import { CommitConflictError } from "../core/commit_retry.ts";
+import { takeWindowRoom } from "./window_counts.ts";
 
-/** Key of one client's counter of one action in one window. */
-function abuseCountKey(action: string, client: string, window: number): Deno.KvKey {
-  return ["abuse_counts", action, client, window];
+/** Key of one client's counter of one action. */
+function abuseCountKey(action: string, client: string): Deno.KvKey {
+  return ["abuse_counts", action, client];
 }
 
 /** Counts one use; false when the window already holds `limit` uses (or the store stays contended). */
@@ -15,17 +16,17 @@ export async function takeAbuseToken(
   key: { action: string; client: string },
   options: { limit: number; windowMs: number; now: number },
 ): Promise<boolean> {
-  const window = Math.floor(options.now / options.windowMs);
-  const entryKey = abuseCountKey(key.action, key.client, window);
-  // Kept until its window is surely over on every instance's clock.
-  const expireIn = (window + 2) * options.windowMs - options.now;
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const entry = await kv.get<number>(entryKey);
-    const count = entry.value ?? 0;
-    if (count >= options.limit) return false;
-    const result = await kv.atomic().check(entry).set(entryKey, count + 1, { expireIn }).commit();
-    if (result.ok) return true;
+  try {
+    const { taken } = await takeWindowRoom(kv, abuseCountKey(key.action, key.client), {
+      now: options.now,
+      windowMs: options.windowMs,
+      wanted: 1,
+      max: options.limit,
+    }, { label: "count an abuse-limited action", rounds: 20 });
+    return taken === 1;
+  } catch (error) {
+    // Twenty lost races in a row means a flood of this very action: refusing it is the safe answer.
+    if (error instanceof CommitConflictError) return false;
+    throw error;
   }
-  // Twenty lost races in a row means a flood of this very action: refusing it is the safe answer.
-  return false;
 }

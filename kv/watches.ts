@@ -3,6 +3,7 @@ import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { ulid } from "../core/ids.ts";
 import { addJob, addJobRemoval, getJobEntry } from "./jobs.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
+import { takeWindowRoom } from "./window_counts.ts";
 
 /** Where a watch's history was last read up to. */
 export interface WatchPosition {
@@ -142,38 +143,24 @@ export async function deleteWatch(kv: Deno.Kv, projectId: string, id: string): P
   }, { rounds: 10 });
 }
 
-/** Watch events a project queued in one clock minute, across all its watches (the per-project cap). */
-interface WatchEventCount {
-  /** Unix minute (ms / 60,000). */
-  minute: number;
-  count: number;
-}
-
-/** Key of a project's watch event count of the current minute. */
+/** Key of a project's watch event count of the current minute (`window_counts.ts`). */
 function watchEventCountKey(projectId: string): Deno.KvKey {
   return ["watch_event_counts", projectId];
 }
 
 /**
- * Takes room for up to `wanted` events in the project's count of the current minute, never past
- * `max`; returns how many were counted before and how many it took. Its own small checked commit
- * (retried), so polls of one project's watches running at once never conflict on their own
- * commits. A poll that then fails to commit leaves its room taken: the count may run high, never low.
+ * Takes room for up to `wanted` events in the project's count of the current clock minute, never
+ * past `max`; returns how many were counted before and how many it took. Its own small checked
+ * commit, so polls of one project's watches running at once never conflict on their own commits. A
+ * poll that then fails to commit leaves its room taken: the count may run high, never low.
  */
 export async function takeWatchEventRoom(
   kv: Deno.Kv,
   projectId: string,
-  input: { minute: number; wanted: number; max: number },
+  input: { now: number; wanted: number; max: number },
 ): Promise<{ before: number; taken: number }> {
-  const key = watchEventCountKey(projectId);
-  return await commitWithRetry("count watch events", async () => {
-    const entry = await kv.get<WatchEventCount>(key);
-    const before = entry.value?.minute === input.minute ? entry.value.count : 0;
-    const taken = Math.max(0, Math.min(input.wanted, input.max - before));
-    if (taken === 0) return { before, taken };
-    const count: WatchEventCount = { minute: input.minute, count: before + taken };
-    const result = await kv.atomic().check(entry).set(key, count, { expireIn: 120_000 }).commit();
-    if (result.ok) return { before, taken };
-    return RETRY;
-  });
+  return await takeWindowRoom(kv, watchEventCountKey(projectId), {
+    ...input,
+    windowMs: 60_000,
+  }, { label: "count watch events" });
 }

@@ -19,6 +19,7 @@ import {
 import type { WatchPollJob } from "../events/job_payloads.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
+import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { log } from "../../core/log.ts";
 import { commitWithEvents } from "../events/record.ts";
 import type { ServiceEvent } from "../../core/events.ts";
@@ -35,7 +36,6 @@ const MINUTE_MS = 60_000;
 const WATCH_EVENT_SPACING_MS = MINUTE_MS / WATCH_EVENTS_PER_PROJECT_PER_MINUTE;
 // One RPC call must end well within the job lease (30 s).
 const RPC_TIMEOUT_MS = 10_000;
-const MAX_COMMIT_ROUNDS = 100;
 
 /** A transaction found by a poll, newest first as the RPC lists them. */
 interface FoundSignature {
@@ -109,7 +109,7 @@ export async function runWatchPoll(run: JobRun<WatchPollJob>): Promise<JobOutcom
   const { before: used, taken } = events.length === 0
     ? { before: 0, taken: 0 }
     : await takeWatchEventRoom(ctx.kv, projectId, {
-      minute,
+      now,
       wanted: events.length,
       max: WATCH_EVENTS_PER_PROJECT_PER_MINUTE,
     });
@@ -121,21 +121,16 @@ export async function runWatchPoll(run: JobRun<WatchPollJob>): Promise<JobOutcom
   // each found transaction is recorded exactly once. It is retried on its own (not with the job's
   // commit): other watches and links of the project take feed ids too, and losing that race must
   // cost a retry of this commit, not another poll.
-  let publishing = false;
-  for (let round = 0;; round++) {
+  const recorded = await commitWithRetry("record the poll", async () => {
     const op = ctx.kv.atomic().check(entry).set(watchKey(projectId, watchId), next);
     const committed = await commitWithEvents(ctx, op, { projectId, events: kept, dueAt });
-    if (committed.ok) {
-      publishing = committed.delivering;
-      break;
-    }
+    if (committed.ok) return { publishing: committed.delivering };
     const current = await getWatchEntry(ctx.kv, projectId, watchId);
-    if (current.versionstamp !== entry.versionstamp) {
-      // Another run polled this watch meanwhile: its commit recorded these transactions.
-      return { kind: "continue", at: now + WATCH_POLL_INTERVAL_MS };
-    }
-    if (round === MAX_COMMIT_ROUNDS) throw new Error("Cannot record the poll: too many conflicts");
-  }
+    // Another run polled this watch meanwhile: its commit recorded these transactions.
+    return current.versionstamp === entry.versionstamp ? RETRY : null;
+  });
+  if (!recorded) return { kind: "continue", at: now + WATCH_POLL_INTERVAL_MS };
+  const { publishing } = recorded;
   if (events.length > 0) {
     log("info", "Watch found new transactions", { ...fields, count: events.length, publishing });
   }
