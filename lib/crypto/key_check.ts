@@ -16,6 +16,7 @@ import {
 } from "../../kv/secret_check.ts";
 import { listWalletKeyEntries } from "../../kv/wallet_keys.ts";
 import type { Clock } from "../../core/clock.ts";
+import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { log } from "../../core/log.ts";
 import { decryptSecret, type SealBinding } from "./encryption.ts";
 import { resealSecrets } from "./reseal.ts";
@@ -29,7 +30,7 @@ export async function checkSecret(
   deps: { kv: Deno.Kv; keys: SecretKeys; clock: Clock },
 ): Promise<void> {
   const { kv, keys, clock } = deps;
-  for (let round = 0; round < 10; round++) {
+  await commitWithRetry("check SECRET", async () => {
     const entry = await getSecretCheckEntry(kv);
     const under = entry.value
       ? keySetWithCheck(keys, entry.value.check)
@@ -55,8 +56,8 @@ export async function checkSecret(
       }
       return;
     }
-  }
-  throw new Error("Cannot check SECRET: the key-check record keeps changing");
+    return RETRY;
+  }, { rounds: 10 });
 }
 
 // undefined: neither SECRET matches.
