@@ -193,6 +193,39 @@ export async function stepWhile<T>(chain: SandboxChain, promise: Promise<T>): Pr
   return await settled;
 }
 
+/** The request a crash test sends: 1 SOL to player 21 under the key `crash`. */
+export const CRASH_BODY = { to: { userId: 21 }, amount: "1", idempotencyKey: "crash" };
+
+/**
+ * Given for the crash tests: on a harness over a KV file, a second instance reserves `CRASH_BODY`,
+ * hangs reaching the RPC before it could sign, and is killed. `then` gets the harness and a
+ * `settleDeadRequest()` that releases the held call and waits for the dead request's end; the
+ * proxy and the file are removed afterwards.
+ */
+export async function withAttemptKilledBeforeSigning(
+  then: (h: TxHarness, settleDeadRequest: () => Promise<void>) => Promise<void>,
+): Promise<void> {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const proxy = startHoldingProxy("http://127.0.0.1:9");
+  try {
+    await using h = await startTxHarness({ kvPath });
+    await h.policy({ maxSolPerTransfer: "5" });
+    await h.link(21);
+    const doomed = await h.instance({ rpcUrl: proxy.url });
+    const held = proxy.hold("getLatestBlockhash");
+    const inFlight = doomed.post("transfer-sol", CRASH_BODY).catch((error) => error);
+    await held.arrived;
+    await h.kill(doomed);
+    await then(h, async () => {
+      proxy.release();
+      await inFlight;
+    });
+  } finally {
+    await proxy.close();
+    await Deno.remove(kvPath).catch(() => {});
+  }
+}
+
 /** A loopback JSON-RPC proxy in front of the cluster that can hold every call of chosen methods. */
 export interface HoldingProxy extends AsyncDisposable {
   url: string;

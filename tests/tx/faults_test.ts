@@ -9,11 +9,13 @@ import { startService } from "../../service.ts";
 import { sweepUnsettledTx } from "../../lib/tx/sweep.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
 import {
+  CRASH_BODY,
   type JsonRpcError,
   startHoldingProxy,
   startTxHarness,
   stepWhile,
   type TxHarness,
+  withAttemptKilledBeforeSigning,
 } from "../support/tx_harness.ts";
 import { testConfig } from "../support/test_app.ts";
 
@@ -255,33 +257,17 @@ Deno.test("Expiry is not declared while the node's history does not cover the at
 });
 
 Deno.test("An attempt whose instance died before signing is abandoned within 30 s of the death", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  const proxy = startHoldingProxy("http://127.0.0.1:9");
-  try {
-    await using h = await startTxHarness({ kvPath });
-    await h.policy({ maxSolPerTransfer: "5" });
-    await h.link(21);
-    const body = { to: { userId: 21 }, amount: "1", idempotencyKey: "crash" };
-    const doomed = await h.instance({ rpcUrl: proxy.url });
-    const held = proxy.hold("getLatestBlockhash");
-    const inFlight = doomed.post("transfer-sol", body).catch((error) => error);
-    await held.arrived;
-
-    // When: it dies, and 30 s pass (only the worker runs: no minute cron, no sweep)
-    await h.kill(doomed);
+  await withAttemptKilledBeforeSigning(async (h, settleDeadRequest) => {
+    // When: 30 s pass after the death (only the worker runs: no minute cron, no sweep)
     h.a.clock.advance(30_000);
     await h.txEvents();
-    proxy.release();
-    await inFlight;
+    await settleDeadRequest();
 
     // Then
     const swept = await json(await h.a.status("crash"));
     assert.deepEqual([swept.status, swept.error], ["failed", ABANDONED_ERROR]);
-    assert.equal((await json(await h.a.post("transfer-sol", body))).status, "confirmed");
-  } finally {
-    await proxy.close();
-    await Deno.remove(kvPath).catch(() => {});
-  }
+    assert.equal((await json(await h.a.post("transfer-sol", CRASH_BODY))).status, "confirmed");
+  });
 });
 
 Deno.test("An instance that starts settles a signed attempt already on chain at once", async () => {

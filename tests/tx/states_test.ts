@@ -7,10 +7,12 @@ import { getTxRequest } from "../../kv/tx_requests.ts";
 import { runSweeps } from "../../jobs/sweeps.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
 import {
+  CRASH_BODY,
   startHoldingProxy,
   startTxHarness,
   stepWhile,
   type TxHarness,
+  withAttemptKilledBeforeSigning,
 } from "../support/tx_harness.ts";
 
 async function json(res: Response): Promise<Record<string, unknown>> {
@@ -274,20 +276,9 @@ Deno.test("A never-landing transaction is failed as expired only once expiry is 
 });
 
 Deno.test("A process killed between reservation and signing leaves an attempt the sweep marks abandoned, with no event", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  const proxy = startHoldingProxy("http://127.0.0.1:9");
-  try {
-    await using h = await startTxHarness({ kvPath });
-    await h.policy({ maxSolPerTransfer: "5" });
-    await h.link(21);
-    const body = { to: { userId: 21 }, amount: "1", idempotencyKey: "crash" };
-    // Given: instance "doomed" reserves the key, then hangs reaching the RPC
-    const doomed = await h.instance({ rpcUrl: proxy.url });
-    const held = proxy.hold("getLatestBlockhash");
-    const inFlight = doomed.post("transfer-sol", body).catch((error) => error);
-    await held.arrived;
-    // When: it dies, and the key is swept after the abandonment delay
-    await h.kill(doomed);
+  // Given: instance "doomed" reserved the key, hung reaching the RPC, and died
+  await withAttemptKilledBeforeSigning(async (h, settleDeadRequest) => {
+    // When: the key is swept after the abandonment delay
     assert.equal((await json(await h.a.status("crash"))).status, "pending");
     await runSweeps(h.a.ctx);
     await h.txEvents();
@@ -296,8 +287,7 @@ Deno.test("A process killed between reservation and signing leaves an attempt th
     await runSweeps(h.a.ctx);
     h.a.clock.advance(30_000);
     const events = await h.txEvents();
-    proxy.release();
-    await inFlight;
+    await settleDeadRequest();
 
     // Then
     const swept = await json(await h.a.status("crash"));
@@ -310,13 +300,10 @@ Deno.test("A process killed between reservation and signing leaves an attempt th
     const feed = await (await call(h.a.app, "/v1/events", { apiKey: h.apiKey })).json();
     assert.deepEqual(feed.events, [], "nor an event in the feed");
     // And the same request starts a new attempt that goes through.
-    const retry = await json(await h.a.post("transfer-sol", body));
+    const retry = await json(await h.a.post("transfer-sol", CRASH_BODY));
     assert.equal(retry.status, "confirmed");
     assert.deepEqual((await h.txEvents()).map((e) => e.status), ["confirmed"]);
-  } finally {
-    await proxy.close();
-    await Deno.remove(kvPath).catch(() => {});
-  }
+  });
 });
 
 Deno.test("A process killed after storing the signed transaction: the sweep checks the signature and sends the stored bytes", async () => {
