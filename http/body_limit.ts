@@ -32,6 +32,8 @@ export function bodyLimits(): MiddlewareHandler {
   const json = limitOf(JSON_BODY_LIMIT);
   const form = limitOf(FORM_BODY_LIMIT);
   return function bodyLimits(c, next) {
+    // Most requests carry no body; they skip the path test and the limiter's own layer.
+    if (c.req.raw.body === null) return next();
     return c.req.path.startsWith("/dashboard/") ? form(c, next) : json(c, next);
   };
 }

@@ -23,11 +23,11 @@ export class ApiKeyResolver {
   }
 
   /** Returns the key's project, or null for a missing, malformed, unknown, revoked or deleted-project key. */
-  async resolve(key: string | undefined): Promise<ResolvedKey | null> {
+  resolve(key: string | undefined): Promise<ResolvedKey | null> {
     // The shape check comes first so garbage never reaches the store.
-    if (!key || !isApiKeyShape(key)) return null;
+    if (!key || !isApiKeyShape(key)) return Promise.resolve(null);
     const hash = sha256Hex(key);
-    return await this.#cache.get(hash, () => this.#load(hash));
+    return this.#cache.get(hash, () => this.#load(hash));
   }
 
   /** Drops cached entries for one project, so changes made by this instance apply at once. */
