@@ -39,7 +39,13 @@ export async function benchCachedBalance(seconds: number): Promise<LoadResult[]>
     // The first second fills the cache (and warms the JIT); only the second run is measured.
     await runLoad(name, url, { connections: CONNECTIONS, seconds: 1, wrkScript, request });
     results.push(
-      await runLoad(name, url, { connections: CONNECTIONS, seconds, wrkScript, request }),
+      await runLoad(name, url, {
+        connections: CONNECTIONS,
+        seconds,
+        wrkScript,
+        request,
+        serverPid: server.pid,
+      }),
     );
     await server.stop();
   }

@@ -1,5 +1,9 @@
 /** Load generators for `deno task bench`: Debian's wrk when installed, else a Deno fetch loop. */
 
+// BENCH_PIN=1 (Linux, taskset): bench servers on the first core, wrk on the second, so the server
+// has one core of its own and figures repeat within a few percent instead of a third.
+const PIN = Deno.env.get("BENCH_PIN") === "1";
+
 /** One measured run. */
 export interface LoadResult {
   name: string;
@@ -9,6 +13,8 @@ export interface LoadResult {
   p50Ms: number;
   p99Ms: number;
   errors: number;
+  /** CPU time the server process spent per request (all its threads), when it was measured. */
+  serverCpuUs?: number;
 }
 
 /** Options for one load run. */
@@ -19,6 +25,8 @@ export interface LoadOptions {
   wrkScript?: string;
   /** The equivalent request for the Deno generator. */
   request?: (i: number) => Request;
+  /** The server process under load, to report its CPU time per request (Linux). */
+  serverPid?: number;
 }
 
 /** True when wrk is on PATH. */
@@ -42,15 +50,36 @@ export async function runLoad(
   url: string,
   options: LoadOptions,
 ): Promise<LoadResult> {
-  if (options.wrkScript && await hasWrk()) return await runWrk(name, url, options);
-  return await runFetchLoop(name, url, options);
+  const cpuBefore = options.serverPid ? processCpuSeconds(options.serverPid) : NaN;
+  const result = options.wrkScript && await hasWrk()
+    ? await runWrk(name, url, options)
+    : await runFetchLoop(name, url, options);
+  if (!options.serverPid) return result;
+  const cpu = processCpuSeconds(options.serverPid) - cpuBefore;
+  return Number.isNaN(cpu) ? result : { ...result, serverCpuUs: cpu * 1e6 / result.requests };
+}
+
+// Linux's clock tick, in which /proc reports CPU time (USER_HZ, 100 on every mainstream build).
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU seconds process `pid` has used, user and system, all threads; NaN without Linux's /proc. */
+function processCpuSeconds(pid: number): number {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    // Fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
 }
 
 async function runWrk(name: string, url: string, options: LoadOptions): Promise<LoadResult> {
   const script = await Deno.makeTempFile({ suffix: ".lua" });
   await Deno.writeTextFile(script, options.wrkScript + STATUS_LUA);
-  const out = await new Deno.Command("wrk", {
+  const out = await new Deno.Command(PIN ? "taskset" : "wrk", {
     args: [
+      ...(PIN ? ["-c", "1", "wrk"] : []),
       "-t2",
       `-c${options.connections}`,
       `-d${options.seconds}s`,
@@ -140,9 +169,11 @@ export function summarizeLatencies(
 export async function startServer(
   script: string,
   env: Record<string, string> = {},
-): Promise<{ info: Record<string, unknown>; stop: () => Promise<void> }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-kv", "--unstable-cron", script],
+): Promise<{ info: Record<string, unknown>; pid: number; stop: () => Promise<void> }> {
+  // taskset execs the command, so the child's pid is the server's either way.
+  const command = ["run", "-A", "--unstable-kv", "--unstable-cron", script];
+  const child = new Deno.Command(PIN ? "taskset" : Deno.execPath(), {
+    args: PIN ? ["-c", "0", Deno.execPath(), ...command] : command,
     env: { ...env, LOG_LEVEL: "warn" },
     stdout: "piped",
     stderr: "inherit",
@@ -161,6 +192,7 @@ export async function startServer(
   })();
   return {
     info,
+    pid: child.pid,
     stop: async () => {
       child.kill("SIGTERM");
       await child.status;
@@ -174,11 +206,11 @@ export function resultTable(results: LoadResult[], baseline: LoadResult | undefi
   const rows = results.map((r) =>
     `| ${r.name} | ${r.tool} | ${Math.round(r.rps)} | ${r.p50Ms.toFixed(2)} | ${
       r.p99Ms.toFixed(2)
-    } | ${(r.rps / baseline.rps).toFixed(2)} | ${r.errors} |`
+    } | ${(r.rps / baseline.rps).toFixed(2)} | ${r.errors} | ${r.serverCpuUs?.toFixed(1) ?? "–"} |`
   );
   return [
-    `| run | tool | requests/s | p50 ms | p99 ms | ratio to ${baseline.name} | errors |`,
-    "|---|---|---|---|---|---|---|",
+    `| run | tool | requests/s | p50 ms | p99 ms | ratio to ${baseline.name} | errors | server CPU µs/request |`,
+    "|---|---|---|---|---|---|---|---|",
     ...rows,
   ].join("\n");
 }

@@ -16,7 +16,12 @@ export async function benchPlayerWallet(seconds: number): Promise<LoadResult[]> 
     const url = `${server.info.url}/v1/players/1/wallet`;
     await runLoad(name, url, { connections: CONNECTIONS, seconds: 1, wrkScript: "request = nil" });
     results.push(
-      await runLoad(name, url, { connections: CONNECTIONS, seconds, wrkScript: "request = nil" }),
+      await runLoad(name, url, {
+        connections: CONNECTIONS,
+        seconds,
+        wrkScript: "request = nil",
+        serverPid: server.pid,
+      }),
     );
     await server.stop();
   }
@@ -35,7 +40,13 @@ export async function benchPlayerWallet(seconds: number): Promise<LoadResult[]> 
     const { wrkScript, request } = playerWalletLoad(url, keys);
     await runLoad("warm-up", url, { connections: CONNECTIONS, seconds: 1, wrkScript, request });
     results.push(
-      await runLoad(name, url, { connections: CONNECTIONS, seconds, wrkScript, request }),
+      await runLoad(name, url, {
+        connections: CONNECTIONS,
+        seconds,
+        wrkScript,
+        request,
+        serverPid: service.pid,
+      }),
     );
     await service.stop();
   }

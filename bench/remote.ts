@@ -21,7 +21,13 @@ export async function benchRemote(seconds: number): Promise<LoadResult[]> {
     const baseline = await startServer(serverPath("baseline_kv.ts"), env);
     const url = `${baseline.info.url}/v1/players/1/wallet`;
     await runLoad("warm-up", url, { ...plain, seconds: 1 });
-    results.push(await runLoad("KV-read baseline, remote", url, { ...plain, seconds }));
+    results.push(
+      await runLoad("KV-read baseline, remote", url, {
+        ...plain,
+        seconds,
+        serverPid: baseline.pid,
+      }),
+    );
     await baseline.stop();
   });
   // Each service run on a fresh store and projects, so no run inherits another's quota counts.
@@ -84,12 +90,12 @@ function walletUrl(server: { info: Record<string, unknown> }): string {
 /** Load options rotating over every project's key, so quotas are counted but never reached. */
 function keyed(
   keys: string[],
-  server: { info: Record<string, unknown> },
+  server: { info: Record<string, unknown>; pid: number },
   connections: number,
   seconds: number,
 ) {
   const { wrkScript, request } = playerWalletLoad(walletUrl(server), keys);
-  return { connections, seconds, wrkScript, request };
+  return { connections, seconds, wrkScript, request, serverPid: server.pid };
 }
 
 /** Two runs side by side as one: requests and throughput add up, latencies are the worse of the two. */
@@ -102,6 +108,9 @@ function combine(name: string, runs: LoadResult[]): LoadResult {
     p50Ms: Math.max(...runs.map((r) => r.p50Ms)),
     p99Ms: Math.max(...runs.map((r) => r.p99Ms)),
     errors: runs.reduce((n, r) => n + r.errors, 0),
+    // Both servers' CPU over both runs' requests.
+    serverCpuUs: runs.reduce((n, r) => n + (r.serverCpuUs ?? NaN) * r.requests, 0) /
+      runs.reduce((n, r) => n + r.requests, 0),
   };
 }
 
