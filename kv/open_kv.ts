@@ -13,6 +13,8 @@
  *   after a failed check) or it only sets and deletes. `kv/README.md` says how each commit is safe.
  */
 
+import { batchGets } from "./read_batches.ts";
+
 const MAX_ATTEMPTS = 50;
 
 function isLocked(error: unknown): boolean {
@@ -57,12 +59,13 @@ export async function openKv(path?: string): Promise<Deno.Kv> {
     kv.enqueue = kv.listenQueue = () => {
       throw new Error("Cannot use KV queues: a remote store has none (use job records)");
     };
-    return kv;
+  } else {
+    kv.get = retryWhenLocked(kv.get.bind(kv));
+    kv.getMany = retryWhenLocked(kv.getMany.bind(kv));
+    kv.set = retryWhenLocked(kv.set.bind(kv));
+    kv.delete = retryWhenLocked(kv.delete.bind(kv));
   }
-  kv.get = retryWhenLocked(kv.get.bind(kv));
-  kv.getMany = retryWhenLocked(kv.getMany.bind(kv));
-  kv.set = retryWhenLocked(kv.set.bind(kv));
-  kv.delete = retryWhenLocked(kv.delete.bind(kv));
+  batchGets(kv);
   return kv;
 }
 
