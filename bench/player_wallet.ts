@@ -1,4 +1,4 @@
-/** Bench: the counted `GET /v1/players/:userId/wallet` against two bare Deno.serve baselines. */
+/** Bench: the counted `GET /v1/players/:userId/wallet` against bare Deno.serve baselines. */
 import { type LoadResult, playerWalletLoad, runLoad, startServer } from "./load.ts";
 
 const CONNECTIONS = 64;
@@ -7,12 +7,14 @@ const CONNECTIONS = 64;
 export async function benchPlayerWallet(seconds: number): Promise<LoadResult[]> {
   const results: LoadResult[] = [];
   for (
-    const [name, script] of [["static baseline", "baseline_static.ts"], [
-      "KV-read baseline",
-      "baseline_kv.ts",
-    ]] as const
+    const [name, script, env] of [
+      ["static baseline", "baseline_static.ts", {}],
+      ["KV-read baseline", "baseline_kv.ts", {}],
+      // Not the target's baseline: the same server with its reads batched as the service's are.
+      ["KV-read baseline, reads batched", "baseline_kv.ts", { BENCH_BATCHED: "1" }],
+    ] as const
   ) {
-    const server = await startServer(new URL(`./servers/${script}`, import.meta.url).pathname);
+    const server = await startServer(new URL(`./servers/${script}`, import.meta.url).pathname, env);
     const url = `${server.info.url}/v1/players/1/wallet`;
     await runLoad(name, url, { connections: CONNECTIONS, seconds: 1, wrkScript: "request = nil" });
     results.push(

@@ -1,7 +1,14 @@
-/** Baseline: bare Deno.serve answering the same JSON after the same single KV read, counting nothing. */
+/**
+ * Baseline: bare Deno.serve answering the same JSON after the same single KV read, counting
+ * nothing. With BENCH_BATCHED=1 its reads are batched as the service's are on a local file
+ * (`kv/read_batches.ts`), to show what the app's own work costs beside the same store calls.
+ */
+import { batchGets } from "../../kv/read_batches.ts";
+
 const kv = await Deno.openKv(
   Deno.env.get("BENCH_KV_PATH") ?? `${await Deno.makeTempDir()}/baseline.kv`,
 );
+if (Deno.env.get("BENCH_BATCHED")) batchGets(kv);
 const address = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 await kv.set(["links_by_user", "p", 1], { address, linkedAt: 1 });
 Deno.serve({
