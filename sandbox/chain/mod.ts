@@ -46,7 +46,7 @@ export type ChainAccount = {
   executable?: boolean;
 };
 
-export type SandboxChain = {
+export type SandboxChain = AsyncDisposable & {
   /** JSON-RPC endpoint, e.g. http://127.0.0.1:8899 */
   rpcUrl: string;
   /** DAS (digital asset) JSON-RPC endpoint: `${rpcUrl}/das` */
@@ -67,6 +67,7 @@ export type SandboxChain = {
   setAccount(address: Address, account: ChainAccount): void;
   /** Sandbox-only: image URL the DAS endpoint reports for an asset (real DAS reads json_uri). */
   setAssetImage(mint: Address, imageUrl: string): void;
+  /** Stops the server and the slot timer; `await using` calls it too. */
   close(): Promise<void>;
 };
 
@@ -102,6 +103,11 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   const rpcUrl = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`;
   state.options.log({ event: "chain_started", rpcUrl, slotMs, autoAdvance });
+  const close = async () => {
+    clearInterval(timer);
+    await server.shutdown();
+    state.options.log({ event: "chain_stopped" });
+  };
   return {
     rpcUrl,
     dasUrl: `${rpcUrl}/das`,
@@ -120,10 +126,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     setAssetImage(mint, imageUrl) {
       state.assetImages.set(address(mint), imageUrl);
     },
-    async close() {
-      clearInterval(timer);
-      await server.shutdown();
-      state.options.log({ event: "chain_stopped" });
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }
