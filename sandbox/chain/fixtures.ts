@@ -2,6 +2,7 @@
 import {
   type Address,
   appendTransactionMessageInstructions,
+  type Blockhash,
   type Commitment,
   createSolanaRpc,
   createTransactionMessage,
@@ -10,6 +11,7 @@ import {
   getSignatureFromTransaction,
   type Instruction,
   type KeyPairSigner,
+  lamports,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
@@ -17,7 +19,7 @@ import {
   signTransactionMessageWithSigners,
   type TransactionSigner,
 } from "@solana/kit";
-import { getCreateAccountInstruction } from "@solana-program/system";
+import { getCreateAccountInstruction, getTransferSolInstruction } from "@solana-program/system";
 import {
   findAssociatedTokenPda,
   getCreateAssociatedTokenIdempotentInstruction,
@@ -64,6 +66,38 @@ export async function waitForCommitment(
   throw new Error(`Cannot settle ${signature}: it did not reach the commitment`);
 }
 
+/** The blockhash a transaction lives by, as `getLatestBlockhash` answers it. */
+export type Lifetime = { blockhash: Blockhash; lastValidBlockHeight: bigint };
+
+/** Signs `instructions` in one transaction paid by `feePayer` under `latest`, without sending it. */
+export async function signInstructions(
+  feePayer: TransactionSigner,
+  instructions: Instruction[],
+  latest: Lifetime,
+) {
+  return await signTransactionMessageWithSigners(pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(feePayer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+  ));
+}
+
+/** A signed SOL transfer of `amount` lamports from `sender` to `to` under `latest`, not sent. */
+export async function signSolTransfer(
+  sender: TransactionSigner,
+  to: Address,
+  amount: bigint,
+  latest: Lifetime,
+) {
+  const transfer = getTransferSolInstruction({
+    source: sender,
+    destination: to,
+    amount: lamports(amount),
+  });
+  return await signInstructions(sender, [transfer], latest);
+}
+
 /** Signs and sends instructions (blockhash and preflight at confirmed), then waits for them. */
 export async function sendInstructions(
   chain: FixtureChain,
@@ -72,12 +106,7 @@ export async function sendInstructions(
 ): Promise<Signature> {
   const rpc = createSolanaRpc(chain.rpcUrl);
   const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-  const signed = await signTransactionMessageWithSigners(pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(options.feePayer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  ));
+  const signed = await signInstructions(options.feePayer, instructions, latest);
   const signature = getSignatureFromTransaction(signed);
   await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), {
     encoding: "base64",
@@ -91,11 +120,11 @@ export async function sendInstructions(
 export async function airdrop(
   chain: FixtureChain,
   to: Address,
-  lamports: bigint,
+  amount: bigint,
   options: SettleOptions = {},
 ): Promise<Signature> {
   const rpc = createSolanaRpc(chain.rpcUrl);
-  const signature = await rpc.requestAirdrop(to, lamports as never).send();
+  const signature = await rpc.requestAirdrop(to, lamports(amount)).send();
   await waitForCommitment(chain, signature, options);
   return signature;
 }

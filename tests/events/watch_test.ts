@@ -1,19 +1,11 @@
 import assert from "node:assert/strict";
 import {
-  appendTransactionMessageInstruction,
   createSolanaRpc,
-  createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
   type KeyPairSigner,
-  lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
 } from "@solana/kit";
-import { getTransferSolInstruction } from "@solana-program/system";
 import { claimJob, getJobEntry, type JobRecord, listJobs } from "../../kv/jobs.ts";
 import { getWatchEntry, watchPollJobId } from "../../kv/watches.ts";
 import { sweepWatchLoops } from "../../jobs/sweeps.ts";
@@ -26,7 +18,7 @@ import {
   MAX_WATCHES_PER_PROJECT,
   removeWatch,
 } from "../../lib/watches/watches.ts";
-import { type SandboxChain, startChain } from "../../sandbox/chain/mod.ts";
+import { type SandboxChain, signSolTransfer, startChain } from "../../sandbox/chain/mod.ts";
 import {
   drain,
   type EventsHarness,
@@ -118,20 +110,7 @@ async function failingTransfer(chain: SandboxChain, payer: KeyPairSigner): Promi
   const rpc = createSolanaRpc(chain.rpcUrl);
   const recipient = await generateKeyPairSigner();
   const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-  const signed = await signTransactionMessageWithSigners(pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-    (m) =>
-      appendTransactionMessageInstruction(
-        getTransferSolInstruction({
-          source: payer,
-          destination: recipient.address,
-          amount: lamports(1_000_000_000_000n),
-        }),
-        m,
-      ),
-  ));
+  const signed = await signSolTransfer(payer, recipient.address, 1_000_000_000_000n, latest);
   await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), {
     encoding: "base64",
     skipPreflight: true,

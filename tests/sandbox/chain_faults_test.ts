@@ -1,41 +1,20 @@
 import assert from "node:assert/strict";
 import {
-  appendTransactionMessageInstruction,
   createSolanaRpc,
-  createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
   isSolanaError,
   type KeyPairSigner,
-  lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
 } from "@solana/kit";
-import { getTransferSolInstruction } from "@solana-program/system";
 import { type SandboxChain, startChain } from "../../sandbox/chain/mod.ts";
-import { createFundedSigner } from "../../sandbox/chain/fixtures.ts";
+import { createFundedSigner, signSolTransfer } from "../../sandbox/chain/fixtures.ts";
 
 async function sendTransfer(chain: SandboxChain, sender: KeyPairSigner, amount: bigint) {
   const rpc = createSolanaRpc(chain.rpcUrl);
   const recipient = await generateKeyPairSigner();
   const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-  const tx = await signTransactionMessageWithSigners(pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(sender, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-    (m) =>
-      appendTransactionMessageInstruction(
-        getTransferSolInstruction({
-          source: sender,
-          destination: recipient.address,
-          amount: lamports(amount),
-        }),
-        m,
-      ),
-  ));
+  const tx = await signSolTransfer(sender, recipient.address, amount, latest);
   const wire = getBase64EncodedWireTransaction(tx);
   const signature = await rpc.sendTransaction(wire, {
     encoding: "base64",

@@ -1,22 +1,14 @@
 import assert from "node:assert/strict";
 import {
-  appendTransactionMessageInstruction,
   createSolanaRpc,
-  createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
   isSolanaError,
-  lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
   type Signature,
-  signTransactionMessageWithSigners,
   SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
 } from "@solana/kit";
-import { getTransferSolInstruction } from "@solana-program/system";
 import { startChain } from "../../sandbox/chain/mod.ts";
-import { createFundedSigner } from "../../sandbox/chain/fixtures.ts";
+import { createFundedSigner, signSolTransfer } from "../../sandbox/chain/fixtures.ts";
 
 Deno.test("getSignaturesForAddress() pages newest first across more than 1,000 signatures", async () => {
   await using chain = await startChain({ autoAdvance: false });
@@ -30,20 +22,8 @@ Deno.test("getSignaturesForAddress() pages newest first across more than 1,000 s
     if (i % 100 === 0) chain.advanceSlots(1);
     const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
     const tooMuch = i === 700;
-    const tx = await signTransactionMessageWithSigners(pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(sender, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-      (m) =>
-        appendTransactionMessageInstruction(
-          getTransferSolInstruction({
-            source: sender,
-            destination: recipient.address,
-            amount: lamports(tooMuch ? 10n ** 15n : 1_000_000n + BigInt(i)),
-          }),
-          m,
-        ),
-    ));
+    const amount = tooMuch ? 10n ** 15n : 1_000_000n + BigInt(i);
+    const tx = await signSolTransfer(sender, recipient.address, amount, latest);
     const signature = await rpc.sendTransaction(getBase64EncodedWireTransaction(tx), {
       encoding: "base64",
       skipPreflight: tooMuch,

@@ -1,51 +1,20 @@
 import assert from "node:assert/strict";
 import {
-  appendTransactionMessageInstruction,
   type Blockhash,
   createSolanaRpc,
-  createTransactionMessage,
   generateKeyPairSigner,
   getBase58Decoder,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
   getTransactionEncoder,
   isSolanaError,
-  type KeyPairSigner,
-  lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
   SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
   SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
   SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
 } from "@solana/kit";
-import { getTransferSolInstruction } from "@solana-program/system";
 import { startChain } from "../../sandbox/chain/mod.ts";
-import { createFundedSigner } from "../../sandbox/chain/fixtures.ts";
-
-async function transfer(
-  sender: KeyPairSigner,
-  to: KeyPairSigner,
-  amount: bigint,
-  latest: { blockhash: Blockhash; lastValidBlockHeight: bigint },
-) {
-  return await signTransactionMessageWithSigners(pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(sender, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-    (m) =>
-      appendTransactionMessageInstruction(
-        getTransferSolInstruction({
-          source: sender,
-          destination: to.address,
-          amount: lamports(amount),
-        }),
-        m,
-      ),
-  ));
-}
+import { createFundedSigner, signSolTransfer } from "../../sandbox/chain/fixtures.ts";
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -63,7 +32,7 @@ Deno.test("sendTransaction() fails preflight with -32002 when the sender is shor
   const sender = await createFundedSigner(chain, { lamports: 1_000_000n });
   const recipient = await generateKeyPairSigner();
   const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-  const tx = await transfer(sender, recipient, 5_000_000n, latest);
+  const tx = await signSolTransfer(sender, recipient.address, 5_000_000n, latest);
 
   // When
   const error = await rejection(
@@ -91,7 +60,7 @@ Deno.test("sendTransaction() answers the real node's raw error shape", async () 
   const recipient = await generateKeyPairSigner();
   const rpc = createSolanaRpc(chain.rpcUrl);
   const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-  const tx = await transfer(sender, recipient, 5_000_000n, latest);
+  const tx = await signSolTransfer(sender, recipient.address, 5_000_000n, latest);
   const wire = getBase58Decoder().decode(getTransactionEncoder().encode(tx));
   const response = await fetch(chain.rpcUrl, {
     method: "POST",
@@ -120,7 +89,7 @@ Deno.test("sendTransaction() refuses an expired blockhash like a real node", asy
   const sender = await createFundedSigner(chain);
   const recipient = await generateKeyPairSigner();
   const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-  const tx = await transfer(sender, recipient, 1_000_000_000n, latest);
+  const tx = await signSolTransfer(sender, recipient.address, 1_000_000_000n, latest);
   const wire = getBase64EncodedWireTransaction(tx);
   chain.advanceSlots(200);
 
@@ -160,7 +129,7 @@ Deno.test("sendTransaction() checks the blockhash against the preflight commitme
   const sender = await createFundedSigner(chain);
   const recipient = await generateKeyPairSigner();
   const { value: latest } = await rpc.getLatestBlockhash({ commitment: "processed" }).send();
-  const tx = await transfer(sender, recipient, 1_000_000_000n, latest);
+  const tx = await signSolTransfer(sender, recipient.address, 1_000_000_000n, latest);
   const wire = getBase64EncodedWireTransaction(tx);
 
   // A processed blockhash is unknown to the finalized bank the node preflights against by default.
@@ -172,7 +141,7 @@ Deno.test("sendTransaction() checks the blockhash against the preflight commitme
 
   // Given a transaction on a confirmed blockhash that has landed (processed only)
   const { value: confirmed } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-  const landed = await transfer(sender, recipient, 1_000_000_000n, confirmed);
+  const landed = await signSolTransfer(sender, recipient.address, 1_000_000_000n, confirmed);
   const landedWire = getBase64EncodedWireTransaction(landed);
   await rpc.sendTransaction(landedWire, { encoding: "base64", preflightCommitment: "confirmed" })
     .send();
@@ -206,7 +175,7 @@ Deno.test("simulateTransaction() reports errors in the value and replaces the bl
     blockhash: "11111111111111111111111111111111" as Blockhash,
     lastValidBlockHeight: 0n,
   };
-  const tx = await transfer(sender, recipient, 5_000_000n, stale);
+  const tx = await signSolTransfer(sender, recipient.address, 5_000_000n, stale);
   const wire = getBase64EncodedWireTransaction(tx);
 
   const plain = await rpc.simulateTransaction(wire, {

@@ -1,24 +1,24 @@
 import assert from "node:assert/strict";
 import {
   address,
-  appendTransactionMessageInstruction,
   createSolanaRpc,
-  createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
   type Instruction,
   type KeyPairSigner,
   lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
 } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { getTransferCheckedInstruction } from "@solana-program/token";
 import { startChain } from "../../sandbox/chain/mod.ts";
-import { createFundedSigner, createMint, findAta, mintTo } from "../../sandbox/chain/fixtures.ts";
+import {
+  createFundedSigner,
+  createMint,
+  findAta,
+  mintTo,
+  signInstructions,
+} from "../../sandbox/chain/fixtures.ts";
 
 const TOKEN_2022 = address("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb");
 
@@ -29,12 +29,7 @@ async function signedTransfer(
 ) {
   const rpc = createSolanaRpc(rpcUrl);
   const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-  return await signTransactionMessageWithSigners(pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(feePayer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-    (m) => appendTransactionMessageInstruction(instruction, m),
-  ));
+  return await signInstructions(feePayer, [instruction], latest);
 }
 
 Deno.test("sandbox chain lands a SOL transfer and moves it to finalized", async () => {

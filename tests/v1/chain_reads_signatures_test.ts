@@ -1,22 +1,14 @@
 import assert from "node:assert/strict";
 import {
-  appendTransactionMessageInstruction,
   createSolanaRpc,
-  createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
   type KeyPairSigner,
-  lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
   type Signature,
-  signTransactionMessageWithSigners,
 } from "@solana/kit";
-import { getTransferSolInstruction } from "@solana-program/system";
 import { base58 } from "@scure/base";
-import { createFundedSigner } from "../../sandbox/chain/fixtures.ts";
+import { createFundedSigner, signSolTransfer } from "../../sandbox/chain/fixtures.ts";
 import { assertErrorCode } from "../support/assertions.ts";
 import { startChainReads } from "../support/chain_reads.ts";
 
@@ -25,16 +17,7 @@ async function sendTransfer(rpcUrl: string, from: KeyPairSigner, amount: bigint)
   const rpc = createSolanaRpc(rpcUrl);
   const { address: to } = await generateKeyPairSigner();
   const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-  const signed = await signTransactionMessageWithSigners(pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(from, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-    (m) =>
-      appendTransactionMessageInstruction(
-        getTransferSolInstruction({ source: from, destination: to, amount: lamports(amount) }),
-        m,
-      ),
-  ));
+  const signed = await signSolTransfer(from, to, amount, latest);
   await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), {
     encoding: "base64",
     skipPreflight: true,
