@@ -16,18 +16,13 @@
  */
 import {
   type Address,
-  appendTransactionMessageInstructions,
   createSolanaRpc,
-  createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
   type Signature,
-  signTransactionMessageWithSigners,
 } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
+import { signInstructions } from "../sandbox/chain/fixtures.ts";
 import { startServer } from "./load.ts";
 import { fund, serveChain } from "./tx.ts";
 
@@ -293,23 +288,15 @@ async function serveFlood() {
     const sender = async () => {
       while (next < FLOOD_TX) {
         const i = next++;
-        const signed = await signTransactionMessageWithSigners(pipe(
-          createTransactionMessage({ version: 0 }),
-          (m) => setTransactionMessageFeePayerSigner(payer, m),
-          (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-          (m) =>
-            appendTransactionMessageInstructions(
-              addresses.map((destination) =>
-                getTransferSolInstruction({
-                  source: payer,
-                  destination,
-                  // Distinct amounts keep every transaction unique.
-                  amount: BigInt(1_000 + round * FLOOD_TX + i),
-                })
-              ),
-              m,
-            ),
-        ));
+        const transfers = addresses.map((destination) =>
+          getTransferSolInstruction({
+            source: payer,
+            destination,
+            // Distinct amounts keep every transaction unique.
+            amount: BigInt(1_000 + round * FLOOD_TX + i),
+          })
+        );
+        const signed = await signInstructions(payer, transfers, latest);
         await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), {
           encoding: "base64",
           skipPreflight: true,

@@ -13,17 +13,11 @@
  */
 import {
   type Address,
-  appendTransactionMessageInstructions,
   createSolanaRpc,
-  createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
 } from "@solana/kit";
-import { getTransferSolInstruction } from "@solana-program/system";
+import { signSolTransfer } from "../sandbox/chain/fixtures.ts";
 import { type LoadResult, resultTable, roundRobin, runLoad, startServer } from "./load.ts";
 
 const PROJECTS = Number(Deno.env.get("BENCH_TX_PROJECTS") ?? 200);
@@ -149,20 +143,9 @@ async function serveBaseline() {
     async (req) => {
       await req.json();
       const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-      const signed = await signTransactionMessageWithSigners(pipe(
-        createTransactionMessage({ version: 0 }),
-        (m) => setTransactionMessageFeePayerSigner(payer, m),
-        (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-        (m) =>
-          appendTransactionMessageInstructions([
-            // A distinct amount per request keeps every transaction unique, as the memo does.
-            getTransferSolInstruction({
-              source: payer,
-              destination: recipient,
-              amount: LAMPORTS + BigInt(n++ % 100_000),
-            }),
-          ], m),
-      ));
+      // A distinct amount per request keeps every transaction unique, as the memo does.
+      const amount = LAMPORTS + BigInt(n++ % 100_000);
+      const signed = await signSolTransfer(payer, recipient, amount, latest);
       const signature = await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), {
         encoding: "base64",
         preflightCommitment: "confirmed",
