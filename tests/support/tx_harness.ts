@@ -2,6 +2,7 @@
  * The transaction routes under test: the sandbox cluster, the real app (and its job worker) wired
  * to it, the messaging stand-in receiving `tx` events, and a project with a funded managed wallet.
  */
+import assert from "node:assert/strict";
 import {
   type Address,
   createSolanaRpc,
@@ -67,6 +68,8 @@ export interface TxHarness extends AsyncDisposable {
   link(userId: number, address?: Address): Promise<Address>;
   /** Runs due jobs until none are left, then returns every `tx` event the stand-in received. */
   txEvents(): Promise<Array<Record<string, unknown>>>;
+  /** Advances the manual clock past the next background check and runs due jobs. */
+  backgroundCheck(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -133,6 +136,18 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
     await chain.airdrop(wallet, options.fund ?? 100_000_000_000n);
     chain.advanceSlots(2);
   }
+  const txEvents = async () => {
+    for (let round = 0; round < 100; round++) {
+      const ran = (await Promise.all(opened.map((i) => i.worker.runDue()))).reduce(
+        (x, y) => x + y,
+        0,
+      );
+      if (ran === 0) break;
+    }
+    return standIn.inbox()
+      .map((m) => m.data as Record<string, unknown>)
+      .filter((data) => data?.type === "tx");
+  };
   const close = async () => {
     for (const instance of opened.splice(0)) {
       await instance.worker.stop();
@@ -165,21 +180,21 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
       await linkWallet(a.kv, project.id, { userId, address: linked, now: a.clock.now() });
       return linked;
     },
-    txEvents: async () => {
-      for (let round = 0; round < 100; round++) {
-        const ran = (await Promise.all(opened.map((i) => i.worker.runDue()))).reduce(
-          (x, y) => x + y,
-          0,
-        );
-        if (ran === 0) break;
-      }
-      return standIn.inbox()
-        .map((m) => m.data as Record<string, unknown>)
-        .filter((data) => data?.type === "tx");
+    txEvents,
+    backgroundCheck: async () => {
+      a.clock.advance(a.ctx.tx.timing.confirmWaitMs + a.ctx.tx.timing.checkIntervalMs);
+      await txEvents();
     },
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** The JSON body of a 200 answer; any other status fails with the body in the message. */
+export async function okJson(res: Response): Promise<Record<string, unknown>> {
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  return body;
 }
 
 /** Advances the cluster one slot every few milliseconds until `promise` settles; returns its value. */

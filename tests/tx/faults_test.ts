@@ -11,6 +11,7 @@ import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
 import {
   CRASH_BODY,
   type JsonRpcError,
+  okJson,
   startHoldingProxy,
   startTxHarness,
   stepWhile,
@@ -20,18 +21,6 @@ import {
 import { testConfig } from "../support/test_app.ts";
 
 const SYSTEM_PROGRAM = address("11111111111111111111111111111111");
-
-async function json(res: Response): Promise<Record<string, unknown>> {
-  const body = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(body));
-  return body;
-}
-
-/** Advances the manual clock past the next background check and runs due jobs. */
-async function backgroundCheck(h: TxHarness): Promise<void> {
-  h.a.clock.advance(h.a.ctx.tx.timing.confirmWaitMs + h.a.ctx.tx.timing.checkIntervalMs);
-  await h.txEvents();
-}
 
 /** Height of the finalized block. */
 function finalizedHeight(h: TxHarness): number {
@@ -79,18 +68,18 @@ Deno.test("A resend refused in preflight while the first copy is in flight never
   // When: the sweep looks at the attempt (its resend would fail preflight for lack of funds)
   await sweepUnsettledTx(h.a.ctx);
   // Then: the attempt is not failed, and a retry with the key sends nothing new
-  assert.notEqual((await json(await h.a.status("drained"))).status, "failed");
+  assert.notEqual((await okJson(await h.a.status("drained"))).status, "failed");
   setLamports(h, h.wallet!, 1_000_000_000n);
-  const again = await json(await h.a.post("transfer-sol", body));
+  const again = await okJson(await h.a.post("transfer-sol", body));
   assert.notEqual(again.status, "failed");
 
   // When: the held copy lands
-  const answered = await json(await stepWhile(h.chain, inFlight));
+  const answered = await okJson(await stepWhile(h.chain, inFlight));
   let after = answered;
   for (let i = 0; i < 20 && after.status !== "confirmed"; i++) {
     h.chain.advanceSlots(5);
-    await backgroundCheck(h);
-    after = await json(await h.a.status("drained"));
+    await h.backgroundCheck();
+    after = await okJson(await h.a.status("drained"));
   }
 
   // Then: paid exactly once, and the key says so
@@ -115,7 +104,7 @@ Deno.test("A background resend refused in preflight after an unclear first send 
   // the copy
   h.chain.faults.delayLanding(1, { slots: 30 });
   proxy!.lieNext("sendTransaction", 1, { code: -32603, message: "Internal error" });
-  const sent = await json(
+  const sent = await okJson(
     await h.a.post("transfer-sol", { to: { userId: 9 }, amount: "0.6", idempotencyKey: "held" }),
   );
   assert.equal(sent.status, "submitted");
@@ -127,15 +116,15 @@ Deno.test("A background resend refused in preflight after an unclear first send 
   await h.txEvents();
 
   // Then: the refusal is only logged
-  assert.equal((await json(await h.a.status("held"))).status, "submitted");
+  assert.equal((await okJson(await h.a.status("held"))).status, "submitted");
 
   // When: funds are back and the held copy lands
   setLamports(h, h.wallet!, 1_000_000_000n);
   h.chain.advanceSlots(35);
-  await backgroundCheck(h);
+  await h.backgroundCheck();
 
   // Then
-  assert.equal((await json(await h.a.status("held"))).status, "confirmed");
+  assert.equal((await okJson(await h.a.status("held"))).status, "confirmed");
   assert.equal(await balance(h, to), 600_000_000n);
 });
 
@@ -161,7 +150,7 @@ Deno.test("A first send answered BlockhashNotFound or AlreadyProcessed is follow
       proxy!.lieNext("sendTransaction", 1, refusal);
 
       // When
-      const result = await json(
+      const result = await okJson(
         await h.a.post("transfer-sol", { to: { userId: 2 }, amount: "1", idempotencyKey: name }),
       );
 
@@ -177,7 +166,7 @@ Deno.test("A retry of a failed key whose earlier attempt landed confirms the key
   await h.policy({ maxSolPerTransfer: "5" });
   const to = await h.link(3);
   const body = { to: { userId: 3 }, amount: "1", idempotencyKey: "landed" };
-  const first = await json(await h.a.post("transfer-sol", body));
+  const first = await okJson(await h.a.post("transfer-sol", body));
   assert.equal(first.status, "confirmed");
   await h.txEvents();
   // Given: the key was recorded failed although its transaction landed (an older version's record)
@@ -186,7 +175,7 @@ Deno.test("A retry of a failed key whose earlier attempt landed confirms the key
   await h.a.kv.set(key, { ...stored, status: "failed", error: "Rejected on resend" });
 
   // When
-  const retry = await json(await h.a.post("transfer-sol", body));
+  const retry = await okJson(await h.a.post("transfer-sol", body));
 
   // Then
   assert.equal(retry.status, "confirmed");
@@ -200,13 +189,13 @@ Deno.test("A retried key keeps every earlier attempt's signature and blockhash v
   await h.policy({ maxSolPerTransfer: "5" });
   await h.link(4);
   const body = { to: { userId: 4 }, amount: "1", idempotencyKey: "twice" };
-  const first = await json(await h.a.post("transfer-sol", body));
+  const first = await okJson(await h.a.post("transfer-sol", body));
   assert.equal(first.status, "failed");
   const firstRecord = (await getTxRequest(h.a.kv, h.project.id, "twice"))!;
   await h.chain.airdrop(h.wallet!, 5_000_000_000n);
   h.chain.advanceSlots(2);
 
-  const retry = await json(await h.a.post("transfer-sol", body));
+  const retry = await okJson(await h.a.post("transfer-sol", body));
 
   assert.equal(retry.status, "confirmed");
   const record = (await getTxRequest(h.a.kv, h.project.id, "twice"))!;
@@ -226,7 +215,7 @@ Deno.test("Expiry is not declared while the node's history does not cover the at
   await h.policy({ maxSolPerTransfer: "5" });
   const to = await h.link(5);
   h.chain.faults.delayLanding(1, { slots: 5 });
-  const result = await json(
+  const result = await okJson(
     await h.a.post("transfer-sol", { to: { userId: 5 }, amount: "1", idempotencyKey: "pruned" }),
   );
   assert.equal(result.status, "submitted");
@@ -240,18 +229,18 @@ Deno.test("Expiry is not declared while the node's history does not cover the at
   h.chain.advanceSlots(Number(signed.lastValidBlockHeight) + 40 - finalizedHeight(h));
 
   // When
-  await backgroundCheck(h);
+  await h.backgroundCheck();
   await sweepUnsettledTx(h.a.ctx);
 
   // Then: not failed, since nothing proves it did not land
-  assert.equal((await json(await h.a.status("pruned"))).status, "submitted");
+  assert.equal((await okJson(await h.a.status("pruned"))).status, "submitted");
 
   // When: a node with the whole history answers again
   h.chain.faults.clear();
-  await backgroundCheck(h);
+  await h.backgroundCheck();
 
   // Then
-  const after = await json(await h.a.status("pruned"));
+  const after = await okJson(await h.a.status("pruned"));
   assert.equal(after.status, "confirmed");
   assert.notEqual(after.error, EXPIRED_ERROR);
 });
@@ -264,9 +253,9 @@ Deno.test("An attempt whose instance died before signing is abandoned within 30 
     await settleDeadRequest();
 
     // Then
-    const swept = await json(await h.a.status("crash"));
+    const swept = await okJson(await h.a.status("crash"));
     assert.deepEqual([swept.status, swept.error], ["failed", ABANDONED_ERROR]);
-    assert.equal((await json(await h.a.post("transfer-sol", CRASH_BODY))).status, "confirmed");
+    assert.equal((await okJson(await h.a.post("transfer-sol", CRASH_BODY))).status, "confirmed");
   });
 });
 
@@ -341,7 +330,7 @@ Deno.test("A transaction route answers within its deadline whatever the RPC does
       await h.link(6);
       proxy!.hold("sendTransaction");
       const started = performance.now();
-      const result = await json(
+      const result = await okJson(
         await h.a.post("transfer-sol", { to: { userId: 6 }, amount: "1", idempotencyKey: "slow" }),
       );
       assert.ok(performance.now() - started < 6_000, `${performance.now() - started} ms`);
@@ -384,7 +373,7 @@ Deno.test("The sweep reads the statuses of many attempts in one getSignatureStat
   await h.policy({ maxSolPerTransfer: "5" });
   h.chain.faults.delayLanding(3, { slots: 3 });
   const sent = await Promise.all([1, 2, 3].map(async (i) =>
-    await json(
+    await okJson(
       await h.a.post("transfer-sol", {
         to: { address: await h.link(30 + i) },
         amount: "1",
@@ -420,7 +409,7 @@ Deno.test("The background check of a submitted attempt runs every 1.5 s", async 
     await h.link(40);
     // Given: a submitted transfer that never lands, on a cluster that stands still
     h.chain.faults.neverLand(1);
-    const sent = await json(
+    const sent = await okJson(
       await h.a.post("transfer-sol", { to: { userId: 40 }, amount: "1", idempotencyKey: "pace" }),
     );
     assert.equal(sent.status, "submitted");
@@ -462,7 +451,7 @@ Deno.test("Without the ledger methods, expiry is proven by the managed wallet's 
   await h.policy({ maxSolPerTransfer: "5" });
   await h.link(8);
   h.chain.faults.neverLand(1);
-  const result = await json(
+  const result = await okJson(
     await h.a.post("transfer-sol", { to: { userId: 8 }, amount: "1", idempotencyKey: "history" }),
   );
   assert.equal(result.status, "submitted");
@@ -472,10 +461,10 @@ Deno.test("Without the ledger methods, expiry is proven by the managed wallet's 
   h.chain.advanceSlots(Number(signed.lastValidBlockHeight) + 40 - finalizedHeight(h));
 
   // When
-  await backgroundCheck(h);
+  await h.backgroundCheck();
 
   // Then: the wallet's history reaches back past the blockhash (its funding) without it
-  const after = await json(await h.a.status("history"));
+  const after = await okJson(await h.a.status("history"));
   assert.equal(after.error, EXPIRED_ERROR);
   assert.ok((proxy!.counts().getSignaturesForAddress ?? 0) >= 1);
 });

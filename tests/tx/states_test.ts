@@ -8,24 +8,13 @@ import { runSweeps } from "../../jobs/sweeps.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
 import {
   CRASH_BODY,
+  okJson,
   startHoldingProxy,
   startTxHarness,
   stepWhile,
   type TxHarness,
   withAttemptKilledBeforeSigning,
 } from "../support/tx_harness.ts";
-
-async function json(res: Response): Promise<Record<string, unknown>> {
-  const body = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(body));
-  return body;
-}
-
-/** Advances the manual clock past the next background check and runs due jobs. */
-async function backgroundCheck(h: TxHarness): Promise<void> {
-  h.a.clock.advance(h.a.ctx.tx.timing.confirmWaitMs + h.a.ctx.tx.timing.checkIntervalMs);
-  await h.txEvents();
-}
 
 Deno.test("POST /v1/tx/transfer-sol is pending while it waits, then confirmed with one tx event", async () => {
   await using h = await startTxHarness({ autoAdvance: false });
@@ -48,7 +37,7 @@ Deno.test("POST /v1/tx/transfer-sol is pending while it waits, then confirmed wi
   }
   // Then: the stored attempt is pending, already signed
   assert.equal(seen?.status, "pending");
-  const result = await json(await stepWhile(h.chain, inFlight));
+  const result = await okJson(await stepWhile(h.chain, inFlight));
   assert.deepEqual(result, {
     idempotencyKey: "p1",
     kind: "transfer-sol",
@@ -87,7 +76,7 @@ Deno.test("POST /v1/tx/transfer-sol answers submitted after the wait; the durabl
   h.chain.faults.delayLanding(1, { slots: 5 });
 
   // When
-  const result = await json(
+  const result = await okJson(
     await h.a.post("transfer-sol", { to: { address: to }, amount: "2", idempotencyKey: "slow" }),
   );
 
@@ -96,9 +85,9 @@ Deno.test("POST /v1/tx/transfer-sol answers submitted after the wait; the durabl
   assert.equal(typeof result.signature, "string");
   assert.deepEqual(await h.txEvents(), []);
   h.chain.advanceSlots(10);
-  assert.equal((await json(await h.a.status("slow"))).status, "submitted");
-  await backgroundCheck(h);
-  const after = await json(await h.a.status("slow"));
+  assert.equal((await okJson(await h.a.status("slow"))).status, "submitted");
+  await h.backgroundCheck();
+  const after = await okJson(await h.a.status("slow"));
   assert.equal(after.status, "confirmed");
   const events = await h.txEvents();
   assert.equal(events.length, 1);
@@ -117,7 +106,7 @@ Deno.test("POST /v1/tx/transfer-sol rebroadcasts the same signed bytes when the 
   const to = await h.link(1);
   proxy!.failNext("sendTransaction", 1);
 
-  const result = await json(
+  const result = await okJson(
     await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "lost" }),
   );
 
@@ -144,13 +133,13 @@ Deno.test("POST /v1/tx/transfer-sol with the RPC down at step 14: 502 rpc_error 
   assert.equal(res.status, 502);
   const error = await res.json();
   assert.equal(error.error.code, "rpc_error");
-  const stored = await json(await h.a.status("outage"));
+  const stored = await okJson(await h.a.status("outage"));
   assert.equal(stored.status, "failed");
   assert.equal(stored.signature, null);
   assert.match(String(stored.error), /^Could not build the transaction: /);
 
   // When: retried with the same key and body
-  const retry = await json(await h.a.post("transfer-sol", body));
+  const retry = await okJson(await h.a.post("transfer-sol", body));
 
   // Then: a new attempt, with its own event
   assert.equal(retry.status, "confirmed");
@@ -171,7 +160,7 @@ Deno.test("POST /v1/tx/transfer-sol rejected in simulation answers 200 failed wi
   await h.policy({ maxSolPerTransfer: "100" });
   const to = await h.link(5);
 
-  const result = await json(
+  const result = await okJson(
     await h.a.post("transfer-sol", { to: { userId: 5 }, amount: "50", idempotencyKey: "broke" }),
   );
 
@@ -202,7 +191,7 @@ async function doubleSpend(h: TxHarness, step: boolean): Promise<Record<string, 
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   assert.equal(h.chain.faults.snapshot().heldTransactions.length, 2);
-  return await Promise.all((step ? await stepWhile(h.chain, both) : await both).map(json));
+  return await Promise.all((step ? await stepWhile(h.chain, both) : await both).map(okJson));
 }
 
 Deno.test("POST /v1/tx/transfer-sol that lands and fails on-chain within the wait answers failed with the on-chain error", async () => {
@@ -225,8 +214,8 @@ Deno.test("A submitted transaction that lands and fails is marked failed by the 
   const answers = await doubleSpend(h, false);
   assert.deepEqual(answers.map((a) => a.status), ["submitted", "submitted"]);
   h.chain.advanceSlots(5);
-  await backgroundCheck(h);
-  const after = await Promise.all(["a", "b"].map(async (k) => await json(await h.a.status(k))));
+  await h.backgroundCheck();
+  const after = await Promise.all(["a", "b"].map(async (k) => await okJson(await h.a.status(k))));
   assert.deepEqual(after.map((a) => a.status).sort(), ["confirmed", "failed"]);
   assert.equal(
     after.find((a) => a.status === "failed")!.error,
@@ -241,7 +230,7 @@ Deno.test("A never-landing transaction is failed as expired only once expiry is 
   const to = await h.link(9);
   h.chain.faults.neverLand(1);
 
-  const result = await json(
+  const result = await okJson(
     await h.a.post("transfer-sol", { to: { userId: 9 }, amount: "1", idempotencyKey: "lost" }),
   );
   assert.equal(result.status, "submitted");
@@ -256,16 +245,16 @@ Deno.test("A never-landing transaction is failed as expired only once expiry is 
   };
   h.chain.advanceSlots(lastValid + 32 - finalizedHeight());
   assert.equal(finalizedHeight(), lastValid + 32);
-  await backgroundCheck(h);
+  await h.backgroundCheck();
   // Then: not proven yet
-  assert.equal((await json(await h.a.status("lost"))).status, "submitted");
+  assert.equal((await okJson(await h.a.status("lost"))).status, "submitted");
 
   // When: one more finalized block
   h.chain.advanceSlots(1);
-  await backgroundCheck(h);
+  await h.backgroundCheck();
 
   // Then
-  const after = await json(await h.a.status("lost"));
+  const after = await okJson(await h.a.status("lost"));
   assert.equal(after.status, "failed");
   assert.equal(after.error, EXPIRED_ERROR);
   assert.equal(after.signature, result.signature);
@@ -279,10 +268,10 @@ Deno.test("A process killed between reservation and signing leaves an attempt th
   // Given: instance "doomed" reserved the key, hung reaching the RPC, and died
   await withAttemptKilledBeforeSigning(async (h, settleDeadRequest) => {
     // When: the key is swept after the abandonment delay
-    assert.equal((await json(await h.a.status("crash"))).status, "pending");
+    assert.equal((await okJson(await h.a.status("crash"))).status, "pending");
     await runSweeps(h.a.ctx);
     await h.txEvents();
-    assert.equal((await json(await h.a.status("crash"))).status, "pending");
+    assert.equal((await okJson(await h.a.status("crash"))).status, "pending");
     h.a.clock.advance(30_000);
     await runSweeps(h.a.ctx);
     h.a.clock.advance(30_000);
@@ -290,7 +279,7 @@ Deno.test("A process killed between reservation and signing leaves an attempt th
     await settleDeadRequest();
 
     // Then
-    const swept = await json(await h.a.status("crash"));
+    const swept = await okJson(await h.a.status("crash"));
     assert.deepEqual([swept.status, swept.signature, swept.error], [
       "failed",
       null,
@@ -300,7 +289,7 @@ Deno.test("A process killed between reservation and signing leaves an attempt th
     const feed = await (await call(h.a.app, "/v1/events", { apiKey: h.apiKey })).json();
     assert.deepEqual(feed.events, [], "nor an event in the feed");
     // And the same request starts a new attempt that goes through.
-    const retry = await json(await h.a.post("transfer-sol", CRASH_BODY));
+    const retry = await okJson(await h.a.post("transfer-sol", CRASH_BODY));
     assert.equal(retry.status, "confirmed");
     assert.deepEqual((await h.txEvents()).map((e) => e.status), ["confirmed"]);
   });
@@ -320,7 +309,7 @@ Deno.test("A process killed after storing the signed transaction: the sweep chec
     const inFlight = doomed.post("transfer-sol", body).catch((error) => error);
     await held.arrived;
     await h.kill(doomed);
-    const stored = await json(await h.a.status("signed-then-crash"));
+    const stored = await okJson(await h.a.status("signed-then-crash"));
     assert.equal(stored.status, "pending");
     assert.equal(typeof stored.signature, "string");
 
@@ -329,8 +318,8 @@ Deno.test("A process killed after storing the signed transaction: the sweep chec
     let after = stored;
     for (let round = 0; round < 200 && after.status !== "confirmed"; round++) {
       await runSweeps(h.a.ctx);
-      await backgroundCheck(h);
-      after = await json(await h.a.status("signed-then-crash"));
+      await h.backgroundCheck();
+      after = await okJson(await h.a.status("signed-then-crash"));
       assert.notEqual(after.status, "failed");
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -353,7 +342,7 @@ Deno.test("The 30-second sweep, started by the cron's sweeps, settles a submitte
   await h.policy({ maxSolPerTransfer: "5" });
   await h.link(1);
   h.chain.faults.delayLanding(1, { slots: 3 });
-  const sent = await json(
+  const sent = await okJson(
     await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "swept" }),
   );
   assert.equal(sent.status, "submitted");
@@ -366,7 +355,7 @@ Deno.test("The 30-second sweep, started by the cron's sweeps, settles a submitte
   await h.txEvents();
 
   // Then: the sweep confirmed it, and its loop is due again 30 s later
-  assert.equal((await json(await h.a.status("swept"))).status, "confirmed");
+  assert.equal((await okJson(await h.a.status("swept"))).status, "confirmed");
   const loop = (await listJobs(h.a.kv)).find((j) => j.payload.type === "tx_sweep");
   assert.equal(loop?.runAt, h.a.clock.now() + 30_000);
   assert.equal((await h.txEvents()).length, 1);
