@@ -51,8 +51,8 @@ export async function openKv(path?: string): Promise<Deno.Kv> {
   const kv = await Deno.openKv(path);
   const remote = isRemoteKvPath(path);
   // The store's own methods are replaced on the instance, once: every request reads through
-  // them, and a Proxy's trap (or an async wrapper) on each call cost the hot `/v1` read about a
-  // tenth of its throughput (docs/performance.md).
+  // them, and a Proxy's trap with an async wrapper on each call cost about 2 µs of a `/v1`
+  // request's JavaScript time (docs/performance.md).
   const atomic = kv.atomic.bind(kv);
   kv.atomic = () => wrapAtomic(atomic(), remote);
   if (remote) {

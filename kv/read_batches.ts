@@ -4,8 +4,8 @@
  * with one `getMany` per ten keys. Each call has a fixed cost well above the cost of a key (the op,
  * the hand-over to the store's SQLite thread, its read transaction), so under load, when many
  * requests read at once, a batch of ten keys costs little more than one key, and the hot `/v1`
- * route spends about 40 % less CPU per request (docs/performance.md). A lone read still goes out
- * alone, in the same turn's end.
+ * route spends about 40 % less CPU per request (docs/performance.md). A lone read goes out alone,
+ * at the end of its turn.
  *
  * A batch reads every key in one consistent snapshot taken after each of its reads was asked for,
  * so a read sees every write that committed before it was asked, as before. A batch that fails
