@@ -3,6 +3,7 @@ import { z } from "zod";
 import { log } from "../core/log.ts";
 import { randomToken } from "../core/ids.ts";
 import type { Cluster } from "../core/cluster.ts";
+import { isRemoteKvPath } from "../kv/open_kv.ts";
 import type { AbuseLimits } from "./quota/abuse_limits.ts";
 
 /** The validated configuration every part of the service reads. */
@@ -34,12 +35,16 @@ function limit(fallback: number) {
   return z.coerce.number().int().min(1).max(1_000_000).default(fallback);
 }
 
+const MIN_SECRET_LENGTH = 32;
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   BASE_URL: url.optional(),
   KV_PATH: z.string().min(1).optional(),
-  SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  SECRET_PREVIOUS: z.string().min(32, "must be at least 32 characters").optional(),
+  SECRET: z.string().min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters`)
+    .optional(),
+  SECRET_PREVIOUS: z.string()
+    .min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters`).optional(),
   WALLET_PROVIDER: z.enum(["managed", "none"]).default("managed"),
   RPC_URL_DEVNET: url.default("https://api.devnet.solana.com"),
   RPC_URL_MAINNET: url.default("https://api.mainnet-beta.solana.com"),
@@ -120,7 +125,8 @@ function checkRemoteStore(
   secret: string | undefined,
   env: Record<string, string | undefined>,
 ): void {
-  if (!kvPath || !/^https?:\/\//.test(kvPath)) return;
+  // No KV_PATH: a local file, or Deploy's managed store (no token; its SECRET is checked above).
+  if (kvPath === undefined || !isRemoteKvPath(kvPath)) return;
   const problems = [];
   if (!secret) problems.push("SECRET: required with a remote store (KV_PATH is a URL)");
   if (!env.DENO_KV_ACCESS_TOKEN) {
@@ -139,8 +145,6 @@ export function isDenoDeploy(): boolean {
 }
 
 // --- Generated SECRET file (issue 11) ---
-const MIN_SECRET_LENGTH = 32;
-
 /**
  * Reads the generated SECRET, or generates it on the first start. The file is created whole or
  * not at all (written to a temporary name, then hard-linked into place, which fails if the name
