@@ -122,23 +122,24 @@ export class RequestQuota {
   }
 
   #refill(projectId: string): void {
-    let entry = this.#waiting.get(projectId);
-    if (!entry) {
-      entry = { waiters: [], onSettled: [] };
-      this.#waiting.set(projectId, entry);
-    }
-    entry.refill = true;
+    this.#queued(projectId).refill = true;
     this.#schedule();
   }
 
   #entry(projectId: string): Entry {
+    const entry = this.#queued(projectId);
+    // A project goes to the store only when its lease is used up or over: settle it in that round.
+    entry.settle ??= this.#takeLease(projectId);
+    return entry;
+  }
+
+  /** The project's waiting entry, queued empty if it has none. */
+  #queued(projectId: string): Entry {
     let entry = this.#waiting.get(projectId);
     if (!entry) {
       entry = { waiters: [], onSettled: [] };
       this.#waiting.set(projectId, entry);
     }
-    // A project goes to the store only when its lease is used up or over: settle it in that round.
-    entry.settle ??= this.#takeLease(projectId);
     return entry;
   }
 
@@ -276,9 +277,7 @@ export class RequestQuota {
       entry.waiters.shift()!.resolve("ok");
     }
     if (entry && entry.waiters.length === 0 && !entry.settle) this.#waiting.delete(projectId);
-    const timer = setTimeout(() => {
-      if (this.#held.get(projectId)?.lease === held) this.#settleLease(projectId);
-    }, LEASE_MS);
+    const timer = this.#settleLater(projectId, held);
     this.#held.set(projectId, { lease: held, timer, refilling: false });
   }
 
@@ -287,8 +286,13 @@ export class RequestQuota {
     const held = this.#held.get(projectId)!;
     held.refilling = false;
     clearTimeout(held.timer);
-    held.timer = setTimeout(() => {
-      if (this.#held.get(projectId) === held) this.#settleLease(projectId);
+    held.timer = this.#settleLater(projectId, held.lease);
+  }
+
+  /** Settles `lease` `LEASE_MS` from now if the project still holds that same lease. */
+  #settleLater(projectId: string, lease: Lease): ReturnType<typeof setTimeout> {
+    return setTimeout(() => {
+      if (this.#held.get(projectId)?.lease === lease) this.#settleLease(projectId);
     }, LEASE_MS);
   }
 
