@@ -1,5 +1,4 @@
 /** Managed wallet keys: one per project, the secret stored only encrypted (AES-256-GCM). */
-import { wasWrittenBy } from "./lost_answer.ts";
 
 /** A managed wallet key as stored. */
 interface WalletKeyRecord {
@@ -23,11 +22,10 @@ export async function createWalletKey(
   const key = walletKeyKey(projectId);
   const result = await kv.atomic().check({ key, versionstamp: null }).set(key, record).commit();
   if (result.ok) return { record, created: true };
-  if (await wasWrittenBy<WalletKeyRecord>(kv, key, (v) => v.address === record.address)) {
-    return { record, created: true };
-  }
+  // The commit may have applied with its answer lost (`lost_answer.ts`): then the key is ours.
   const existing = await getWalletKey(kv, projectId);
   if (!existing) throw new Error("Cannot create wallet key: concurrent change");
+  if (existing.address === record.address) return { record, created: true };
   return { record: existing, created: false };
 }
 
