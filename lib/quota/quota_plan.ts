@@ -48,8 +48,8 @@ export interface ProjectPlan {
   verdicts: QuotaVerdict[];
   /** The new lease's size (0: none). */
   leased: number;
-  /** Requests actually used, by clock minute and UTC day, for the usage counters. */
-  used: Array<{ minute: number; day: number; n: number }>;
+  /** Requests actually used, by clock minute, for the usage counters. */
+  used: Array<{ minute: number; n: number }>;
 }
 
 /** Plans one project's counters for a round at `now`. */
@@ -74,7 +74,7 @@ export function planProject(
     }
     if (settle.day === day) d -= settle.remaining;
     const n = settle.granted - settle.remaining;
-    if (n > 0) used.push({ minute: settle.minute, day: settle.day, n });
+    if (n > 0) used.push({ minute: settle.minute, n });
   }
   // Leases whose holders went quiet long ago were lost with them: their allowance stays used.
   if (now > leasedUntil + LEASE_GRACE_MS) leased = 0;
@@ -93,7 +93,7 @@ export function planProject(
     leased += lease;
     leasedUntil = Math.max(leasedUntil, now + LEASE_MS);
   }
-  if (answered > 0) used.push({ minute, day, n: answered });
+  if (answered > 0) used.push({ minute, n: answered });
   const next: RequestCounts = {
     minute,
     minuteCount: m + answered + lease,
