@@ -1,6 +1,7 @@
 /** Player-wallet links: one wallet per player and one player per wallet, within a project. */
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { must } from "../core/must.ts";
+import { getManyInTens } from "./get_many.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 
 /** A player's link as stored under the player. */
@@ -135,16 +136,12 @@ export async function getLinksByUsers(
   userIds: readonly number[],
 ): Promise<Map<number, LinkByUser | null>> {
   const distinct = [...new Set(userIds)];
-  const batches: number[][] = [];
-  for (let i = 0; i < distinct.length; i += 10) batches.push(distinct.slice(i, i + 10));
-  const results = await Promise.all(
-    batches.map((ids) => kv.getMany<LinkByUser[]>(ids.map((id) => linkByUserKey(projectId, id)))),
+  const entries = await getManyInTens<LinkByUser>(
+    kv,
+    distinct.map((id) => linkByUserKey(projectId, id)),
   );
   const found = new Map<number, LinkByUser | null>();
-  for (const [b, ids] of batches.entries()) {
-    const entries = must(results[b], "getMany answer for a batch");
-    ids.forEach((id, i) => found.set(id, must(entries[i], "getMany entry for a user").value));
-  }
+  distinct.forEach((id, i) => found.set(id, must(entries[i], "getMany entry for a user").value));
   return found;
 }
 

@@ -2,6 +2,7 @@
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import type { Cluster } from "../core/cluster.ts";
 import { ulid } from "../core/ids.ts";
+import { getManyInTens } from "./get_many.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 
 /** Per-project settings edited in the dashboard; secrets are stored encrypted. */
@@ -139,9 +140,8 @@ export async function listProjectsByDeveloper(kv: Deno.Kv, developer: string): P
     ids.push(e.value);
   }
   const projects: Project[] = [];
-  for (let i = 0; i < ids.length; i += 10) {
-    const entries = await kv.getMany<Project[]>(ids.slice(i, i + 10).map(projectKey));
-    for (const e of entries) if (e.value && e.value.deletedAt === null) projects.push(e.value);
+  for (const e of await getManyInTens<Project>(kv, ids.map(projectKey))) {
+    if (e.value && e.value.deletedAt === null) projects.push(e.value);
   }
   return projects;
 }

@@ -11,6 +11,7 @@ import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { ulid } from "../../core/ids.ts";
 import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
+import { getManyInTens } from "../../kv/get_many.ts";
 import { type RequestCounts, requestCountsKey } from "../../kv/request_counts.ts";
 import { addRequestUsage } from "../../kv/usage.ts";
 import { planProject, type ProjectPlan, type ProjectRequest } from "./quota_plan.ts";
@@ -101,12 +102,7 @@ export class QuotaStore {
     return ids.map((id) => this.#known.get(id)!);
   }
 
-  /** Reads counters ten at a time, the most one read may ask for. */
-  async #getCounts(ids: string[]): Promise<Deno.KvEntryMaybe<RequestCounts>[]> {
-    const slices = [];
-    for (let i = 0; i < ids.length; i += 10) {
-      slices.push(this.kv.getMany<RequestCounts[]>(ids.slice(i, i + 10).map(requestCountsKey)));
-    }
-    return (await Promise.all(slices)).flat();
+  #getCounts(ids: string[]): Promise<Deno.KvEntryMaybe<RequestCounts>[]> {
+    return getManyInTens<RequestCounts>(this.kv, ids.map(requestCountsKey));
   }
 }
