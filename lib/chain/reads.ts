@@ -16,13 +16,7 @@ import {
   fetchTokenBalances,
   type TokenBalance,
 } from "./token_balances.ts";
-import {
-  DEFAULT_READ_BUDGET,
-  ReadBudget,
-  ReadBudgetError,
-  type ReadBudgetLimits,
-  RpcCallError,
-} from "./read_budget.ts";
+import { ReadBudget, ReadBudgetError, RpcCallError } from "./read_budget.ts";
 
 /** A read that takes longer than this fails rather than holding the game server's request. */
 const READ_TIMEOUT_MS = 10_000;
@@ -33,7 +27,6 @@ export class ChainReads {
     private rpc: RpcClients,
     private urls: { rpc: Record<Cluster, string>; das: Record<Cluster, string | undefined> },
     private cache: TtlCache,
-    private budget: ReadBudgetLimits = DEFAULT_READ_BUDGET,
   ) {}
 
   #source(cluster: Cluster): ChainSource {
@@ -56,7 +49,7 @@ export class ChainReads {
   ): Promise<TokenBalance[] | null> {
     const source = this.#source(cluster);
     return this.#cached(`${cluster}:tokens:${owner}:${mint ?? ""}`, async (signal) => {
-      const options = { budget: new ReadBudget(this.budget), abortSignal: signal };
+      const options = { budget: new ReadBudget(), abortSignal: signal };
       if (!mint) return await fetchTokenBalances(source, owner, options);
       const entry = await fetchTokenBalanceOfMint(source, owner, mint, options);
       return entry && [entry];
@@ -67,7 +60,7 @@ export class ChainReads {
   getAssets(cluster: Cluster, owner: Address, collection?: Address): Promise<Asset[]> {
     const dasUrl = this.urls.das[cluster];
     return this.#cached(`${cluster}:assets:${owner}:${collection ?? ""}`, (signal) => {
-      const budget = new ReadBudget(this.budget);
+      const budget = new ReadBudget();
       const options = {
         ...(collection ? { collection } : {}),
         limit: MAX_ASSETS,

@@ -15,12 +15,15 @@
 import { decodeBase64Url, encodeBase64Url } from "../../core/ids.ts";
 import { keySetById, type SecretKeys, type SecretKeySet } from "./secret_keys.ts";
 
+const SECRET_PURPOSES = [
+  "wallet_key",
+  "oauth_client_secret",
+  "publishing_key",
+  "dashboard_flash",
+] as const;
+
 /** What a sealed secret is; a value sealed for one purpose never opens as another. */
-export type SecretPurpose =
-  | "wallet_key"
-  | "oauth_client_secret"
-  | "publishing_key"
-  | "dashboard_flash";
+export type SecretPurpose = (typeof SECRET_PURPOSES)[number];
 
 /** What a sealed value is bound to: its purpose and its owner (project id, developer...). */
 export interface SealBinding {
@@ -29,12 +32,7 @@ export interface SealBinding {
 }
 
 const encoder = new TextEncoder();
-const PURPOSES = new Set<string>([
-  "wallet_key",
-  "oauth_client_secret",
-  "publishing_key",
-  "dashboard_flash",
-]);
+const PURPOSES = new Set<string>(SECRET_PURPOSES);
 
 /** Encrypts `plaintext` under the current SECRET with a fresh 96-bit nonce, bound to `binding`. */
 export async function encryptSecret(

@@ -19,7 +19,7 @@ import type { Clock } from "../../core/clock.ts";
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { log } from "../../core/log.ts";
 import { decryptSecret, type SealBinding } from "./encryption.ts";
-import { resealSecrets } from "./reseal.ts";
+import { resealSecrets, SETTINGS_FIELDS } from "./reseal.ts";
 import type { SecretKeys, SecretKeySet } from "./secret_keys.ts";
 
 /** Thrown when the configured SECRET is not the one the store runs under; the message says what to do. */
@@ -95,16 +95,9 @@ async function findSealedValue(
     return { sealed: entry.value.secretKeyEnc, binding: { purpose: "wallet_key", context } };
   }
   for await (const project of listAllProjects(kv)) {
-    const { publishingKeyEnc, oauthClientSecretEnc } = project.settings;
-    if (publishingKeyEnc) {
-      return {
-        sealed: publishingKeyEnc,
-        binding: { purpose: "publishing_key", context: project.id },
-      };
-    }
-    if (oauthClientSecretEnc) {
-      const binding: SealBinding = { purpose: "oauth_client_secret", context: project.id };
-      return { sealed: oauthClientSecretEnc, binding };
+    for (const [field, purpose] of SETTINGS_FIELDS) {
+      const sealed = project.settings[field];
+      if (sealed) return { sealed, binding: { purpose, context: project.id } };
     }
   }
   return null;

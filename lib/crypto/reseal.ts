@@ -19,8 +19,8 @@ interface ResealResult {
   unreadable: number;
 }
 
-// The sealed fields of a project's settings and what each is sealed as.
-const SETTINGS_FIELDS = [
+/** The sealed fields of a project's settings and what each is sealed as. */
+export const SETTINGS_FIELDS = [
   ["publishingKeyEnc", "publishing_key"],
   ["oauthClientSecretEnc", "oauth_client_secret"],
 ] as const satisfies readonly (readonly [keyof ProjectSettings, SecretPurpose])[];

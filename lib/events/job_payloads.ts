@@ -8,6 +8,13 @@ import { recordedEventSchema } from "./event_schema.ts";
 
 const id = z.string().min(1).max(200);
 
+/**
+ * Events one commit delivers with a `deliver_event` job each, and the most a `publish_batch` job
+ * carries; more in one commit go through batches, which keeps a 1,000-transaction watch poll far
+ * under KV's mutation and size limits.
+ */
+export const DIRECT_DELIVERY_MAX = 50;
+
 /** Publishes one recorded event to the project's game servers (with its own retry schedule). */
 export const deliverEventJobSchema = z.object({
   type: z.literal("deliver_event"),
@@ -19,7 +26,7 @@ export const deliverEventJobSchema = z.object({
 export const publishBatchJobSchema = z.object({
   type: z.literal("publish_batch"),
   projectId: id,
-  events: z.array(recordedEventSchema).min(1).max(50),
+  events: z.array(recordedEventSchema).min(1).max(DIRECT_DELIVERY_MAX),
 });
 
 /** One poll of a watched address; it reschedules itself for as long as the watch exists. */

@@ -12,13 +12,10 @@
  */
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { addFeedEvents, getEventSeqEntry } from "../../kv/event_feed.ts";
-import { addEventJob } from "./job_payloads.ts";
+import { addEventJob, DIRECT_DELIVERY_MAX } from "./job_payloads.ts";
 import type { AppContext } from "../context.ts";
 import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
 
-// Events delivered by one fan-out job; more than this in one commit go through `publish_batch`
-// jobs, which keeps a 1,000-transaction watch poll far under KV's mutation and size limits.
-const DIRECT_DELIVERY_MAX = 50;
 const MAX_ROUNDS = 100;
 
 /** How a commit with events ended. */

@@ -34,7 +34,7 @@ export function policyInputOf(fields: ActionFields): Record<string, unknown> {
   );
   if (unknown.length > 0) throw invalidSettings(unknown);
   const input: Record<string, unknown> = {};
-  const rows: Record<string, Map<number, Record<string, unknown>>> = {
+  const rows: Record<keyof typeof ROW_KEYS, Map<number, Record<string, unknown>>> = {
     allowedMints: new Map(),
     hourlyBudgets: new Map(),
   };
@@ -45,11 +45,12 @@ export function policyInputOf(fields: ActionFields): Record<string, unknown> {
       input[name] = value;
       continue;
     }
-    const [, list = "", index, key = ""] = row;
+    const [, match = "", index, key = ""] = row;
+    // ROW_FIELD only matches the lists ROW_KEYS names.
+    const list = match as keyof typeof ROW_KEYS;
+    const keys: readonly string[] = ROW_KEYS[list];
+    if (!keys.includes(key)) continue;
     const entries = rows[list];
-    // `entries` is always there: ROW_FIELD only matches the lists `rows` holds.
-    if (!entries) continue;
-    if (!(ROW_KEYS[list as keyof typeof ROW_KEYS] as readonly string[]).includes(key)) continue;
     const entry = entries.get(Number(index)) ?? {};
     entry[key] = value;
     entries.set(Number(index), entry);
