@@ -138,13 +138,8 @@ export async function ensureTxCheck(ctx: AppContext, record: TxRequestRecord): P
 export async function runTxCheckJob(run: JobRun<TxCheckJob>): Promise<JobOutcome> {
   const { projectId, key, attemptId } = run.payload;
   Object.assign(run.logFields, { projectId, idempotencyKey: key });
-  const { ctx } = run;
-  const verdict = await runTxCheck(ctx, { projectId, key, attemptId }, run.id);
+  const verdict = await runTxCheck(run.ctx, { projectId, key, attemptId }, run.id);
   if (verdict.kind === "done") return { kind: "done" };
   // "continue" keeps the same job id (the attempt's record points at it) and resets attempts.
-  return {
-    kind: "continue",
-    at: verdict.at,
-    afterCommit: () => ctx.jobWaker.wakeIn(verdict.at - ctx.clock.now()),
-  };
+  return { kind: "continue", at: verdict.at };
 }
