@@ -13,8 +13,8 @@ import {
   type AttemptRef,
   attemptRef,
   isFinal,
+  markSubmitted,
   settleAttempt,
-  updateUnsettled,
 } from "./transitions.ts";
 import { checkAttempt, type StatusValue } from "./confirm.ts";
 import { ABANDONED_ERROR } from "./result.ts";
@@ -96,11 +96,7 @@ export async function followAttempt(
   });
   if (isFinal(current) || current.status !== "pending" || !current.signed) return current;
   if (!routeIsOver(ctx, current)) return current;
-  return (await updateUnsettled(
-    ctx,
-    attemptRef(current),
-    (r) => r.status === "pending" ? { ...r, status: "submitted" } : null,
-  )) ?? current;
+  return (await markSubmitted(ctx, attemptRef(current))) ?? current;
 }
 
 /**

@@ -184,10 +184,38 @@ export async function confirmLandedAttempt(
 }
 
 /**
- * Applies `change` to a still-unsettled attempt (e.g. pending to submitted, or send bookkeeping);
- * returns the record as it stands afterwards.
+ * Records that a send of the attempt was accepted, so every later send (from any path) skips
+ * preflight. Returns the record afterwards.
  */
-export async function updateUnsettled(
+export async function markAccepted(
+  ctx: AppContext,
+  ref: AttemptRef,
+): Promise<TxRequestRecord | null> {
+  return await updateUnsettled(
+    ctx,
+    ref,
+    (current) =>
+      current.signed ? { ...current, signed: { ...current.signed, accepted: true } } : null,
+  );
+}
+
+/**
+ * Moves a pending attempt to submitted (its route answered without a final status); returns the
+ * record afterwards.
+ */
+export async function markSubmitted(
+  ctx: AppContext,
+  ref: AttemptRef,
+): Promise<TxRequestRecord | null> {
+  return await updateUnsettled(
+    ctx,
+    ref,
+    (current) => current.status === "pending" ? { ...current, status: "submitted" } : null,
+  );
+}
+
+/** Applies `change` to a still-unsettled attempt; returns the record as it stands afterwards. */
+async function updateUnsettled(
   ctx: AppContext,
   ref: AttemptRef,
   change: (record: TxRequestRecord) => TxRequestRecord | null,
