@@ -46,8 +46,6 @@ type FinalOutcome =
   | { status: "confirmed" }
   | { status: "failed"; error: string; refused?: boolean };
 
-const MAX_ROUNDS = 100;
-
 /** The ref of a stored attempt. */
 export function attemptRef(record: TxRequestRecord): AttemptRef {
   return { projectId: record.projectId, key: record.key, attemptId: record.attemptId };
@@ -112,7 +110,7 @@ export async function settleAttempt(
       return next;
     }
     return RETRY;
-  }, { rounds: MAX_ROUNDS });
+  });
 }
 
 /** True once an attempt is confirmed or failed. */
@@ -232,7 +230,7 @@ async function updateUnsettled(
     }).commit();
     if (result.ok) return next;
     return RETRY;
-  }, { rounds: MAX_ROUNDS });
+  });
 }
 
 /**
