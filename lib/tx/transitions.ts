@@ -88,16 +88,7 @@ export async function settleAttempt(
     }
     await addCheckJobRemoval(ctx, op, record);
     const silent = outcome.status === "failed" && outcome.error === ABANDONED_ERROR;
-    const event: ServiceEvent = {
-      type: "tx",
-      key: record.key,
-      kind: record.kind,
-      status: outcome.status,
-      signature: record.signature,
-      userId: record.recipientUserId,
-      error: next.error,
-    };
-    const events = silent ? [] : [event];
+    const events = silent ? [] : [txEventOf(next, outcome.status)];
     if ((await commitWithEvents(ctx, op, { projectId: ref.projectId, events })).ok) {
       log(outcome.status === "confirmed" ? "info" : "warn", "Transaction request settled", {
         projectId: ref.projectId,
@@ -158,18 +149,9 @@ export async function confirmLandedAttempt(
     updatedAt: ctx.clock.now(),
   };
   const op = ctx.kv.atomic().check(entry).set(entry.key, next);
-  const event: ServiceEvent = {
-    type: "tx",
-    key: record.key,
-    kind: record.kind,
-    status: "confirmed",
-    signature: record.signature,
-    userId: record.recipientUserId,
-    error: null,
-  };
   const committed = await commitWithEvents(ctx, op, {
     projectId: record.projectId,
-    events: [event],
+    events: [txEventOf(next, "confirmed")],
   });
   if (!committed.ok) return null;
   log("warn", "Transaction request found landed after it was marked failed", {
@@ -289,4 +271,17 @@ async function addUsageRelease(
       expireIn: scope.windowMs + HOUR_WINDOW_MS,
     });
   });
+}
+
+/** The `tx` event of an attempt settled as `next`. */
+function txEventOf(next: TxRequestRecord, status: FinalOutcome["status"]): ServiceEvent {
+  return {
+    type: "tx",
+    key: next.key,
+    kind: next.kind,
+    status,
+    signature: next.signature,
+    userId: next.recipientUserId,
+    error: next.error,
+  };
 }
