@@ -16,6 +16,7 @@
  *   claimed a second time while it still runs.
  */
 import type { AppContext } from "../lib/context.ts";
+import { forEachConcurrently } from "../core/concurrently.ts";
 import { randomToken } from "../core/ids.ts";
 import { log, type LogFields } from "../core/log.ts";
 import {
@@ -150,14 +151,9 @@ export class JobWorker {
         limit: this.#batchSize,
       });
       const picks = pickFairly(due, { free: due.length, perProject: Infinity });
-      // One shared iterator: each slot takes the next pick until none is left.
-      const queue = picks.values();
-      const slot = async () => {
-        for (const job of queue) {
-          if (await this.#runOneSafely(lane, job)) ran++;
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(state.limit, picks.length) }, slot));
+      await forEachConcurrently(picks, async (job) => {
+        if (await this.#runOneSafely(lane, job)) ran++;
+      }, { limit: state.limit });
     }
     return ran;
   }
