@@ -16,6 +16,7 @@
  *   claimed a second time while it still runs.
  */
 import type { AppContext } from "../lib/context.ts";
+import { forEachConcurrently } from "../core/concurrently.ts";
 import { randomToken } from "../core/ids.ts";
 import { log, type LogFields } from "../core/log.ts";
 import {
@@ -60,11 +61,10 @@ export interface JobWorkerOptions {
 const MAX_BACKOFF_MS = 5 * 60_000;
 const DEFAULT_CONCURRENCY: Record<JobLane, number> = { tx: 8, events: 8, watch: 4 };
 
-/** What the loop knows of one lane: its slots and the jobs (and their projects) in them. */
+/** What the loop knows of one lane: its slots and the jobs (job id to project id) in them. */
 interface LaneState {
   limit: number;
   running: Map<string, string>;
-  projects: Map<string, number>;
   filling: boolean;
   again: boolean;
 }
@@ -101,7 +101,6 @@ export class JobWorker {
     this.#lanes = new Map(JOB_LANES.map((lane) => [lane, {
       limit: Math.max(1, limits[lane] ?? DEFAULT_CONCURRENCY[lane]),
       running: new Map(),
-      projects: new Map(),
       filling: false,
       again: false,
     }]));
@@ -152,14 +151,9 @@ export class JobWorker {
         limit: this.#batchSize,
       });
       const picks = pickFairly(due, { free: due.length, perProject: Infinity });
-      // One shared iterator: each slot takes the next pick until none is left.
-      const queue = picks.values();
-      const slot = async () => {
-        for (const job of queue) {
-          if (await this.#runOneSafely(lane, job)) ran++;
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(state.limit, picks.length) }, slot));
+      await forEachConcurrently(picks, async (job) => {
+        if (await this.#runOneSafely(lane, job)) ran++;
+      }, { limit: state.limit });
     }
     return ran;
   }
@@ -198,18 +192,14 @@ export class JobWorker {
     const picks = pickFairly(due, {
       free,
       perProject: Math.max(1, Math.floor(state.limit / 2)),
-      running: state.projects,
+      running: state.running.values(),
     });
     for (const job of picks) {
       if (!this.#running) return;
       state.running.set(job.id, job.projectId);
-      state.projects.set(job.projectId, (state.projects.get(job.projectId) ?? 0) + 1);
       this.#track(
         this.#runOneSafely(lane, job).finally(() => {
           state.running.delete(job.id);
-          const left = state.projects.get(job.projectId)! - 1;
-          if (left > 0) state.projects.set(job.projectId, left);
-          else state.projects.delete(job.projectId);
           if (this.#running) this.#track(this.#fill(lane));
         }),
       );
@@ -401,11 +391,11 @@ export class JobWorker {
 
 /**
  * Picks up to `free` of the due jobs (earliest first), round-robin over their projects, leaving
- * out projects that already run `perProject` jobs.
+ * out projects that already run `perProject` jobs (`running`: the project of each running job).
  */
 function pickFairly(
   due: DueJob[],
-  options: { free: number; perProject: number; running?: Map<string, number> },
+  options: { free: number; perProject: number; running?: Iterable<string> },
 ): DueJob[] {
   const queues = new Map<string, DueJob[]>();
   for (const job of due) {
@@ -413,7 +403,10 @@ function pickFairly(
     if (queue) queue.push(job);
     else queues.set(job.projectId, [job]);
   }
-  const counts = new Map(options.running);
+  const counts = new Map<string, number>();
+  for (const projectId of options.running ?? []) {
+    counts.set(projectId, (counts.get(projectId) ?? 0) + 1);
+  }
   const picks: DueJob[] = [];
   let progressed = true;
   while (picks.length < options.free && progressed) {

@@ -4,6 +4,7 @@
  * the sweep (`sweep.ts`) catches whatever a lost job leaves behind.
  */
 import type { AppContext } from "../context.ts";
+import { CommitConflictError, commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { log } from "../../core/log.ts";
 import { getJobEntry } from "../../kv/jobs.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
@@ -13,8 +14,8 @@ import {
   type AttemptRef,
   attemptRef,
   isFinal,
+  markSubmitted,
   settleAttempt,
-  updateUnsettled,
 } from "./transitions.ts";
 import { checkAttempt, type StatusValue } from "./confirm.ts";
 import { ABANDONED_ERROR } from "./result.ts";
@@ -96,11 +97,7 @@ export async function followAttempt(
   });
   if (isFinal(current) || current.status !== "pending" || !current.signed) return current;
   if (!routeIsOver(ctx, current)) return current;
-  return (await updateUnsettled(
-    ctx,
-    attemptRef(current),
-    (r) => r.status === "pending" ? { ...r, status: "submitted" } : null,
-  )) ?? current;
+  return (await markSubmitted(ctx, attemptRef(current))) ?? current;
 }
 
 /**
@@ -113,24 +110,27 @@ export async function ensureTxCheck(ctx: AppContext, record: TxRequestRecord): P
     const job = await getJobEntry(ctx.kv, record.checkJobId);
     if (job.value?.status === "pending") return;
   }
-  for (let round = 0; round < 10; round++) {
-    const entry = await getTxRequestEntry(ctx.kv, record.projectId, record.key);
-    const current = entry.value;
-    if (!current || current.attemptId !== record.attemptId || isFinal(current)) return;
-    if (current.checkJobId && current.checkJobId !== record.checkJobId) return;
-    const op = ctx.kv.atomic().check(entry);
-    const checkJobId = addTxJob(op, { type: "tx_check", ...attemptRef(current) }, {
-      runAt: ctx.clock.now(),
-    });
-    op.set(entry.key, { ...current, checkJobId });
-    if ((await op.commit()).ok) {
+  try {
+    await commitWithRetry("resume the confirmation check", async () => {
+      const entry = await getTxRequestEntry(ctx.kv, record.projectId, record.key);
+      const current = entry.value;
+      if (!current || current.attemptId !== record.attemptId || isFinal(current)) return;
+      if (current.checkJobId && current.checkJobId !== record.checkJobId) return;
+      const op = ctx.kv.atomic().check(entry);
+      const checkJobId = addTxJob(op, { type: "tx_check", ...attemptRef(current) }, {
+        runAt: ctx.clock.now(),
+      });
+      op.set(entry.key, { ...current, checkJobId });
+      if (!(await op.commit()).ok) return RETRY;
       log("info", "Confirmation check resumed", {
         projectId: current.projectId,
         idempotencyKey: current.key,
       });
       ctx.jobWaker.wake();
-      return;
-    }
+    }, { rounds: 10 });
+  } catch (error) {
+    // Giving up under contention is safe: the sweep (every 30 s) tries again.
+    if (!(error instanceof CommitConflictError)) throw error;
   }
 }
 
@@ -138,13 +138,8 @@ export async function ensureTxCheck(ctx: AppContext, record: TxRequestRecord): P
 export async function runTxCheckJob(run: JobRun<TxCheckJob>): Promise<JobOutcome> {
   const { projectId, key, attemptId } = run.payload;
   Object.assign(run.logFields, { projectId, idempotencyKey: key });
-  const { ctx } = run;
-  const verdict = await runTxCheck(ctx, { projectId, key, attemptId }, run.id);
+  const verdict = await runTxCheck(run.ctx, { projectId, key, attemptId }, run.id);
   if (verdict.kind === "done") return { kind: "done" };
   // "continue" keeps the same job id (the attempt's record points at it) and resets attempts.
-  return {
-    kind: "continue",
-    at: verdict.at,
-    afterCommit: () => ctx.jobWaker.wakeIn(verdict.at - ctx.clock.now()),
-  };
+  return { kind: "continue", at: verdict.at };
 }

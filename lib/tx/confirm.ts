@@ -24,7 +24,7 @@ import type { AppContext } from "../context.ts";
 import { log } from "../../core/log.ts";
 import { getTxRequest, type SignedTx, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { codedErrorText, isSimulationRejection, rpcFailureReason } from "./chain_errors.ts";
-import { attemptRef, isFinal, settleAttempt, updateUnsettled } from "./transitions.ts";
+import { attemptRef, isFinal, markAccepted, settleAttempt } from "./transitions.ts";
 import { rpcSignal } from "./timing.ts";
 import { EXPIRED_ERROR } from "./result.ts";
 
@@ -243,10 +243,7 @@ export async function checkAttempt(
   if (!options.rebroadcast || check.landed || !check.canLand) return record;
   const sent = await sendSignedTx(rpc, signed, { abortSignal });
   if (sent.kind === "accepted" && !signed.accepted) {
-    return (await updateUnsettled(ctx, ref, (current) => ({
-      ...current,
-      signed: current.signed ? { ...current.signed, accepted: true } : null,
-    }))) ?? record;
+    return (await markAccepted(ctx, ref)) ?? record;
   }
   if (sent.kind === "rejected" && !sent.harmless) {
     // An earlier copy may still land: only the chain decides from here.

@@ -20,9 +20,10 @@ import { BuildError, buildSignedTx, type TxPlan } from "./build.ts";
 import {
   attemptRef,
   isFinal,
+  markAccepted,
+  markSubmitted,
   recordSigned,
   settleAttempt,
-  updateUnsettled,
 } from "./transitions.ts";
 import { type Deadline, rpcSignal } from "./timing.ts";
 import { checkAttempt, sendSignedTx } from "./confirm.ts";
@@ -96,9 +97,7 @@ export async function executeAttempt(
   }
   if (first.kind === "accepted") {
     // Stored at once, so every later send (from any path) skips preflight.
-    record = (await updateUnsettled(ctx, ref, (current) =>
-      current.signed ? { ...current, signed: { ...current.signed, accepted: true } } : null)) ??
-      record;
+    record = (await markAccepted(ctx, ref)) ?? record;
   } else {
     log("warn", "First send got no clear answer; rebroadcasting", {
       ...fields,
@@ -122,11 +121,7 @@ export async function executeAttempt(
   }
   if (isFinal(record) || record.attemptId !== ref.attemptId) return txResultOf(record);
 
-  const submitted = await updateUnsettled(
-    ctx,
-    ref,
-    (current) => current.status === "pending" ? { ...current, status: "submitted" } : null,
-  );
+  const submitted = await markSubmitted(ctx, ref);
   log("info", "Transaction submitted; confirmation continues in the background", {
     ...fields,
     signature: built.signature as Signature,

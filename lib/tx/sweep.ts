@@ -5,6 +5,7 @@
  * `ensureTxSweepLoop` restarts it if it is ever lost, so the worker drives it and the cron kicks it.
  */
 import type { AppContext } from "../context.ts";
+import { forEachConcurrently } from "../../core/concurrently.ts";
 import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
 import { addJobRemoval, addJobReschedule, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
@@ -60,24 +61,19 @@ export async function sweepUnsettledTx(
   }
   const statuses = await readStatuses(ctx, open);
   let checked = 0;
-  // One shared iterator: each lane takes the next open record until none is left.
-  const queue = open.values();
-  const lane = async () => {
-    for (const record of queue) {
-      try {
-        const current = await followAttempt(ctx, record, statuses.get(record.attemptId));
-        if (!isFinal(current)) await ensureTxCheck(ctx, current);
-        checked++;
-      } catch (error) {
-        log("error", "Sweep could not check a transaction request", {
-          projectId: record.projectId,
-          idempotencyKey: record.key,
-          error,
-        });
-      }
+  await forEachConcurrently(open, async (record) => {
+    try {
+      const current = await followAttempt(ctx, record, statuses.get(record.attemptId));
+      if (!isFinal(current)) await ensureTxCheck(ctx, current);
+      checked++;
+    } catch (error) {
+      log("error", "Sweep could not check a transaction request", {
+        projectId: record.projectId,
+        idempotencyKey: record.key,
+        error,
+      });
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(SWEEP_CONCURRENCY, open.length) }, lane));
+  }, { limit: SWEEP_CONCURRENCY });
   return { checked, abandoned };
 }
 

@@ -46,8 +46,6 @@ type FinalOutcome =
   | { status: "confirmed" }
   | { status: "failed"; error: string; refused?: boolean };
 
-const MAX_ROUNDS = 100;
-
 /** The ref of a stored attempt. */
 export function attemptRef(record: TxRequestRecord): AttemptRef {
   return { projectId: record.projectId, key: record.key, attemptId: record.attemptId };
@@ -90,16 +88,7 @@ export async function settleAttempt(
     }
     await addCheckJobRemoval(ctx, op, record);
     const silent = outcome.status === "failed" && outcome.error === ABANDONED_ERROR;
-    const event: ServiceEvent = {
-      type: "tx",
-      key: record.key,
-      kind: record.kind,
-      status: outcome.status,
-      signature: record.signature,
-      userId: record.recipientUserId,
-      error: next.error,
-    };
-    const events = silent ? [] : [event];
+    const events = silent ? [] : [txEventOf(next, outcome.status)];
     if ((await commitWithEvents(ctx, op, { projectId: ref.projectId, events })).ok) {
       log(outcome.status === "confirmed" ? "info" : "warn", "Transaction request settled", {
         projectId: ref.projectId,
@@ -112,7 +101,7 @@ export async function settleAttempt(
       return next;
     }
     return RETRY;
-  }, { rounds: MAX_ROUNDS });
+  });
 }
 
 /** True once an attempt is confirmed or failed. */
@@ -160,18 +149,9 @@ export async function confirmLandedAttempt(
     updatedAt: ctx.clock.now(),
   };
   const op = ctx.kv.atomic().check(entry).set(entry.key, next);
-  const event: ServiceEvent = {
-    type: "tx",
-    key: record.key,
-    kind: record.kind,
-    status: "confirmed",
-    signature: record.signature,
-    userId: record.recipientUserId,
-    error: null,
-  };
   const committed = await commitWithEvents(ctx, op, {
     projectId: record.projectId,
-    events: [event],
+    events: [txEventOf(next, "confirmed")],
   });
   if (!committed.ok) return null;
   log("warn", "Transaction request found landed after it was marked failed", {
@@ -184,10 +164,38 @@ export async function confirmLandedAttempt(
 }
 
 /**
- * Applies `change` to a still-unsettled attempt (e.g. pending to submitted, or send bookkeeping);
- * returns the record as it stands afterwards.
+ * Records that a send of the attempt was accepted, so every later send (from any path) skips
+ * preflight. Returns the record afterwards.
  */
-export async function updateUnsettled(
+export async function markAccepted(
+  ctx: AppContext,
+  ref: AttemptRef,
+): Promise<TxRequestRecord | null> {
+  return await updateUnsettled(
+    ctx,
+    ref,
+    (current) =>
+      current.signed ? { ...current, signed: { ...current.signed, accepted: true } } : null,
+  );
+}
+
+/**
+ * Moves a pending attempt to submitted (its route answered without a final status); returns the
+ * record afterwards.
+ */
+export async function markSubmitted(
+  ctx: AppContext,
+  ref: AttemptRef,
+): Promise<TxRequestRecord | null> {
+  return await updateUnsettled(
+    ctx,
+    ref,
+    (current) => current.status === "pending" ? { ...current, status: "submitted" } : null,
+  );
+}
+
+/** Applies `change` to a still-unsettled attempt; returns the record as it stands afterwards. */
+async function updateUnsettled(
   ctx: AppContext,
   ref: AttemptRef,
   change: (record: TxRequestRecord) => TxRequestRecord | null,
@@ -204,7 +212,7 @@ export async function updateUnsettled(
     }).commit();
     if (result.ok) return next;
     return RETRY;
-  }, { rounds: MAX_ROUNDS });
+  });
 }
 
 /**
@@ -263,4 +271,17 @@ async function addUsageRelease(
       expireIn: scope.windowMs + HOUR_WINDOW_MS,
     });
   });
+}
+
+/** The `tx` event of an attempt settled as `next`. */
+function txEventOf(next: TxRequestRecord, status: FinalOutcome["status"]): ServiceEvent {
+  return {
+    type: "tx",
+    key: next.key,
+    kind: next.kind,
+    status,
+    signature: next.signature,
+    userId: next.recipientUserId,
+    error: next.error,
+  };
 }
