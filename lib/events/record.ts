@@ -16,8 +16,6 @@ import { addEventJob, DIRECT_DELIVERY_MAX } from "./job_payloads.ts";
 import type { AppContext } from "../context.ts";
 import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
 
-const MAX_ROUNDS = 100;
-
 /** How a commit with events ended. */
 interface EventsCommit {
   /** False when one of the operation's checks failed: nothing was written. */
@@ -78,7 +76,7 @@ export async function recordEvents(
     });
     if (committed.ok) return committed.events;
     return RETRY;
-  }, { rounds: MAX_ROUNDS });
+  });
 }
 
 function addDeliveries(
