@@ -6,6 +6,7 @@ import { hasOauthApp } from "../../lib/auth/oauth_app.ts";
 import { parseAddress } from "../../lib/chain/validation.ts";
 import { listWatches } from "../../lib/watches/watches.ts";
 import { ULID_PATTERN } from "../../core/ids.ts";
+import { withDeadline } from "../../core/deadline.ts";
 import { pageResponse } from "../../components/layout.tsx";
 import { eventsEnabled, linkUrl } from "../../lib/projects/project_view.ts";
 import {
@@ -245,21 +246,13 @@ async function readBalance(
 ): Promise<{ sol: string } | { error: string } | null> {
   const address = parseAddress(project.walletAddress ?? undefined);
   if (!address) return null;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<{ error: string }>((resolve) => {
-    timer = setTimeout(() => resolve({ error: "timeout" }), BALANCE_WAIT_MS);
-  });
-  try {
-    return await Promise.race([
-      ctx.chain.getSolBalance(project.cluster, address).then(
-        (balance) => ({ sol: balance.sol }),
-        () => ({ error: "unreadable" }),
-      ),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return await withDeadline(
+    ctx.chain.getSolBalance(project.cluster, address).then(
+      (balance) => ({ sol: balance.sol }),
+      () => ({ error: "unreadable" }),
+    ),
+    { ms: BALANCE_WAIT_MS, fallback: { error: "timeout" } },
+  );
 }
 
 async function findPlayers(
