@@ -67,8 +67,6 @@ export function docsRoutes(ctx: AppContext): Hono {
     })
     .get("/docs", (c) => {
       c.header("content-security-policy", DOCS_CSP);
-      c.header("x-frame-options", "DENY");
-      c.header("referrer-policy", "same-origin");
       c.header("cache-control", "no-cache");
       return c.html(docsPage(serviceName));
     })
