@@ -9,11 +9,7 @@ import { ULID_PATTERN } from "../../core/ids.ts";
 import { withDeadline } from "../../core/deadline.ts";
 import { pageResponse } from "../../components/layout.tsx";
 import { eventsEnabled, linkUrl } from "../../lib/projects/project_view.ts";
-import {
-  EventsPage,
-  TransactionsPage,
-  TX_STATUSES,
-} from "../../components/dashboard/activity_pages.tsx";
+import { EventsPage, TransactionsPage } from "../../components/dashboard/activity_pages.tsx";
 import { DeletePage } from "../../components/dashboard/delete_page.tsx";
 import { KeysPage } from "../../components/dashboard/keys_page.tsx";
 import { OverviewPage } from "../../components/dashboard/overview_page.tsx";
@@ -36,7 +32,7 @@ import { listDeliveries } from "../../kv/deliveries.ts";
 import { getLinkByAddress, getLinkByUser, listLinks } from "../../kv/links.ts";
 import { getPolicy } from "../../kv/policy.ts";
 import { listProjectsByDeveloper, type Project } from "../../kv/projects.ts";
-import { listTxByTime } from "../../kv/tx_requests.ts";
+import { listTxByTime, TX_STATUSES } from "../../kv/tx_requests.ts";
 import { developerPage, projectPage } from "./_page.tsx";
 
 const PLAYERS_PAGE_SIZE = 100;
