@@ -7,8 +7,10 @@ import type { Cluster } from "../core/cluster.ts";
 import { must } from "../core/must.ts";
 import type { TxKind } from "../core/events.ts";
 
-/** Status of a transaction request (spec "Transaction request status"). */
-export type TxStatus = "pending" | "submitted" | "confirmed" | "failed";
+/** Every status of a transaction request, in the spec's order ("Transaction request status"). */
+export const TX_STATUSES = ["pending", "submitted", "confirmed", "failed"] as const;
+/** Status of a transaction request. */
+export type TxStatus = typeof TX_STATUSES[number];
 
 /** The request's recipient as sent: a player or a wallet address. */
 export type TxTarget = { userId: number } | { address: string };

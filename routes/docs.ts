@@ -12,7 +12,6 @@
 import { Hono } from "hono";
 import type { AppContext } from "../lib/context.ts";
 import { sha256Hex } from "../core/hash.ts";
-import { errorBody } from "../core/api_error.ts";
 import { buildOpenApiDocument } from "./v1/openapi.ts";
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
 import swaggerJs from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
@@ -67,15 +66,13 @@ export function docsRoutes(ctx: AppContext): Hono {
     })
     .get("/docs", (c) => {
       c.header("content-security-policy", DOCS_CSP);
-      c.header("x-frame-options", "DENY");
-      c.header("referrer-policy", "same-origin");
       c.header("cache-control", "no-cache");
       return c.html(docsPage(serviceName));
     })
     .get("/docs/assets/:name", (c) => {
       const name = c.req.param("name");
       const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
-      if (!asset) return c.json(errorBody("not_found", "No such route"), 404);
+      if (!asset) return c.notFound();
       const etag = etags.get(name) ?? etagOf(asset.body);
       etags.set(name, etag);
       c.header("etag", etag);

@@ -2,8 +2,7 @@
 import type { VNode } from "preact";
 import type { Delivery } from "../../kv/deliveries.ts";
 import type { Project } from "../../kv/projects.ts";
-import type { TxRequestRecord } from "../../kv/tx_requests.ts";
-import type { TxStatus } from "../../kv/tx_requests.ts";
+import { TX_STATUSES, type TxRequestRecord, type TxStatus } from "../../kv/tx_requests.ts";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl, explorerTxUrl, formatTime, shortAddress } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
@@ -21,9 +20,6 @@ interface TransactionsPageData extends FrameData {
   /** Cursor of the next, older page; null when this page reached the oldest. */
   next: string | null;
 }
-
-/** The filter choices of the transactions page. */
-export const TX_STATUSES: readonly TxStatus[] = ["pending", "submitted", "confirmed", "failed"];
 
 const STATUS_BADGE: Record<string, string> = {
   confirmed: "badge ok",

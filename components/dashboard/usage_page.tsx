@@ -34,6 +34,10 @@ export function UsagePage(data: UsagePageData): VNode {
   const peak = Math.max(...requests.perMinute.map((m) => m.count));
   const delivered = events.reduce((s, h) => s + h.delivered, 0);
   const dropped = events.reduce((s, h) => s + h.dropped, 0);
+  const txLimit = NUMBER.format(tx.limit);
+  const limits = `${NUMBER.format(requests.minuteLimit)} requests a minute and ` +
+    `${NUMBER.format(requests.dayLimit)} a UTC day per project, ${txLimit} transactions per ` +
+    "rolling 24 hours";
   const hourTicks = [
     { index: 0, label: "-23 h" },
     { index: 12, label: "-11 h" },
@@ -42,9 +46,7 @@ export function UsagePage(data: UsagePageData): VNode {
   return (
     <ProjectFrame data={data} project={project} tab="usage">
       <p class="muted">
-        As of{" "}
-        {clock(figures.now)}. Limits: 600 requests a minute and 100,000 a UTC day per project, 1,000
-        transactions per rolling 24 hours, and the hourly budgets of your policy.
+        As of {clock(figures.now)}. Limits: {limits}, and the hourly budgets of your policy.
       </p>
       {data.warnings
         ? <LowBalanceNotices warnings={data.warnings} />
@@ -99,7 +101,7 @@ export function UsagePage(data: UsagePageData): VNode {
           <BarChart
             id="chart-tx"
             title="Transactions per hour, last 24 hours"
-            description={`${tx.counted24h} counted toward the 1,000 limit, ${tx.failedShown} failed.`}
+            description={`${tx.counted24h} counted toward the ${txLimit} limit, ${tx.failedShown} failed.`}
             bars={tx.perHour.map((h) => ({ label: clock(h.at), values: [h.counted, h.failed] }))}
             series={[{ name: "sent", color: COLORS.main }, { name: "failed", color: COLORS.bad }]}
             ticks={hourTicks}

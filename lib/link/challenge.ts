@@ -18,15 +18,20 @@ function linkStatement(project: Project, player: Player): string {
   return `Link this wallet to ${PLATFORM_NAME} account @${player.name} (${player.id}) in ${project.name}. Signing is free and does not send a transaction.`;
 }
 
-/** Issues a single-use challenge for `address`; throws 400 `invalid_address` when it is not a wallet address. */
+/**
+ * Issues a single-use challenge for `address`, counted against `client`'s abuse limit; throws 400
+ * `invalid_address` when it is not a wallet address.
+ */
 export async function issueLinkChallenge(
   ctx: AppContext,
-  request: { project: Project; player: Player; address: string },
+  request: { project: Project; player: Player; address: string; client: string },
 ): Promise<{ nonce: string; message: string }> {
   const { project, player, address } = request;
   if (!decodeAddress(address)) {
     throw new ApiError(400, "invalid_address", "address is not a Solana address");
   }
+  // Only a challenge that will be issued (and stored) is counted.
+  await ctx.abuse.take("signin_challenge", request.client);
   const now = ctx.clock.now();
   const nonce = createSiwsNonce();
   const expiresAt = now + CHALLENGE_TTL_MS;

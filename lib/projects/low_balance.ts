@@ -10,6 +10,7 @@
  * the wallet is the mint's authority and can mint more.
  */
 import type { AppContext } from "../context.ts";
+import { withDeadline } from "../../core/deadline.ts";
 import { formatUnits, parseUnits } from "../chain/amounts.ts";
 import { parseAddress } from "../chain/validation.ts";
 import { fetchMint } from "../chain/mints.ts";
@@ -68,15 +69,7 @@ async function readWalletHoldings(
     }
     return { lamports: BigInt(sol.lamports), tokens };
   };
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), HOLDINGS_WAIT_MS);
-  });
-  try {
-    return await Promise.race([read().catch(() => null), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return await withDeadline(read().catch(() => null), { ms: HOLDINGS_WAIT_MS, fallback: null });
 }
 
 /** The wallet's holdings and their warnings; null without a wallet or when the chain is slow. */

@@ -6,13 +6,10 @@ import { hasOauthApp } from "../../lib/auth/oauth_app.ts";
 import { parseAddress } from "../../lib/chain/validation.ts";
 import { listWatches } from "../../lib/watches/watches.ts";
 import { ULID_PATTERN } from "../../core/ids.ts";
+import { withDeadline } from "../../core/deadline.ts";
 import { pageResponse } from "../../components/layout.tsx";
 import { eventsEnabled, linkUrl } from "../../lib/projects/project_view.ts";
-import {
-  EventsPage,
-  TransactionsPage,
-  TX_STATUSES,
-} from "../../components/dashboard/activity_pages.tsx";
+import { EventsPage, TransactionsPage } from "../../components/dashboard/activity_pages.tsx";
 import { DeletePage } from "../../components/dashboard/delete_page.tsx";
 import { KeysPage } from "../../components/dashboard/keys_page.tsx";
 import { OverviewPage } from "../../components/dashboard/overview_page.tsx";
@@ -35,7 +32,7 @@ import { listDeliveries } from "../../kv/deliveries.ts";
 import { getLinkByAddress, getLinkByUser, listLinks } from "../../kv/links.ts";
 import { getPolicy } from "../../kv/policy.ts";
 import { listProjectsByDeveloper, type Project } from "../../kv/projects.ts";
-import { listTxByTime } from "../../kv/tx_requests.ts";
+import { listTxByTime, TX_STATUSES } from "../../kv/tx_requests.ts";
 import { developerPage, projectPage } from "./_page.tsx";
 
 const PLAYERS_PAGE_SIZE = 100;
@@ -80,12 +77,14 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
     .get("/dashboard/projects", (c) => c.redirect("/dashboard", 303))
     .get("/dashboard/projects/:id", (c) =>
       projectPage(ctx, c, async (data, project) => {
-        const [keys, policy, balance] = await Promise.all([
+        const policyRead = getPolicy(ctx.kv, project.id);
+        // Both chain reads wait up to 4 s each: in parallel, a slow node costs the page 4 s, not 8.
+        const [keys, policy, balance, lowBalance] = await Promise.all([
           listApiKeys(ctx.kv, project.id),
-          getPolicy(ctx.kv, project.id),
+          policyRead,
           readBalance(ctx, project),
+          policyRead.then((p) => checkLowBalance(ctx, project, p)),
         ]);
-        const lowBalance = await checkLowBalance(ctx, project, policy);
         return {
           title: `${project.name} · ${ctx.config.serviceName}`,
           body: (
@@ -243,21 +242,13 @@ async function readBalance(
 ): Promise<{ sol: string } | { error: string } | null> {
   const address = parseAddress(project.walletAddress ?? undefined);
   if (!address) return null;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<{ error: string }>((resolve) => {
-    timer = setTimeout(() => resolve({ error: "timeout" }), BALANCE_WAIT_MS);
-  });
-  try {
-    return await Promise.race([
-      ctx.chain.getSolBalance(project.cluster, address).then(
-        (balance) => ({ sol: balance.sol }),
-        () => ({ error: "unreadable" }),
-      ),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return await withDeadline(
+    ctx.chain.getSolBalance(project.cluster, address).then(
+      (balance) => ({ sol: balance.sol }),
+      () => ({ error: "unreadable" }),
+    ),
+    { ms: BALANCE_WAIT_MS, fallback: { error: "timeout" } },
+  );
 }
 
 async function findPlayers(

@@ -10,7 +10,6 @@ import { linkPlayerWallet, unlinkPlayerWallet } from "../../lib/link/linking.ts"
 import { ApiError } from "../../core/api_error.ts";
 import { readJsonBody } from "../../http/validate.ts";
 import { acceptsHtml } from "../../components/layout.tsx";
-import { parseAddress } from "../../lib/chain/validation.ts";
 import { getLinkByUser } from "../../kv/links.ts";
 import { getActiveProjectBySlug, type Project } from "../../kv/projects.ts";
 
@@ -46,11 +45,8 @@ export function linkApiRoutes(ctx: AppContext): Hono {
       const project = await projectOf(c);
       const player = await playerOf(c, project);
       const { address } = await readJsonBody(c, challengeBody);
-      // Only a challenge that will be issued (and stored) is counted.
-      if (parseAddress(address)) {
-        await ctx.abuse.take("signin_challenge", clientAddress(ctx, c));
-      }
-      return c.json(await issueLinkChallenge(ctx, { project, player, address }));
+      const client = clientAddress(ctx, c);
+      return c.json(await issueLinkChallenge(ctx, { project, player, address, client }));
     })
     .post("/api/link/:slug/verify", origin, async (c) => {
       const project = await projectOf(c);

@@ -7,6 +7,7 @@
  * fails the tests until it is described here. Objects are strict: an undescribed field fails too.
  */
 import { z } from "zod";
+import { TX_STATUSES } from "../../kv/tx_requests.ts";
 
 const address = z.string().meta({ description: "Base58 Solana address" });
 const units = z.string().regex(/^[0-9]+$/).meta({ description: "Raw base units" });
@@ -90,7 +91,7 @@ export const signatureStatusAnswer = z.object({
 export const txResultAnswer = z.object({
   idempotencyKey: z.string(),
   kind: z.enum(["transfer-sol", "transfer-token", "mint-token"]),
-  status: z.enum(["pending", "submitted", "confirmed", "failed"]),
+  status: z.enum(TX_STATUSES),
   signature: z.string().nullable().meta({
     description: "Set once the managed wallet signed the transaction",
   }),

@@ -4,11 +4,12 @@ import type { AppContext } from "../../lib/context.ts";
 import { readQuery } from "../../http/validate.ts";
 import { ULID_PATTERN } from "../../core/ids.ts";
 import { listTransactions } from "../../lib/tx/list.ts";
+import { TX_STATUSES } from "../../kv/tx_requests.ts";
 import type { V1Env } from "./guard.ts";
 
 /** Query of `GET /v1/tx`. */
 export const txListQuerySchema = z.object({
-  status: z.enum(["pending", "submitted", "confirmed", "failed"]).optional(),
+  status: z.enum(TX_STATUSES).optional(),
   after: z.string().regex(ULID_PATTERN, "must be a cursor from an answer's next")
     .optional(),
   limit: z.coerce.number().int().min(1).max(100).default(50),
