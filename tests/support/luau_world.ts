@@ -337,25 +337,32 @@ function faultAnswer(entry: LoggedRequest, fault: Fault): Response {
   }, { status: fault.status });
 }
 
+/** Runs scripts/luau_tools.sh with `args` (`["lune", "run", file]`); returns its exit code and output. */
+export async function luauTools(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; output: string }> {
+  const { code, stdout, stderr } = await new Deno.Command("sh", {
+    args: ["scripts/luau_tools.sh", ...args],
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return { code, output: decoder.decode(stdout) + decoder.decode(stderr) };
+}
+
 /** Runs Lune with the Luau SDK's runner on `suites`; returns its exit code and output. */
-export async function runLuau(
+export function runLuau(
   world: LuauWorld,
   rbxm: string,
   suites: string[],
   extraEnv: Record<string, string> = {},
 ): Promise<{ code: number; output: string }> {
-  const command = new Deno.Command("sh", {
-    args: ["scripts/luau_tools.sh", "lune", "run", "sdk/luau/tests/run.luau", ...suites],
-    env: {
-      BLOCKLINK_WORLD: JSON.stringify(world.info),
-      BLOCKLINK_RBXM: rbxm,
-      SECRET_blocklink: world.apiKey,
-      ...extraEnv,
-    },
-    stdout: "piped",
-    stderr: "piped",
+  return luauTools(["lune", "run", "sdk/luau/tests/run.luau", ...suites], {
+    BLOCKLINK_WORLD: JSON.stringify(world.info),
+    BLOCKLINK_RBXM: rbxm,
+    SECRET_blocklink: world.apiKey,
+    ...extraEnv,
   });
-  const { code, stdout, stderr } = await command.output();
-  const decoder = new TextDecoder();
-  return { code, output: decoder.decode(stdout) + decoder.decode(stderr) };
 }
