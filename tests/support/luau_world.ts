@@ -33,6 +33,7 @@ import {
   signInPlayer,
   type TestWallet,
 } from "./sign_in.ts";
+import { findOperation } from "./openapi_conformance.ts";
 import { createTestApp, type TestApp } from "./test_app.ts";
 import { testTiming } from "./tx_harness.ts";
 
@@ -94,27 +95,11 @@ export interface LuauWorld extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-const ROUTES: Array<[string, RegExp, string]> = [
-  ["GET", /^\/v1\/project$/, "/v1/project"],
-  ["GET", /^\/v1\/players\/[^/]+\/wallet$/, "/v1/players/:userId/wallet"],
-  ["POST", /^\/v1\/players\/wallets$/, "/v1/players/wallets"],
-  ["GET", /^\/v1\/wallets\/[^/]+\/balance$/, "/v1/wallets/:address/balance"],
-  ["GET", /^\/v1\/wallets\/[^/]+\/tokens$/, "/v1/wallets/:address/tokens"],
-  ["GET", /^\/v1\/wallets\/[^/]+\/assets$/, "/v1/wallets/:address/assets"],
-  ["GET", /^\/v1\/signatures\/[^/]+$/, "/v1/signatures/:signature"],
-  ["POST", /^\/v1\/tx\/(transfer-sol|transfer-token|mint-token)$/, "/v1/tx/$1"],
-  ["GET", /^\/v1\/tx$/, "/v1/tx"],
-  ["GET", /^\/v1\/tx\/[^/]+$/, "/v1/tx/:idempotencyKey"],
-  ["GET", /^\/v1\/events$/, "/v1/events"],
-];
-
 /** The spec's name of a request's route (`GET /v1/players/:userId/wallet`), or null. */
 function routeOf(method: string, path: string): string | null {
-  for (const [m, pattern, name] of ROUTES) {
-    const match = pattern.exec(path);
-    if (m === method && match) return `${method} ${name.replace("$1", match[1] ?? "")}`;
-  }
-  return null;
+  // Only /v1 answers are the SDK's (the document also describes /health).
+  const template = path.startsWith("/v1/") ? findOperation(method, path) : null;
+  return template ? `${method} ${template.replace(/\{(\w+)\}/g, ":$1")}` : null;
 }
 
 /** Starts the world: cluster, stand-ins, app, a project with a funded wallet, a policy and a watch. */
@@ -337,25 +322,32 @@ function faultAnswer(entry: LoggedRequest, fault: Fault): Response {
   }, { status: fault.status });
 }
 
+/** Runs scripts/luau_tools.sh with `args` (`["lune", "run", file]`); returns its exit code and output. */
+export async function luauTools(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; output: string }> {
+  const { code, stdout, stderr } = await new Deno.Command("sh", {
+    args: ["scripts/luau_tools.sh", ...args],
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return { code, output: decoder.decode(stdout) + decoder.decode(stderr) };
+}
+
 /** Runs Lune with the Luau SDK's runner on `suites`; returns its exit code and output. */
-export async function runLuau(
+export function runLuau(
   world: LuauWorld,
   rbxm: string,
   suites: string[],
   extraEnv: Record<string, string> = {},
 ): Promise<{ code: number; output: string }> {
-  const command = new Deno.Command("sh", {
-    args: ["scripts/luau_tools.sh", "lune", "run", "sdk/luau/tests/run.luau", ...suites],
-    env: {
-      BLOCKLINK_WORLD: JSON.stringify(world.info),
-      BLOCKLINK_RBXM: rbxm,
-      SECRET_blocklink: world.apiKey,
-      ...extraEnv,
-    },
-    stdout: "piped",
-    stderr: "piped",
+  return luauTools(["lune", "run", "sdk/luau/tests/run.luau", ...suites], {
+    BLOCKLINK_WORLD: JSON.stringify(world.info),
+    BLOCKLINK_RBXM: rbxm,
+    SECRET_blocklink: world.apiKey,
+    ...extraEnv,
   });
-  const { code, stdout, stderr } = await command.output();
-  const decoder = new TextDecoder();
-  return { code, output: decoder.decode(stdout) + decoder.decode(stderr) };
 }

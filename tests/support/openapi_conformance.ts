@@ -33,7 +33,7 @@ export function checkedSamples(): ReadonlySet<Sample> {
 }
 
 /** The document's path template for a method and request path, or null when none describes it. */
-function findOperation(method: string, pathname: string): string | null {
+export function findOperation(method: string, pathname: string): string | null {
   const lower = method.toLowerCase();
   for (const { template, pattern } of templates) {
     if (pattern.test(pathname) && document.paths[template]?.[lower]) return template;

@@ -6,19 +6,9 @@
  * recorded from the service during the others, against the SDK's types.
  */
 import assert from "node:assert/strict";
-import { type LuauWorld, runLuau, startLuauWorld } from "../support/luau_world.ts";
+import { luauTools, type LuauWorld, runLuau, startLuauWorld } from "../support/luau_world.ts";
 
 const SUITES = ["unit", "api", "retry", "budget", "cache", "events", "payout", "feed"];
-
-async function luauTools(args: string[]): Promise<{ code: number; output: string }> {
-  const { code, stdout, stderr } = await new Deno.Command("sh", {
-    args: ["scripts/luau_tools.sh", ...args],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return { code, output: decoder.decode(stdout) + decoder.decode(stderr) };
-}
 
 /** Builds Blocklink.rbxm into a temporary folder, as `deno task sdk:build` does. */
 async function buildModel(dir: string): Promise<string> {
