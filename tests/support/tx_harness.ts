@@ -58,6 +58,8 @@ export interface TxHarness extends AsyncDisposable {
   apiKey: string;
   /** The project's managed wallet (null with `wallet: false`). */
   wallet: Address | null;
+  /** The proxy every instance reaches the chain through (with `proxy: true`; otherwise reading it throws). */
+  readonly proxy: HoldingProxy;
   /** Opens another instance on the same KV file (needs `kvPath`). */
   instance(options?: { config?: Partial<Config>; rpcUrl?: string }): Promise<TxInstance>;
   /** Stops an instance as a crash would leave it: its worker and store handle are gone. */
@@ -85,8 +87,8 @@ export interface TxHarnessOptions {
   fund?: bigint;
   kvPath?: string;
   config?: Partial<Config>;
-  /** Where the app sends RPC calls (default the chain itself). */
-  rpcUrl?: (chain: SandboxChain) => string;
+  /** Put a `HoldingProxy` between the instances and the chain (default false). */
+  proxy?: boolean;
   timing?: Partial<TxTiming>;
 }
 
@@ -99,10 +101,11 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
   const standIn = await startMessagingStandIn({
     keys: [{ apiKey: PUBLISH_KEY, universeId: UNIVERSE }],
   });
+  const proxy = options.proxy ? startHoldingProxy(chain.rpcUrl) : null;
   const opened: TxInstance[] = [];
   let apiKey = "";
   const open = async (extra: { config?: Partial<Config>; rpcUrl?: string } = {}) => {
-    const rpcUrl = extra.rpcUrl ?? options.rpcUrl?.(chain) ?? chain.rpcUrl;
+    const rpcUrl = extra.rpcUrl ?? proxy?.url ?? chain.rpcUrl;
     const app = await createTestApp({
       kvPath: options.kvPath,
       clock: opened[0]?.clock,
@@ -149,6 +152,8 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
       .filter((data) => data?.type === "tx");
   };
   const close = async () => {
+    // First, so that no call is still held while the instances stop.
+    await proxy?.close();
     for (const instance of opened.splice(0)) {
       await instance.worker.stop();
       await instance.close();
@@ -164,6 +169,10 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
     project,
     apiKey,
     wallet,
+    get proxy() {
+      if (!proxy) throw new Error("The harness has no proxy: start it with `proxy: true`");
+      return proxy;
+    },
     instance: open,
     kill: async (instance) => {
       const i = opened.indexOf(instance);

@@ -89,21 +89,19 @@ Deno.test("A resend refused in preflight while the first copy is in flight never
 });
 
 Deno.test("A background resend refused in preflight after an unclear first send settles nothing; the copy lands once", async () => {
-  let proxy: ReturnType<typeof startHoldingProxy> | null = null;
   await using h = await startTxHarness({
     autoAdvance: false,
     fund: 1_000_000_000n,
     // The route does not resend within its short wait.
     timing: { confirmWaitMs: 100, rebroadcastMs: 10_000 },
-    rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+    proxy: true,
   });
-  await using _proxy = proxy!;
   await h.policy({ maxSolPerTransfer: "5" });
   const to = await h.link(9);
   // Given: the node forwards the first send but answers an internal error, and the cluster holds
   // the copy
   h.chain.faults.delayLanding(1, { slots: 30 });
-  proxy!.lieNext("sendTransaction", 1, { code: -32603, message: "Internal error" });
+  h.proxy.lieNext("sendTransaction", 1, { code: -32603, message: "Internal error" });
   const sent = await okJson(
     await h.a.post("transfer-sol", { to: { userId: 9 }, amount: "0.6", idempotencyKey: "held" }),
   );
@@ -139,15 +137,13 @@ Deno.test("A first send answered BlockhashNotFound or AlreadyProcessed is follow
     ] as const
   ) {
     await t.step(name, async () => {
-      let proxy: ReturnType<typeof startHoldingProxy> | null = null;
       await using h = await startTxHarness({
-        rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+        proxy: true,
       });
-      await using _proxy = proxy!;
       await h.policy({ maxSolPerTransfer: "5" });
       const to = await h.link(2);
       // Given: a node that forwards the transaction but answers a preflight refusal
-      proxy!.lieNext("sendTransaction", 1, refusal);
+      h.proxy.lieNext("sendTransaction", 1, refusal);
 
       // When
       const result = await okJson(
@@ -320,15 +316,13 @@ Deno.test("A transaction route answers within its deadline whatever the RPC does
   await t.step(
     "a node that never answers the send: submitted, followed in the background",
     async () => {
-      let proxy: ReturnType<typeof startHoldingProxy> | null = null;
       await using h = await startTxHarness({
-        rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+        proxy: true,
         timing,
       });
-      await using _proxy = proxy!;
       await h.policy({ maxSolPerTransfer: "5" });
       await h.link(6);
-      proxy!.hold("sendTransaction");
+      h.proxy.hold("sendTransaction");
       const started = performance.now();
       const result = await okJson(
         await h.a.post("transfer-sol", { to: { userId: 6 }, amount: "1", idempotencyKey: "slow" }),
@@ -336,19 +330,17 @@ Deno.test("A transaction route answers within its deadline whatever the RPC does
       assert.ok(performance.now() - started < 6_000, `${performance.now() - started} ms`);
       assert.equal(result.status, "submitted");
       assert.equal(typeof result.signature, "string");
-      proxy!.release();
+      h.proxy.release();
     },
   );
   await t.step("a node that never answers the blockhash: 502 rpc_error, nothing sent", async () => {
-    let proxy: ReturnType<typeof startHoldingProxy> | null = null;
     await using h = await startTxHarness({
-      rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+      proxy: true,
       timing,
     });
-    await using _proxy = proxy!;
     await h.policy({ maxSolPerTransfer: "5" });
     await h.link(6);
-    proxy!.hold("getLatestBlockhash");
+    h.proxy.hold("getLatestBlockhash");
     const started = performance.now();
     const res = await h.a.post("transfer-sol", {
       to: { userId: 6 },
@@ -358,18 +350,16 @@ Deno.test("A transaction route answers within its deadline whatever the RPC does
     assert.ok(performance.now() - started < 6_000, `${performance.now() - started} ms`);
     assert.equal(res.status, 502);
     assert.equal((await res.json()).error.code, "rpc_error");
-    proxy!.release();
+    h.proxy.release();
   });
 });
 
 Deno.test("The sweep reads the statuses of many attempts in one getSignatureStatuses call", async () => {
-  let proxy: ReturnType<typeof startHoldingProxy> | null = null;
   await using h = await startTxHarness({
     autoAdvance: false,
     timing: { confirmWaitMs: 50 },
-    rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+    proxy: true,
   });
-  await using _proxy = proxy!;
   await h.policy({ maxSolPerTransfer: "5" });
   h.chain.faults.delayLanding(3, { slots: 3 });
   const sent = await Promise.all([1, 2, 3].map(async (i) =>
@@ -383,11 +373,11 @@ Deno.test("The sweep reads the statuses of many attempts in one getSignatureStat
   ));
   assert.deepEqual(sent.map((s) => s.status), ["submitted", "submitted", "submitted"]);
   h.chain.advanceSlots(5);
-  const before = proxy!.counts().getSignatureStatuses ?? 0;
+  const before = h.proxy.counts().getSignatureStatuses ?? 0;
 
   await sweepUnsettledTx(h.a.ctx);
 
-  assert.equal((proxy!.counts().getSignatureStatuses ?? 0) - before, 1);
+  assert.equal((h.proxy.counts().getSignatureStatuses ?? 0) - before, 1);
   for (const s of sent) {
     const record = await getTxRequest(h.a.kv, h.project.id, String(s.idempotencyKey));
     assert.equal(record?.status, "confirmed");
@@ -441,13 +431,11 @@ Deno.test("The background check of a submitted attempt runs every 1.5 s", async 
 });
 
 Deno.test("Without the ledger methods, expiry is proven by the managed wallet's own signature history", async () => {
-  let proxy: ReturnType<typeof startHoldingProxy> | null = null;
   await using h = await startTxHarness({
     autoAdvance: false,
     timing: { confirmWaitMs: 100 },
-    rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+    proxy: true,
   });
-  await using _proxy = proxy!;
   await h.policy({ maxSolPerTransfer: "5" });
   await h.link(8);
   h.chain.faults.neverLand(1);
@@ -457,7 +445,7 @@ Deno.test("Without the ledger methods, expiry is proven by the managed wallet's 
   assert.equal(result.status, "submitted");
   const signed = (await getTxRequest(h.a.kv, h.project.id, "history"))!.signed!;
   // Given: a provider without minimumLedgerSlot, and the finalized chain past the margin
-  proxy!.failNext("minimumLedgerSlot", 1_000);
+  h.proxy.failNext("minimumLedgerSlot", 1_000);
   h.chain.advanceSlots(Number(signed.lastValidBlockHeight) + 40 - finalizedHeight(h));
 
   // When
@@ -466,5 +454,5 @@ Deno.test("Without the ledger methods, expiry is proven by the managed wallet's 
   // Then: the wallet's history reaches back past the blockhash (its funding) without it
   const after = await okJson(await h.a.status("history"));
   assert.equal(after.error, EXPIRED_ERROR);
-  assert.ok((proxy!.counts().getSignaturesForAddress ?? 0) >= 1);
+  assert.ok((h.proxy.counts().getSignaturesForAddress ?? 0) >= 1);
 });

@@ -97,21 +97,19 @@ Deno.test("POST /v1/tx/transfer-sol answers submitted after the wait; the durabl
 });
 
 Deno.test("POST /v1/tx/transfer-sol rebroadcasts the same signed bytes when the first send is lost", async () => {
-  let proxy: ReturnType<typeof startHoldingProxy> | null = null;
   await using h = await startTxHarness({
-    rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+    proxy: true,
   });
-  await using _proxy = proxy!;
   await h.policy({ maxSolPerTransfer: "5" });
   const to = await h.link(1);
-  proxy!.failNext("sendTransaction", 1);
+  h.proxy.failNext("sendTransaction", 1);
 
   const result = await okJson(
     await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "lost" }),
   );
 
   assert.equal(result.status, "confirmed");
-  assert.ok((proxy!.counts().sendTransaction ?? 0) >= 2);
+  assert.ok((h.proxy.counts().sendTransaction ?? 0) >= 2);
   const landed = await h.rpc.getSignatureStatuses([result.signature as Signature], {
     searchTransactionHistory: true,
   }).send();
