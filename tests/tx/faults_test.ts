@@ -17,6 +17,7 @@ import {
   stepWhile,
   type TxHarness,
   withAttemptKilledBeforeSigning,
+  withKilledAttempt,
 } from "../support/tx_harness.ts";
 import { testConfig } from "../support/test_app.ts";
 
@@ -256,38 +257,29 @@ Deno.test("An attempt whose instance died before signing is abandoned within 30 
 });
 
 Deno.test("An instance that starts settles a signed attempt already on chain at once", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  let proxy: ReturnType<typeof startHoldingProxy> | null = null;
-  try {
-    await using h = await startTxHarness({ kvPath });
-    proxy = startHoldingProxy(h.chain.rpcUrl);
-    await h.policy({ maxSolPerTransfer: "5" });
-    const to = await h.link(22);
+  await withKilledAttempt({
     // Given: the 30 s sweep loop just ran
-    await ensureTxSweepLoop(h.a.ctx);
-    await h.txEvents();
+    before: async (h) => {
+      await ensureTxSweepLoop(h.a.ctx);
+      await h.txEvents();
+    },
     // And an instance sent a transfer, then died while following it
-    const doomed = await h.instance({ rpcUrl: proxy.url });
-    const held = proxy.hold("getSignatureStatuses");
-    const inFlight = doomed.post("transfer-sol", {
-      to: { userId: 22 },
-      amount: "1",
-      idempotencyKey: "restart",
-    }).catch((error) => error);
-    await held.arrived;
-    await h.kill(doomed);
+    body: { to: { userId: 22 }, amount: "1", idempotencyKey: "restart" },
+    heldAt: "getSignatureStatuses",
+    reachesChain: true,
+  }, async (h, dead) => {
     await waitFor(() => h.chain.faults.snapshot().heldTransactions.length === 0);
-    assert.equal(await balance(h, to), 1_000_000_000n);
+    assert.equal(await balance(h, dead.to), 1_000_000_000n);
 
     // When: an instance starts on the store
-    const kv = await Deno.openKv(kvPath);
+    const kv = await Deno.openKv(dead.kvPath);
     const service = await startService({
       kv,
       clock: h.a.clock,
       hostname: "127.0.0.1",
       config: testConfig({
         port: 0,
-        kvPath,
+        kvPath: dead.kvPath,
         rpcUrls: { devnet: h.chain.rpcUrl, mainnet: h.chain.rpcUrl },
       }),
     });
@@ -303,12 +295,8 @@ Deno.test("An instance that starts settles a signed attempt already on chain at 
       await service.close();
       kv.close();
     }
-    proxy.release();
-    await inFlight;
-  } finally {
-    await proxy?.close();
-    await Deno.remove(kvPath).catch(() => {});
-  }
+    await dead.settle();
+  });
 });
 
 Deno.test("A transaction route answers within its deadline whatever the RPC does", async (t) => {
