@@ -189,6 +189,7 @@ async function startEnvironment(rpcUrl: string) {
     rpc: createSolanaRpc(rpcUrl),
     ctx,
     standIn,
+    floodingId: flooding.id,
     watched,
     url,
     apiKey,
@@ -209,22 +210,12 @@ async function measureRetryWaits(env: Environment, count: number): Promise<numbe
     env.standIn.clearAttempts();
     env.standIn.clearInbox();
     env.standIn.failNext("500", { count: 3 });
-    const projectId = (await firstProjectId(env)) ?? "";
-    await recordEvents(env.ctx, projectId, [{ type: "ping", at: i }]);
+    await recordEvents(env.ctx, env.floodingId, [{ type: "ping", at: i }]);
     await env.standIn.waitForMessages(1, 30_000);
     const at = env.standIn.attempts().map((a) => a.at);
     waits.push(at.slice(1).map((t, j) => t - (at[j] ?? t)));
   }
   return waits;
-}
-
-async function firstProjectId(env: Environment): Promise<string | null> {
-  for await (
-    const entry of env.ctx.kv.list<{ id: string }>({ prefix: ["projects"] }, { limit: 1 })
-  ) {
-    return entry.value.id;
-  }
-  return null;
 }
 
 /** Sends `count` transfers one after another; measures each one's confirmation and event. */

@@ -121,8 +121,22 @@ async function serveService() {
   const { openKv } = await import("../kv/open_kv.ts");
   const { createProject } = await import("../kv/projects.ts");
   const { createApiKey } = await import("../kv/api_keys.ts");
+  const { seedStore } = await import("./seed_store.ts");
   const { chain, wallets } = await startFundedChain();
   const dir = await Deno.makeTempDir();
+  const keys = await seedStore(`${dir}/bench.kv`, async (kv) => {
+    const keys: string[] = [];
+    for (let i = 0; i < Number(Deno.env.get("BENCH_PROJECTS") ?? 1000); i++) {
+      const project = await createProject(kv, {
+        name: `bench ${i}`,
+        cluster: "devnet",
+        createdBy: `dev-${i}`,
+        now: Date.now(),
+      });
+      keys.push((await createApiKey(kv, project.id, Date.now())).plaintext);
+    }
+    return keys;
+  });
   const kv = await openKv(`${dir}/bench.kv`);
   const config = loadConfig({
     SECRET: "bench-secret-bench-secret-bench-secret!!",
@@ -140,16 +154,6 @@ async function serveService() {
       { rpc: config.rpcUrls, das: config.dasUrls },
       new TtlCache(ctx.clock, { ttlMs: Number(ttl) }),
     );
-  }
-  const keys: string[] = [];
-  for (let i = 0; i < Number(Deno.env.get("BENCH_PROJECTS") ?? 1000); i++) {
-    const project = await createProject(kv, {
-      name: `bench ${i}`,
-      cluster: "devnet",
-      createdBy: `dev-${i}`,
-      now: Date.now(),
-    });
-    keys.push((await createApiKey(kv, project.id, Date.now())).plaintext);
   }
   const app = createApp(ctx);
   Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: announce({ keys, wallets }) }, app.fetch);

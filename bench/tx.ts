@@ -167,36 +167,40 @@ async function serveService() {
   const { linkWallet } = await import("../kv/links.ts");
   const { savePolicy } = await import("../lib/tx/policy.ts");
   const { createProjectWallet } = await import("../lib/wallets/project_wallet.ts");
+  const { seedStore } = await import("./seed_store.ts");
   const rpcUrl = Deno.env.get("BENCH_RPC_URL")!;
   const dir = await Deno.makeTempDir();
-  const kv = await openKv(`${dir}/bench.kv`);
   const config = loadConfig({
     SECRET: "bench-secret-bench-secret-bench-secret!!",
     PORT: "0",
     RPC_URL_DEVNET: rpcUrl,
   }, { dataDir: dir });
-  const ctx = await createAppContext({ kv, config });
-  // Answer `submitted` right after sending: the bench measures the service, not the cluster.
-  ctx.tx.timing = { ...ctx.tx.timing, confirmWaitMs: 0 };
   const player = (await generateKeyPairSigner()).address;
   const keys: string[] = [];
   const wallets: Address[] = [];
   // The driver reads the first stdout line as the start line: keep seeding's info logs quiet.
   const print = console.log;
   console.log = () => {};
-  for (let i = 0; i < PROJECTS; i++) {
-    const project = await createProject(kv, {
-      name: `bench ${i}`,
-      cluster: "devnet",
-      createdBy: `dev-${i}`,
-      now: Date.now(),
-    });
-    keys.push((await createApiKey(kv, project.id, Date.now())).plaintext);
-    wallets.push(await createProjectWallet(ctx, project.id) as Address);
-    await savePolicy(kv, project.id, { maxSolPerTransfer: "1" });
-    await linkWallet(kv, project.id, { userId: 1, address: player, now: Date.now() });
-  }
+  await seedStore(`${dir}/bench.kv`, async (kv) => {
+    const ctx = await createAppContext({ kv, config });
+    for (let i = 0; i < PROJECTS; i++) {
+      const project = await createProject(kv, {
+        name: `bench ${i}`,
+        cluster: "devnet",
+        createdBy: `dev-${i}`,
+        now: Date.now(),
+      });
+      keys.push((await createApiKey(kv, project.id, Date.now())).plaintext);
+      wallets.push(await createProjectWallet(ctx, project.id) as Address);
+      await savePolicy(kv, project.id, { maxSolPerTransfer: "1" });
+      await linkWallet(kv, project.id, { userId: 1, address: player, now: Date.now() });
+    }
+  });
   console.log = print;
+  const kv = await openKv(`${dir}/bench.kv`);
+  const ctx = await createAppContext({ kv, config });
+  // Answer `submitted` right after sending: the bench measures the service, not the cluster.
+  ctx.tx.timing = { ...ctx.tx.timing, confirmWaitMs: 0 };
   for (let i = 0; i < wallets.length; i += 50) {
     await Promise.all(wallets.slice(i, i + 50).map((wallet) => fund(rpcUrl, wallet)));
   }

@@ -8,6 +8,7 @@ import { openKv } from "../../kv/open_kv.ts";
 import { createProject } from "../../kv/projects.ts";
 import { createApiKey } from "../../kv/api_keys.ts";
 import { linkWallet } from "../../kv/links.ts";
+import { seedStore } from "../seed_store.ts";
 
 const projects = Number(Deno.env.get("BENCH_PROJECTS") ?? 1000);
 // BENCH_KV_PATH points several bench instances at one store (a KV Connect URL); only the one with
@@ -39,34 +40,28 @@ Deno.serve({
   onListen: ({ port }) => console.log(JSON.stringify({ url: `http://127.0.0.1:${port}`, keys })),
 }, app.fetch);
 
-/**
- * Seeds `projects` projects, each with a key and player 1 linked, on a handle of its own that is
- * closed before the app opens the store: closing the last handle of a local file checkpoints its
- * write-ahead log, so the app serves the store as a restarted instance would, not behind the
- * thousand frames seeding left in the log: the bare KV-read server did about a quarter fewer
- * requests a second on such a file.
- */
-async function seed(path: string, count: number): Promise<string[]> {
-  const kv = await openKv(path);
-  const keys: string[] = [];
-  // 50 at a time: over a remote store each write is a round trip.
-  for (let start = 0; start < count; start += 50) {
-    const batch = Array.from({ length: Math.min(50, count - start) }, async (_, j) => {
-      const project = await createProject(kv, {
-        name: `bench ${start + j}`,
-        cluster: "devnet",
-        createdBy: `dev-${start + j}`,
-        now: Date.now(),
+/** Seeds `projects` projects, each with a key and player 1 linked; returns their keys. */
+function seed(path: string, count: number): Promise<string[]> {
+  return seedStore(path, async (kv) => {
+    const keys: string[] = [];
+    // 50 at a time: over a remote store each write is a round trip.
+    for (let start = 0; start < count; start += 50) {
+      const batch = Array.from({ length: Math.min(50, count - start) }, async (_, j) => {
+        const project = await createProject(kv, {
+          name: `bench ${start + j}`,
+          cluster: "devnet",
+          createdBy: `dev-${start + j}`,
+          now: Date.now(),
+        });
+        await linkWallet(kv, project.id, {
+          userId: 1,
+          address: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
+          now: Date.now(),
+        });
+        return (await createApiKey(kv, project.id, Date.now())).plaintext;
       });
-      await linkWallet(kv, project.id, {
-        userId: 1,
-        address: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
-        now: Date.now(),
-      });
-      return (await createApiKey(kv, project.id, Date.now())).plaintext;
-    });
-    keys.push(...await Promise.all(batch));
-  }
-  kv.close();
-  return keys;
+      keys.push(...await Promise.all(batch));
+    }
+    return keys;
+  });
 }

@@ -98,6 +98,25 @@ export async function signSolTransfer(
   return await signInstructions(sender, [transfer], latest);
 }
 
+/**
+ * Sends `amount` lamports from `from` to a new address without preflight, so that a transfer
+ * which fails on chain still lands; does not wait for it.
+ */
+export async function sendSolTransfer(
+  chain: Pick<FixtureChain, "rpcUrl">,
+  options: { from: TransactionSigner; amount: bigint },
+): Promise<Signature> {
+  const rpc = createSolanaRpc(chain.rpcUrl);
+  const { address: to } = await generateKeyPairSigner();
+  const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
+  const signed = await signSolTransfer(options.from, to, options.amount, latest);
+  await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), {
+    encoding: "base64",
+    skipPreflight: true,
+  }).send();
+  return getSignatureFromTransaction(signed);
+}
+
 /** Signs and sends instructions (blockhash and preflight at confirmed), then waits for them. */
 export async function sendInstructions(
   chain: FixtureChain,

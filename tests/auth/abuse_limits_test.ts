@@ -5,13 +5,17 @@ import { assertErrorCode } from "../support/assertions.ts";
 import { createTestApp, TEST_BASE_URL } from "../support/test_app.ts";
 import {
   browse,
-  CookieJar,
   createLinkProject,
   createTestWallet,
   signInPlayer,
   startLinkWorld,
 } from "../support/sign_in.ts";
-import { createProjectAs, postJson, signInDeveloper } from "../support/dashboard.ts";
+import {
+  createProjectAs,
+  postJson,
+  postWalletSignIn,
+  signInDeveloper,
+} from "../support/dashboard.ts";
 import { ABUSE_WINDOWS } from "../../lib/quota/abuse_limits.ts";
 import { loadConfig } from "../../lib/config.ts";
 
@@ -110,24 +114,11 @@ Deno.test("New developer accounts are capped per client address; returning devel
   });
   const first = await signInDeveloper(t.app);
   await signInDeveloper(t.app);
-  const refused = await signInDeveloperRaw(t.app, createTestWallet());
+  const refused = await postWalletSignIn(t.app, createTestWallet());
   await assertErrorCode(refused, 429, "rate_limited");
   // The first developer still signs in again
   await signInDeveloper(t.app, first.wallet);
 });
-
-async function signInDeveloperRaw(app: Hono, wallet: ReturnType<typeof createTestWallet>) {
-  const jar = new CookieJar();
-  const challenge = await browse(app, "/auth/wallet/challenge", {
-    jar,
-    json: { address: wallet.address },
-  });
-  const { message } = await challenge.json();
-  return await browse(app, "/auth/wallet/verify", {
-    jar,
-    json: { signature: wallet.sign(message) },
-  });
-}
 
 Deno.test("Project creations and deletions are capped per developer", async () => {
   await using t = await createTestApp({

@@ -1,11 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  createSolanaRpc,
-  generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
-  type KeyPairSigner,
-} from "@solana/kit";
+import { generateKeyPairSigner } from "@solana/kit";
 import { claimJob, getJobEntry, type JobRecord, listJobs } from "../../kv/jobs.ts";
 import { getWatchEntry, watchPollJobId } from "../../kv/watches.ts";
 import { sweepWatchLoops } from "../../jobs/sweeps.ts";
@@ -18,7 +12,7 @@ import {
   MAX_WATCHES_PER_PROJECT,
   removeWatch,
 } from "../../lib/watches/watches.ts";
-import { type SandboxChain, signSolTransfer, startChain } from "../../sandbox/chain/mod.ts";
+import { type SandboxChain, sendSolTransfer, startChain } from "../../sandbox/chain/mod.ts";
 import {
   drain,
   type EventsHarness,
@@ -105,20 +99,6 @@ async function touch(chain: SandboxChain, address: string, n: number): Promise<s
   return signatures;
 }
 
-/** Sends a transfer the payer cannot afford, skipping preflight, so it lands and fails. */
-async function failingTransfer(chain: SandboxChain, payer: KeyPairSigner): Promise<string> {
-  const rpc = createSolanaRpc(chain.rpcUrl);
-  const recipient = await generateKeyPairSigner();
-  const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-  const signed = await signSolTransfer(payer, recipient.address, 1_000_000_000_000n, latest);
-  await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), {
-    encoding: "base64",
-    skipPreflight: true,
-  }).send();
-  chain.advanceSlots(1);
-  return getSignatureFromTransaction(signed);
-}
-
 /** Advances to the next poll and runs everything due (poll, then deliveries). */
 async function nextPoll(first: EventsInstance, ...others: EventsInstance[]): Promise<void> {
   first.clock.advance(WATCH_POLL_INTERVAL_MS);
@@ -144,7 +124,9 @@ Deno.test("A watch's first poll only records where the history ends; later polls
 
   // When: new transactions, one of them failed on-chain.
   const sent = await touch(chain, owner.address, 2);
-  sent.push(await failingTransfer(chain, owner));
+  // More than the owner holds: without preflight it lands, and fails.
+  sent.push(await sendSolTransfer(chain, { from: owner, amount: 1_000_000_000_000n }));
+  chain.advanceSlots(1);
   sent.push(...await touch(chain, owner.address, 1));
   await nextPoll(h.a);
 

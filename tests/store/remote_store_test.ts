@@ -5,7 +5,7 @@ import { startRemoteStore } from "../support/remote_store.ts";
 import { assertOneOwnerAfterRace } from "../support/link_race.ts";
 import { call, createTestApp, createTestProject } from "../support/test_app.ts";
 import { drain, startEventsHarness } from "../support/events_harness.ts";
-import { startTxHarness } from "../support/tx_harness.ts";
+import { okJson, startTxHarness } from "../support/tx_harness.ts";
 import { openKv } from "../../kv/open_kv.ts";
 import { linkWallet } from "../../kv/links.ts";
 import { requestCountsKey } from "../../kv/request_counts.ts";
@@ -156,12 +156,10 @@ Deno.test("A payment whose writes lose their answers is reserved, sent and confi
   await using h = await startTxHarness({ kvPath: store.url });
   await h.policy({ maxSolPerTransfer: "5" });
   const to = await h.link(1);
-  const send = async (idempotencyKey: string) => {
-    const res = await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey });
-    const body = await res.json();
-    assert.equal(res.status, 200, JSON.stringify(body));
-    return body;
-  };
+  const send = async (idempotencyKey: string) =>
+    await okJson(
+      await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey }),
+    );
   await t.step(
     "the reservation's answer is lost: the request still sends its transaction",
     async () => {

@@ -52,6 +52,24 @@ export async function startChainReads(
   };
 }
 
+/** A chain reads harness whose app reaches the sandbox through a counting proxy. */
+export async function startCounted(): Promise<
+  AsyncDisposable & { h: ChainReadsHarness; counter: RpcCounter }
+> {
+  let counter!: RpcCounter;
+  const h = await startChainReads({
+    urls: (chain) => {
+      counter = startRpcCounter(chain.rpcUrl);
+      return { rpcUrl: counter.url, dasUrl: `${counter.url}/das` };
+    },
+  });
+  const close = async () => {
+    await h.close();
+    await counter.close();
+  };
+  return { h, counter, [Symbol.asyncDispose]: close };
+}
+
 /** A loopback JSON-RPC proxy that counts the methods it forwards, over the real protocol. */
 export interface RpcCounter extends AsyncDisposable {
   url: string;
@@ -65,7 +83,7 @@ export interface RpcCounter extends AsyncDisposable {
 }
 
 /** Starts a counting proxy in front of `target` on a free port; paths are forwarded as they are. */
-export function startRpcCounter(target: string): RpcCounter {
+function startRpcCounter(target: string): RpcCounter {
   const counts: Record<string, number> = {};
   let held: { arrived: () => void; gate: Promise<void> } | null = null;
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {

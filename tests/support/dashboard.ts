@@ -21,19 +21,31 @@ export async function signInDeveloper(
   wallet: TestWallet = createTestWallet(),
 ): Promise<TestDeveloper> {
   const jar = new CookieJar();
+  const verify = await postWalletSignIn(app, wallet, jar);
+  if (verify.status !== 200) throw new Error(`Verify failed: ${await verify.text()}`);
+  await verify.body?.cancel();
+  return { wallet, jar, address: wallet.address };
+}
+
+/**
+ * Asks for a challenge (which must be answered) and posts its signature; returns the verify
+ * answer whatever its status, for tests of a refused sign-in.
+ */
+export async function postWalletSignIn(
+  app: Hono,
+  wallet: TestWallet,
+  jar: CookieJar = new CookieJar(),
+): Promise<Response> {
   const challenge = await browse(app, "/auth/wallet/challenge", {
     jar,
     json: { address: wallet.address },
   });
   if (challenge.status !== 200) throw new Error(`Challenge failed: ${await challenge.text()}`);
   const { message } = await challenge.json();
-  const verify = await browse(app, "/auth/wallet/verify", {
+  return await browse(app, "/auth/wallet/verify", {
     jar,
     json: { signature: wallet.sign(message) },
   });
-  if (verify.status !== 200) throw new Error(`Verify failed: ${await verify.text()}`);
-  await verify.body?.cancel();
-  return { wallet, jar, address: wallet.address };
 }
 
 /** Posts a URL-encoded form as a browser would (Accept: text/html, our Origin unless overridden). */

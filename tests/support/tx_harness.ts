@@ -58,6 +58,8 @@ export interface TxHarness extends AsyncDisposable {
   apiKey: string;
   /** The project's managed wallet (null with `wallet: false`). */
   wallet: Address | null;
+  /** The proxy every instance reaches the chain through (with `proxy: true`; otherwise reading it throws). */
+  readonly proxy: HoldingProxy;
   /** Opens another instance on the same KV file (needs `kvPath`). */
   instance(options?: { config?: Partial<Config>; rpcUrl?: string }): Promise<TxInstance>;
   /** Stops an instance as a crash would leave it: its worker and store handle are gone. */
@@ -85,8 +87,8 @@ export interface TxHarnessOptions {
   fund?: bigint;
   kvPath?: string;
   config?: Partial<Config>;
-  /** Where the app sends RPC calls (default the chain itself). */
-  rpcUrl?: (chain: SandboxChain) => string;
+  /** Put a `HoldingProxy` between the instances and the chain (default false). */
+  proxy?: boolean;
   timing?: Partial<TxTiming>;
 }
 
@@ -99,10 +101,11 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
   const standIn = await startMessagingStandIn({
     keys: [{ apiKey: PUBLISH_KEY, universeId: UNIVERSE }],
   });
+  const proxy = options.proxy ? startHoldingProxy(chain.rpcUrl) : null;
   const opened: TxInstance[] = [];
   let apiKey = "";
   const open = async (extra: { config?: Partial<Config>; rpcUrl?: string } = {}) => {
-    const rpcUrl = extra.rpcUrl ?? options.rpcUrl?.(chain) ?? chain.rpcUrl;
+    const rpcUrl = extra.rpcUrl ?? proxy?.url ?? chain.rpcUrl;
     const app = await createTestApp({
       kvPath: options.kvPath,
       clock: opened[0]?.clock,
@@ -149,6 +152,8 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
       .filter((data) => data?.type === "tx");
   };
   const close = async () => {
+    // First, so that no call is still held while the instances stop.
+    await proxy?.close();
     for (const instance of opened.splice(0)) {
       await instance.worker.stop();
       await instance.close();
@@ -164,6 +169,10 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
     project,
     apiKey,
     wallet,
+    get proxy() {
+      if (!proxy) throw new Error("The harness has no proxy: start it with `proxy: true`");
+      return proxy;
+    },
     instance: open,
     kill: async (instance) => {
       const i = opened.indexOf(instance);
@@ -211,34 +220,72 @@ export async function stepWhile<T>(chain: SandboxChain, promise: Promise<T>): Pr
 /** The request a crash test sends: 1 SOL to player 21 under the key `crash`. */
 export const CRASH_BODY = { to: { userId: 21 }, amount: "1", idempotencyKey: "crash" };
 
+/** The request a crash test's doomed instance was serving when it was killed. */
+interface KilledAttempt {
+  /** What it was sent; its player is linked first. */
+  body: { to: { userId: number }; amount: string; idempotencyKey: string };
+  /** The RPC method whose call it was waiting on. */
+  heldAt: string;
+  /** Its other RPC calls reach the cluster (default: a dead port, so none do). */
+  reachesChain?: boolean;
+  /** Runs on the harness just before the doomed instance opens. */
+  before?: (h: TxHarness) => Promise<void>;
+}
+
+/** What a crash test gets besides the harness. */
+interface DeadRequest {
+  /** The linked player's wallet. */
+  to: Address;
+  /** The KV file the harness runs on. */
+  kvPath: string;
+  /** Releases the held call and waits for the dead request's end. */
+  settle(): Promise<void>;
+}
+
 /**
- * Given for the crash tests: on a harness over a KV file, a second instance reserves `CRASH_BODY`,
- * hangs reaching the RPC before it could sign, and is killed. `then` gets the harness and a
- * `settleDeadRequest()` that releases the held call and waits for the dead request's end; the
- * proxy and the file are removed afterwards.
+ * Given for the crash tests: on a harness over a KV file, a second instance serves `attempt.body`
+ * through a proxy, hangs on its `attempt.heldAt` call, and is killed. The proxy and the file are
+ * removed after `then`.
  */
+export async function withKilledAttempt(
+  attempt: KilledAttempt,
+  then: (h: TxHarness, dead: DeadRequest) => Promise<void>,
+): Promise<void> {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    await using h = await startTxHarness({ kvPath });
+    await using proxy = startHoldingProxy(
+      attempt.reachesChain ? h.chain.rpcUrl : "http://127.0.0.1:9",
+    );
+    await h.policy({ maxSolPerTransfer: "5" });
+    const to = await h.link(attempt.body.to.userId);
+    await attempt.before?.(h);
+    const doomed = await h.instance({ rpcUrl: proxy.url });
+    const held = proxy.hold(attempt.heldAt);
+    const inFlight = doomed.post("transfer-sol", attempt.body).catch((error) => error);
+    await held.arrived;
+    await h.kill(doomed);
+    await then(h, {
+      to,
+      kvPath,
+      settle: async () => {
+        proxy.release();
+        await inFlight;
+      },
+    });
+  } finally {
+    await Deno.remove(kvPath).catch(() => {});
+  }
+}
+
+/** `CRASH_BODY` held at its blockhash: the instance died before it could sign. */
 export async function withAttemptKilledBeforeSigning(
   then: (h: TxHarness, settleDeadRequest: () => Promise<void>) => Promise<void>,
 ): Promise<void> {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  const proxy = startHoldingProxy("http://127.0.0.1:9");
-  try {
-    await using h = await startTxHarness({ kvPath });
-    await h.policy({ maxSolPerTransfer: "5" });
-    await h.link(21);
-    const doomed = await h.instance({ rpcUrl: proxy.url });
-    const held = proxy.hold("getLatestBlockhash");
-    const inFlight = doomed.post("transfer-sol", CRASH_BODY).catch((error) => error);
-    await held.arrived;
-    await h.kill(doomed);
-    await then(h, async () => {
-      proxy.release();
-      await inFlight;
-    });
-  } finally {
-    await proxy.close();
-    await Deno.remove(kvPath).catch(() => {});
-  }
+  await withKilledAttempt(
+    { body: CRASH_BODY, heldAt: "getLatestBlockhash" },
+    (h, dead) => then(h, dead.settle),
+  );
 }
 
 /** A loopback JSON-RPC proxy in front of the cluster that can hold every call of chosen methods. */

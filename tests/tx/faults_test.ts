@@ -17,6 +17,7 @@ import {
   stepWhile,
   type TxHarness,
   withAttemptKilledBeforeSigning,
+  withKilledAttempt,
 } from "../support/tx_harness.ts";
 import { testConfig } from "../support/test_app.ts";
 
@@ -89,21 +90,19 @@ Deno.test("A resend refused in preflight while the first copy is in flight never
 });
 
 Deno.test("A background resend refused in preflight after an unclear first send settles nothing; the copy lands once", async () => {
-  let proxy: ReturnType<typeof startHoldingProxy> | null = null;
   await using h = await startTxHarness({
     autoAdvance: false,
     fund: 1_000_000_000n,
     // The route does not resend within its short wait.
     timing: { confirmWaitMs: 100, rebroadcastMs: 10_000 },
-    rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+    proxy: true,
   });
-  await using _proxy = proxy!;
   await h.policy({ maxSolPerTransfer: "5" });
   const to = await h.link(9);
   // Given: the node forwards the first send but answers an internal error, and the cluster holds
   // the copy
   h.chain.faults.delayLanding(1, { slots: 30 });
-  proxy!.lieNext("sendTransaction", 1, { code: -32603, message: "Internal error" });
+  h.proxy.lieNext("sendTransaction", 1, { code: -32603, message: "Internal error" });
   const sent = await okJson(
     await h.a.post("transfer-sol", { to: { userId: 9 }, amount: "0.6", idempotencyKey: "held" }),
   );
@@ -139,15 +138,13 @@ Deno.test("A first send answered BlockhashNotFound or AlreadyProcessed is follow
     ] as const
   ) {
     await t.step(name, async () => {
-      let proxy: ReturnType<typeof startHoldingProxy> | null = null;
       await using h = await startTxHarness({
-        rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+        proxy: true,
       });
-      await using _proxy = proxy!;
       await h.policy({ maxSolPerTransfer: "5" });
       const to = await h.link(2);
       // Given: a node that forwards the transaction but answers a preflight refusal
-      proxy!.lieNext("sendTransaction", 1, refusal);
+      h.proxy.lieNext("sendTransaction", 1, refusal);
 
       // When
       const result = await okJson(
@@ -260,38 +257,29 @@ Deno.test("An attempt whose instance died before signing is abandoned within 30 
 });
 
 Deno.test("An instance that starts settles a signed attempt already on chain at once", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  let proxy: ReturnType<typeof startHoldingProxy> | null = null;
-  try {
-    await using h = await startTxHarness({ kvPath });
-    proxy = startHoldingProxy(h.chain.rpcUrl);
-    await h.policy({ maxSolPerTransfer: "5" });
-    const to = await h.link(22);
+  await withKilledAttempt({
     // Given: the 30 s sweep loop just ran
-    await ensureTxSweepLoop(h.a.ctx);
-    await h.txEvents();
+    before: async (h) => {
+      await ensureTxSweepLoop(h.a.ctx);
+      await h.txEvents();
+    },
     // And an instance sent a transfer, then died while following it
-    const doomed = await h.instance({ rpcUrl: proxy.url });
-    const held = proxy.hold("getSignatureStatuses");
-    const inFlight = doomed.post("transfer-sol", {
-      to: { userId: 22 },
-      amount: "1",
-      idempotencyKey: "restart",
-    }).catch((error) => error);
-    await held.arrived;
-    await h.kill(doomed);
+    body: { to: { userId: 22 }, amount: "1", idempotencyKey: "restart" },
+    heldAt: "getSignatureStatuses",
+    reachesChain: true,
+  }, async (h, dead) => {
     await waitFor(() => h.chain.faults.snapshot().heldTransactions.length === 0);
-    assert.equal(await balance(h, to), 1_000_000_000n);
+    assert.equal(await balance(h, dead.to), 1_000_000_000n);
 
     // When: an instance starts on the store
-    const kv = await Deno.openKv(kvPath);
+    const kv = await Deno.openKv(dead.kvPath);
     const service = await startService({
       kv,
       clock: h.a.clock,
       hostname: "127.0.0.1",
       config: testConfig({
         port: 0,
-        kvPath,
+        kvPath: dead.kvPath,
         rpcUrls: { devnet: h.chain.rpcUrl, mainnet: h.chain.rpcUrl },
       }),
     });
@@ -307,12 +295,8 @@ Deno.test("An instance that starts settles a signed attempt already on chain at 
       await service.close();
       kv.close();
     }
-    proxy.release();
-    await inFlight;
-  } finally {
-    await proxy?.close();
-    await Deno.remove(kvPath).catch(() => {});
-  }
+    await dead.settle();
+  });
 });
 
 Deno.test("A transaction route answers within its deadline whatever the RPC does", async (t) => {
@@ -320,15 +304,13 @@ Deno.test("A transaction route answers within its deadline whatever the RPC does
   await t.step(
     "a node that never answers the send: submitted, followed in the background",
     async () => {
-      let proxy: ReturnType<typeof startHoldingProxy> | null = null;
       await using h = await startTxHarness({
-        rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+        proxy: true,
         timing,
       });
-      await using _proxy = proxy!;
       await h.policy({ maxSolPerTransfer: "5" });
       await h.link(6);
-      proxy!.hold("sendTransaction");
+      h.proxy.hold("sendTransaction");
       const started = performance.now();
       const result = await okJson(
         await h.a.post("transfer-sol", { to: { userId: 6 }, amount: "1", idempotencyKey: "slow" }),
@@ -336,19 +318,17 @@ Deno.test("A transaction route answers within its deadline whatever the RPC does
       assert.ok(performance.now() - started < 6_000, `${performance.now() - started} ms`);
       assert.equal(result.status, "submitted");
       assert.equal(typeof result.signature, "string");
-      proxy!.release();
+      h.proxy.release();
     },
   );
   await t.step("a node that never answers the blockhash: 502 rpc_error, nothing sent", async () => {
-    let proxy: ReturnType<typeof startHoldingProxy> | null = null;
     await using h = await startTxHarness({
-      rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+      proxy: true,
       timing,
     });
-    await using _proxy = proxy!;
     await h.policy({ maxSolPerTransfer: "5" });
     await h.link(6);
-    proxy!.hold("getLatestBlockhash");
+    h.proxy.hold("getLatestBlockhash");
     const started = performance.now();
     const res = await h.a.post("transfer-sol", {
       to: { userId: 6 },
@@ -358,18 +338,16 @@ Deno.test("A transaction route answers within its deadline whatever the RPC does
     assert.ok(performance.now() - started < 6_000, `${performance.now() - started} ms`);
     assert.equal(res.status, 502);
     assert.equal((await res.json()).error.code, "rpc_error");
-    proxy!.release();
+    h.proxy.release();
   });
 });
 
 Deno.test("The sweep reads the statuses of many attempts in one getSignatureStatuses call", async () => {
-  let proxy: ReturnType<typeof startHoldingProxy> | null = null;
   await using h = await startTxHarness({
     autoAdvance: false,
     timing: { confirmWaitMs: 50 },
-    rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+    proxy: true,
   });
-  await using _proxy = proxy!;
   await h.policy({ maxSolPerTransfer: "5" });
   h.chain.faults.delayLanding(3, { slots: 3 });
   const sent = await Promise.all([1, 2, 3].map(async (i) =>
@@ -383,11 +361,11 @@ Deno.test("The sweep reads the statuses of many attempts in one getSignatureStat
   ));
   assert.deepEqual(sent.map((s) => s.status), ["submitted", "submitted", "submitted"]);
   h.chain.advanceSlots(5);
-  const before = proxy!.counts().getSignatureStatuses ?? 0;
+  const before = h.proxy.counts().getSignatureStatuses ?? 0;
 
   await sweepUnsettledTx(h.a.ctx);
 
-  assert.equal((proxy!.counts().getSignatureStatuses ?? 0) - before, 1);
+  assert.equal((h.proxy.counts().getSignatureStatuses ?? 0) - before, 1);
   for (const s of sent) {
     const record = await getTxRequest(h.a.kv, h.project.id, String(s.idempotencyKey));
     assert.equal(record?.status, "confirmed");
@@ -441,13 +419,11 @@ Deno.test("The background check of a submitted attempt runs every 1.5 s", async 
 });
 
 Deno.test("Without the ledger methods, expiry is proven by the managed wallet's own signature history", async () => {
-  let proxy: ReturnType<typeof startHoldingProxy> | null = null;
   await using h = await startTxHarness({
     autoAdvance: false,
     timing: { confirmWaitMs: 100 },
-    rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+    proxy: true,
   });
-  await using _proxy = proxy!;
   await h.policy({ maxSolPerTransfer: "5" });
   await h.link(8);
   h.chain.faults.neverLand(1);
@@ -457,7 +433,7 @@ Deno.test("Without the ledger methods, expiry is proven by the managed wallet's 
   assert.equal(result.status, "submitted");
   const signed = (await getTxRequest(h.a.kv, h.project.id, "history"))!.signed!;
   // Given: a provider without minimumLedgerSlot, and the finalized chain past the margin
-  proxy!.failNext("minimumLedgerSlot", 1_000);
+  h.proxy.failNext("minimumLedgerSlot", 1_000);
   h.chain.advanceSlots(Number(signed.lastValidBlockHeight) + 40 - finalizedHeight(h));
 
   // When
@@ -466,5 +442,5 @@ Deno.test("Without the ledger methods, expiry is proven by the managed wallet's 
   // Then: the wallet's history reaches back past the blockhash (its funding) without it
   const after = await okJson(await h.a.status("history"));
   assert.equal(after.error, EXPIRED_ERROR);
-  assert.ok((proxy!.counts().getSignaturesForAddress ?? 0) >= 1);
+  assert.ok((h.proxy.counts().getSignaturesForAddress ?? 0) >= 1);
 });

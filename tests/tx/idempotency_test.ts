@@ -7,17 +7,12 @@ import { getTxRequest } from "../../kv/tx_requests.ts";
 import type { TxResult } from "../../lib/tx/result.ts";
 import { call } from "../support/test_app.ts";
 import {
+  okJson,
   startTxHarness,
   stepWhile,
   type TxHarness,
   type TxInstance,
 } from "../support/tx_harness.ts";
-
-async function ok(res: Response): Promise<Record<string, unknown>> {
-  const body = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(body));
-  return body;
-}
 
 async function conflict(res: Response): Promise<void> {
   const body = await res.json();
@@ -43,23 +38,23 @@ Deno.test("Same key and body returns the stored attempt while pending, submitted
     for (let i = 0; i < 500 && h.chain.faults.snapshot().heldTransactions.length === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    const again = await ok(await h.a.post("transfer-sol", body));
+    const again = await okJson(await h.a.post("transfer-sol", body));
     assert.equal(again.status, "pending");
     assert.equal(typeof again.signature, "string");
   });
   await t.step("submitted", async () => {
-    const answer = await ok(await first);
+    const answer = await okJson(await first);
     assert.equal(answer.status, "submitted");
-    const again = await ok(await h.a.post("transfer-sol", body));
+    const again = await okJson(await h.a.post("transfer-sol", body));
     assert.deepEqual(again, answer);
   });
   await t.step("confirmed", async () => {
     h.chain.advanceSlots(6);
     h.a.clock.advance(h.a.ctx.tx.timing.confirmWaitMs + h.a.ctx.tx.timing.checkIntervalMs);
     await h.txEvents();
-    const again = await ok(await h.a.post("transfer-sol", body));
+    const again = await okJson(await h.a.post("transfer-sol", body));
     assert.equal(again.status, "confirmed");
-    const more = await ok(await h.a.post("transfer-sol", body));
+    const more = await okJson(await h.a.post("transfer-sol", body));
     assert.deepEqual(more, again);
   });
   assert.equal(await sentByWallet(h), 1);
@@ -72,7 +67,7 @@ Deno.test("A failed attempt is retried by the same key and body; it sends its ow
   await h.policy({ maxSolPerTransfer: "10" });
   await h.link(1);
   const body = { to: { userId: 1 }, amount: "2", idempotencyKey: "retry" };
-  const failed = await ok(await h.a.post("transfer-sol", body));
+  const failed = await okJson(await h.a.post("transfer-sol", body));
   assert.equal(failed.status, "failed");
   // A different body is refused even though the attempt failed.
   await conflict(await h.a.post("transfer-sol", { ...body, amount: "0.5" }));
@@ -80,7 +75,7 @@ Deno.test("A failed attempt is retried by the same key and body; it sends its ow
   // When: funds arrive and the same request is sent again
   await h.chain.airdrop(h.wallet!, 5_000_000_000n);
   h.chain.advanceSlots(2);
-  const retried = await ok(await h.a.post("transfer-sol", body));
+  const retried = await okJson(await h.a.post("transfer-sol", body));
 
   // Then
   assert.equal(retried.status, "confirmed");
@@ -98,7 +93,7 @@ Deno.test("Bodies are compared as sent: 1 and 1.0 differ, a player and their wal
   await using h = await startTxHarness();
   await h.policy({ maxSolPerTransfer: "5" });
   const wallet = await h.link(1);
-  const stored = await ok(
+  const stored = await okJson(
     await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "k" }),
   );
   assert.equal(stored.status, "confirmed");
@@ -117,7 +112,7 @@ Deno.test("Bodies are compared as sent: 1 and 1.0 differ, a player and their wal
     }),
   );
   // Keys are per project and exact: another key is a new request.
-  const other = await ok(
+  const other = await okJson(
     await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1.0", idempotencyKey: "K" }),
   );
   assert.equal(other.status, "confirmed");
@@ -135,7 +130,7 @@ Deno.test("A refused request never reserves its key: fix the cause and resend wi
   const other = await h.a.post("transfer-sol", { ...body, amount: "3" });
   assert.equal((await other.json()).error.code, "sol_transfers_disabled");
   await h.policy({ maxSolPerTransfer: "5" });
-  assert.equal((await ok(await h.a.post("transfer-sol", body))).status, "confirmed");
+  assert.equal((await okJson(await h.a.post("transfer-sol", body))).status, "confirmed");
 });
 
 Deno.test("After a 502 at step 14 the key holds that body: the same body retries, another conflicts", async () => {
@@ -148,7 +143,7 @@ Deno.test("After a 502 at step 14 the key holds that body: the same body retries
   assert.equal(down.status, 502);
   await down.body?.cancel();
   await conflict(await h.a.post("transfer-sol", { ...body, amount: "2" }));
-  assert.equal((await ok(await h.a.post("transfer-sol", body))).status, "confirmed");
+  assert.equal((await okJson(await h.a.post("transfer-sol", body))).status, "confirmed");
 });
 
 /** Fires `n` identical requests spread over the instances at once; returns the answers. */
@@ -164,7 +159,7 @@ async function burst(
       return instance.post("transfer-sol", body);
     }),
   );
-  return await Promise.all(answers.map(ok));
+  return await Promise.all(answers.map(okJson));
 }
 
 function assertOneTransaction(answers: Record<string, unknown>[]): void {
@@ -214,13 +209,13 @@ Deno.test("GET /v1/tx/:idempotencyKey answers the stored result for a URL-encode
   await h.policy({ maxSolPerTransfer: "5" });
   await h.link(1);
   const key = "order 7/8 ?#% é🎮";
-  const sent = await ok(
+  const sent = await okJson(
     await stepWhile(
       h.chain,
       h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: key }),
     ),
   );
-  assert.deepEqual(await ok(await h.a.status(key)), sent);
+  assert.deepEqual(await okJson(await h.a.status(key)), sent);
   const missing = await h.a.status("order 7/9");
   assert.deepEqual([missing.status, (await missing.json()).error.code], [404, "not_found"]);
 });
@@ -230,7 +225,7 @@ Deno.test("GET /v1/tx/:idempotencyKey resumes checking a submitted request whose
   await h.policy({ maxSolPerTransfer: "5" });
   await h.link(1);
   h.chain.faults.delayLanding(1, { slots: 3 });
-  const sent = await ok(
+  const sent = await okJson(
     await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "lost-job" }),
   );
   assert.equal(sent.status, "submitted");
@@ -240,11 +235,11 @@ Deno.test("GET /v1/tx/:idempotencyKey resumes checking a submitted request whose
   h.chain.advanceSlots(5);
 
   // When: the status route is asked, then due jobs run (no clock change)
-  assert.equal((await ok(await h.a.status("lost-job"))).status, "submitted");
+  assert.equal((await okJson(await h.a.status("lost-job"))).status, "submitted");
   await h.txEvents();
 
   // Then
-  assert.equal((await ok(await h.a.status("lost-job"))).status, "confirmed");
+  assert.equal((await okJson(await h.a.status("lost-job"))).status, "confirmed");
 });
 
 Deno.test("Identical requests under different keys are separate transactions, even in one slot", async () => {
@@ -259,7 +254,7 @@ Deno.test("Identical requests under different keys are separate transactions, ev
       ),
     ),
   );
-  const [x, y] = await Promise.all(answers.map(ok));
+  const [x, y] = await Promise.all(answers.map(okJson));
   assert.ok(x && y);
   assert.deepEqual([x.status, y.status], ["confirmed", "confirmed"]);
   assert.notEqual(x.signature, y.signature);
@@ -272,7 +267,7 @@ Deno.test("GET /v1/tx lists requests by latest attempt, newest first, filtered b
   await h.link(1);
   const to = await h.link(2);
   const send = (key: string, amount: string, target: unknown = { userId: 1 }) =>
-    h.a.post("transfer-sol", { to: target, amount, idempotencyKey: key }).then(ok);
+    h.a.post("transfer-sol", { to: target, amount, idempotencyKey: key }).then(okJson);
   await send("first", "5"); // fails: the wallet holds 1 SOL
   h.a.clock.advance(1);
   await send("second", "0.1", { address: to });

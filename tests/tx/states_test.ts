@@ -9,11 +9,11 @@ import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
 import {
   CRASH_BODY,
   okJson,
-  startHoldingProxy,
   startTxHarness,
   stepWhile,
   type TxHarness,
   withAttemptKilledBeforeSigning,
+  withKilledAttempt,
 } from "../support/tx_harness.ts";
 
 Deno.test("POST /v1/tx/transfer-sol is pending while it waits, then confirmed with one tx event", async () => {
@@ -97,21 +97,19 @@ Deno.test("POST /v1/tx/transfer-sol answers submitted after the wait; the durabl
 });
 
 Deno.test("POST /v1/tx/transfer-sol rebroadcasts the same signed bytes when the first send is lost", async () => {
-  let proxy: ReturnType<typeof startHoldingProxy> | null = null;
   await using h = await startTxHarness({
-    rpcUrl: (chain) => (proxy = startHoldingProxy(chain.rpcUrl)).url,
+    proxy: true,
   });
-  await using _proxy = proxy!;
   await h.policy({ maxSolPerTransfer: "5" });
   const to = await h.link(1);
-  proxy!.failNext("sendTransaction", 1);
+  h.proxy.failNext("sendTransaction", 1);
 
   const result = await okJson(
     await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "lost" }),
   );
 
   assert.equal(result.status, "confirmed");
-  assert.ok((proxy!.counts().sendTransaction ?? 0) >= 2);
+  assert.ok((h.proxy.counts().sendTransaction ?? 0) >= 2);
   const landed = await h.rpc.getSignatureStatuses([result.signature as Signature], {
     searchTransactionHistory: true,
   }).send();
@@ -296,19 +294,11 @@ Deno.test("A process killed between reservation and signing leaves an attempt th
 });
 
 Deno.test("A process killed after storing the signed transaction: the sweep checks the signature and sends the stored bytes", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  let proxy: ReturnType<typeof startHoldingProxy> | null = null;
-  try {
-    await using h = await startTxHarness({ kvPath });
-    proxy = startHoldingProxy(h.chain.rpcUrl);
-    await h.policy({ maxSolPerTransfer: "5" });
-    const to = await h.link(22);
-    const body = { to: { userId: 22 }, amount: "1", idempotencyKey: "signed-then-crash" };
-    const doomed = await h.instance({ rpcUrl: proxy.url });
-    const held = proxy.hold("sendTransaction");
-    const inFlight = doomed.post("transfer-sol", body).catch((error) => error);
-    await held.arrived;
-    await h.kill(doomed);
+  await withKilledAttempt({
+    body: { to: { userId: 22 }, amount: "1", idempotencyKey: "signed-then-crash" },
+    heldAt: "sendTransaction",
+    reachesChain: true,
+  }, async (h, dead) => {
     const stored = await okJson(await h.a.status("signed-then-crash"));
     assert.equal(stored.status, "pending");
     assert.equal(typeof stored.signature, "string");
@@ -323,18 +313,14 @@ Deno.test("A process killed after storing the signed transaction: the sweep chec
       assert.notEqual(after.status, "failed");
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    proxy.release();
-    await inFlight;
+    await dead.settle();
 
     // Then: the stored bytes landed, once
     assert.equal(after.status, "confirmed");
     assert.equal(after.signature, stored.signature);
-    assert.equal((await h.rpc.getBalance(to).send()).value, 1_000_000_000n);
+    assert.equal((await h.rpc.getBalance(dead.to).send()).value, 1_000_000_000n);
     assert.deepEqual((await h.txEvents()).map((e) => e.signature), [stored.signature]);
-  } finally {
-    await proxy?.close();
-    await Deno.remove(kvPath).catch(() => {});
-  }
+  });
 });
 
 Deno.test("The 30-second sweep, started by the cron's sweeps, settles a submitted request whose check job is gone", async () => {

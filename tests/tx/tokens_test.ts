@@ -10,18 +10,12 @@ import {
   MIN_MICRO_LAMPORTS_PER_CU,
 } from "../../lib/tx/priority_fee.ts";
 import { createFundedSigner, createMint, findAta, mintTo } from "../../sandbox/chain/fixtures.ts";
-import { startTxHarness, type TxHarness } from "../support/tx_harness.ts";
+import { okJson, startTxHarness, type TxHarness } from "../support/tx_harness.ts";
 
 const PROGRAMS: Array<[string, Address]> = [
   ["Token", TOKEN_PROGRAM_ADDRESS],
   ["Token-2022", TOKEN_2022_PROGRAM],
 ];
-
-async function ok(res: Response): Promise<Record<string, unknown>> {
-  const body = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(body));
-  return body;
-}
 
 async function tokenBalance(h: TxHarness, owner: Address, mint: Address, program: Address) {
   const ata = await findAta(owner, mint, program);
@@ -51,7 +45,7 @@ for (const [name, program] of PROGRAMS) {
     const before = (await h.rpc.getBalance(h.wallet!).send()).value;
 
     // When
-    const result = await ok(
+    const result = await okJson(
       await h.a.post("transfer-token", {
         to: { userId: 8 },
         mint,
@@ -70,7 +64,7 @@ for (const [name, program] of PROGRAMS) {
     const after = (await h.rpc.getBalance(h.wallet!).send()).value;
     assert.ok(before - after > 1_000_000n);
     // Again: the account exists now, and the idempotent create does not fail.
-    const again = await ok(
+    const again = await okJson(
       await h.a.post("transfer-token", {
         to: { userId: 8 },
         mint,
@@ -94,7 +88,7 @@ for (const [name, program] of PROGRAMS) {
     await h.policy({ allowedMints: [{ mint, maxPerTransaction: "100" }] });
     const player = (await generateKeyPairSigner()).address;
 
-    const result = await ok(
+    const result = await okJson(
       await h.a.post("mint-token", {
         to: { address: player },
         mint,
@@ -119,7 +113,7 @@ Deno.test("POST /v1/tx/mint-token without mint authority answers 200 failed with
   await h.policy({ allowedMints: [{ mint, maxPerTransaction: "100" }] });
   const player = await h.link(4);
 
-  const result = await ok(
+  const result = await okJson(
     await h.a.post("mint-token", {
       to: { userId: 4 },
       mint,
@@ -148,7 +142,7 @@ Deno.test("POST /v1/tx/transfer-token with an empty managed token account answer
   });
   await h.policy({ allowedMints: [{ mint, maxPerTransaction: "1" }] });
   await h.link(4);
-  const result = await ok(
+  const result = await okJson(
     await h.a.post("transfer-token", {
       to: { userId: 4 },
       mint,
@@ -187,7 +181,7 @@ Deno.test("On mainnet, transactions carry a compute-unit limit and a priority fe
       await using h = await startTxHarness({ cluster });
       await h.policy({ maxSolPerTransfer: "1" });
       await h.link(1);
-      const result = await ok(
+      const result = await okJson(
         await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "fee" }),
       );
       assert.equal(result.status, "confirmed");

@@ -2,26 +2,10 @@ import assert from "node:assert/strict";
 import { address, generateKeyPairSigner, type Signature } from "@solana/kit";
 import { base58 } from "@scure/base";
 import { createFundedSigner, createMint } from "../../sandbox/chain/fixtures.ts";
-import { type RpcCounter, startChainReads, startRpcCounter } from "../support/chain_reads.ts";
+import { startCounted } from "../support/chain_reads.ts";
 import { call, createTestProject } from "../support/test_app.ts";
 
 const SYSTEM_PROGRAM = address("11111111111111111111111111111111");
-
-/** A harness whose app reaches the sandbox through a counting proxy. */
-async function startCounted() {
-  let counter!: RpcCounter;
-  const h = await startChainReads({
-    urls: (chain) => {
-      counter = startRpcCounter(chain.rpcUrl);
-      return { rpcUrl: counter.url, dasUrl: `${counter.url}/das` };
-    },
-  });
-  const close = async () => {
-    await h.close();
-    await counter.close();
-  };
-  return { h, counter, [Symbol.asyncDispose]: close };
-}
 
 Deno.test("chain reads are cached for 10 s per cluster and full query", async (t) => {
   await using s = await startCounted();

@@ -1,29 +1,9 @@
 import assert from "node:assert/strict";
-import {
-  createSolanaRpc,
-  generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
-  type KeyPairSigner,
-  type Signature,
-} from "@solana/kit";
+import { type Signature } from "@solana/kit";
 import { base58 } from "@scure/base";
-import { createFundedSigner, signSolTransfer } from "../../sandbox/chain/fixtures.ts";
+import { createFundedSigner, sendSolTransfer } from "../../sandbox/chain/fixtures.ts";
 import { assertErrorCode } from "../support/assertions.ts";
 import { startChainReads } from "../support/chain_reads.ts";
-
-/** Sends a SOL transfer without preflight, so one that fails on chain still lands. */
-async function sendTransfer(rpcUrl: string, from: KeyPairSigner, amount: bigint) {
-  const rpc = createSolanaRpc(rpcUrl);
-  const { address: to } = await generateKeyPairSigner();
-  const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-  const signed = await signSolTransfer(from, to, amount, latest);
-  await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), {
-    encoding: "base64",
-    skipPreflight: true,
-  }).send();
-  return getSignatureFromTransaction(signed);
-}
 
 Deno.test("GET /v1/signatures/:signature follows a transaction through every status", async (t) => {
   await using h = await startChainReads();
@@ -35,7 +15,7 @@ Deno.test("GET /v1/signatures/:signature follows a transaction through every sta
   };
 
   // Given a transfer that has just landed
-  const signature = await sendTransfer(h.chain.rpcUrl, payer, 1_000_000_000n);
+  const signature = await sendSolTransfer(h.chain, { from: payer, amount: 1_000_000_000n });
   const landedAt = h.chain.clock().slot;
 
   await t.step("processed, then confirmed, then finalized; never cached", async () => {
@@ -58,7 +38,7 @@ Deno.test("GET /v1/signatures/:signature follows a transaction through every sta
 
   await t.step("failed, with the on-chain error as JSON", async () => {
     // Given a transfer of more than the payer holds
-    const failing = await sendTransfer(h.chain.rpcUrl, payer, 1_000_000_000_000_000n);
+    const failing = await sendSolTransfer(h.chain, { from: payer, amount: 1_000_000_000_000_000n });
     const slot = h.chain.clock().slot;
     const answer = await status(failing);
     assert.deepEqual(answer, {
