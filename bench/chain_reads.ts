@@ -119,21 +119,13 @@ async function serveService() {
   const { loadConfig } = await import("../lib/config.ts");
   const { createApp } = await import("../routes/mod.ts");
   const { openKv } = await import("../kv/open_kv.ts");
-  const { createProject } = await import("../kv/projects.ts");
-  const { createApiKey } = await import("../kv/api_keys.ts");
-  const { seedStore } = await import("./seed_store.ts");
+  const { createBenchProject, seedStore } = await import("./seed_store.ts");
   const { chain, wallets } = await startFundedChain();
   const dir = await Deno.makeTempDir();
   const keys = await seedStore(`${dir}/bench.kv`, async (kv) => {
     const keys: string[] = [];
     for (let i = 0; i < Number(Deno.env.get("BENCH_PROJECTS") ?? 1000); i++) {
-      const project = await createProject(kv, {
-        name: `bench ${i}`,
-        cluster: "devnet",
-        createdBy: `dev-${i}`,
-        now: Date.now(),
-      });
-      keys.push((await createApiKey(kv, project.id, Date.now())).plaintext);
+      keys.push((await createBenchProject(kv, i)).apiKey);
     }
     return keys;
   });

@@ -162,12 +162,10 @@ async function serveService() {
   const { loadConfig } = await import("../lib/config.ts");
   const { createApp } = await import("../routes/mod.ts");
   const { openKv } = await import("../kv/open_kv.ts");
-  const { createProject } = await import("../kv/projects.ts");
-  const { createApiKey } = await import("../kv/api_keys.ts");
   const { linkWallet } = await import("../kv/links.ts");
   const { savePolicy } = await import("../lib/tx/policy.ts");
   const { createProjectWallet } = await import("../lib/wallets/project_wallet.ts");
-  const { seedStore } = await import("./seed_store.ts");
+  const { createBenchProject, seedStore } = await import("./seed_store.ts");
   const rpcUrl = Deno.env.get("BENCH_RPC_URL")!;
   const dir = await Deno.makeTempDir();
   const config = loadConfig({
@@ -184,13 +182,8 @@ async function serveService() {
   await seedStore(`${dir}/bench.kv`, async (kv) => {
     const ctx = await createAppContext({ kv, config });
     for (let i = 0; i < PROJECTS; i++) {
-      const project = await createProject(kv, {
-        name: `bench ${i}`,
-        cluster: "devnet",
-        createdBy: `dev-${i}`,
-        now: Date.now(),
-      });
-      keys.push((await createApiKey(kv, project.id, Date.now())).plaintext);
+      const { project, apiKey } = await createBenchProject(kv, i);
+      keys.push(apiKey);
       wallets.push(await createProjectWallet(ctx, project.id) as Address);
       await savePolicy(kv, project.id, { maxSolPerTransfer: "1" });
       await linkWallet(kv, project.id, { userId: 1, address: player, now: Date.now() });

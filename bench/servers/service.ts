@@ -5,10 +5,8 @@ import type { RequestQuota } from "../../lib/quota/request_quota.ts";
 import { loadConfig } from "../../lib/config.ts";
 import { createApp } from "../../routes/mod.ts";
 import { openKv } from "../../kv/open_kv.ts";
-import { createProject } from "../../kv/projects.ts";
-import { createApiKey } from "../../kv/api_keys.ts";
 import { linkWallet } from "../../kv/links.ts";
-import { seedStore } from "../seed_store.ts";
+import { createBenchProject, seedStore } from "../seed_store.ts";
 
 const projects = Number(Deno.env.get("BENCH_PROJECTS") ?? 1000);
 // BENCH_KV_PATH points several bench instances at one store (a KV Connect URL); only the one with
@@ -47,18 +45,13 @@ function seed(path: string, count: number): Promise<string[]> {
     // 50 at a time: over a remote store each write is a round trip.
     for (let start = 0; start < count; start += 50) {
       const batch = Array.from({ length: Math.min(50, count - start) }, async (_, j) => {
-        const project = await createProject(kv, {
-          name: `bench ${start + j}`,
-          cluster: "devnet",
-          createdBy: `dev-${start + j}`,
-          now: Date.now(),
-        });
+        const { project, apiKey } = await createBenchProject(kv, start + j);
         await linkWallet(kv, project.id, {
           userId: 1,
           address: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
           now: Date.now(),
         });
-        return (await createApiKey(kv, project.id, Date.now())).plaintext;
+        return apiKey;
       });
       keys.push(...await Promise.all(batch));
     }
