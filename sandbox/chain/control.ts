@@ -28,6 +28,8 @@ const schemas = {
   close: z.object({ count, scope }),
   finalization: z.object({ paused: z.boolean() }),
   prune: z.object({ firstAvailableSlot: z.number().int().min(0) }),
+  hide: z.object({ hidden: z.boolean() }),
+  lag: z.object({ slots: z.number().int().min(0).max(100_000) }),
   account: z.object({
     address: pubkey,
     lamports: z.string().regex(/^\d+$/),
@@ -97,6 +99,14 @@ export function controlApp(state: LedgerState, faults: ChainFaults): Hono {
   });
   app.post("/faults/prune-history", async (c) => {
     faults.pruneHistory((await body(c.req.raw, schemas.prune)).firstAvailableSlot);
+    return c.json(answer());
+  });
+  app.post("/faults/hide-statuses", async (c) => {
+    faults.hideStatuses((await body(c.req.raw, schemas.hide)).hidden);
+    return c.json(answer());
+  });
+  app.post("/faults/lag-history", async (c) => {
+    faults.lagHistory((await body(c.req.raw, schemas.lag)).slots);
     return c.json(answer());
   });
   app.post("/faults/clear", (c) => {

@@ -9,6 +9,8 @@ export type FaultSnapshot = {
   http: { count: number; mode: "status" | "close"; status: number | null; scope: FaultScope };
   finalizationPaused: boolean;
   firstAvailableSlot: number;
+  hideStatuses: boolean;
+  historyLagSlots: number;
   heldTransactions: { signature: string; landAtSlot: number | null }[];
 };
 
@@ -34,6 +36,19 @@ export type ChainFaults = {
    * getFirstAvailableBlock / minimumLedgerSlot report `slot`. 0 restores the whole history.
    */
   pruneHistory(slot: number): void;
+  /**
+   * Makes the node answer `null` for landed transactions from getSignatureStatuses and
+   * getTransaction while it still claims its whole history (getFirstAvailableBlock 0, answers at
+   * the tip): a node run without transaction history once its status cache rolled over, or a pool
+   * member that lies. Address history (getSignaturesForAddress) still answers. False restores it.
+   */
+  hideStatuses(hidden: boolean): void;
+  /**
+   * Makes history reads (getSignatureStatuses, getTransaction, getSignaturesForAddress) see the
+   * ledger as it was `slots` slots ago, with their context slot as far behind (a lagging pool
+   * member); a later `minContextSlot` is refused as a real node does. 0 restores it.
+   */
+  lagHistory(slots: number): void;
   /** Disarms every fault (held transactions stay held). */
   clear(): void;
   snapshot(): FaultSnapshot;
@@ -81,12 +96,22 @@ export function createFaults(state: LedgerState): ChainFaults {
       f.firstAvailableSlot = slot;
       log("prune_history", { firstAvailableSlot: slot });
     },
+    hideStatuses(hidden) {
+      f.hideStatuses = hidden;
+      log("hide_statuses", { hidden });
+    },
+    lagHistory(slots) {
+      f.historyLagSlots = slots;
+      log("lag_history", { slots });
+    },
     clear() {
       f.dropNext = 0;
       f.delayNext = 0;
       f.httpNext = 0;
       f.finalizationPaused = false;
       f.firstAvailableSlot = 0;
+      f.hideStatuses = false;
+      f.historyLagSlots = 0;
       log("cleared", {});
     },
     snapshot() {
@@ -101,6 +126,8 @@ export function createFaults(state: LedgerState): ChainFaults {
         },
         finalizationPaused: f.finalizationPaused,
         firstAvailableSlot: f.firstAvailableSlot,
+        hideStatuses: f.hideStatuses,
+        historyLagSlots: f.historyLagSlots,
         heldTransactions: [...state.pending.values()].map((p) => ({
           signature: p.signature,
           landAtSlot: p.landAtSlot,

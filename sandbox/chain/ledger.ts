@@ -54,6 +54,8 @@ export async function createLedger(options: LedgerOptions): Promise<LedgerState>
       httpScope: "rpc",
       finalizationPaused: false,
       firstAvailableSlot: 0,
+      hideStatuses: false,
+      historyLagSlots: 0,
     },
     assetImages: new Map(),
     faucet,

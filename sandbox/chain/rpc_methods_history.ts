@@ -2,10 +2,17 @@
 import { base58, base64 } from "@scure/base";
 import { commitmentSlot } from "./clock.ts";
 import { invalidParams, RpcError } from "./rpc_errors.ts";
-import { atLeastConfirmed, configParam, param, pubkeyParam, signatureParam } from "./rpc_params.ts";
+import {
+  atLeastConfirmed,
+  configParam,
+  param,
+  pubkeyParam,
+  reachedMinContextSlot,
+  signatureParam,
+} from "./rpc_params.ts";
 import type { RpcHandler } from "./rpc_dispatch.ts";
 import { confirmationStatus } from "./rpc_methods_transactions.ts";
-import { isPruned, type TransactionRecord } from "./state.ts";
+import { historySlot, isPruned, type TransactionRecord } from "./state.ts";
 import { type DecodedTransaction, isSigner, isWritable } from "./wire.ts";
 
 const MEMO_PROGRAMS = [
@@ -113,7 +120,7 @@ export const historyMethods: Record<string, RpcHandler> = {
   getTransaction: (state, params) => {
     const signature = signatureParam(param(params, 0, "1 or 2 elements"));
     const config = typeof params[1] === "string" ? { encoding: params[1] } : configParam(params, 1);
-    const slot = commitmentSlot(state, atLeastConfirmed(config));
+    const slot = historySlot(state, commitmentSlot(state, atLeastConfirmed(config)));
     const encoding = (config.encoding as string | undefined) ?? "json";
     if (!["json", "jsonParsed", "base64", "base58"].includes(encoding)) {
       throw invalidParams(
@@ -122,6 +129,7 @@ export const historyMethods: Record<string, RpcHandler> = {
     }
     const record = state.transactions.get(signature);
     if (!record || record.slot > slot || isPruned(state, record)) return null;
+    if (state.faults.hideStatuses) return null;
     const max = config.maxSupportedTransactionVersion as number | undefined;
     if (
       record.decoded.version !== "legacy" && (max === undefined || max < record.decoded.version)
@@ -136,7 +144,10 @@ export const historyMethods: Record<string, RpcHandler> = {
   getSignaturesForAddress: (state, params) => {
     const key = pubkeyParam(param(params, 0, "1 or 2 elements"));
     const config = configParam(params, 1);
-    const slot = commitmentSlot(state, atLeastConfirmed(config));
+    const slot = reachedMinContextSlot(
+      historySlot(state, commitmentSlot(state, atLeastConfirmed(config))),
+      config,
+    );
     const limit = config.limit === undefined || config.limit === null ? 1000 : Number(config.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
       throw invalidParams("Invalid limit; max 1000");

@@ -13,17 +13,26 @@ import {
   signatureParam,
 } from "./rpc_params.ts";
 import type { RpcHandler } from "./rpc_dispatch.ts";
-import { isPruned, type LedgerState, STATUS_CACHE_SLOTS, type TransactionRecord } from "./state.ts";
+import {
+  historySlot,
+  isPruned,
+  type LedgerState,
+  STATUS_CACHE_SLOTS,
+  type TransactionRecord,
+} from "./state.ts";
 import { sendTransaction, signatureVerificationFailure, simulate } from "./submit.ts";
 import { decodeTransaction, decodeWireString, verifySignatures } from "./wire.ts";
 
-/** The commitment a landed transaction has reached. */
+/** The commitment a landed transaction has reached, as history reads see it (history lag). */
 export function confirmationStatus(
   state: LedgerState,
   record: TransactionRecord,
 ): "processed" | "confirmed" | "finalized" {
-  if (record.slot <= state.finalizedSlot) return "finalized";
-  if (record.slot <= Math.max(state.finalizedSlot, state.slot - state.options.confirmedLag)) {
+  const finalized = historySlot(state, state.finalizedSlot);
+  if (record.slot <= finalized) return "finalized";
+  if (
+    record.slot <= Math.max(finalized, historySlot(state, state.slot) - state.options.confirmedLag)
+  ) {
     return "confirmed";
   }
   return "processed";
@@ -85,22 +94,24 @@ export const transactionMethods: Record<string, RpcHandler> = {
     }
     if (signatures.length > 256) throw invalidParam("Too many inputs provided; max 256");
     const config = configParam(params, 1);
+    const slot = historySlot(state, state.slot);
     const value = signatures.map(signatureParam).map((signature) => {
       const record = state.transactions.get(signature);
-      if (!record || isPruned(state, record)) return null;
+      if (!record || record.slot > slot || isPruned(state, record)) return null;
+      if (state.faults.hideStatuses) return null;
       // Without searchTransactionHistory only the status cache of recent slots answers.
-      if (!config.searchTransactionHistory && record.slot < state.slot - STATUS_CACHE_SLOTS) {
+      if (!config.searchTransactionHistory && record.slot < slot - STATUS_CACHE_SLOTS) {
         return null;
       }
       const status = confirmationStatus(state, record);
       return {
         confirmationStatus: status,
-        confirmations: status === "finalized" ? null : state.slot - record.slot,
+        confirmations: status === "finalized" ? null : slot - record.slot,
         err: record.err,
         slot: record.slot,
         status: record.err ? { Err: record.err } : { Ok: null },
       };
     });
-    return { context: context(state.slot), value };
+    return { context: context(slot), value };
   },
 };

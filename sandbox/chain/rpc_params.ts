@@ -90,7 +90,11 @@ export function commitmentOf(config: Config, key = "commitment"): Commitment | u
 
 /** The slot of the bank a request reads, checking minContextSlot. */
 export function bankSlot(state: LedgerState, config: Config): number {
-  const slot = commitmentSlot(state, commitmentOf(config));
+  return reachedMinContextSlot(commitmentSlot(state, commitmentOf(config)), config);
+}
+
+/** `slot`, or the node's -32016 answer when the request asks for a later minContextSlot. */
+export function reachedMinContextSlot(slot: number, config: Config): number {
   const min = config.minContextSlot;
   if (min !== undefined && min !== null && Number(min) > slot) {
     throw minContextSlotNotReached(slot);

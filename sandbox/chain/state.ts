@@ -85,6 +85,10 @@ export type FaultState = {
   finalizationPaused: boolean;
   /** Oldest slot the node still has history for (a node started from a snapshot, or pruned). */
   firstAvailableSlot: number;
+  /** Landed signatures' statuses and transactions answer null, while full history is claimed. */
+  hideStatuses: boolean;
+  /** History reads (statuses, transactions, address history) see the ledger this many slots ago. */
+  historyLagSlots: number;
 };
 
 export type SlotFees = { min: bigint | null; byAccount: Map<string, bigint> };
@@ -135,6 +139,11 @@ export const PRIORITIZATION_FEE_SLOTS = 150;
 /** True when the node no longer has the record's slot in its ledger (pruned history). */
 export function isPruned(state: LedgerState, record: TransactionRecord): boolean {
   return record.slot < state.faults.firstAvailableSlot;
+}
+
+/** The slot history reads see: `slot`, moved back by the history-lag fault. */
+export function historySlot(state: LedgerState, slot: number): number {
+  return Math.max(0, slot - state.faults.historyLagSlots);
 }
 
 export function createSvm(): LiteSVM {

@@ -179,3 +179,83 @@ Deno.test("faults.pruneHistory() makes the node forget earlier slots, as one sta
     null,
   );
 });
+
+Deno.test("faults.hideStatuses() answers null for landed transactions while claiming the whole history", async () => {
+  await using chain = await startChain({ autoAdvance: false });
+  const rpc = createSolanaRpc(chain.rpcUrl);
+  const sender = await createFundedSigner(chain);
+  const { signature } = await sendTransfer(chain, sender, 1_000_000n);
+  chain.advanceSlots(2);
+  const search = { searchTransactionHistory: true };
+
+  // When: the control API makes the node hide statuses
+  const res = await fetch(`${chain.controlUrl}/faults/hide-statuses`, {
+    method: "POST",
+    body: JSON.stringify({ hidden: true }),
+  });
+  assert.equal((await res.json()).faults.hideStatuses, true);
+
+  // Then: statuses and the transaction answer as unknown, at the tip, with full history claimed
+  const statuses = await rpc.getSignatureStatuses([signature], search).send();
+  assert.equal(statuses.value[0], null);
+  assert.equal(statuses.context.slot, BigInt(chain.clock().slot));
+  assert.equal(await rpc.getTransaction(signature, { encoding: "json" }).send(), null);
+  assert.equal(await rpc.getFirstAvailableBlock().send(), 0n);
+  assert.equal(await rpc.minimumLedgerSlot().send(), 0n);
+  // And: the wallet's own address history still lists it
+  const history = await rpc.getSignaturesForAddress(sender.address).send();
+  assert.ok(history.some((item) => item.signature === signature));
+
+  // And: clearing the faults shows it again
+  chain.faults.clear();
+  assert.equal((await rpc.getSignatureStatuses([signature], search).send()).value[0]?.err, null);
+});
+
+Deno.test("faults.lagHistory() serves history reads from behind the tip and refuses a later minContextSlot", async () => {
+  await using chain = await startChain({ autoAdvance: false });
+  const rpc = createSolanaRpc(chain.rpcUrl);
+  const sender = await createFundedSigner(chain);
+  const { signature } = await sendTransfer(chain, sender, 1_000_000n);
+  chain.advanceSlots(40);
+  const tip = chain.clock().slot;
+  const search = { searchTransactionHistory: true };
+  const landed = (await rpc.getSignatureStatuses([signature], search).send()).value[0]!;
+  assert.equal(landed.confirmationStatus, "finalized");
+
+  // When: history reads lag 50 slots behind the tip (before the landing)
+  const res = await fetch(`${chain.controlUrl}/faults/lag-history`, {
+    method: "POST",
+    body: JSON.stringify({ slots: 50 }),
+  });
+  assert.equal((await res.json()).faults.historyLagSlots, 50);
+
+  // Then: the landed transaction is not seen yet, and the answer's context says how far behind
+  const statuses = await rpc.getSignatureStatuses([signature], search).send();
+  assert.equal(statuses.value[0], null);
+  assert.equal(statuses.context.slot, BigInt(tip - 50));
+  assert.equal(await rpc.getTransaction(signature, { encoding: "json" }).send(), null);
+  const history = await rpc.getSignaturesForAddress(sender.address, { commitment: "confirmed" })
+    .send();
+  assert.ok(!history.some((item) => item.signature === signature));
+  // And: an address-history read that needs a later context is refused, as a real node does
+  await assert.rejects(
+    rpc.getSignaturesForAddress(sender.address, {
+      commitment: "confirmed",
+      minContextSlot: BigInt(tip - 10),
+    }).send(),
+    (error) => isSolanaError(error) && String(error.context.__code) === "-32016",
+  );
+
+  // When: the lag shrinks to 10 slots
+  chain.faults.lagHistory(10);
+
+  // Then: it is seen, at a lower commitment than at the tip
+  const lagging = (await rpc.getSignatureStatuses([signature], search).send()).value[0]!;
+  assert.equal(lagging.slot, landed.slot);
+  assert.equal(lagging.confirmationStatus, "confirmed");
+  chain.faults.clear();
+  const history2 = await rpc.getSignaturesForAddress(sender.address, {
+    minContextSlot: BigInt(tip - 40),
+  }).send();
+  assert.ok(history2.some((item) => item.signature === signature));
+});
