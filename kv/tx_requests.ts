@@ -91,6 +91,11 @@ export interface TxRequestRecord {
   checkJobId: string | null;
   /** Earlier signed attempts of the key, oldest first (absent on older records). */
   previous?: PastAttempt[];
+  /**
+   * When a check first found the attempt past its expiry margin without being able to prove it
+   * did not land (a node hiding its history, a pruned one); absent otherwise. It stays unsettled.
+   */
+  expiryUnprovenAt?: number;
   createdAt: number;
   updatedAt: number;
 }

@@ -88,6 +88,13 @@ export function TransactionsPage(data: TransactionsPageData): VNode {
                       <span class={STATUS_BADGE[tx.status] ?? "badge"}>{tx.status}</span>
                       {tx.error && <div class="hint" title={tx.error}>{tx.error.slice(0, 160)}
                       </div>}
+                      {tx.status === "submitted" && tx.expiryUnprovenAt !== undefined && (
+                        <div class="hint attention" data-testid="tx-attention">
+                          Needs attention: past its expiry, but the RPC node cannot show whether it
+                          landed (it may hide its history). It stays submitted and is not retried;
+                          check the signature in an explorer or set another RPC node.
+                        </div>
+                      )}
                     </Cell>
                     <Cell label="Kind">
                       {tx.kind}

@@ -33,6 +33,7 @@ input[type="checkbox"], input[type="radio"] { min-height: 0; width: auto; }
 input:focus, select:focus, button:focus-visible, a:focus-visible { outline: 2px solid var(--accent);
   outline-offset: 1px; }
 .hint { color: var(--muted); font-size: .875rem; margin: .25rem 0 0; }
+.hint.attention { color: var(--err); }
 fieldset { border: 0; margin: 1rem 0 0; padding: 0; }
 legend { font-weight: 600; padding: 0; }
 .rows { display: grid; gap: .5rem; margin: .5rem 0; }

@@ -17,7 +17,8 @@ import {
   markSubmitted,
   settleAttempt,
 } from "./transitions.ts";
-import { checkAttempt, type StatusValue } from "./confirm.ts";
+import { checkAttempt } from "./confirm.ts";
+import type { StatusValue } from "./expiry_proof.ts";
 import { ABANDONED_ERROR } from "./result.ts";
 
 /** What a check run asks of the job layer. */

@@ -9,8 +9,6 @@
  * only the first send's refusal may, and `send_and_wait.ts` decides that.
  */
 import {
-  type Address,
-  getTransactionDecoder,
   isSolanaError,
   type Rpc,
   type Signature,
@@ -19,14 +17,26 @@ import {
   type SolanaRpcApi,
 } from "@solana/kit";
 import type { Base64EncodedWireTransaction } from "@solana/kit";
-import { transactionErrorJson } from "../chain/signature_status.ts";
 import type { AppContext } from "../context.ts";
 import { log } from "../../core/log.ts";
 import { getTxRequest, type SignedTx, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { codedErrorText, isSimulationRejection, rpcFailureReason } from "./chain_errors.ts";
-import { attemptRef, isFinal, markAccepted, settleAttempt } from "./transitions.ts";
+import {
+  attemptRef,
+  isFinal,
+  markAccepted,
+  markExpiryUnproven,
+  settleAttempt,
+} from "./transitions.ts";
 import { rpcSignal } from "./timing.ts";
 import { EXPIRED_ERROR } from "./result.ts";
+import {
+  type ChainCheck,
+  proveExpiry,
+  type SentAttempt,
+  statusCheck,
+  type StatusValue,
+} from "./expiry_proof.ts";
 
 /** Blocks past the last valid height after which a missing signature proves expiry (spec rule 2). */
 const EXPIRY_MARGIN_BLOCKS = 32n;
@@ -65,134 +75,32 @@ export async function sendSignedTx(
   }
 }
 
-/** What the chain says about a sent transaction. */
-type ChainCheck =
-  | { kind: "confirmed" }
-  | { kind: "failed"; error: string }
-  | { kind: "expired" }
-  /** Not final yet; `canLand` is false once the blockhash is too old to land anywhere. */
-  | { kind: "unconfirmed"; landed: boolean; canLand: boolean };
-
-/** A signature's status as `getSignatureStatuses` answers it (null when unknown). */
-export type StatusValue = {
-  err: unknown;
-  confirmationStatus: "processed" | "confirmed" | "finalized" | null;
-} | null;
-
 /** Most signatures one `getSignatureStatuses` call takes. */
 export const MAX_STATUS_BATCH = 256;
 
 /**
- * Looks the signature up (whole history) and, when it is missing, whether its expiry is proven.
- * `status` is the answer of a lookup just made (the sweep reads statuses in batches).
+ * Looks the signature up (whole history) and, when it is missing and the finalized chain is past
+ * the expiry margin, asks `proveExpiry` (the one rule for a dead attempt). `status` is the answer
+ * of a lookup just made (the sweep reads statuses in batches).
  */
 export async function checkOnChain(
   rpc: Rpc<SolanaRpcApi>,
-  tx: { signature: Signature; signed: SignedTx; attemptId: string },
+  tx: SentAttempt,
   options: { abortSignal?: AbortSignal; status?: StatusValue | undefined } = {},
 ): Promise<ChainCheck> {
   const send = options.abortSignal ? { abortSignal: options.abortSignal } : {};
-  const { signature, signed } = tx;
   const first = options.status !== undefined ? options.status : (await rpc.getSignatureStatuses(
-    [signature],
+    [tx.signature],
     { searchTransactionHistory: true },
   ).send(send)).value[0] ?? null;
   const found = statusCheck(first);
   if (found) return found;
   const finalized = await rpc.getEpochInfo({ commitment: "finalized" }).send(send);
-  if (finalized.blockHeight <= signed.lastValidBlockHeight + EXPIRY_MARGIN_BLOCKS) {
-    return {
-      kind: "unconfirmed",
-      landed: false,
-      canLand: finalized.blockHeight <= signed.lastValidBlockHeight,
-    };
+  const lastValid = tx.signed.lastValidBlockHeight;
+  if (finalized.blockHeight <= lastValid + EXPIRY_MARGIN_BLOCKS) {
+    return { kind: "unconfirmed", landed: false, canLand: finalized.blockHeight <= lastValid };
   }
-  // Past the margin: a node that has seen that finalized slot must still have no record of it.
-  const second = await rpc.getSignatureStatuses([signature], { searchTransactionHistory: true })
-    .send(send);
-  const late = statusCheck(second.value[0] ?? null);
-  if (late) return late;
-  const unproven: ChainCheck = { kind: "unconfirmed", landed: false, canLand: false };
-  if (second.context.slot < finalized.absoluteSlot) return unproven;
-  // And its "no record" must cover the slots where it could have landed.
-  const covered = await historyCovers(rpc, signed, send) ||
-    await walletHistoryLacks(rpc, tx, send);
-  return covered === "landed" ? unproven : covered ? { kind: "expired" } : unproven;
-}
-
-// Slot a transaction with this blockhash cannot land at or before. Older records lack the slot;
-// a block's slot is never below its height, so the height is a safe lower bound.
-function blockhashSlot(signed: SignedTx): bigint {
-  return signed.blockhashSlot ?? signed.lastValidBlockHeight - 150n;
-}
-
-/** True when the node's ledger reaches back to the blockhash's slot (it is not pruned past it). */
-async function historyCovers(
-  rpc: Rpc<SolanaRpcApi>,
-  signed: SignedTx,
-  send: { abortSignal?: AbortSignal },
-): Promise<boolean> {
-  let firstBlock: bigint;
-  let minimumSlot: bigint;
-  try {
-    [firstBlock, minimumSlot] = await Promise.all([
-      rpc.getFirstAvailableBlock().send(send),
-      rpc.minimumLedgerSlot().send(send),
-    ]);
-  } catch {
-    // Some providers do not offer these methods: the wallet's history decides instead.
-    return false;
-  }
-  const from = blockhashSlot(signed);
-  return firstBlock <= from && minimumSlot <= from;
-}
-
-const HISTORY_PAGES = 5;
-
-/**
- * Reads the managed wallet's own signature history back past the blockhash's slot: true when it
- * reaches there without the transaction (by signature or by the attempt id in its memo),
- * "landed" when the transaction is in it, false when the history ends first (pruned).
- */
-async function walletHistoryLacks(
-  rpc: Rpc<SolanaRpcApi>,
-  tx: { signature: Signature; signed: SignedTx; attemptId: string },
-  send: { abortSignal?: AbortSignal },
-): Promise<boolean | "landed"> {
-  const wallet = feePayerOf(tx.signed);
-  const from = blockhashSlot(tx.signed);
-  let before: Signature | undefined;
-  for (let page = 0; page < HISTORY_PAGES; page++) {
-    const list = await rpc.getSignaturesForAddress(wallet, {
-      limit: 1000,
-      ...(before ? { before } : {}),
-    })
-      .send(send);
-    for (const item of list) {
-      if (item.signature === tx.signature || item.memo?.includes(tx.attemptId)) return "landed";
-      if (item.slot <= from) return true;
-    }
-    const last = list.at(-1);
-    if (list.length < 1000 || !last) return false;
-    before = last.signature;
-  }
-  return false;
-}
-
-function feePayerOf(signed: SignedTx): Address {
-  const bytes = Uint8Array.from(atob(signed.wire), (c) => c.charCodeAt(0));
-  return Object.keys(getTransactionDecoder().decode(bytes).signatures)[0] as Address;
-}
-
-function statusCheck(status: StatusValue): ChainCheck | null {
-  if (!status) return null;
-  const level = status.confirmationStatus;
-  // A processed transaction may still be on a fork that is dropped, so only confirmed counts.
-  if (level !== "confirmed" && level !== "finalized") {
-    return { kind: "unconfirmed", landed: true, canLand: true };
-  }
-  if (status.err !== null) return { kind: "failed", error: transactionErrorJson(status.err) };
-  return { kind: "confirmed" };
+  return await proveExpiry(rpc, tx, finalized.absoluteSlot, send);
 }
 
 /**
@@ -239,6 +147,10 @@ export async function checkAttempt(
       return (await settleAttempt(ctx, ref, { status: "failed", error: check.error })) ?? record;
     case "expired":
       return (await settleAttempt(ctx, ref, { status: "failed", error: EXPIRED_ERROR })) ?? record;
+    case "unproven":
+      if (record.expiryUnprovenAt !== undefined) return record;
+      log("warn", "Expiry cannot be proven: the attempt stays open and needs attention", fields);
+      return (await markExpiryUnproven(ctx, ref)) ?? record;
   }
   if (!options.rebroadcast || check.landed || !check.canLand) return record;
   const sent = await sendSignedTx(rpc, signed, { abortSignal });

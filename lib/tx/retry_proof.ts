@@ -32,7 +32,7 @@ export async function proveEarlierAttempt(
       attemptId: stored.attemptId,
     }, { abortSignal: rpcSignal(ctx.tx.timing, options.deadline) });
     if (check.kind === "confirmed") return "landed";
-    return check.kind === "unconfirmed" ? "unproven" : "dead";
+    return check.kind === "unconfirmed" || check.kind === "unproven" ? "unproven" : "dead";
   } catch (error) {
     throw new ApiError(
       502,

@@ -21,7 +21,8 @@ import {
 import { rpcFailureReason } from "./chain_errors.ts";
 import { isFinal } from "./transitions.ts";
 import { rpcSignal } from "./timing.ts";
-import { MAX_STATUS_BATCH, type StatusValue } from "./confirm.ts";
+import { MAX_STATUS_BATCH } from "./confirm.ts";
+import type { StatusValue } from "./expiry_proof.ts";
 import { ABANDONED_ERROR } from "./result.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
 import { addTxJob, type TxSweepJob } from "./job_payloads.ts";

@@ -194,6 +194,25 @@ export async function markSubmitted(
   );
 }
 
+/**
+ * Marks, once, an attempt whose expiry margin has passed but whose expiry cannot be proven (the
+ * node hides its history, or the wallet's history is pruned): it stays unsettled, and the
+ * dashboard shows it as needing attention. Returns the record afterwards.
+ */
+export async function markExpiryUnproven(
+  ctx: AppContext,
+  ref: AttemptRef,
+): Promise<TxRequestRecord | null> {
+  return await updateUnsettled(
+    ctx,
+    ref,
+    (current) =>
+      current.expiryUnprovenAt === undefined
+        ? { ...current, expiryUnprovenAt: ctx.clock.now() }
+        : null,
+  );
+}
+
 /** Applies `change` to a still-unsettled attempt; returns the record as it stands afterwards. */
 async function updateUnsettled(
   ctx: AppContext,

@@ -11,9 +11,11 @@ import {
   type SolanaRpcApi,
 } from "@solana/kit";
 import { JobWorker } from "../../jobs/worker.ts";
+import type { ManualClock } from "../../core/clock.ts";
 import type { Config } from "../../lib/config.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
 import type { TxTiming } from "../../lib/tx/timing.ts";
+import type { SignedTx } from "../../kv/tx_requests.ts";
 import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
 import { linkWallet } from "../../kv/links.ts";
 import { savePolicy } from "../../lib/tx/policy.ts";
@@ -90,6 +92,8 @@ export interface TxHarnessOptions {
   /** Put a `HoldingProxy` between the instances and the chain (default false). */
   proxy?: boolean;
   timing?: Partial<TxTiming>;
+  /** The wallet address of the developer who owns the project (a placeholder by default). */
+  developer?: string;
 }
 
 /** Starts the cluster, the stand-in and one instance with a project whose events are on. */
@@ -103,12 +107,14 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
   });
   const proxy = options.proxy ? startHoldingProxy(chain.rpcUrl) : null;
   const opened: TxInstance[] = [];
+  // Every instance runs on the first one's clock, also once that one is killed.
+  let clock: ManualClock | undefined;
   let apiKey = "";
   const open = async (extra: { config?: Partial<Config>; rpcUrl?: string } = {}) => {
     const rpcUrl = extra.rpcUrl ?? proxy?.url ?? chain.rpcUrl;
     const app = await createTestApp({
       kvPath: options.kvPath,
-      clock: opened[0]?.clock,
+      clock,
       config: {
         rpcUrls: { devnet: rpcUrl, mainnet: rpcUrl },
         publishUrl: standIn.url,
@@ -116,6 +122,7 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
         ...extra.config,
       },
     });
+    clock ??= app.clock;
     app.ctx.tx.timing = testTiming(options.timing);
     app.ctx.events.attemptTimeoutMs = 500;
     const worker = new JobWorker(app.ctx, { owner: `w${opened.length}` });
@@ -129,7 +136,10 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
     return instance;
   };
   const a = await open();
-  const created = await createTestProject(a, { cluster: options.cluster ?? "devnet" });
+  const created = await createTestProject(a, {
+    cluster: options.cluster ?? "devnet",
+    ...(options.developer ? { developer: options.developer } : {}),
+  });
   apiKey = created.apiKey;
   const project = created.project;
   await saveEventSettings(a.ctx, project.id, { universeId: UNIVERSE, publishingKey: PUBLISH_KEY });
@@ -197,6 +207,22 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** Height of the cluster's finalized block. */
+export function finalizedHeight(h: TxHarness): number {
+  const c = h.chain.clock();
+  return c.blockHeight - (c.slot - c.finalizedSlot);
+}
+
+/** Moves the finalized chain `blocks` past a signed attempt's last valid block height. */
+export function finalizePast(h: TxHarness, signed: SignedTx, blocks: number): void {
+  h.chain.advanceSlots(Number(signed.lastValidBlockHeight) + blocks - finalizedHeight(h));
+}
+
+/** Lamports `to` holds at processed commitment. */
+export async function balanceOf(h: TxHarness, to: Address): Promise<bigint> {
+  return (await h.rpc.getBalance(to, { commitment: "processed" }).send()).value;
 }
 
 /** The JSON body of a 200 answer; any other status fails with the body in the message. */
@@ -299,6 +325,10 @@ export interface HoldingProxy extends AsyncDisposable {
   failNext(method: string, count: number): void;
   /** Forwards the next `count` calls of `method`, then answers `error` instead (a lying node). */
   lieNext(method: string, count: number, error: JsonRpcError): void;
+  /** Forwards the next `count` calls of `method`, then answers HTTP 503: the answer is lost. */
+  loseAnswerNext(method: string, count: number): void;
+  /** Passes every answer of `method` through `change` (a node that lies); null stops it. */
+  rewrite(method: string, change: ((answer: { result?: unknown }) => void) | null): void;
   /** Calls seen per method. */
   counts(): Record<string, number>;
   /** When each call of `method` arrived (`performance.now()`), in order. */
@@ -318,6 +348,8 @@ export function startHoldingProxy(target: string): HoldingProxy {
   const holds = new Map<string, () => void>();
   const failures = new Map<string, number>();
   const lies = new Map<string, { count: number; error: JsonRpcError }>();
+  const losses = new Map<string, number>();
+  const rewrites = new Map<string, (answer: { result?: unknown }) => void>();
   const counts: Record<string, number> = {};
   const times = new Map<string, number[]>();
   const gate = Promise.withResolvers<void>();
@@ -349,11 +381,23 @@ export function startHoldingProxy(target: string): HoldingProxy {
       headers: { "content-type": "application/json" },
       body,
     });
+    const losing = losses.get(method) ?? 0;
+    if (losing > 0) {
+      losses.set(method, losing - 1);
+      await upstream.body?.cancel();
+      return new Response("answer lost", { status: 503 });
+    }
     const lie = lies.get(method);
     if (lie && lie.count > 0) {
       lie.count--;
       await upstream.body?.cancel();
       return Response.json({ jsonrpc: "2.0", id, error: lie.error });
+    }
+    const change = rewrites.get(method);
+    if (change && upstream.ok) {
+      const answer = await upstream.json();
+      change(answer);
+      return Response.json(answer);
     }
     return new Response(await upstream.arrayBuffer(), {
       status: upstream.status,
@@ -378,6 +422,8 @@ export function startHoldingProxy(target: string): HoldingProxy {
     release,
     failNext: (method, count) => failures.set(method, count),
     lieNext: (method, count, error) => lies.set(method, { count, error }),
+    loseAnswerNext: (method, count) => losses.set(method, count),
+    rewrite: (method, change) => change ? rewrites.set(method, change) : rewrites.delete(method),
     counts: () => ({ ...counts }),
     callTimes: (method) => [...times.get(method) ?? []],
     close,

@@ -9,7 +9,9 @@ import { startService } from "../../service.ts";
 import { sweepUnsettledTx } from "../../lib/tx/sweep.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
 import {
+  balanceOf,
   CRASH_BODY,
+  finalizePast,
   type JsonRpcError,
   okJson,
   startHoldingProxy,
@@ -23,18 +25,8 @@ import { testConfig } from "../support/test_app.ts";
 
 const SYSTEM_PROGRAM = address("11111111111111111111111111111111");
 
-/** Height of the finalized block. */
-function finalizedHeight(h: TxHarness): number {
-  const c = h.chain.clock();
-  return c.blockHeight - (c.slot - c.finalizedSlot);
-}
-
 function setLamports(h: TxHarness, wallet: Address, lamports: bigint): void {
   h.chain.setAccount(wallet, { lamports, owner: SYSTEM_PROGRAM, data: new Uint8Array() });
-}
-
-async function balance(h: TxHarness, to: Address): Promise<bigint> {
-  return (await h.rpc.getBalance(to, { commitment: "processed" }).send()).value;
 }
 
 async function waitFor(condition: () => boolean): Promise<void> {
@@ -85,7 +77,7 @@ Deno.test("A resend refused in preflight while the first copy is in flight never
 
   // Then: paid exactly once, and the key says so
   assert.equal(after.status, "confirmed");
-  assert.equal(await balance(h, to), 600_000_000n);
+  assert.equal(await balanceOf(h, to), 600_000_000n);
   assert.equal((await getTxRequest(h.a.kv, h.project.id, "drained"))?.attempt, 1);
 });
 
@@ -124,7 +116,7 @@ Deno.test("A background resend refused in preflight after an unclear first send 
 
   // Then
   assert.equal((await okJson(await h.a.status("held"))).status, "confirmed");
-  assert.equal(await balance(h, to), 600_000_000n);
+  assert.equal(await balanceOf(h, to), 600_000_000n);
 });
 
 Deno.test("A first send answered BlockhashNotFound or AlreadyProcessed is followed like an unclear answer, not failed", async (t) => {
@@ -153,7 +145,7 @@ Deno.test("A first send answered BlockhashNotFound or AlreadyProcessed is follow
 
       // Then: the forwarded copy is followed to its landing
       assert.equal(result.status, "confirmed", JSON.stringify(result));
-      assert.equal(await balance(h, to), 1_000_000_000n);
+      assert.equal(await balanceOf(h, to), 1_000_000_000n);
     });
   }
 });
@@ -177,7 +169,7 @@ Deno.test("A retry of a failed key whose earlier attempt landed confirms the key
   // Then
   assert.equal(retry.status, "confirmed");
   assert.equal(retry.signature, first.signature);
-  assert.equal(await balance(h, to), 1_000_000_000n);
+  assert.equal(await balanceOf(h, to), 1_000_000_000n);
   assert.equal((await getTxRequest(h.a.kv, h.project.id, "landed"))?.attempt, 1);
 });
 
@@ -220,10 +212,10 @@ Deno.test("Expiry is not declared while the node's history does not cover the at
 
   // Given: it landed, then the node lost its history from after the landing
   h.chain.advanceSlots(6);
-  assert.equal(await balance(h, to), 1_000_000_000n);
+  assert.equal(await balanceOf(h, to), 1_000_000_000n);
   h.chain.faults.pruneHistory(h.chain.clock().slot);
   // And the finalized chain is well past the expiry margin
-  h.chain.advanceSlots(Number(signed.lastValidBlockHeight) + 40 - finalizedHeight(h));
+  finalizePast(h, signed, 40);
 
   // When
   await h.backgroundCheck();
@@ -269,7 +261,7 @@ Deno.test("An instance that starts settles a signed attempt already on chain at 
     reachesChain: true,
   }, async (h, dead) => {
     await waitFor(() => h.chain.faults.snapshot().heldTransactions.length === 0);
-    assert.equal(await balance(h, dead.to), 1_000_000_000n);
+    assert.equal(await balanceOf(h, dead.to), 1_000_000_000n);
 
     // When: an instance starts on the store
     const kv = await Deno.openKv(dead.kvPath);
@@ -434,7 +426,7 @@ Deno.test("Without the ledger methods, expiry is proven by the managed wallet's 
   const signed = (await getTxRequest(h.a.kv, h.project.id, "history"))!.signed!;
   // Given: a provider without minimumLedgerSlot, and the finalized chain past the margin
   h.proxy.failNext("minimumLedgerSlot", 1_000);
-  h.chain.advanceSlots(Number(signed.lastValidBlockHeight) + 40 - finalizedHeight(h));
+  finalizePast(h, signed, 40);
 
   // When
   await h.backgroundCheck();

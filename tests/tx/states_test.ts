@@ -8,6 +8,8 @@ import { runSweeps } from "../../jobs/sweeps.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
 import {
   CRASH_BODY,
+  finalizedHeight,
+  finalizePast,
   okJson,
   startTxHarness,
   stepWhile,
@@ -232,17 +234,11 @@ Deno.test("A never-landing transaction is failed as expired only once expiry is 
     await h.a.post("transfer-sol", { to: { userId: 9 }, amount: "1", idempotencyKey: "lost" }),
   );
   assert.equal(result.status, "submitted");
-  const lastValid = Number(
-    (await getTxRequest(h.a.kv, h.project.id, "lost"))!.signed!.lastValidBlockHeight,
-  );
+  const signed = (await getTxRequest(h.a.kv, h.project.id, "lost"))!.signed!;
 
   // Given: the finalized chain exactly 32 blocks past the last valid height
-  const finalizedHeight = () => {
-    const c = h.chain.clock();
-    return c.blockHeight - (c.slot - c.finalizedSlot);
-  };
-  h.chain.advanceSlots(lastValid + 32 - finalizedHeight());
-  assert.equal(finalizedHeight(), lastValid + 32);
+  finalizePast(h, signed, 32);
+  assert.equal(finalizedHeight(h), Number(signed.lastValidBlockHeight) + 32);
   await h.backgroundCheck();
   // Then: not proven yet
   assert.equal((await okJson(await h.a.status("lost"))).status, "submitted");

@@ -1,0 +1,138 @@
+/**
+ * The one rule for "this attempt is dead" (expired without landing). Settling an attempt as
+ * expired, proving a failed key's last attempt dead before a retry signs anew, and the sweep all
+ * reach it through `checkOnChain` (`confirm.ts`), and nothing else concludes an attempt is dead.
+ *
+ * A node's `null` for the signature proves nothing on its own: a node run without transaction
+ * history once its status cache has rolled over, or a pool whose members lag, answers `null` for
+ * a landed transaction while claiming its whole history. So expiry needs two independent proofs,
+ * both from answers whose context has seen the finalized slot past the expiry margin:
+ * 1. the status lookup (whole history) has no record of the signature, and
+ * 2. the managed wallet's own signature history (`getSignaturesForAddress`, the fee payer signs
+ *    every attempt), read back to the blockhash's slot, does not hold it.
+ * The second is read at `minContextSlot`, so a lagging node refuses rather than answering from
+ * before the landing; a node that cannot answer it (no address history, behind that slot) gives
+ * no proof. Without both, the attempt is `unproven`: it stays `submitted` and no new attempt is
+ * signed. When the wallet's history holds the signature, its entry decides instead.
+ */
+import type { Address, Rpc, Signature, SolanaRpcApi } from "@solana/kit";
+import { getTransactionDecoder } from "@solana/kit";
+import { transactionErrorJson } from "../chain/signature_status.ts";
+import type { SignedTx } from "../../kv/tx_requests.ts";
+
+/** What the chain says about a sent transaction. */
+export type ChainCheck =
+  | { kind: "confirmed" }
+  | { kind: "failed"; error: string }
+  | { kind: "expired" }
+  /** Not final yet; `canLand` is false once the blockhash is too old to land anywhere. */
+  | { kind: "unconfirmed"; landed: boolean; canLand: boolean }
+  /** Past the expiry margin, but the proof that it did not land cannot be had (yet). */
+  | { kind: "unproven" };
+
+/** A signature's status as `getSignatureStatuses` answers it (null when unknown). */
+export type StatusValue = {
+  err: unknown;
+  confirmationStatus: "processed" | "confirmed" | "finalized" | null;
+} | null;
+
+/** The attempt a proof is about. */
+export interface SentAttempt {
+  signature: Signature;
+  signed: SignedTx;
+  attemptId: string;
+}
+
+type Send = { abortSignal?: AbortSignal };
+
+/**
+ * Called once the finalized chain (at `finalizedSlot`) is past the expiry margin and a lookup
+ * found no record: proves expiry by both rules above, or says what the chain showed instead.
+ */
+export async function proveExpiry(
+  rpc: Rpc<SolanaRpcApi>,
+  tx: SentAttempt,
+  finalizedSlot: bigint,
+  send: Send,
+): Promise<ChainCheck> {
+  // 1. A node that has seen that finalized slot must still have no record of it.
+  const lookup = await rpc.getSignatureStatuses([tx.signature], { searchTransactionHistory: true })
+    .send(send);
+  const late = statusCheck(lookup.value[0] ?? null);
+  if (late) return late;
+  if (lookup.context.slot < finalizedSlot) return { kind: "unproven" };
+  // 2. And the wallet's own history, back past the blockhash, must not hold it either.
+  return await searchWalletHistory(rpc, tx, finalizedSlot, send);
+}
+
+/** The status lookup's verdict, or null when the node has no record. */
+export function statusCheck(status: StatusValue): ChainCheck | null {
+  if (!status) return null;
+  const level = status.confirmationStatus;
+  // A processed transaction may still be on a fork that is dropped, so only confirmed counts.
+  if (level !== "confirmed" && level !== "finalized") {
+    return { kind: "unconfirmed", landed: true, canLand: true };
+  }
+  if (status.err !== null) return { kind: "failed", error: transactionErrorJson(status.err) };
+  return { kind: "confirmed" };
+}
+
+// Pages of 1,000 read at most: a wallet that made 5,000 transactions since the blockhash (far
+// beyond the 1,000 a day a project may send) leaves the attempt unproven rather than unbounded.
+const HISTORY_PAGES = 5;
+const PAGE = 1000;
+
+/**
+ * Reads the managed wallet's signature history, newest first, from a node that has seen
+ * `finalizedSlot`: expired when it reaches the blockhash's slot without the attempt; the entry's
+ * verdict when it holds the signature; unproven when it ends first (pruned) or names the attempt
+ * under another signature (only an unknown writer could).
+ */
+async function searchWalletHistory(
+  rpc: Rpc<SolanaRpcApi>,
+  tx: SentAttempt,
+  finalizedSlot: bigint,
+  send: Send,
+): Promise<ChainCheck> {
+  const wallet = feePayerOf(tx.signed);
+  const from = blockhashSlot(tx.signed);
+  let before: Signature | undefined;
+  for (let page = 0; page < HISTORY_PAGES; page++) {
+    let list;
+    try {
+      list = await rpc.getSignaturesForAddress(wallet, {
+        commitment: "confirmed",
+        minContextSlot: finalizedSlot,
+        limit: PAGE,
+        ...(before ? { before } : {}),
+      }).send(send);
+    } catch (error) {
+      // A node without address history, or one behind that slot, cannot give the proof.
+      if (send.abortSignal?.aborted) throw error;
+      return { kind: "unproven" };
+    }
+    for (const item of list) {
+      if (item.signature === tx.signature) {
+        return statusCheck({ err: item.err, confirmationStatus: item.confirmationStatus }) ??
+          { kind: "unproven" };
+      }
+      if (item.memo?.includes(tx.attemptId)) return { kind: "unproven" };
+      if (item.slot <= from) return { kind: "expired" };
+    }
+    const last = list.at(-1);
+    if (list.length < PAGE || !last) return { kind: "unproven" };
+    before = last.signature;
+  }
+  return { kind: "unproven" };
+}
+
+// Slot a transaction with this blockhash cannot land at or before. Older records lack the slot;
+// a block's slot is never below its height, so the height is a safe lower bound.
+function blockhashSlot(signed: SignedTx): bigint {
+  return signed.blockhashSlot ?? signed.lastValidBlockHeight - 150n;
+}
+
+function feePayerOf(signed: SignedTx): Address {
+  const bytes = Uint8Array.from(atob(signed.wire), (c) => c.charCodeAt(0));
+  return Object.keys(getTransactionDecoder().decode(bytes).signatures)[0] as Address;
+}
