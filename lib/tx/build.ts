@@ -32,8 +32,9 @@ import {
 import type { AppContext } from "../context.ts";
 import type { MintInfo } from "../chain/mints.ts";
 import type { SignedTx } from "../../kv/tx_requests.ts";
-import { rpcFailureReason } from "./chain_errors.ts";
+import { retryRead, rpcFailureReason } from "./chain_errors.ts";
 import { type Deadline, rpcSignal } from "./timing.ts";
+import { abortable } from "../../core/deadline.ts";
 import { computeUnitLimit, fetchComputeUnitPrice } from "./priority_fee.ts";
 import type { TxKind } from "../../core/events.ts";
 import type { Cluster } from "../../core/cluster.ts";
@@ -72,7 +73,7 @@ interface BuiltTx {
 export async function buildSignedTx(
   ctx: AppContext,
   plan: TxPlan,
-  options: { deadline?: Deadline } = {},
+  options: { deadline: Deadline },
 ): Promise<BuiltTx> {
   const rpc = ctx.rpc[plan.cluster];
   const payer = createNoopSigner(plan.walletAddress);
@@ -81,19 +82,27 @@ export async function buildSignedTx(
   // would drop the second as a duplicate of the first.
   const instructions = [...await planInstructions(plan), memoInstruction(plan.attemptId)];
   const writable = writableAccounts(instructions);
-  const abortSignal = rpcSignal(ctx.tx.timing, options.deadline);
+  const { deadline } = options;
+  const timing = ctx.tx.timing;
   let latest;
   let price: bigint | null = null;
   try {
     [latest, price] = await Promise.all([
-      ctx.tx.blockhashes.get(plan.cluster, async () => {
-        const { context, value } = await rpc.getLatestBlockhash({ commitment: "confirmed" })
-          .send({ abortSignal });
-        // At "confirmed", the answer's context slot is the slot of the blockhash's own block.
-        return { ...value, slot: context.slot };
-      }),
+      // A load already in flight for another request is shared, and waited for until our deadline.
+      abortable(
+        ctx.tx.blockhashes.get(plan.cluster, async () => {
+          const { context, value } = await retryRead(
+            (abortSignal) =>
+              rpc.getLatestBlockhash({ commitment: "confirmed" }).send({ abortSignal }),
+            { timing, deadline },
+          );
+          // At "confirmed", the answer's context slot is the slot of the blockhash's own block.
+          return { ...value, slot: context.slot };
+        }),
+        deadline.signal,
+      ),
       plan.cluster === "mainnet"
-        ? fetchComputeUnitPrice(rpc, writable, { abortSignal })
+        ? fetchComputeUnitPrice(rpc, writable, { abortSignal: rpcSignal(timing, deadline) })
         : Promise.resolve(null),
     ]);
   } catch (error) {

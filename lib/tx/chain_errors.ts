@@ -7,8 +7,10 @@
 import {
   isSolanaError,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
   type SolanaError,
 } from "@solana/kit";
+import { type Deadline, rpcSignal, type TxTiming } from "./timing.ts";
 
 /** True for the JSON-RPC -32002 answer: the node simulated the transaction and refused it. */
 export function isSimulationRejection(error: unknown): error is SolanaError {
@@ -76,4 +78,41 @@ export function rpcFailureReason(error: unknown): string {
   }
   if (error instanceof TypeError) return "the RPC node could not be reached";
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Tries of a read made before anything is sent: a node's passing 503 should not fail every payout
+ * sharing that read.
+ */
+export const READ_TRIES = 3;
+// The wait before the first retry, doubled for each further one.
+const FIRST_RETRY_MS = 100;
+
+/**
+ * Runs a chain read made before sending (the blockhash, a mint), each try with its own call
+ * signal, trying again after a failed transport (an HTTP 5xx or 429, no connection) while the
+ * deadline allows. A node's JSON-RPC error answer is not retried: it would answer the same.
+ */
+export async function retryRead<T>(
+  read: (abortSignal: AbortSignal) => Promise<T>,
+  options: { timing: TxTiming; deadline: Deadline },
+): Promise<T> {
+  const { timing, deadline } = options;
+  for (let tried = 1;; tried++) {
+    try {
+      return await read(rpcSignal(timing, deadline));
+    } catch (error) {
+      if (tried >= READ_TRIES || !isTransportFailure(error)) throw error;
+      const wait = FIRST_RETRY_MS * 2 ** (tried - 1);
+      if (deadline.left() <= wait) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+function isTransportFailure(error: unknown): boolean {
+  if (error instanceof TypeError) return true;
+  if (!isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) return false;
+  const status = (error.context as { statusCode?: number }).statusCode ?? 0;
+  return status === 429 || status >= 500;
 }

@@ -20,7 +20,9 @@ import { policyKey } from "../../kv/policy.ts";
 import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import type { TxRequestInput } from "./body.ts";
 import { isSameRequest } from "./body.ts";
-import { rpcFailureReason } from "./chain_errors.ts";
+import { retryRead, rpcFailureReason } from "./chain_errors.ts";
+import type { Deadline } from "./timing.ts";
+import { abortable } from "../../core/deadline.ts";
 import { findMintAllowance, SOL_ASSET } from "./policy.ts";
 import { emptyPolicy, type TxPolicy } from "../../kv/policy.ts";
 import type { TxKind } from "../../core/events.ts";
@@ -57,6 +59,7 @@ export async function checkTxRequest(
   projectId: string,
   kind: TxKind,
   input: TxRequestInput,
+  options: { deadline: Deadline },
 ): Promise<CheckOutcome> {
   const { body } = input;
   // Step 5: the mint must be an address.
@@ -137,7 +140,7 @@ export async function checkTxRequest(
   // Step 10: the mint must exist on the project's cluster.
   let mint: MintInfo | null = null;
   if (mintAddress) {
-    mint = await findMint(ctx, project, mintAddress);
+    mint = await findMint(ctx, project, mintAddress, options.deadline);
     if (!mint) {
       throw new ApiError(400, "invalid_mint", "The mint does not exist on the project's cluster");
     }
@@ -206,15 +209,22 @@ async function findMint(
   ctx: AppContext,
   project: Project,
   mint: Address,
+  deadline: Deadline,
 ): Promise<MintInfo | null> {
-  return await ctx.tx.mints.get(project.cluster, mint, async () => {
-    try {
-      return await fetchMint(ctx.rpc[project.cluster], mint, {
-        abortSignal: AbortSignal.timeout(ctx.tx.timing.rpcTimeoutMs),
-      });
-    } catch (error) {
-      // Nothing is reserved yet: the caller may simply retry.
-      throw new ApiError(502, "rpc_error", `Could not read the mint: ${rpcFailureReason(error)}`);
-    }
-  });
+  const read = (abortSignal: AbortSignal) =>
+    fetchMint(ctx.rpc[project.cluster], mint, { abortSignal });
+  try {
+    // A lookup of the same mint already in flight is shared, and waited for until our deadline.
+    return await abortable(
+      ctx.tx.mints.get(
+        project.cluster,
+        mint,
+        () => retryRead(read, { timing: ctx.tx.timing, deadline }),
+      ),
+      deadline.signal,
+    );
+  } catch (error) {
+    // Nothing is reserved yet: the caller may simply retry.
+    throw new ApiError(502, "rpc_error", `Could not read the mint: ${rpcFailureReason(error)}`);
+  }
 }

@@ -28,7 +28,7 @@ import {
   markExpiryUnproven,
   settleAttempt,
 } from "./transitions.ts";
-import { rpcSignal } from "./timing.ts";
+import { type CallSignals, callSignals } from "./timing.ts";
 import { EXPIRED_ERROR } from "./result.ts";
 import {
   type ChainCheck,
@@ -86,21 +86,23 @@ export const MAX_STATUS_BATCH = 256;
 export async function checkOnChain(
   rpc: Rpc<SolanaRpcApi>,
   tx: SentAttempt,
-  options: { abortSignal?: AbortSignal; status?: StatusValue | undefined } = {},
+  options: { signals: CallSignals; status?: StatusValue | undefined },
 ): Promise<ChainCheck> {
-  const send = options.abortSignal ? { abortSignal: options.abortSignal } : {};
+  const { signals } = options;
   const first = options.status !== undefined ? options.status : (await rpc.getSignatureStatuses(
     [tx.signature],
     { searchTransactionHistory: true },
-  ).send(send)).value[0] ?? null;
+  ).send({ abortSignal: signals() })).value[0] ?? null;
   const found = statusCheck(first);
   if (found) return found;
-  const finalized = await rpc.getEpochInfo({ commitment: "finalized" }).send(send);
+  const finalized = await rpc.getEpochInfo({ commitment: "finalized" }).send({
+    abortSignal: signals(),
+  });
   const lastValid = tx.signed.lastValidBlockHeight;
   if (finalized.blockHeight <= lastValid + EXPIRY_MARGIN_BLOCKS) {
     return { kind: "unconfirmed", landed: false, canLand: finalized.blockHeight <= lastValid };
   }
-  return await proveExpiry(rpc, tx, finalized.absoluteSlot, send);
+  return await proveExpiry(rpc, tx, { finalizedSlot: finalized.absoluteSlot, signals });
 }
 
 /**
@@ -111,7 +113,7 @@ export async function checkOnChain(
 export async function checkAttempt(
   ctx: AppContext,
   known: TxRequestRecord,
-  options: { rebroadcast: boolean; status?: StatusValue | undefined; abortSignal?: AbortSignal },
+  options: { rebroadcast: boolean; status?: StatusValue | undefined; signals?: CallSignals },
 ): Promise<TxRequestRecord> {
   // Another path (the route, a check job, the sweep, another instance) may have settled it.
   const record = await getTxRequest(ctx.kv, known.projectId, known.key) ?? known;
@@ -119,7 +121,7 @@ export async function checkAttempt(
   if (isFinal(record) || !record.signed || !record.signature) return record;
   const rpc = ctx.rpc[record.cluster];
   const signed = record.signed;
-  const abortSignal = options.abortSignal ?? rpcSignal(ctx.tx.timing);
+  const signals = options.signals ?? callSignals(ctx.tx.timing);
   const fields = {
     projectId: record.projectId,
     idempotencyKey: record.key,
@@ -131,7 +133,7 @@ export async function checkAttempt(
       signature: record.signature as Signature,
       signed,
       attemptId: record.attemptId,
-    }, { abortSignal, status: options.status });
+    }, { signals, status: options.status });
   } catch (error) {
     log("warn", "Transaction check failed; will retry", {
       ...fields,
@@ -153,7 +155,7 @@ export async function checkAttempt(
       return (await markExpiryUnproven(ctx, ref)) ?? record;
   }
   if (!options.rebroadcast || check.landed || !check.canLand) return record;
-  const sent = await sendSignedTx(rpc, signed, { abortSignal });
+  const sent = await sendSignedTx(rpc, signed, { abortSignal: signals() });
   if (sent.kind === "accepted" && !signed.accepted) {
     return (await markAccepted(ctx, ref)) ?? record;
   }

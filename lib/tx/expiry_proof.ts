@@ -19,6 +19,7 @@ import type { Address, Rpc, Signature, SolanaRpcApi } from "@solana/kit";
 import { getTransactionDecoder } from "@solana/kit";
 import { transactionErrorJson } from "../chain/signature_status.ts";
 import type { SignedTx } from "../../kv/tx_requests.ts";
+import type { CallSignals } from "./timing.ts";
 
 /** What the chain says about a sent transaction. */
 export type ChainCheck =
@@ -43,8 +44,6 @@ export interface SentAttempt {
   attemptId: string;
 }
 
-type Send = { abortSignal?: AbortSignal };
-
 /**
  * Called once the finalized chain (at `finalizedSlot`) is past the expiry margin and a lookup
  * found no record: proves expiry by both rules above, or says what the chain showed instead.
@@ -52,17 +51,16 @@ type Send = { abortSignal?: AbortSignal };
 export async function proveExpiry(
   rpc: Rpc<SolanaRpcApi>,
   tx: SentAttempt,
-  finalizedSlot: bigint,
-  send: Send,
+  options: { finalizedSlot: bigint; signals: CallSignals },
 ): Promise<ChainCheck> {
   // 1. A node that has seen that finalized slot must still have no record of it.
   const lookup = await rpc.getSignatureStatuses([tx.signature], { searchTransactionHistory: true })
-    .send(send);
+    .send({ abortSignal: options.signals() });
   const late = statusCheck(lookup.value[0] ?? null);
   if (late) return late;
-  if (lookup.context.slot < finalizedSlot) return { kind: "unproven" };
+  if (lookup.context.slot < options.finalizedSlot) return { kind: "unproven" };
   // 2. And the wallet's own history, back past the blockhash, must not hold it either.
-  return await searchWalletHistory(rpc, tx, finalizedSlot, send);
+  return await searchWalletHistory(rpc, tx, options);
 }
 
 /** The status lookup's verdict, or null when the node has no record. */
@@ -91,24 +89,25 @@ const PAGE = 1000;
 async function searchWalletHistory(
   rpc: Rpc<SolanaRpcApi>,
   tx: SentAttempt,
-  finalizedSlot: bigint,
-  send: Send,
+  options: { finalizedSlot: bigint; signals: CallSignals },
 ): Promise<ChainCheck> {
   const wallet = feePayerOf(tx.signed);
   const from = blockhashSlot(tx.signed);
   let before: Signature | undefined;
   for (let page = 0; page < HISTORY_PAGES; page++) {
+    const abortSignal = options.signals();
     let list;
     try {
       list = await rpc.getSignaturesForAddress(wallet, {
         commitment: "confirmed",
-        minContextSlot: finalizedSlot,
+        minContextSlot: options.finalizedSlot,
         limit: PAGE,
         ...(before ? { before } : {}),
-      }).send(send);
+      }).send({ abortSignal });
     } catch (error) {
-      // A node without address history, or one behind that slot, cannot give the proof.
-      if (send.abortSignal?.aborted) throw error;
+      // A node without address history, or one behind that slot, cannot give the proof; a call
+      // that timed out is a failed check, tried again on the next one.
+      if (abortSignal.aborted) throw error;
       return { kind: "unproven" };
     }
     for (const item of list) {

@@ -37,20 +37,24 @@ import type { TxRequestInput } from "./body.ts";
 import { checkTxRequest } from "./checks.ts";
 import { executeAttempt } from "./send_and_wait.ts";
 import { reserveTxRequest } from "./reserve.ts";
-import { startDeadline } from "./timing.ts";
+import type { Deadline } from "./timing.ts";
 import type { TxResult } from "./result.ts";
 import type { TxKind } from "../../core/events.ts";
 
-/** Checks, reserves and sends a request; answers its TxResult or throws the first failing check. */
+/**
+ * Checks, reserves and sends a request; answers its TxResult or throws the first failing check.
+ * Every RPC call, retry and wait on the way ends at `options.deadline`, started on the request's
+ * arrival by the route.
+ */
 export async function handleTxRequest(
   ctx: AppContext,
   projectId: string,
   kind: TxKind,
   input: TxRequestInput,
+  options: { deadline: Deadline },
 ): Promise<TxResult> {
-  // The route's answer deadline runs from the request's arrival.
-  const deadline = startDeadline(ctx.tx.timing);
-  const checked = await checkTxRequest(ctx, projectId, kind, input);
+  const { deadline } = options;
+  const checked = await checkTxRequest(ctx, projectId, kind, input, { deadline });
   if (checked.kind === "existing") return txResultOf(checked.record);
   const request = checked.request;
   const reserved = await reserveTxRequest(ctx, request, { deadline });

@@ -6,7 +6,8 @@
  * project run one at a time, so only other instances cause conflicts.
  *
  * A retry of a `failed` key reserves a new attempt only once the earlier attempt is proven dead
- * (`retry_proof.ts`); the commit is checked against the record that proof was made for. The new
+ * (`retry_proof.ts`, made outside the project's queue since it reads the chain); the commit is
+ * checked against the record that proof was made for. The new
  * attempt gets its background check job in the same commit, so even an attempt whose instance
  * dies before signing is abandoned on time by whichever instance runs that job.
  */
@@ -40,7 +41,7 @@ import { log } from "../../core/log.ts";
 import { isSameRequest } from "./body.ts";
 import { type CheckedRequest, idempotencyConflict } from "./checks.ts";
 import { findAssetBudget } from "./policy.ts";
-import { proveEarlierAttempt } from "./retry_proof.ts";
+import { proveEarlierAttempt, type RetryProof } from "./retry_proof.ts";
 import { confirmLandedAttempt } from "./transitions.ts";
 import type { Deadline } from "./timing.ts";
 
@@ -52,24 +53,49 @@ type ReserveOutcome =
   | { kind: "reserved"; entry: Deno.KvEntry<TxRequestRecord> }
   | { kind: "existing"; record: TxRequestRecord };
 
+/** What one turn in the project's queue ends with: an outcome, or a failed attempt to prove. */
+type QueueTurn = ReserveOutcome | { kind: "prove"; record: TxRequestRecord };
+
+/** What a request's turns share. */
+interface ReserveState {
+  /** The attempt this request last tried to reserve: found stored, its commit applied (lost answer). */
+  tried: string | null;
+  /** Proofs made of failed attempts, by attempt id: a dead attempt stays dead. */
+  proofs: Map<string, RetryProof>;
+}
+
 const MAX_ROUNDS = 200;
 // Earlier attempts kept with a key; older ones, long proven dead, give way.
 const MAX_PAST_ATTEMPTS = 50;
 
-/** Runs steps 12 and 13 and reserves the key with the new attempt's usage. */
-export function reserveTxRequest(
+/**
+ * Runs steps 12 and 13 and reserves the key with the new attempt's usage. The proof that a failed
+ * key's last attempt is dead reads the chain, so it is made outside the project's queue: a slow
+ * node must not hold the project's other requests back past their deadline.
+ */
+export async function reserveTxRequest(
   ctx: AppContext,
   request: CheckedRequest,
   options: { deadline?: Deadline } = {},
 ): Promise<ReserveOutcome> {
-  return ctx.tx.reservations.run(request.project.id, () => reserve(ctx, request, options));
+  const state: ReserveState = { tried: null, proofs: new Map() };
+  let failed = request.previous.value?.status === "failed" ? request.previous.value : null;
+  for (;;) {
+    if (failed) state.proofs.set(failed.attemptId, await proveEarlierAttempt(ctx, failed, options));
+    const turn = await ctx.tx.reservations.run(
+      request.project.id,
+      () => reserve(ctx, request, state),
+    );
+    if (turn.kind !== "prove") return turn;
+    failed = turn.record;
+  }
 }
 
 async function reserve(
   ctx: AppContext,
   request: CheckedRequest,
-  options: { deadline?: Deadline },
-): Promise<ReserveOutcome> {
+  state: ReserveState,
+): Promise<QueueTurn> {
   const projectId = request.project.id;
   const key = request.input.idempotencyKey;
   const keys: Deno.KvKey[] = [
@@ -81,8 +107,6 @@ async function reserve(
   if (request.recipientUserId !== null) {
     keys.push(txPlayerUsageKey(projectId, request.recipientUserId));
   }
-  // The attempt this call last tried to reserve: found stored, its commit applied (lost answer).
-  let tried: string | null = null;
   return await commitWithRetry("reserve the transaction request", async (round) => {
     const entries = await ctx.kv.getMany(keys);
     // One entry per key above: the request, three windows, and the player's when there is one.
@@ -95,7 +119,7 @@ async function reserve(
     ];
     // Step 7 again: another request with this key may have reserved it since.
     const stored = requestEntry.value;
-    if (stored && stored.attemptId === tried) {
+    if (stored && stored.attemptId === state.tried) {
       return { kind: "reserved", entry: requestEntry as Deno.KvEntry<TxRequestRecord> };
     }
     if (stored) {
@@ -103,7 +127,8 @@ async function reserve(
         throw idempotencyConflict();
       }
       if (stored.status !== "failed") return { kind: "existing", record: stored };
-      const proof = await proveEarlierAttempt(ctx, stored, options);
+      const proof = state.proofs.get(stored.attemptId);
+      if (proof === undefined) return { kind: "prove", record: stored };
       if (proof === "landed") {
         const confirmed = await confirmLandedAttempt(
           ctx,
@@ -130,7 +155,7 @@ async function reserve(
     checkLimits(request, { day, recipient, player, asset });
 
     const attemptId = ulid(now);
-    tried = attemptId;
+    state.tried = attemptId;
     const timing = ctx.tx.timing;
     const op = ctx.kv.atomic().check(...entries);
     // First due when the route's wait is over; an unsigned attempt is abandoned once past signBy.

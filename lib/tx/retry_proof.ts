@@ -11,11 +11,11 @@ import type { AppContext } from "../context.ts";
 import { ApiError } from "../../core/api_error.ts";
 import type { TxRequestRecord } from "../../kv/tx_requests.ts";
 import { rpcFailureReason } from "./chain_errors.ts";
-import { type Deadline, rpcSignal } from "./timing.ts";
+import { callSignals, type Deadline } from "./timing.ts";
 import { checkOnChain } from "./confirm.ts";
 
 /** What became of a failed key's latest attempt. */
-type RetryProof = "dead" | "landed" | "unproven";
+export type RetryProof = "dead" | "landed" | "unproven";
 
 /** Proves the stored failed attempt dead, or finds it landed; throws 502 `rpc_error`. */
 export async function proveEarlierAttempt(
@@ -30,7 +30,7 @@ export async function proveEarlierAttempt(
       signature: stored.signature as Signature,
       signed,
       attemptId: stored.attemptId,
-    }, { abortSignal: rpcSignal(ctx.tx.timing, options.deadline) });
+    }, { signals: callSignals(ctx.tx.timing, options.deadline) });
     if (check.kind === "confirmed") return "landed";
     return check.kind === "unconfirmed" || check.kind === "unproven" ? "unproven" : "dead";
   } catch (error) {

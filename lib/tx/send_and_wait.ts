@@ -25,7 +25,7 @@ import {
   recordSigned,
   settleAttempt,
 } from "./transitions.ts";
-import { type Deadline, rpcSignal } from "./timing.ts";
+import { callSignals, type Deadline, rpcSignal } from "./timing.ts";
 import { checkAttempt, sendSignedTx } from "./confirm.ts";
 import type { TxResult } from "./result.ts";
 
@@ -115,7 +115,7 @@ export async function executeAttempt(
     if (rebroadcast) lastSent = performance.now();
     record = await checkAttempt(ctx, record, {
       rebroadcast,
-      abortSignal: rpcSignal(timing, deadline),
+      signals: callSignals(timing, deadline),
     });
     if (record.attemptId !== ref.attemptId) break;
   }

@@ -34,8 +34,9 @@ export function defaultTxTiming(): TxTiming {
   };
 }
 
-// Kept back from the answer deadline for the final KV commits and the answer itself.
-const ANSWER_MARGIN_MS = 500;
+// Kept back from the answer deadline for the final KV commits and the answer itself, with room
+// for a busy machine.
+const ANSWER_MARGIN_MS = 1_000;
 
 /** The time a route has left: RPC calls abort when it runs out. */
 export interface Deadline {
@@ -59,4 +60,15 @@ export function startDeadline(timing: TxTiming): Deadline {
 export function rpcSignal(timing: TxTiming, deadline?: Deadline): AbortSignal {
   const own = AbortSignal.timeout(timing.rpcTimeoutMs);
   return deadline ? AbortSignal.any([own, deadline.signal]) : own;
+}
+
+/**
+ * The abort signals of the RPC calls one operation makes in turn: a fresh one for each call, so
+ * every call has its own timeout, and all end at the deadline when there is one.
+ */
+export type CallSignals = () => AbortSignal;
+
+/** `CallSignals` with the timing's per-call timeout, ending at `deadline`. */
+export function callSignals(timing: TxTiming, deadline?: Deadline): CallSignals {
+  return () => rpcSignal(timing, deadline);
 }

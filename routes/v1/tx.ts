@@ -9,17 +9,32 @@ import type { TxKind } from "../../core/events.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import { txResultOf } from "../../lib/tx/result.ts";
 import type { V1Env } from "./guard.ts";
+import { type Deadline, startDeadline } from "../../lib/tx/timing.ts";
 
 const KINDS: readonly TxKind[] = ["transfer-sol", "transfer-token", "mint-token"];
 
+type TxEnv = { Variables: V1Env["Variables"] & { deadline: Deadline } };
+
+/**
+ * Starts the request's answer deadline on its arrival, before the key and quota checks, so the
+ * route answers within `answerWithinMs` of receiving it whatever they and the RPC take.
+ */
+function arrived(ctx: AppContext): MiddlewareHandler<TxEnv> {
+  return async function arrived(c, next) {
+    c.set("deadline", startDeadline(ctx.tx.timing));
+    await next();
+  };
+}
+
 /** The three transaction routes and the status route. */
-export function txRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<V1Env> {
-  const app = new Hono<V1Env>();
+export function txRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<TxEnv> {
+  const app = new Hono<TxEnv>();
   for (const kind of KINDS) {
-    app.post(`/tx/${kind}`, guard, async (c) => {
+    app.post(`/tx/${kind}`, arrived(ctx), guard, async (c) => {
       const parsed = await readJsonBody(c, txBodySchema(kind));
       const input = toRequestInput(parsed);
-      return c.json(await handleTxRequest(ctx, c.get("project").id, kind, input));
+      const deadline = c.get("deadline");
+      return c.json(await handleTxRequest(ctx, c.get("project").id, kind, input, { deadline }));
     });
   }
   app.get("/tx/:idempotencyKey", guard, async (c) => {

@@ -5,6 +5,7 @@ import type { Address } from "@solana/kit";
 import { jobKey } from "../../kv/jobs.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import type { TxResult } from "../../lib/tx/result.ts";
+import { READ_TRIES } from "../../lib/tx/chain_errors.ts";
 import { call } from "../support/test_app.ts";
 import {
   okJson,
@@ -138,7 +139,7 @@ Deno.test("After a 502 at step 14 the key holds that body: the same body retries
   await h.policy({ maxSolPerTransfer: "5" });
   await h.link(1);
   const body = { to: { userId: 1 }, amount: "1", idempotencyKey: "down" };
-  h.chain.faults.failHttp(1);
+  h.chain.faults.failHttp(READ_TRIES);
   const down = await h.a.post("transfer-sol", body);
   assert.equal(down.status, 502);
   await down.body?.cancel();

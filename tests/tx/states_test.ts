@@ -6,6 +6,7 @@ import { jobKey, listJobs } from "../../kv/jobs.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import { runSweeps } from "../../jobs/sweeps.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
+import { READ_TRIES } from "../../lib/tx/chain_errors.ts";
 import {
   CRASH_BODY,
   finalizedHeight,
@@ -124,7 +125,7 @@ Deno.test("POST /v1/tx/transfer-sol with the RPC down at step 14: 502 rpc_error 
   await h.policy({ maxSolPerTransfer: "5" });
   await h.link(3);
   const body = { to: { userId: 3 }, amount: "1", idempotencyKey: "outage" };
-  h.chain.faults.failHttp(1, { status: 503 });
+  h.chain.faults.failHttp(READ_TRIES, { status: 503 });
 
   // When
   const res = await h.a.post("transfer-sol", body);
@@ -153,6 +154,22 @@ Deno.test("POST /v1/tx/transfer-sol with the RPC down at step 14: 502 rpc_error 
   ]);
   assert.match(String(events[0]?.error), /^Could not build the transaction: /);
   assert.equal((await getTxRequest(h.a.kv, h.project.id, "outage"))?.attempt, 2);
+});
+
+Deno.test("POST /v1/tx/transfer-sol tries the blockhash again after a passing 503, within its deadline", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "5" });
+  const to = await h.link(3);
+  h.chain.faults.failHttp(READ_TRIES - 1, { status: 503 });
+
+  // When
+  const result = await okJson(
+    await h.a.post("transfer-sol", { to: { userId: 3 }, amount: "1", idempotencyKey: "blip" }),
+  );
+
+  // Then
+  assert.equal(result.status, "confirmed");
+  assert.equal((await h.rpc.getBalance(to).send()).value, 1_000_000_000n);
 });
 
 Deno.test("POST /v1/tx/transfer-sol rejected in simulation answers 200 failed with the coded -32002 error", async () => {
