@@ -6,6 +6,8 @@ import { benchTx } from "./tx.ts";
 import { benchEventFeed } from "./event_feed.ts";
 import { benchBackground } from "./background.ts";
 import { benchRemote } from "./remote.ts";
+import { chaosSummary, runChaos } from "../tests/support/chaos.ts";
+import { CHAOS_PROFILES } from "../tests/support/chaos_profiles.ts";
 
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
 console.log(
@@ -55,4 +57,13 @@ console.log();
 
 console.log("## Background work: publish retry waits, and confirmation beside 20 flooded watches");
 console.log(await benchBackground(seconds));
+console.log();
+
+// One round of every fault profile by default: a correctness run, with answer times.
+const chaosRounds = Number(Deno.env.get("BENCH_CHAOS_ROUNDS") ?? CHAOS_PROFILES.length);
+const chaosSeed = Number(Deno.env.get("BENCH_CHAOS_SEED") ?? 1);
+console.log(`## The money path under SIGKILL and RPC faults: ${chaosRounds} chaos rounds`);
+const chaosStarted = performance.now();
+const chaos = await runChaos({ rounds: chaosRounds, seed: chaosSeed });
+console.log(chaosSummary(chaos, (performance.now() - chaosStarted) / 60_000));
 console.log();

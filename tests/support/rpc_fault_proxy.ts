@@ -16,6 +16,8 @@ export interface RpcFaults {
   hang?: number;
   /** Share of `sendTransaction` calls that reach the cluster but whose answer is lost (503). */
   lostSendAnswers?: number;
+  /** Methods the node does not serve at all (every call answered 503). */
+  methodsDown?: readonly string[];
 }
 
 /** What the proxy did since it started. */
@@ -25,6 +27,7 @@ export interface RpcFaultStats {
   unavailable: number;
   hung: number;
   lostSendAnswers: number;
+  methodsDown: number;
 }
 
 /** A running proxy. */
@@ -61,6 +64,7 @@ export function startRpcFaultProxy(target: string, options: { seed: number }): R
     unavailable: 0,
     hung: 0,
     lostSendAnswers: 0,
+    methodsDown: 0,
   };
   const unavailable = () => new Response("unavailable", { status: 503 });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
@@ -73,7 +77,11 @@ export function startRpcFaultProxy(target: string, options: { seed: number }): R
     if (armed.delayMs) {
       const [low, high] = armed.delayMs;
       stats.delayed++;
-      await sleep(low + delayDraw * (high - low), req.signal);
+      await sleep(low + delayDraw * (high - low));
+    }
+    if (armed.methodsDown?.includes(method)) {
+      stats.methodsDown++;
+      return unavailable();
     }
     if (failDraw < (armed.unavailable ?? 0)) {
       stats.unavailable++;
@@ -81,7 +89,8 @@ export function startRpcFaultProxy(target: string, options: { seed: number }): R
     }
     if (hangDraw < (armed.hang ?? 0)) {
       stats.hung++;
-      await Promise.race([released.promise, aborted(req.signal)]);
+      // Held until the faults are cleared: the caller's own time-out ends its wait first.
+      await released.promise;
       return unavailable();
     }
     const upstream = await fetch(target, {
@@ -128,18 +137,6 @@ function methodOf(body: string): string {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
-  });
-}
-
-function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) =>
-    signal.addEventListener("abort", () => resolve(), { once: true })
-  );
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
