@@ -375,7 +375,8 @@ async function setUp(
       const project = await createProject(kv, {
         name: `Chaos ${i}`,
         cluster: "devnet",
-        createdBy: "Dev1111111111111111111111111111111111111111",
+        // A developer owns at most 5 projects: each project has its own.
+        createdBy: (await generateKeyPairSigner()).address,
         now: Date.now(),
       });
       keys.push((await createApiKey(kv, project.id, Date.now())).plaintext);
