@@ -21,6 +21,7 @@ import { linkWallet } from "../../kv/links.ts";
 import { savePolicy } from "../../lib/tx/policy.ts";
 import type { Project } from "../../kv/projects.ts";
 import { type SandboxChain, startChain } from "../../sandbox/chain/mod.ts";
+import { createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
 import { type MessagingStandIn, startMessagingStandIn } from "../../sandbox/roblox/mod.ts";
 import { call, createTestApp, createTestProject, type TestApp } from "./test_app.ts";
 
@@ -207,6 +208,29 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/**
+ * Given for token payouts: a mint of another authority (6 decimals, the Token program unless
+ * given) and 10 of its tokens in the managed wallet; returns the mint.
+ */
+export async function fundWalletWithTokens(
+  h: TxHarness,
+  options: { tokenProgram?: Address } = {},
+): Promise<Address> {
+  const issuer = await createFundedSigner(h.chain);
+  const program = options.tokenProgram ? { tokenProgram: options.tokenProgram } : {};
+  const mint = await createMint(h.chain, { payer: issuer, decimals: 6, ...program });
+  await mintTo(h.chain, {
+    payer: issuer,
+    mint,
+    authority: issuer,
+    owner: h.wallet!,
+    amount: 10_000_000n,
+    decimals: 6,
+    ...program,
+  });
+  return mint;
 }
 
 /** Height of the cluster's finalized block. */

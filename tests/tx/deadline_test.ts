@@ -5,8 +5,12 @@
 import assert from "node:assert/strict";
 import { defaultTxTiming } from "../../lib/tx/timing.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
-import { createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
-import { finalizePast, okJson, startTxHarness } from "../support/tx_harness.ts";
+import {
+  finalizePast,
+  fundWalletWithTokens,
+  okJson,
+  startTxHarness,
+} from "../support/tx_harness.ts";
 import { startRpcFaultProxy } from "../support/rpc_fault_proxy.ts";
 
 const SEED = 28;
@@ -16,16 +20,7 @@ Deno.test("Transaction routes answer within 20 s of arrival under a node that de
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   try {
     await using h = await startTxHarness({ kvPath, timing: { confirmWaitMs: 300 } });
-    const issuer = await createFundedSigner(h.chain);
-    const mint = await createMint(h.chain, { payer: issuer, decimals: 6 });
-    await mintTo(h.chain, {
-      payer: issuer,
-      mint,
-      authority: issuer,
-      owner: h.wallet!,
-      amount: 10_000_000n,
-      decimals: 6,
-    });
+    const mint = await fundWalletWithTokens(h);
     await h.policy({
       maxSolPerTransfer: "1",
       allowedMints: [{ mint, maxPerTransaction: "1" }],

@@ -9,8 +9,13 @@ import {
   MAX_MICRO_LAMPORTS_PER_CU,
   MIN_MICRO_LAMPORTS_PER_CU,
 } from "../../lib/tx/priority_fee.ts";
-import { createFundedSigner, createMint, findAta, mintTo } from "../../sandbox/chain/fixtures.ts";
-import { okJson, startTxHarness, type TxHarness } from "../support/tx_harness.ts";
+import { createFundedSigner, createMint, findAta } from "../../sandbox/chain/fixtures.ts";
+import {
+  fundWalletWithTokens,
+  okJson,
+  startTxHarness,
+  type TxHarness,
+} from "../support/tx_harness.ts";
 
 const PROGRAMS: Array<[string, Address]> = [
   ["Token", TOKEN_PROGRAM_ADDRESS],
@@ -29,17 +34,7 @@ for (const [name, program] of PROGRAMS) {
   Deno.test(`POST /v1/tx/transfer-token moves ${name} tokens, creating the recipient's account`, async () => {
     await using h = await startTxHarness();
     // Given: a mint of another authority, and tokens in the managed wallet
-    const issuer = await createFundedSigner(h.chain);
-    const mint = await createMint(h.chain, { payer: issuer, decimals: 6, tokenProgram: program });
-    await mintTo(h.chain, {
-      payer: issuer,
-      mint,
-      authority: issuer,
-      owner: h.wallet!,
-      amount: 10_000_000n,
-      decimals: 6,
-      tokenProgram: program,
-    });
+    const mint = await fundWalletWithTokens(h, { tokenProgram: program });
     await h.policy({ allowedMints: [{ mint, maxPerTransaction: "5" }] });
     const player = await h.link(8);
     const before = (await h.rpc.getBalance(h.wallet!).send()).value;
