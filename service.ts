@@ -8,6 +8,7 @@ import { createApp } from "./routes/mod.ts";
 import { JobWorker } from "./jobs/worker.ts";
 import { ensureTxSweepLoop } from "./lib/tx/sweep.ts";
 import { warmIslandsBundle } from "./components/islands_bundle.ts";
+import { moveOldDueEntries } from "./kv/job_queue_migration.ts";
 
 /** A running service instance. */
 interface RunningService {
@@ -28,6 +29,8 @@ export async function startService(
   await checkSecret(ctx);
   const app = createApp(ctx);
   const worker = new JobWorker(ctx);
+  // Jobs an earlier version queued wait in an index the worker no longer reads: move them first.
+  await moveOldDueEntries(ctx.kv);
   // The 30 s transaction sweep runs from the start, not from the first minute cron: at once, so
   // attempts an instance left behind when it died are followed again right away.
   await ensureTxSweepLoop(ctx, { now: true });
