@@ -29,7 +29,7 @@ const API_KEY_PREFIX = "blk_live_";
 const API_KEY_PATTERN = /^blk_live_[A-Za-z0-9_-]{43}$/;
 
 /** Key of a key record. */
-function apiKeyKey(projectId: string, keyId: string): Deno.KvKey {
+export function apiKeyKey(projectId: string, keyId: string): Deno.KvKey {
   return ["api_keys", projectId, keyId];
 }
 /** Key of the hash index (value: ApiKeyRef). */

@@ -4,7 +4,7 @@
  *
  * | Step | Check                                             | File                                |
  * | ---- | ------------------------------------------------- | ----------------------------------- |
- * | 1    | API key                                           | `routes/v1/guard.ts`                |
+ * | 1    | API key (read again, and checked by the reservation) | `routes/v1/guard.ts`, `lib/tx/checks.ts`, `lib/tx/reserve.ts` |
  * | 2    | Request quota                                     | `routes/v1/guard.ts`, `lib/quota/request_quota.ts` |
  * | 3    | Body is JSON                                      | `http/validate.ts`                  |
  * | 4    | Body matches schema                               | `routes/v1/tx_body.ts`              |
@@ -18,6 +18,11 @@
  * | 12   | Daily transaction quota                           | `lib/tx/reserve.ts`                 |
  * | 13   | Recipient, player and budget limits; reservation  | `lib/tx/reserve.ts`                 |
  * | 14   | Build and sign, then send and wait                | `lib/tx/build.ts`, `lib/tx/send_and_wait.ts` |
+ *
+ * Step 1 comes from the guard's key cache (10 s). A payout does not rely on it: `checks.ts` reads
+ * the key's record and the project again (401 `unauthorized` when revoked or deleted), and the
+ * reservation's commit is checked against both records, so once a revocation or a deletion was
+ * answered no instance can reserve a payout with that key.
  *
  * After the answer, `check_job.ts` (every 1.5 s) and `sweep.ts` (every 30 s) follow the attempt
  * (`confirm.ts` judges landing and expiry) and every status change is one checked commit in
@@ -40,17 +45,19 @@ import { reserveTxRequest } from "./reserve.ts";
 import { startDeadline } from "./timing.ts";
 import type { TxResult } from "./result.ts";
 import type { TxKind } from "../../core/events.ts";
+import type { TxCaller } from "./checks.ts";
 
 /** Checks, reserves and sends a request; answers its TxResult or throws the first failing check. */
 export async function handleTxRequest(
   ctx: AppContext,
-  projectId: string,
+  caller: TxCaller,
   kind: TxKind,
   input: TxRequestInput,
 ): Promise<TxResult> {
+  const { projectId } = caller;
   // The route's answer deadline runs from the request's arrival.
   const deadline = startDeadline(ctx.tx.timing);
-  const checked = await checkTxRequest(ctx, projectId, kind, input);
+  const checked = await checkTxRequest(ctx, caller, kind, input);
   if (checked.kind === "existing") return txResultOf(checked.record);
   const request = checked.request;
   const reserved = await reserveTxRequest(ctx, request, { deadline });

@@ -2,8 +2,13 @@
  * Steps 12 and 13 and the reservation, in one atomic commit: the key record and every usage
  * window the limits read are checked by versionstamp and written together, so concurrent requests
  * can never together pass a limit, and of concurrent requests with one key only one reserves it.
- * A conflict re-reads and re-checks (step 7 included). Within one process, reservations of a
- * project run one at a time, so only other instances cause conflicts.
+ * A conflict re-reads and re-checks (steps 1 and 7 included). Within one process, reservations of
+ * a project run one at a time, so only other instances cause conflicts.
+ *
+ * The commit is also checked against the project's record and the API key's: a deletion or a
+ * revocation committed before it makes it fail, and the next round finds the key unusable (401),
+ * so no payout is reserved with a key after its revocation or its project's deletion was answered,
+ * on any instance, whatever the guard's key cache still holds.
  *
  * A retry of a `failed` key reserves a new attempt only once the earlier attempt is proven dead
  * (`retry_proof.ts`); the commit is checked against the record that proof was made for. The new
@@ -38,7 +43,9 @@ import {
 } from "../../kv/tx_requests.ts";
 import { log } from "../../core/log.ts";
 import { isSameRequest } from "./body.ts";
-import { type CheckedRequest, idempotencyConflict } from "./checks.ts";
+import { checkCaller, type CheckedRequest, idempotencyConflict } from "./checks.ts";
+import { apiKeyKey, type ApiKeyRecord } from "../../kv/api_keys.ts";
+import { type Project, projectKey } from "../../kv/projects.ts";
 import { findAssetBudget } from "./policy.ts";
 import { proveEarlierAttempt } from "./retry_proof.ts";
 import { confirmLandedAttempt } from "./transitions.ts";
@@ -74,6 +81,8 @@ async function reserve(
   const key = request.input.idempotencyKey;
   const keys: Deno.KvKey[] = [
     txRequestKey(projectId, key),
+    projectKey(projectId),
+    apiKeyKey(projectId, request.keyId),
     txDayUsageKey(projectId),
     txRecipientUsageKey(projectId, request.recipient),
     txAssetUsageKey(projectId, request.asset),
@@ -85,19 +94,33 @@ async function reserve(
   let tried: string | null = null;
   return await commitWithRetry("reserve the transaction request", async (round) => {
     const entries = await ctx.kv.getMany(keys);
-    // One entry per key above: the request, three windows, and the player's when there is one.
-    const [requestEntry, dayEntry, recipientEntry, assetEntry, playerEntry] = entries as [
+    // One entry per key above: the request, the project, the API key, three windows, and the
+    // player's when there is one.
+    const [
+      requestEntry,
+      projectEntry,
+      keyEntry,
+      dayEntry,
+      recipientEntry,
+      assetEntry,
+      playerEntry,
+    ] = entries as [
       Deno.KvEntryMaybe<TxRequestRecord>,
+      Deno.KvEntryMaybe<Project>,
+      Deno.KvEntryMaybe<ApiKeyRecord>,
       Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>?,
     ];
-    // Step 7 again: another request with this key may have reserved it since.
     const stored = requestEntry.value;
+    // This call's own commit applied though its answer was lost (checked against the key then).
     if (stored && stored.attemptId === tried) {
       return { kind: "reserved", entry: requestEntry as Deno.KvEntry<TxRequestRecord> };
     }
+    // Step 1 again: revoked or deleted since the checks.
+    checkCaller(projectEntry.value, keyEntry.value);
+    // Step 7 again: another request with this key may have reserved it since.
     if (stored) {
       if (!isSameRequest(stored, { kind: request.kind, body: request.input.body })) {
         throw idempotencyConflict();

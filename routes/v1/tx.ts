@@ -19,7 +19,8 @@ export function txRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono
     app.post(`/tx/${kind}`, guard, async (c) => {
       const parsed = await readJsonBody(c, txBodySchema(kind));
       const input = toRequestInput(parsed);
-      return c.json(await handleTxRequest(ctx, c.get("project").id, kind, input));
+      const caller = { projectId: c.get("project").id, keyId: c.get("keyId") };
+      return c.json(await handleTxRequest(ctx, caller, kind, input));
     });
   }
   app.get("/tx/:idempotencyKey", guard, async (c) => {
