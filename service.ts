@@ -9,6 +9,7 @@ import { JobWorker } from "./jobs/worker.ts";
 import { ensureTxSweepLoop } from "./lib/tx/sweep.ts";
 import { warmIslandsBundle } from "./components/islands_bundle.ts";
 import { moveOldDueEntries } from "./kv/job_queue_migration.ts";
+import { backfillTxStatusIndex } from "./kv/tx_status_backfill.ts";
 
 /** A running service instance. */
 interface RunningService {
@@ -29,8 +30,9 @@ export async function startService(
   await checkSecret(ctx);
   const app = createApp(ctx);
   const worker = new JobWorker(ctx);
-  // Jobs an earlier version queued wait in an index the worker no longer reads: move them first.
+  // What earlier versions stored in another layout: queued jobs, requests without a status index.
   await moveOldDueEntries(ctx.kv);
+  await backfillTxStatusIndex(ctx.kv, ctx.clock.now());
   // The 30 s transaction sweep runs from the start, not from the first minute cron: at once, so
   // attempts an instance left behind when it died are followed again right away.
   await ensureTxSweepLoop(ctx, { now: true });

@@ -19,7 +19,7 @@ import {
 import { type Project, projectKey } from "../../kv/projects.ts";
 import { apiKeyKey, type ApiKeyRecord } from "../../kv/api_keys.ts";
 import { policyKey } from "../../kv/policy.ts";
-import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
+import { liveTxRequest, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import type { TxRequestInput } from "./body.ts";
 import { isSameRequest } from "./body.ts";
 import { rpcFailureReason } from "./chain_errors.ts";
@@ -108,9 +108,10 @@ export async function checkTxRequest(
   }
 
   // Step 7: a used key must carry the same request; an earlier non-failed attempt is the answer.
-  if (previous.value) {
-    if (!isSameRequest(previous.value, { kind, body })) throw idempotencyConflict();
-    if (previous.value.status !== "failed") return { kind: "existing", record: previous.value };
+  const used = liveTxRequest(previous.value, ctx.clock.now());
+  if (used) {
+    if (!isSameRequest(used, { kind, body })) throw idempotencyConflict();
+    if (used.status !== "failed") return { kind: "existing", record: used };
   }
 
   // Step 8: resolve the recipient, and the player who holds it at request time.

@@ -16,7 +16,7 @@
  * | 10   | Mint exists on the cluster                        | `lib/tx/checks.ts`                  |
  * | 11   | Amount valid and within per-transaction limit     | `lib/tx/checks.ts`                  |
  * | 12   | Daily transaction quota                           | `lib/tx/reserve.ts`                 |
- * | 13   | Recipient, player and budget limits; reservation  | `lib/tx/reserve.ts`                 |
+ * | 13   | Recipient, player and budget limits; then (beyond the spec) the daily cap on failures; reservation | `lib/tx/reserve.ts` |
  * | 14   | Build and sign, then send and wait                | `lib/tx/build.ts`, `lib/tx/send_and_wait.ts` |
  *
  * Step 1 comes from the guard's key cache (10 s). A payout does not rely on it: `checks.ts` reads
@@ -28,7 +28,8 @@
  * (`confirm.ts` judges landing and expiry) and every status change is one checked commit in
  * `transitions.ts`.
  *
- * Idempotency (keys are kept forever, `kv/tx_requests.ts`):
+ * Idempotency (keys are kept forever, except one whose latest attempt failed without leaving the
+ * node: it paid nothing and never can, and is forgotten 30 days later; `transitions.ts`):
  * - A key is reserved only at step 13, in the same checked commit as the limits, so a refused
  *   request never holds its key and concurrent requests with one key reserve it once.
  * - A used key with another body is `idempotency_conflict` (step 7); with the same body, an attempt

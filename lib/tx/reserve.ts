@@ -1,6 +1,6 @@
 /**
- * Steps 12 and 13 and the reservation, in one atomic commit: the key record and every usage
- * window the limits read are checked by versionstamp and written together, so concurrent requests
+ * Steps 12 and 13, the daily cap on failures, and the reservation, in one atomic commit: the key
+ * record and every usage window the limits read are checked by versionstamp and written together, so concurrent requests
  * can never together pass a limit, and of concurrent requests with one key only one reserves it.
  * A conflict re-reads and re-checks (steps 1 and 7 included). Within one process, reservations of
  * a project run one at a time, so only other instances cause conflicts.
@@ -27,6 +27,7 @@ import {
   pruneWindow,
   txAssetUsageKey,
   txDayUsageKey,
+  txFailedUsageKey,
   txPlayerUsageKey,
   txRecipientUsageKey,
   type UsageWindow,
@@ -34,6 +35,8 @@ import {
 } from "../../kv/tx_usage.ts";
 import { addTxJob } from "./job_payloads.ts";
 import {
+  addTxStatusMove,
+  liveTxRequest,
   type PastAttempt,
   txAttemptByTimeKey,
   txRequestKey,
@@ -53,6 +56,15 @@ import type { Deadline } from "./timing.ts";
 
 /** Transactions a project may have in a rolling 24 hours, failed ones excluded. */
 export const MAX_TX_PER_DAY = 1_000;
+/**
+ * Attempts that failed after they were signed (refused in preflight, failed on-chain, expired),
+ * per project in a rolling 24 hours: beyond it, 429 `daily_failed_tx_quota_exceeded`. Attempts
+ * not settled yet count until they do, so concurrent requests can never pass it; as at most
+ * `MAX_TX_PER_DAY` can be unsettled, at least 1,000 failures always fit, and a project that does
+ * not fail never meets it. Failures before signing (502 `rpc_error` and `wallet_unavailable`,
+ * abandoned attempts) are the service's or the node's doing, and do not count.
+ */
+export const MAX_FAILED_TX_PER_DAY = 2_000;
 
 /** The outcome: a new attempt reserved, or a stored attempt that won a race for the key. */
 type ReserveOutcome =
@@ -86,6 +98,7 @@ async function reserve(
     txDayUsageKey(projectId),
     txRecipientUsageKey(projectId, request.recipient),
     txAssetUsageKey(projectId, request.asset),
+    txFailedUsageKey(projectId),
   ];
   if (request.recipientUserId !== null) {
     keys.push(txPlayerUsageKey(projectId, request.recipientUserId));
@@ -94,7 +107,7 @@ async function reserve(
   let tried: string | null = null;
   return await commitWithRetry("reserve the transaction request", async (round) => {
     const entries = await ctx.kv.getMany(keys);
-    // One entry per key above: the request, the project, the API key, three windows, and the
+    // One entry per key above: the request, the project, the API key, four windows, and the
     // player's when there is one.
     const [
       requestEntry,
@@ -103,6 +116,7 @@ async function reserve(
       dayEntry,
       recipientEntry,
       assetEntry,
+      failedEntry,
       playerEntry,
     ] = entries as [
       Deno.KvEntryMaybe<TxRequestRecord>,
@@ -111,9 +125,12 @@ async function reserve(
       Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>,
+      Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>?,
     ];
-    const stored = requestEntry.value;
+    // A key forgotten (its failed record expired) is new again; its leftovers are replaced.
+    const leftover = requestEntry.value;
+    const stored = liveTxRequest(leftover, ctx.clock.now());
     // This call's own commit applied though its answer was lost (checked against the key then).
     if (stored && stored.attemptId === tried) {
       return { kind: "reserved", entry: requestEntry as Deno.KvEntry<TxRequestRecord> };
@@ -150,7 +167,8 @@ async function reserve(
     const recipient = pruneWindow(recipientEntry.value, now - HOUR_WINDOW_MS);
     const asset = pruneWindow(assetEntry.value, now - HOUR_WINDOW_MS);
     const player = playerEntry ? pruneWindow(playerEntry.value, now - HOUR_WINDOW_MS) : null;
-    checkLimits(request, { day, recipient, player, asset });
+    const failed = pruneWindow(failedEntry.value, now - DAY_WINDOW_MS);
+    checkLimits(request, { day, recipient, player, asset, failed });
 
     const attemptId = ulid(now);
     tried = attemptId;
@@ -188,10 +206,12 @@ async function reserve(
       updatedAt: now,
     };
     op.set(requestEntry.key, record);
-    if (stored) op.delete(txAttemptByTimeKey(projectId, stored.attemptId));
+    if (leftover) op.delete(txAttemptByTimeKey(projectId, leftover.attemptId));
     op.set(txAttemptByTimeKey(projectId, attemptId), key);
+    addTxStatusMove(op, leftover, record);
     op.set(txUnsettledKey(projectId, key), { attemptId, since: now } satisfies TxUnsettledRef);
     op.set(dayEntry.key, addToWindow(day, now), { expireIn: DAY_WINDOW_MS + HOUR_WINDOW_MS });
+    op.set(failedEntry.key, addToWindow(failed, now), { expireIn: DAY_WINDOW_MS + HOUR_WINDOW_MS });
     op.set(recipientEntry.key, addToWindow(recipient, now), { expireIn: 2 * HOUR_WINDOW_MS });
     op.set(assetEntry.key, addToWindow(asset, now, request.amount), {
       expireIn: 2 * HOUR_WINDOW_MS,
@@ -235,6 +255,7 @@ function checkLimits(
     recipient: UsageWindow;
     player: UsageWindow | null;
     asset: UsageWindow;
+    failed: UsageWindow;
   },
 ): void {
   // Step 12.
@@ -284,5 +305,13 @@ function checkLimits(
         "This amount would take the asset past its hourly budget",
       );
     }
+  }
+  // After every check of the spec (13b), so a request the spec refuses gets the spec's code.
+  if (usage.failed.times.length >= MAX_FAILED_TX_PER_DAY) {
+    throw new ApiError(
+      429,
+      "daily_failed_tx_quota_exceeded",
+      `The project already has ${MAX_FAILED_TX_PER_DAY} failed transactions in the last 24 hours`,
+    );
   }
 }

@@ -12,18 +12,22 @@ import { commitWithEvents } from "../events/record.ts";
 import type { ServiceEvent } from "../../core/events.ts";
 import { addJobRemoval, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
 import {
+  addTxStatusMove,
   getTxRequestEntry,
   type SignedTx,
+  txAttemptByTimeKey,
   type TxRequestRecord,
   txUnsettledKey,
 } from "../../kv/tx_requests.ts";
 import {
+  addFailedWindowRemoval,
   DAY_WINDOW_MS,
   HOUR_WINDOW_MS,
   pruneWindow,
   removeFromWindow,
   txAssetUsageKey,
   txDayUsageKey,
+  txFailedUsageKey,
   txPlayerUsageKey,
   txRecipientUsageKey,
   type UsageWindow,
@@ -63,6 +67,15 @@ export async function settleAttempt(
   outcome: FinalOutcome,
   options: { onlyIf?: (record: TxRequestRecord) => boolean } = {},
 ): Promise<TxRequestRecord | null> {
+  return await ctx.tx.settlements.run(ref.projectId, () => settle(ctx, ref, outcome, options));
+}
+
+async function settle(
+  ctx: AppContext,
+  ref: AttemptRef,
+  outcome: FinalOutcome,
+  options: { onlyIf?: (record: TxRequestRecord) => boolean },
+): Promise<TxRequestRecord | null> {
   return await commitWithRetry("settle the transaction request", async () => {
     const entry = await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
     const record = entry.value;
@@ -79,12 +92,23 @@ export async function settleAttempt(
     if (outcome.status === "failed" && outcome.refused && next.signed) {
       next.signed = { ...next.signed, refused: true };
     }
-    const op = ctx.kv.atomic().check(entry).set(entry.key, next).delete(
+    // A key that failed without its attempt leaving the node paid nothing and can pay nothing
+    // later: it is kept a bounded time, with its index entries.
+    const kept = neverLeft(next) ? { expireIn: UNSENT_FAILED_KEPT_MS } : {};
+    if (kept.expireIn) next.expiresAt = now + kept.expireIn;
+    const op = ctx.kv.atomic().check(entry).set(entry.key, next, kept).delete(
       txUnsettledKey(ref.projectId, ref.key),
     );
+    if (kept.expireIn) op.set(txAttemptByTimeKey(ref.projectId, next.attemptId), next.key, kept);
+    addTxStatusMove(op, record, next, kept);
     if (outcome.status === "failed") {
       await addUsageRelease(ctx, op, record, now);
       addFailedTxUsage(op, ref.projectId, now);
+    }
+    // Only a failure after signing stays in the daily cap on failures (`reserve.ts`).
+    if (outcome.status === "confirmed" || !next.signed) {
+      const failed = await ctx.kv.get<UsageWindow>(txFailedUsageKey(ref.projectId));
+      addFailedWindowRemoval(op, failed, { at: record.usage.at, now });
     }
     await addCheckJobRemoval(ctx, op, record);
     const silent = outcome.status === "failed" && outcome.error === ABANDONED_ERROR;
@@ -102,6 +126,15 @@ export async function settleAttempt(
     }
     return RETRY;
   });
+}
+
+/** How long a key whose latest attempt failed without leaving the node is kept: 30 days. */
+export const UNSENT_FAILED_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
+
+// Failed, and nothing of this attempt can ever land: never signed, or refused in preflight on its
+// first send (the node did not forward it). Earlier attempts were proven dead when they gave way.
+function neverLeft(record: TxRequestRecord): boolean {
+  return record.status === "failed" && (!record.signed || record.signed.refused === true);
 }
 
 /** True once an attempt is confirmed or failed. */
@@ -149,6 +182,7 @@ export async function confirmLandedAttempt(
     updatedAt: ctx.clock.now(),
   };
   const op = ctx.kv.atomic().check(entry).set(entry.key, next);
+  addTxStatusMove(op, record, next);
   const committed = await commitWithEvents(ctx, op, {
     projectId: record.projectId,
     events: [txEventOf(next, "confirmed")],
@@ -204,13 +238,12 @@ async function updateUnsettled(
     const entry = await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
     const record = entry.value;
     if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return record;
-    const next = change(record);
-    if (!next) return record;
-    const result = await ctx.kv.atomic().check(entry).set(entry.key, {
-      ...next,
-      updatedAt: ctx.clock.now(),
-    }).commit();
-    if (result.ok) return next;
+    const changed = change(record);
+    if (!changed) return record;
+    const next = { ...changed, updatedAt: ctx.clock.now() };
+    const op = ctx.kv.atomic().check(entry).set(entry.key, next);
+    if (next.status !== record.status) addTxStatusMove(op, record, next);
+    if ((await op.commit()).ok) return next;
     return RETRY;
   });
 }

@@ -32,7 +32,7 @@ import { listDeliveries } from "../../kv/deliveries.ts";
 import { getLinkByAddress, getLinkByUser, listLinks } from "../../kv/links.ts";
 import { getPolicy } from "../../kv/policy.ts";
 import { listProjectsByDeveloper, type Project } from "../../kv/projects.ts";
-import { listTxByTime, TX_STATUSES } from "../../kv/tx_requests.ts";
+import { listTxRequests, TX_STATUSES } from "../../kv/tx_requests.ts";
 import { developerPage, projectPage } from "./_page.tsx";
 
 const PLAYERS_PAGE_SIZE = 100;
@@ -169,7 +169,8 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
           const after = ULID_PATTERN.test(c.req.query("after") ?? "")
             ? c.req.query("after")!
             : null;
-          const page = await listTxByTime(ctx.kv, project.id, {
+          const page = await listTxRequests(ctx.kv, project.id, {
+            now: ctx.clock.now(),
             limit: TX_PAGE_SIZE,
             status: status ?? undefined,
             after: after ?? undefined,

@@ -6,18 +6,25 @@
 import assert from "node:assert/strict";
 import { openKv } from "../../kv/open_kv.ts";
 import type { JobRecord } from "../../kv/jobs.ts";
+import {
+  txAttemptByTimeKey,
+  txRequestKey,
+  type TxRequestRecord,
+  type TxStatus,
+} from "../../kv/tx_requests.ts";
+import { ulid } from "../../core/ids.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
 import { startService } from "../../service.ts";
 import { startMessagingStandIn } from "../../sandbox/roblox/mod.ts";
 import { createTestApp, createTestProject, testConfig } from "../support/test_app.ts";
 import { PUBLISH_KEY, UNIVERSE } from "../support/events_harness.ts";
 
-/** Starts `count` service instances on the store at `kvPath` at the same time; returns a closer. */
+/** Starts `count` service instances on the store at `kvPath` at the same time; returns their ports and a closer. */
 async function startInstances(
   kvPath: string,
   count: number,
   config: Parameters<typeof testConfig>[0],
-): Promise<() => Promise<void>> {
+): Promise<{ ports: number[]; close: () => Promise<void> }> {
   const started = await Promise.all(
     Array.from({ length: count }, async () => {
       const kv = await openKv(kvPath);
@@ -29,11 +36,14 @@ async function startInstances(
       return { kv, service };
     }),
   );
-  return async () => {
-    for (const { kv, service } of started) {
-      await service.close();
-      kv.close();
-    }
+  return {
+    ports: started.map(({ service }) => service.server.addr.port),
+    async close() {
+      for (const { kv, service } of started) {
+        await service.close();
+        kv.close();
+      }
+    },
   };
 }
 
@@ -79,7 +89,7 @@ Deno.test("Deliveries queued by earlier versions run once after the upgrade, wit
     }
 
     // When: two instances of this version start on the store at once.
-    const close = await startInstances(kvPath, 2, { publishUrl: standIn.url });
+    const { close } = await startInstances(kvPath, 2, { publishUrl: standIn.url });
     try {
       // Then: each delivery reaches the game, once.
       await standIn.waitForMessages(2, 10_000);
@@ -94,3 +104,76 @@ Deno.test("Deliveries queued by earlier versions run once after the upgrade, wit
     await Deno.remove(kvPath).catch(() => {});
   }
 });
+
+Deno.test("Requests stored before the status index are listed by status after the upgrade, with two instances starting together", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    // Given: three settled requests as the previous version stored them: the record and its time
+    // index.
+    let apiKey = "";
+    const statuses: Array<[string, TxStatus]> = [
+      ["paid-1", "confirmed"],
+      ["lost", "failed"],
+      ["paid-2", "confirmed"],
+    ];
+    {
+      await using app = await createTestApp({ kvPath });
+      const created = await createTestProject(app);
+      apiKey = created.apiKey;
+      const op = app.kv.atomic();
+      for (const [i, [key, status]] of statuses.entries()) {
+        const record = oldRequest(created.project.id, key, status, Date.now() - 60_000 + i);
+        op.set(txRequestKey(record.projectId, key), record)
+          .set(txAttemptByTimeKey(record.projectId, record.attemptId), key);
+      }
+      assert.ok((await op.commit()).ok);
+    }
+
+    // When: two instances of this version start on the store at once.
+    const { ports, close } = await startInstances(kvPath, 2, {});
+    try {
+      // Then: every status lists its requests, newest first, on either instance.
+      const list = async (port: number, status: TxStatus) => {
+        const res = await fetch(`http://127.0.0.1:${port}/v1/tx?status=${status}`, {
+          headers: { "x-api-key": apiKey },
+        });
+        assert.equal(res.status, 200);
+        const page = await res.json() as { transactions: Array<{ idempotencyKey: string }> };
+        return page.transactions.map((t) => t.idempotencyKey);
+      };
+      for (const port of ports) {
+        assert.deepEqual(await list(port, "confirmed"), ["paid-2", "paid-1"]);
+        assert.deepEqual(await list(port, "failed"), ["lost"]);
+        assert.deepEqual(await list(port, "submitted"), []);
+      }
+    } finally {
+      await close();
+    }
+  } finally {
+    await Deno.remove(kvPath).catch(() => {});
+  }
+});
+
+/** A request record as the previous version stored it. */
+function oldRequest(projectId: string, key: string, status: TxStatus, at: number): TxRequestRecord {
+  const recipient = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
+  return {
+    projectId,
+    key,
+    kind: "transfer-sol",
+    cluster: "devnet",
+    body: { to: { address: recipient }, mint: null, amount: "1" },
+    attempt: 1,
+    attemptId: ulid(at),
+    status,
+    recipient,
+    recipientUserId: null,
+    signature: null,
+    error: status === "failed" ? "Abandoned before sending" : null,
+    usage: { at, asset: "SOL", amount: 1_000_000_000n, recipient, userId: null },
+    signed: null,
+    checkJobId: null,
+    createdAt: at,
+    updatedAt: at,
+  };
+}

@@ -135,3 +135,47 @@ Deno.test("The daily transaction quota: 1,000 in a rolling 24 hours, failed ones
   await h.policy({ maxSolPerTransfer: "100" });
   assert.notEqual(await send("next-day"), "daily_tx_quota_exceeded");
 });
+
+Deno.test("The daily cap on failed transactions: 2,000 failures after signing in a rolling 24 hours, checked after the spec's limits", async () => {
+  await using h = await startTxHarness({ fund: 2_000_000_000n, proxy: true });
+  await h.policy({ maxSolPerTransfer: "100" });
+  await h.link(1);
+  await h.link(2);
+  const send = async (key: string, options: { to?: number; amount?: string } = {}) =>
+    await answer(
+      await h.a.post("transfer-sol", {
+        to: { userId: options.to ?? 2 },
+        amount: options.amount ?? "0.001",
+        idempotencyKey: key,
+      }),
+    );
+  // Given: one payout to player 1, then 1,998 that fail in simulation (the wallet holds 2 SOL)
+  assert.equal(await send("paid", { to: 1 }), "confirmed");
+  for (let batch = 0; batch < 1_998; batch += 111) {
+    // Stay within the 600 requests per minute of the request quota.
+    h.a.clock.advance(60_000);
+    const outcomes = await Promise.all(
+      Array.from({ length: 111 }, (_, i) => send(`broke-${batch + i}`, { amount: "50" })),
+    );
+    assert.deepEqual(tally(outcomes), { failed: 111 });
+  }
+  // And a failure before signing (the node did not answer the blockhash; the last one read is
+  // reused for a second): not counted
+  await new Promise((r) => setTimeout(r, 1_100));
+  h.proxy.failNext("getLatestBlockhash", 1);
+  assert.equal(await send("no-blockhash", { amount: "50" }), "rpc_error");
+
+  // Then: two more failures fit; after them, a payout the spec allows is refused, unreserved
+  assert.equal(await send("the-1999th", { amount: "50" }), "failed");
+  assert.equal(await send("the-2000th", { amount: "50" }), "failed");
+  assert.equal(await send("refused"), "daily_failed_tx_quota_exceeded");
+  assert.equal((await h.a.status("refused")).status, 404);
+  // And a payout the spec refuses gets the spec's code: the cap is checked after every limit
+  await h.policy({ maxSolPerTransfer: "100", perRecipientPerHour: 1 });
+  assert.equal(await send("again", { to: 1 }), "recipient_rate_limited");
+
+  // When: 24 hours have passed since the failures
+  h.a.clock.advance(24 * HOUR);
+  await h.policy({ maxSolPerTransfer: "100" });
+  assert.equal(await send("next-day"), "confirmed");
+});
