@@ -80,7 +80,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
         const policyRead = getPolicy(ctx.kv, project.id);
         // Both chain reads wait up to 4 s each: in parallel, a slow node costs the page 4 s, not 8.
         const [keys, policy, balance, lowBalance] = await Promise.all([
-          listApiKeys(ctx.kv, project.id),
+          listApiKeys(ctx.kv, project.id, ctx.clock.now()),
           policyRead,
           readBalance(ctx, project),
           policyRead.then((p) => checkLowBalance(ctx, project, p)),
@@ -129,7 +129,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
             {...data}
             project={project}
             baseUrl={baseUrl}
-            keys={await listApiKeys(ctx.kv, project.id)}
+            keys={await listApiKeys(ctx.kv, project.id, ctx.clock.now())}
           />
         ),
       })))
@@ -222,7 +222,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
       })))
     .get("/dashboard/projects/:id/delete", (c) =>
       projectPage(ctx, c, async (data, project) => {
-        const keys = await listApiKeys(ctx.kv, project.id);
+        const keys = await listApiKeys(ctx.kv, project.id, ctx.clock.now());
         return {
           title: `Delete ${project.name}`,
           body: (

@@ -13,6 +13,13 @@ import {
   type TxStatus,
 } from "../../kv/tx_requests.ts";
 import { ulid } from "../../core/ids.ts";
+import {
+  apiKeyHashKey,
+  apiKeyKey,
+  type ApiKeyRecord,
+  createApiKey,
+  listApiKeys,
+} from "../../kv/api_keys.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
 import { startService } from "../../service.ts";
 import { startMessagingStandIn } from "../../sandbox/roblox/mod.ts";
@@ -177,3 +184,58 @@ function oldRequest(projectId: string, key: string, status: TxStatus, at: number
     updatedAt: at,
   };
 }
+
+Deno.test("Keys revoked by earlier versions are deleted 30 days after their revocation, with two instances starting together", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const day = 24 * 3_600_000;
+  try {
+    // Given: an active key, and two keys revoked the previous version's way (record kept, hash
+    // entry kept), 31 days and 1 day ago.
+    const now = Date.now();
+    const { projectId, active, old, recent } = await (async () => {
+      await using app = await createTestApp({ kvPath });
+      const { project, apiKey } = await createTestProject(app);
+      const revokeOldWay = async (ago: number) => {
+        const { record } = await createApiKey(app.kv, project.id, now - ago - 1);
+        const revoked: ApiKeyRecord = { ...record, revokedAt: now - ago };
+        await app.kv.set(apiKeyKey(project.id, record.id), revoked);
+        return revoked;
+      };
+      return {
+        projectId: project.id,
+        active: apiKey,
+        old: await revokeOldWay(31 * day),
+        recent: await revokeOldWay(day),
+      };
+    })();
+
+    // When: two instances of this version start on the store at once.
+    const { ports, close } = await startInstances(kvPath, 2, {});
+    try {
+      // Then: the old one is gone, the recent one listed until its 30 days are up, neither
+      // findable by its hash; the active key still works.
+      using kv = await openKv(kvPath);
+      assert.equal((await kv.get(apiKeyKey(projectId, old.id))).value, null);
+      const listed = await listApiKeys(kv, projectId, Date.now());
+      assert.deepEqual(
+        listed.map((k) => k.revokedAt === null ? "active" : k.id).sort(),
+        [
+          "active",
+          recent.id,
+        ].sort(),
+      );
+      for (const key of [old, recent]) {
+        assert.equal((await kv.get(apiKeyHashKey(key.hash))).value, null);
+      }
+      const res = await fetch(`http://127.0.0.1:${ports[0]}/v1/project`, {
+        headers: { "x-api-key": active },
+      });
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    } finally {
+      await close();
+    }
+  } finally {
+    await Deno.remove(kvPath).catch(() => {});
+  }
+});
