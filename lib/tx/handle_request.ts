@@ -15,8 +15,9 @@
  * | 9    | Asset allowed                                     | `lib/tx/checks.ts`                  |
  * | 10   | Mint exists on the cluster                        | `lib/tx/checks.ts`                  |
  * | 11   | Amount valid and within per-transaction limit     | `lib/tx/checks.ts`                  |
- * | 12   | Daily transaction quota                           | `lib/tx/reserve.ts`                 |
- * | 13   | Recipient, player and budget limits; then (beyond the spec) the daily cap on failures; reservation | `lib/tx/reserve.ts` |
+ * | 12   | Daily transaction quota                           | `lib/tx/limits.ts`                  |
+ * | 13   | Recipient, player and budget limits; then (beyond the spec) the daily cap on failures | `lib/tx/limits.ts` |
+ * |      | Reservation, with steps 12 and 13 in its commit   | `lib/tx/reserve.ts`                 |
  * | 14   | Build and sign, then send and wait                | `lib/tx/build.ts`, `lib/tx/send_and_wait.ts` |
  *
  * Step 1 comes from the guard's key cache (10 s). A payout does not rely on it: `checks.ts` reads

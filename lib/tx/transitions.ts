@@ -7,7 +7,6 @@
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { AppContext } from "../context.ts";
 import { log } from "../../core/log.ts";
-import { must } from "../../core/must.ts";
 import { commitWithEvents } from "../events/record.ts";
 import type { ServiceEvent } from "../../core/events.ts";
 import { addJobRemoval, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
@@ -19,21 +18,8 @@ import {
   type TxRequestRecord,
   txUnsettledKey,
 } from "../../kv/tx_requests.ts";
-import {
-  addFailedWindowRemoval,
-  DAY_WINDOW_MS,
-  HOUR_WINDOW_MS,
-  pruneWindow,
-  removeFromWindow,
-  txAssetUsageKey,
-  txDayUsageKey,
-  txFailedUsageKey,
-  txPlayerUsageKey,
-  txRecipientUsageKey,
-  type UsageWindow,
-} from "../../kv/tx_usage.ts";
 import { ABANDONED_ERROR } from "./result.ts";
-import { addFailedTxUsage } from "../../kv/usage.ts";
+import { addSettledUsage } from "./usage_release.ts";
 
 /** Which attempt a change is for; a change for an older attempt of the key is ignored. */
 export interface AttemptRef {
@@ -101,15 +87,7 @@ async function settle(
     );
     if (kept.expireIn) op.set(txAttemptByTimeKey(ref.projectId, next.attemptId), next.key, kept);
     addTxStatusMove(op, record, next, kept);
-    if (outcome.status === "failed") {
-      await addUsageRelease(ctx, op, record, now);
-      addFailedTxUsage(op, ref.projectId, now);
-    }
-    // Only a failure after signing stays in the daily cap on failures (`reserve.ts`).
-    if (outcome.status === "confirmed" || !next.signed) {
-      const failed = await ctx.kv.get<UsageWindow>(txFailedUsageKey(ref.projectId));
-      addFailedWindowRemoval(op, failed, { at: record.usage.at, now });
-    }
+    await addSettledUsage(ctx, op, next, now);
     await addCheckJobRemoval(ctx, op, record);
     const silent = outcome.status === "failed" && outcome.error === ABANDONED_ERROR;
     const events = silent ? [] : [txEventOf(next, outcome.status)];
@@ -262,48 +240,6 @@ async function addCheckJobRemoval(
   if (!job.value || job.value.status !== "pending" || job.value.lease !== null) return;
   op.check(job);
   addJobRemoval(op, job as Deno.KvEntry<JobRecord>);
-}
-
-/** Adds, to `op`, the removal of a failed attempt's entries from every usage window it counted in. */
-async function addUsageRelease(
-  ctx: AppContext,
-  op: Deno.AtomicOperation,
-  record: TxRequestRecord,
-  now: number,
-): Promise<void> {
-  const { projectId, usage } = record;
-  const scopes: Array<{ key: Deno.KvKey; windowMs: number; withAmount: boolean }> = [
-    { key: txDayUsageKey(projectId), windowMs: DAY_WINDOW_MS, withAmount: false },
-    {
-      key: txRecipientUsageKey(projectId, usage.recipient),
-      windowMs: HOUR_WINDOW_MS,
-      withAmount: false,
-    },
-    { key: txAssetUsageKey(projectId, usage.asset), windowMs: HOUR_WINDOW_MS, withAmount: true },
-  ];
-  if (usage.userId !== null) {
-    scopes.push({
-      key: txPlayerUsageKey(projectId, usage.userId),
-      windowMs: HOUR_WINDOW_MS,
-      withAmount: false,
-    });
-  }
-  const entries = await ctx.kv.getMany<UsageWindow[]>(scopes.map((scope) => scope.key));
-  op.check(...entries);
-  scopes.forEach((scope, i) => {
-    const entry = must(entries[i], `getMany entry for ${scope.key.join("/")}`);
-    if (!entry.value) return;
-    // An entry that already left its window needs no removal.
-    if (usage.at <= now - scope.windowMs) return;
-    const window = removeFromWindow(
-      pruneWindow(entry.value, now - scope.windowMs),
-      usage.at,
-      scope.withAmount ? usage.amount : undefined,
-    );
-    op.set(scope.key, window, {
-      expireIn: scope.windowMs + HOUR_WINDOW_MS,
-    });
-  });
 }
 
 /** The `tx` event of an attempt settled as `next`. */

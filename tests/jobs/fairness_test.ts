@@ -12,20 +12,12 @@ import type { JobHandlers } from "../../jobs/handlers.ts";
 import { JobWorker } from "../../jobs/worker.ts";
 import { okJson, PUBLISH_KEY, startTxHarness, UNIVERSE } from "../support/tx_harness.ts";
 import { createTestApp, createTestProject } from "../support/test_app.ts";
+import { until } from "../support/assertions.ts";
 
 const BACKLOG = 50_000;
 // Jobs per seeding commit: three mutations each (record, queue entry, marker), far under 1,000.
 const SEED_BATCH = 300;
 const FLOODER = "F1ood111111111111111111111111111111111111111";
-
-/** Resolves when `condition` holds, polling every 10 ms; rejects after `timeoutMs`. */
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** Queues `count` deliveries of recorded pings for `projectId`, all due at `runAt`, in batched commits. */
 async function seedDeliveries(
