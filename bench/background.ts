@@ -9,6 +9,8 @@
  *    how long after landing on the chain (confirmed commitment) the service records each as
  *    `confirmed`, and how long after that its `tx` event reaches the messaging stand-in. The
  *    baseline is the same transfers without the flood.
+ * 3. A backlog (issue 22, item 1): the flooding project (another developer's) has 50,000
+ *    deliveries due, queued before the transfers, and the same transfers are measured again.
  *
  * The cluster and the flood generator run in their own processes; the service (`startService`,
  * real worker defaults, real clock) and the stand-in run in this one.
@@ -100,15 +102,22 @@ async function runBench(seconds: number): Promise<string> {
         `${WATCHES} watched addresses; the flooding project's watch events are capped at 1,000 a minute.`,
       "",
     );
+    const { samples: backlogged, delivered } = await measureBehindBacklog(env, transfers);
+    lines.push(
+      `Backlog: ${BACKLOG.toLocaleString("en")} deliveries of the flooding project due at once, ` +
+        `${delivered.toLocaleString("en")} of them delivered while the transfers were measured.`,
+      "",
+    );
     lines.push(
       "| run | transfers | confirmed after landing p50 / p99 / max ms | tx event after confirmed p50 / p99 / max ms | ratio p99 to baseline | over 5 s |",
       "|---|---|---|---|---|---|",
     );
     for (
-      const [name, samples] of [["baseline (no flood)", baseline], [
-        "20 flooded watches",
-        flooded,
-      ]] as const
+      const [name, samples] of [
+        ["baseline (no flood)", baseline],
+        ["20 flooded watches", flooded],
+        [`${BACKLOG.toLocaleString("en")} deliveries of another project due`, backlogged],
+      ] as const
     ) {
       const confirm = samples.map((s) => s.confirmMs);
       const event = samples.map((s) => s.eventMs);
@@ -200,6 +209,34 @@ async function startEnvironment(rpcUrl: string) {
       await standIn.close();
     },
   };
+}
+
+const BACKLOG = 50_000;
+
+/**
+ * Queues `BACKLOG` deliveries of the flooding project, all due now, then measures transfers;
+ * `delivered` is how many of the backlog reached the stand-in meanwhile.
+ */
+async function measureBehindBacklog(
+  env: Environment,
+  count: number,
+): Promise<{ samples: Sample[]; delivered: number }> {
+  const { addEventJob } = await import("../lib/events/job_payloads.ts");
+  const now = Date.now();
+  for (let first = 0; first < BACKLOG; first += 300) {
+    const op = env.ctx.kv.atomic();
+    for (let i = first; i < Math.min(BACKLOG, first + 300); i++) {
+      const event = { type: "ping" as const, at: i, id: String(i + 1), createdAt: now };
+      addEventJob(op, { type: "deliver_event", projectId: env.floodingId, event }, { runAt: now });
+    }
+    await op.commit();
+  }
+  const pings = () =>
+    env.standIn.inbox().filter((m) => (m.data as { type?: string }).type === "ping").length;
+  const before = pings();
+  env.ctx.jobWaker.wake();
+  const samples = await measureTransfers(env, count);
+  return { samples, delivered: pings() - before };
 }
 
 /** Publishes `count` pings, each refused three times; returns the three waits of each. */
@@ -308,7 +345,7 @@ if (import.meta.main) {
   else {
     const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
     console.log(
-      `## Background work: retry waits, and confirmation beside ${WATCHES} flooded watches`,
+      `## Background work: retry waits, and confirmation beside ${WATCHES} flooded watches and a backlog`,
     );
     console.log(await benchBackground(seconds));
     Deno.exit(0);

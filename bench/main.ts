@@ -55,7 +55,9 @@ const feed = await benchEventFeed(seconds);
 console.log(resultTable(feed, feed[0]));
 console.log();
 
-console.log("## Background work: publish retry waits, and confirmation beside 20 flooded watches");
+console.log(
+  "## Background work: publish retry waits, and confirmation beside 20 flooded watches and a backlog",
+);
 console.log(await benchBackground(seconds));
 console.log();
 

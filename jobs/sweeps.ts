@@ -2,7 +2,8 @@
 import { addWatchPollJob } from "../lib/events/job_payloads.ts";
 import type { AppContext } from "../lib/context.ts";
 import { log } from "../core/log.ts";
-import { addJobRemoval, getJobEntry, type JobRecord, moveLegacyDueEntries } from "../kv/jobs.ts";
+import { addJobRemoval, getJobEntry, type JobRecord } from "../kv/jobs.ts";
+import { moveOldDueEntries } from "../kv/job_queue_migration.ts";
 import { getProject } from "../kv/projects.ts";
 import { listAllWatches, watchPollJobId } from "../kv/watches.ts";
 import { ensureTxSweepLoop } from "../lib/tx/sweep.ts";
@@ -47,8 +48,8 @@ export async function sweepWatchLoops(ctx: AppContext): Promise<number> {
 export const sweeps: Record<string, Sweep> = {
   watch_loops: sweepWatchLoops,
   tx_sweep_loop: ensureTxSweepLoop,
-  // Jobs queued by a version before lanes existed.
-  legacy_due_index: (ctx) => moveLegacyDueEntries(ctx.kv),
+  // Jobs queued by an earlier version (older instances may still queue some during a deploy).
+  legacy_due_index: (ctx) => moveOldDueEntries(ctx.kv),
 };
 
 /** Runs every sweep once; one failing sweep does not stop the others. */

@@ -8,8 +8,9 @@
  *   transaction sweep never wait behind deliveries or polls; a one-off pass (`runDue`) takes the
  *   lanes in that priority order.
  * - Slots are refilled as each job ends, so a slow job (a hung publish, a long poll) holds only
- *   its own slot; one project holds at most half of a lane's slots, and free slots go round-robin
- *   over the projects with due jobs.
+ *   its own slot. Free slots go round-robin over the projects with due jobs, found through the
+ *   lane's round of projects (`kv/job_queue.ts`) whatever one project's backlog, and one developer
+ *   account's projects together hold at most half of a lane's slots.
  * - The loop looks every `pollIntervalMs` (for work of other instances) and also wakes exactly
  *   when a job it knows of becomes due (a retry, a loop's next round), so waits are kept to the ms.
  * - A running job's lease is renewed every third of `leaseMs`, so a long job (the sweep) is never
@@ -24,16 +25,14 @@ import {
   addJobRemoval,
   addJobReschedule,
   claimJob,
-  deleteStaleDueEntry,
-  type DueJob,
   getJobEntry,
   JOB_LANES,
   type JobLane,
   type JobRecord,
-  listDueJobs,
-  nextDueAt,
   renewJobLease,
 } from "../kv/jobs.ts";
+import { deleteStaleDueEntry, type DueJob, nextDueAt } from "../kv/job_queue.ts";
+import { JobOwners, pickDueJobs, type RunningJob } from "./due_picker.ts";
 import { DeferredCommit } from "./deferred_commit.ts";
 import { jobHandlers } from "./handlers.ts";
 import { jobPayloadSchema } from "./payloads.ts";
@@ -46,7 +45,7 @@ export interface JobWorkerOptions {
   pollIntervalMs?: number;
   /** How long a claim lasts; renewed while the job runs; a job whose worker died runs again after it (default 30 s). */
   leaseMs?: number;
-  /** Due entries read per look at a lane (default 200). */
+  /** Projects looked at per look at a lane, and the most jobs one `runDue` pass runs per lane (default 200). */
   batchSize?: number;
   /** Most jobs run at once per lane: one number for every lane, or per lane (default tx 8, events 8, watch 4). */
   concurrency?: number | Partial<Record<JobLane, number>>;
@@ -61,10 +60,10 @@ export interface JobWorkerOptions {
 const MAX_BACKOFF_MS = 5 * 60_000;
 const DEFAULT_CONCURRENCY: Record<JobLane, number> = { tx: 8, events: 8, watch: 4 };
 
-/** What the loop knows of one lane: its slots and the jobs (job id to project id) in them. */
+/** What the loop knows of one lane: its slots and the jobs (by id) in them. */
 interface LaneState {
   limit: number;
-  running: Map<string, string>;
+  running: Map<string, RunningJob>;
   filling: boolean;
   again: boolean;
 }
@@ -79,6 +78,7 @@ export class JobWorker {
   #maxAttempts: number;
   #handlers: JobHandlers;
   #lanes: Map<JobLane, LaneState>;
+  #owners: JobOwners;
   #running = false;
   #pollTimer: ReturnType<typeof setInterval> | null = null;
   #wakeTimer: ReturnType<typeof setTimeout> | null = null;
@@ -94,6 +94,7 @@ export class JobWorker {
     this.#batchSize = options.batchSize ?? 200;
     this.#maxAttempts = options.maxAttempts ?? 10;
     this.#handlers = options.handlers ?? jobHandlers;
+    this.#owners = new JobOwners(ctx.kv);
     const given = options.concurrency;
     const limits: Partial<Record<JobLane, number>> = typeof given === "number"
       ? Object.fromEntries(JOB_LANES.map((lane) => [lane, given]))
@@ -140,18 +141,21 @@ export class JobWorker {
 
   /**
    * Runs one pass without the loop: every lane in priority order, up to `batchSize` due jobs
-   * each (fairly across projects), each lane's jobs at most its concurrency at once. Returns how
-   * many ran.
+   * each (round-robin across projects, one developer's at most half), each lane's jobs at most
+   * its concurrency at once. Returns how many ran.
    */
   async runDue(): Promise<number> {
     let ran = 0;
     for (const [lane, state] of this.#lanes) {
-      const due = await listDueJobs(this.#ctx.kv, lane, {
+      const { picks } = await pickDueJobs(this.#ctx.kv, lane, {
         now: this.#ctx.clock.now(),
-        limit: this.#batchSize,
+        free: this.#batchSize,
+        perOwner: Math.max(1, Math.floor(this.#batchSize / 2)),
+        running: new Map(),
+        owners: this.#owners,
+        scan: this.#batchSize,
       });
-      const picks = pickFairly(due, { free: due.length, perProject: Infinity });
-      await forEachConcurrently(picks, async (job) => {
+      await forEachConcurrently(picks, async ({ job }) => {
         if (await this.#runOneSafely(lane, job)) ran++;
       }, { limit: state.limit });
     }
@@ -187,16 +191,17 @@ export class JobWorker {
     const free = state.limit - state.running.size;
     if (!this.#running || free <= 0) return;
     const now = this.#ctx.clock.now();
-    const due = (await listDueJobs(this.#ctx.kv, lane, { now, limit: this.#batchSize }))
-      .filter((job) => !state.running.has(job.id));
-    const picks = pickFairly(due, {
+    const { picks, soonest } = await pickDueJobs(this.#ctx.kv, lane, {
+      now,
       free,
-      perProject: Math.max(1, Math.floor(state.limit / 2)),
-      running: state.running.values(),
+      perOwner: Math.max(1, Math.floor(state.limit / 2)),
+      running: state.running,
+      owners: this.#owners,
+      scan: this.#batchSize,
     });
-    for (const job of picks) {
+    for (const { job, owner } of picks) {
       if (!this.#running) return;
-      state.running.set(job.id, job.projectId);
+      state.running.set(job.id, { projectId: job.projectId, owner });
       this.#track(
         this.#runOneSafely(lane, job).finally(() => {
           state.running.delete(job.id);
@@ -204,6 +209,7 @@ export class JobWorker {
         }),
       );
     }
+    if (soonest !== null) this.#wakeAt(soonest);
     if (picks.length < free) {
       const at = await nextDueAt(this.#ctx.kv, lane, now);
       if (at !== null) this.#wakeAt(at);
@@ -387,38 +393,4 @@ export class JobWorker {
       outcome: outcome.kind,
     });
   }
-}
-
-/**
- * Picks up to `free` of the due jobs (earliest first), round-robin over their projects, leaving
- * out projects that already run `perProject` jobs (`running`: the project of each running job).
- */
-function pickFairly(
-  due: DueJob[],
-  options: { free: number; perProject: number; running?: Iterable<string> },
-): DueJob[] {
-  const queues = new Map<string, DueJob[]>();
-  for (const job of due) {
-    const queue = queues.get(job.projectId);
-    if (queue) queue.push(job);
-    else queues.set(job.projectId, [job]);
-  }
-  const counts = new Map<string, number>();
-  for (const projectId of options.running ?? []) {
-    counts.set(projectId, (counts.get(projectId) ?? 0) + 1);
-  }
-  const picks: DueJob[] = [];
-  let progressed = true;
-  while (picks.length < options.free && progressed) {
-    progressed = false;
-    for (const [projectId, queue] of queues) {
-      if (picks.length >= options.free) break;
-      const count = counts.get(projectId) ?? 0;
-      if (queue.length === 0 || count >= options.perProject) continue;
-      picks.push(queue.shift()!);
-      counts.set(projectId, count + 1);
-      progressed = true;
-    }
-  }
-  return picks;
 }

@@ -1,4 +1,8 @@
-/** API keys: only SHA-256 hashes are stored; the plaintext exists once, in the creation answer. */
+/**
+ * API keys: only SHA-256 hashes are stored; the plaintext exists once, in the creation answer. A
+ * revoked key's hash is deleted at once (nothing may find it again), and its record, kept for the
+ * dashboard's list, 30 days later (`expireIn`, and re-checked on read from `revokedAt`).
+ */
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { randomToken, ulid } from "../core/ids.ts";
@@ -23,17 +27,19 @@ interface ApiKeyRef {
 
 /** The most active keys one project may have. */
 export const MAX_ACTIVE_KEYS_PER_PROJECT = 10;
+/** How long a revoked key's record is kept: 30 days. */
+export const REVOKED_KEY_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Every key starts with this; the live marker leaves room for test keys later. */
 const API_KEY_PREFIX = "blk_live_";
 const API_KEY_PATTERN = /^blk_live_[A-Za-z0-9_-]{43}$/;
 
 /** Key of a key record. */
-function apiKeyKey(projectId: string, keyId: string): Deno.KvKey {
+export function apiKeyKey(projectId: string, keyId: string): Deno.KvKey {
   return ["api_keys", projectId, keyId];
 }
 /** Key of the hash index (value: ApiKeyRef). */
-function apiKeyHashKey(hash: string): Deno.KvKey {
+export function apiKeyHashKey(hash: string): Deno.KvKey {
   return ["api_keys_by_hash", hash];
 }
 /** Key of a project's active key count. */
@@ -83,11 +89,20 @@ export async function createApiKey(
   });
 }
 
-/** Lists a project's keys, revoked ones included, oldest first. */
-export async function listApiKeys(kv: Deno.Kv, projectId: string): Promise<ApiKeyRecord[]> {
+/** True while a key's record is kept: active, or revoked less than 30 days before `now`. */
+export function isKeptApiKey(record: ApiKeyRecord, now: number): boolean {
+  return record.revokedAt === null || record.revokedAt + REVOKED_KEY_KEPT_MS > now;
+}
+
+/** Lists a project's keys, those revoked in the last 30 days included, oldest first. */
+export async function listApiKeys(
+  kv: Deno.Kv,
+  projectId: string,
+  now: number,
+): Promise<ApiKeyRecord[]> {
   const keys: ApiKeyRecord[] = [];
   for await (const e of kv.list<ApiKeyRecord>({ prefix: ["api_keys", projectId] })) {
-    keys.push(e.value);
+    if (isKeptApiKey(e.value, now)) keys.push(e.value);
   }
   return keys;
 }
@@ -107,7 +122,10 @@ export async function revokeApiKey(
     if (!entry.value || entry.value.revokedAt !== null) return false;
     const result = await kv.atomic()
       .check(entry, countEntry)
-      .set(apiKeyKey(projectId, keyId), { ...entry.value, revokedAt: now })
+      .set(apiKeyKey(projectId, keyId), { ...entry.value, revokedAt: now }, {
+        expireIn: REVOKED_KEY_KEPT_MS,
+      })
+      .delete(apiKeyHashKey(entry.value.hash))
       .set(activeKeyCountKey(projectId), Math.max(0, (countEntry.value ?? 1) - 1))
       .commit();
     if (result.ok) return true;

@@ -1,16 +1,17 @@
 /**
- * Durable background jobs: one record per job plus a time-ordered due index per lane.
+ * Durable background jobs: one record per job plus a due index per lane (`job_queue.ts`).
  *
  * Lanes keep kinds of work apart (`JOB_LANES`): transaction confirmation never queues behind event
- * deliveries or watch polls, because each lane has its own index and its own worker slots. A due
- * entry holds the job's project id, so a worker can share a lane fairly among projects without
- * reading the jobs.
+ * deliveries or watch polls, because each lane has its own index and its own worker slots. Within
+ * a lane each project has its own queue, so a worker can share the lane fairly among projects
+ * whatever the size of one project's backlog.
  *
  * A worker claims a job by moving it, in one checked commit, to "leased until T": the due entry
  * moves to T too, so a job whose worker died simply becomes due again when its lease ends. A long
  * job renews its lease the same way.
  */
 import { ulid } from "../core/ids.ts";
+import { addDueEntry, addDueEntryRemoval, type DueJob } from "./job_queue.ts";
 
 /** The lanes, highest priority first. */
 export const JOB_LANES = ["tx", "events", "watch"] as const;
@@ -31,15 +32,9 @@ const LANE_BEFORE_RECORDS_NAMED_IT: Record<string, JobLane> = {
   watch_poll: "watch",
 };
 
-function laneOf(job: Pick<JobRecord, "payload" | "lane">): JobLane {
+/** The lane a job waits in. */
+export function laneOf(job: Pick<JobRecord, "payload" | "lane">): JobLane {
   return job.lane ?? LANE_BEFORE_RECORDS_NAMED_IT[job.payload.type] ?? "events";
-}
-
-/** One due-index entry: which job, when, and for which project ("" for none). */
-export interface DueJob {
-  id: string;
-  runAt: number;
-  projectId: string;
 }
 
 /** Who runs a job and until when. */
@@ -104,17 +99,19 @@ function nextJobId(): string {
 export function jobKey(id: string): Deno.KvKey {
   return ["jobs", id];
 }
-/** Key of a job's due-index entry (value: the job's project id, or ""). */
-function jobDueKey(lane: JobLane, runAt: number, id: string): Deno.KvKey {
-  return ["job_queue", lane, runAt, id];
+/** A job's entry in its lane's due index. */
+export function dueJobOf(job: Pick<JobRecord, "payload" | "runAt" | "id">): DueJob {
+  return { id: job.id, runAt: job.runAt, projectId: job.payload.projectId ?? "" };
 }
 
-function dueKeyOf(job: Pick<JobRecord, "payload" | "lane" | "runAt" | "id">): Deno.KvKey {
-  return jobDueKey(laneOf(job), job.runAt, job.id);
+// Appends "the job waits in its lane until its runAt" to `op`.
+function addDue(op: Deno.AtomicOperation, job: JobRecord): void {
+  addDueEntry(op, laneOf(job), dueJobOf(job));
 }
 
-function projectOf(payload: JobPayload): string {
-  return payload.projectId ?? "";
+// Appends "the job no longer waits where it did" to `op`.
+function removeDue(op: Deno.AtomicOperation, job: JobRecord): void {
+  addDueEntryRemoval(op, laneOf(job), dueJobOf(job));
 }
 
 /**
@@ -142,7 +139,8 @@ export function addJob(
     doneAt: null,
   };
   if (options.id !== undefined) op.check({ key: jobKey(id), versionstamp: null });
-  op.set(jobKey(id), record).set(dueKeyOf(record), projectOf(payload));
+  op.set(jobKey(id), record);
+  addDue(op, record);
   return id;
 }
 
@@ -161,42 +159,6 @@ export async function enqueueJob(
 /** Returns a job's entry (versionstamp null when absent). */
 export function getJobEntry(kv: Deno.Kv, id: string): Promise<Deno.KvEntryMaybe<JobRecord>> {
   return kv.get<JobRecord>(jobKey(id));
-}
-
-/** Lists up to `limit` jobs of a lane due at `now` (including expired leases), earliest first. */
-export async function listDueJobs(
-  kv: Deno.Kv,
-  lane: JobLane,
-  options: { now: number; limit: number },
-): Promise<DueJob[]> {
-  const due: DueJob[] = [];
-  const iter = kv.list<string>({
-    prefix: ["job_queue", lane],
-    end: ["job_queue", lane, options.now + 1],
-  }, { limit: options.limit });
-  for await (const entry of iter) {
-    due.push({ id: entry.key[3] as string, runAt: entry.key[2] as number, projectId: entry.value });
-  }
-  return due;
-}
-
-/** When the next job of a lane becomes due after `now`; null when none is waiting. */
-export async function nextDueAt(kv: Deno.Kv, lane: JobLane, now: number): Promise<number | null> {
-  const iter = kv.list({ prefix: ["job_queue", lane], start: ["job_queue", lane, now + 1] }, {
-    limit: 1,
-  });
-  for await (const entry of iter) return entry.key[2] as number;
-  return null;
-}
-
-/** Removes a due-index entry that points to no pending job. */
-export async function deleteStaleDueEntry(
-  kv: Deno.Kv,
-  lane: JobLane,
-  due: DueJob,
-): Promise<void> {
-  const entry = await kv.get(jobDueKey(lane, due.runAt, due.id));
-  if (entry.versionstamp) await kv.atomic().check(entry).delete(entry.key).commit();
 }
 
 /** Claims a due job for `owner` until `now + leaseMs`; returns the claimed entry, or null if another worker got it. */
@@ -222,12 +184,10 @@ async function moveJob(
   entry: Deno.KvEntry<JobRecord>,
   next: JobRecord,
 ): Promise<Deno.KvEntry<JobRecord> | null> {
-  const result = await kv.atomic()
-    .check(entry)
-    .delete(dueKeyOf(entry.value))
-    .set(dueKeyOf(next), projectOf(next.payload))
-    .set(jobKey(next.id), next)
-    .commit();
+  const op = kv.atomic().check(entry);
+  removeDue(op, entry.value);
+  addDue(op, next);
+  const result = await op.set(jobKey(next.id), next).commit();
   return result.ok ? { ...entry, value: next, versionstamp: result.versionstamp } : null;
 }
 
@@ -254,7 +214,7 @@ export function addJobCompletion(
   now: number,
 ): void {
   const job = claimed.value;
-  op.delete(dueKeyOf(job));
+  removeDue(op, job);
   if (job.unique) {
     const done: JobRecord = { ...job, status: "done", lease: null, doneAt: now };
     op.set(jobKey(job.id), done, { expireIn: DONE_JOB_TTL_MS });
@@ -265,7 +225,8 @@ export function addJobCompletion(
 
 /** Appends "remove this job entirely" to `op`, freeing its id at once. */
 export function addJobRemoval(op: Deno.AtomicOperation, entry: Deno.KvEntry<JobRecord>): void {
-  op.delete(dueKeyOf(entry.value)).delete(jobKey(entry.value.id));
+  removeDue(op, entry.value);
+  op.delete(jobKey(entry.value.id));
 }
 
 /** Appends "run again at `runAt`" to `op`; `fresh` resets the attempt count (a loop's next round). */
@@ -288,9 +249,9 @@ export function addJobReschedule(
     lease: null,
     lastError: next.error ?? (next.fresh ? null : job.lastError),
   };
-  op.delete(dueKeyOf(job))
-    .set(dueKeyOf(record), projectOf(record.payload))
-    .set(jobKey(job.id), record);
+  removeDue(op, job);
+  addDue(op, record);
+  op.set(jobKey(job.id), record);
 }
 
 /** Lists pending jobs (for support tools and tests), oldest id first. */
@@ -300,20 +261,4 @@ export async function listJobs(kv: Deno.Kv): Promise<JobRecord[]> {
     if (entry.value.status === "pending") jobs.push(entry.value);
   }
   return jobs;
-}
-
-/**
- * Moves due entries of the index used before lanes (`["jobs_due", runAt, id]`) into the lanes,
- * so jobs queued by an older version still run; returns how many moved.
- */
-export async function moveLegacyDueEntries(kv: Deno.Kv): Promise<number> {
-  let moved = 0;
-  for await (const entry of kv.list<string>({ prefix: ["jobs_due"] })) {
-    const job = await getJobEntry(kv, entry.key[2] as string);
-    const op = kv.atomic().check(entry, job).delete(entry.key);
-    const live = job.value?.status === "pending" && job.value.runAt === entry.key[1];
-    if (live) op.set(dueKeyOf(job.value!), projectOf(job.value!.payload));
-    if ((await op.commit()).ok && live) moved++;
-  }
-  return moved;
 }

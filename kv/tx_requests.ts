@@ -1,7 +1,13 @@
 /**
- * Transaction requests, one record per (project, idempotency key), kept permanently. The record
- * holds the latest attempt; a retried failed key starts a new attempt in the same record, and the
- * signed earlier attempts stay listed in `previous` with their signature and blockhash validity.
+ * Transaction requests, one record per (project, idempotency key), kept permanently, except a key
+ * whose latest attempt failed without leaving the node (deleted 30 days later; `lib/tx/transitions.ts`
+ * decides). The record holds the latest attempt; a retried failed key starts a new attempt in the
+ * same record, and the signed earlier attempts stay listed in `previous` with their signature and
+ * blockhash validity.
+ *
+ * Two indexes list a project's requests newest attempt first: by time, and by status. Each holds
+ * one entry per key (its latest attempt), moved in the same commit as every change of the record's
+ * attempt or status, so a status filter reads only matching requests.
  */
 import type { Cluster } from "../core/cluster.ts";
 import { must } from "../core/must.ts";
@@ -98,6 +104,12 @@ export interface TxRequestRecord {
   expiryUnprovenAt?: number;
   createdAt: number;
   updatedAt: number;
+  /**
+   * Set only when its latest attempt failed without leaving the node: from then on the key is
+   * unknown (the record is stored with `expireIn` to that time, which is only the earliest
+   * deletion, so readers check it too).
+   */
+  expiresAt?: number;
 }
 
 /** Index entry of a request not yet final (value of `txUnsettledKey`). */
@@ -114,9 +126,27 @@ export function txRequestKey(projectId: string, key: string): Deno.KvKey {
 export function txAttemptByTimeKey(projectId: string, attemptId: string): Deno.KvKey {
   return ["tx_attempts_by_time", projectId, attemptId];
 }
+/** Key of a project's attempt in its status's index (value: the idempotency key). */
+export function txByStatusKey(projectId: string, status: TxStatus, attemptId: string): Deno.KvKey {
+  return ["tx_by_status", projectId, status, attemptId];
+}
 /** Key of a pending or submitted attempt, listed by the sweep (value: `TxUnsettledRef`). */
 export function txUnsettledKey(projectId: string, key: string): Deno.KvKey {
   return ["tx_unsettled", projectId, key];
+}
+
+/**
+ * Appends to `op` the move of a request in the status index: from how it stood (`before`: its
+ * status and attempt, null for a new key) to `after`. `expireIn` when the record itself expires.
+ */
+export function addTxStatusMove(
+  op: Deno.AtomicOperation,
+  before: Pick<TxRequestRecord, "status" | "attemptId"> | null,
+  after: TxRequestRecord,
+  options: { expireIn?: number } = {},
+): void {
+  if (before) op.delete(txByStatusKey(after.projectId, before.status, before.attemptId));
+  op.set(txByStatusKey(after.projectId, after.status, after.attemptId), after.key, options);
 }
 
 /** Returns the request's entry (versionstamp null when the key was never used). */
@@ -128,13 +158,26 @@ export function getTxRequestEntry(
   return kv.get<TxRequestRecord>(txRequestKey(projectId, key));
 }
 
-/** Returns the request, or null when the key was never used in the project. */
+/** The record as readers see it: null once it expired (`expiresAt` at or before `now`). */
+export function liveTxRequest(
+  record: TxRequestRecord | null,
+  now: number,
+): TxRequestRecord | null {
+  return record && (record.expiresAt === undefined || record.expiresAt > now) ? record : null;
+}
+
+/**
+ * Returns the request, or null when the key was never used in the project (or, given `now`, its
+ * record expired).
+ */
 export async function getTxRequest(
   kv: Deno.Kv,
   projectId: string,
   key: string,
+  now?: number,
 ): Promise<TxRequestRecord | null> {
-  return (await getTxRequestEntry(kv, projectId, key)).value;
+  const record = (await getTxRequestEntry(kv, projectId, key)).value;
+  return now === undefined ? record : liveTxRequest(record, now);
 }
 
 /** One page of a project's requests, newest attempt first. */
@@ -146,24 +189,25 @@ interface TxPage {
 
 /**
  * Lists a project's requests by their latest attempt, newest first, after the attempt id `after`:
- * up to `limit` with `status` (any when absent), examining at most `maxExamined` requests so a
- * narrow filter cannot turn one call into a scan of every request ever made.
+ * up to `limit`, from the status index when `status` is given (only matching requests are read),
+ * examining at most `maxExamined` index entries.
  */
-export async function listTxByTime(
+export async function listTxRequests(
   kv: Deno.Kv,
   projectId: string,
   options: {
+    now: number;
     limit: number;
     after?: string | undefined;
     status?: TxStatus | undefined;
     maxExamined?: number;
   },
 ): Promise<TxPage> {
-  const { limit, after, status } = options;
+  const { now, limit, after, status } = options;
   const maxExamined = options.maxExamined ?? 1_000;
-  const prefix = ["tx_attempts_by_time", projectId];
+  const prefix = status ? ["tx_by_status", projectId, status] : ["tx_attempts_by_time", projectId];
   const iter = kv.list<string>(
-    after ? { prefix, end: txAttemptByTimeKey(projectId, after) } : { prefix },
+    after ? { prefix, end: [...prefix, after] } : { prefix },
     { reverse: true },
   );
   const records: TxRequestRecord[] = [];
@@ -178,8 +222,8 @@ export async function listTxByTime(
     for (const [i, { attemptId }] of pending.entries()) {
       if (records.length === limit) return true;
       next = attemptId;
-      const record = must(entries[i], "getMany entry for a pending key").value;
-      // A key retried since the index was read has moved to the top: skip its stale entry.
+      const record = liveTxRequest(must(entries[i], "getMany entry for a pending key").value, now);
+      // A key retried (or settled) since the index was read has moved: skip its stale entry.
       if (!record || record.attemptId !== next) continue;
       if (!status || record.status === status) records.push(record);
     }
@@ -187,7 +231,7 @@ export async function listTxByTime(
     return records.length === limit;
   };
   for await (const entry of iter) {
-    pending.push({ attemptId: entry.key[2] as string, key: entry.value });
+    pending.push({ attemptId: entry.key[prefix.length] as string, key: entry.value });
     if (++examined < maxExamined && pending.length < 10) continue;
     if (await readPending() || examined >= maxExamined) return { records, next };
   }

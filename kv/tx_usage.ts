@@ -2,6 +2,11 @@
  * Rolling-window usage of the transaction limits: one small record per scope listing the
  * reservation times (and amounts, for budgets) of attempts that have not failed. A failed attempt
  * removes its own entries, so failed transactions never count.
+ *
+ * The failed-attempts window is the other way round: it lists attempts that failed after they
+ * were signed, plus those not settled yet (which may still fail), so the daily cap on failures
+ * holds against concurrent requests too; an attempt that confirms, or fails before it is signed,
+ * removes its entry.
  */
 
 /** The reservations of one scope inside its window, oldest first. */
@@ -31,6 +36,11 @@ export function txPlayerUsageKey(projectId: string, userId: number): Deno.KvKey 
 /** Key of an asset's hourly amount (`SOL` or a mint). */
 export function txAssetUsageKey(projectId: string, asset: string): Deno.KvKey {
   return ["tx_usage_asset", projectId, asset];
+}
+
+/** Key of a project's failed attempts of the last 24 hours (and attempts not settled yet). */
+export function txFailedUsageKey(projectId: string): Deno.KvKey {
+  return ["tx_usage_failed", projectId];
 }
 
 /** An empty window. */
@@ -73,4 +83,20 @@ export function removeFromWindow(window: UsageWindow, at: number, amount?: bigin
     times: window.times.filter((_, j) => j !== i),
     amounts: window.amounts.length ? window.amounts.filter((_, j) => j !== i) : [],
   };
+}
+
+/**
+ * Appends to `op` the removal of an attempt reserved at `at` from the failed-attempts window read
+ * as `entry`, checked against it (nothing when it is not there).
+ */
+export function addFailedWindowRemoval(
+  op: Deno.AtomicOperation,
+  entry: Deno.KvEntryMaybe<UsageWindow>,
+  options: { at: number; now: number },
+): void {
+  const since = options.now - DAY_WINDOW_MS;
+  if (!entry.value || options.at <= since) return;
+  op.check(entry).set(entry.key, removeFromWindow(pruneWindow(entry.value, since), options.at), {
+    expireIn: DAY_WINDOW_MS + HOUR_WINDOW_MS,
+  });
 }

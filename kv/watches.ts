@@ -143,23 +143,24 @@ export async function deleteWatch(kv: Deno.Kv, projectId: string, id: string): P
   }, { rounds: 10 });
 }
 
-/** Key of a project's watch event count of the current minute (`window_counts.ts`). */
-function watchEventCountKey(projectId: string): Deno.KvKey {
-  return ["watch_event_counts", projectId];
+/** Key of a developer's watch event count of the current minute, all projects together (`window_counts.ts`). */
+function watchEventCountKey(developer: string): Deno.KvKey {
+  return ["watch_event_counts_by_developer", developer];
 }
 
 /**
- * Takes room for up to `wanted` events in the project's count of the current clock minute, never
- * past `max`; returns how many were counted before and how many it took. Its own small checked
- * commit, so polls of one project's watches running at once never conflict on their own commits. A
- * poll that then fails to commit leaves its room taken: the count may run high, never low.
+ * Takes room for up to `wanted` events in the developer's count of the current clock minute (all
+ * their projects together), never past `max`; returns how many were counted before and how many
+ * it took. Its own small checked commit, so polls running at once never conflict on their own
+ * commits. A poll that then fails to commit leaves its room taken: the count may run high, never
+ * low.
  */
 export async function takeWatchEventRoom(
   kv: Deno.Kv,
-  projectId: string,
+  developer: string,
   input: { now: number; wanted: number; max: number },
 ): Promise<{ before: number; taken: number }> {
-  return await takeWindowRoom(kv, watchEventCountKey(projectId), {
+  return await takeWindowRoom(kv, watchEventCountKey(developer), {
     ...input,
     windowMs: 60_000,
   }, { label: "count watch events" });

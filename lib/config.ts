@@ -58,6 +58,7 @@ const envSchema = z.object({
   LIMIT_NEW_ACCOUNTS_PER_HOUR: limit(10),
   LIMIT_PROJECT_CHANGES_PER_HOUR: limit(20),
   LIMIT_NEW_WATCHES_PER_HOUR: limit(60),
+  LIMIT_NEW_KEYS_PER_HOUR: limit(20),
   LIMIT_TEST_PINGS_PER_MINUTE: limit(10),
   CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "must be a header name").optional(),
 });
@@ -107,6 +108,7 @@ export function loadConfig(
       developer_account: e.LIMIT_NEW_ACCOUNTS_PER_HOUR,
       project_change: e.LIMIT_PROJECT_CHANGES_PER_HOUR,
       watch_create: e.LIMIT_NEW_WATCHES_PER_HOUR,
+      key_create: e.LIMIT_NEW_KEYS_PER_HOUR,
       test_ping: e.LIMIT_TEST_PINGS_PER_MINUTE,
     },
     clientIpHeader: e.CLIENT_IP_HEADER?.toLowerCase(),

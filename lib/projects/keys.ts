@@ -10,11 +10,18 @@ import {
   revokeApiKey,
 } from "../../kv/api_keys.ts";
 
-/** Creates a key; the plaintext is returned this once and never stored. 403 `key_limit_reached` at the limit. */
+/**
+ * Creates a key for the developer's project; the plaintext is returned this once and never
+ * stored. 429 `rate_limited` past the developer's hourly creations, 403 `key_limit_reached` at the
+ * project's active keys.
+ */
 export async function createProjectKey(
   ctx: AppContext,
-  projectId: string,
+  input: { developer: string; projectId: string },
 ): Promise<{ record: ApiKeyRecord; plaintext: string }> {
+  const { projectId } = input;
+  // Revoked keys are kept 30 days: creations are capped too, or a project's list would not be.
+  await ctx.abuse.take("key_create", input.developer);
   try {
     const created = await createApiKey(ctx.kv, projectId, ctx.clock.now());
     log("info", "API key created", { projectId, keyId: created.record.id });

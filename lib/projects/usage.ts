@@ -9,7 +9,7 @@ import { formatUnits, parseUnits } from "../chain/amounts.ts";
 import { REQUESTS_PER_DAY, REQUESTS_PER_MINUTE } from "../quota/request_quota.ts";
 import { SOL_ASSET } from "../tx/policy.ts";
 import { type TxPolicy } from "../../kv/policy.ts";
-import { MAX_TX_PER_DAY } from "../tx/reserve.ts";
+import { MAX_TX_PER_DAY } from "../tx/limits.ts";
 import type { Project } from "../../kv/projects.ts";
 import {
   DAY_WINDOW_MS,

@@ -22,6 +22,7 @@ type AbuseAction =
   | "developer_account"
   | "project_change"
   | "watch_create"
+  | "key_create"
   | "test_ping";
 
 /** How many uses of each action one client gets per window. */
@@ -33,6 +34,7 @@ export const ABUSE_WINDOWS: Readonly<Record<AbuseAction, { windowMs: number; wha
   developer_account: { windowMs: 3_600_000, what: "new accounts from this address per hour" },
   project_change: { windowMs: 3_600_000, what: "project creations and deletions per hour" },
   watch_create: { windowMs: 3_600_000, what: "new watches per hour" },
+  key_create: { windowMs: 3_600_000, what: "new API keys per hour" },
   test_ping: { windowMs: 60_000, what: "test events per minute" },
 };
 

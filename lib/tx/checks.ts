@@ -1,7 +1,8 @@
 /**
- * Steps 5 to 11 of the transaction routes' order of checks. They read and never write, so a
- * request refused here reserves nothing. Every store read is made up front in one batch; the
- * checks then run in the spec's order and the first failure is thrown.
+ * Steps 5 to 11 of the transaction routes' order of checks, after step 1 once more: the key may
+ * have been revoked, or its project deleted, since the guard's cached look-up. They read and never
+ * write, so a request refused here reserves nothing. Every store read is made up front in one
+ * batch; the checks then run in the spec's order and the first failure is thrown.
  */
 import type { Address } from "@solana/kit";
 import type { AppContext } from "../context.ts";
@@ -16,8 +17,9 @@ import {
   linkByUserKey,
 } from "../../kv/links.ts";
 import { type Project, projectKey } from "../../kv/projects.ts";
+import { apiKeyKey, type ApiKeyRecord } from "../../kv/api_keys.ts";
 import { policyKey } from "../../kv/policy.ts";
-import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
+import { liveTxRequest, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import type { TxRequestInput } from "./body.ts";
 import { isSameRequest } from "./body.ts";
 import { retryRead, rpcFailureReason } from "./chain_errors.ts";
@@ -30,8 +32,16 @@ import type { TxKind } from "../../core/events.ts";
 /** SOL's decimals. */
 export const SOL_DECIMALS = 9;
 
+/** The API key a request came with and its project, as the guard resolved them. */
+export interface TxCaller {
+  projectId: string;
+  keyId: string;
+}
+
 /** Everything steps 5 to 11 established, for the reservation and the build. */
 export interface CheckedRequest {
+  /** The key that sent it: the reservation is checked against its record. */
+  keyId: string;
   project: Project;
   walletAddress: Address;
   kind: TxKind;
@@ -53,15 +63,40 @@ type CheckOutcome =
   | { kind: "existing"; record: TxRequestRecord }
   | { kind: "checked"; request: CheckedRequest };
 
-/** Runs steps 5 to 11 for a request of `kind` sent with a key of `projectId`. */
+/** Runs steps 5 to 11 for a request of `kind` sent by `caller`. */
 export async function checkTxRequest(
   ctx: AppContext,
-  projectId: string,
+  caller: TxCaller,
   kind: TxKind,
   input: TxRequestInput,
   options: { deadline: Deadline },
 ): Promise<CheckOutcome> {
   const { body } = input;
+  const { projectId, keyId } = caller;
+  const to = body.to as { userId?: number; address?: string };
+  // A `to.address` that is no address is refused at step 8; it never becomes part of a key.
+  const toAddress = to.address === undefined ? null : parseAddress(to.address);
+  const linkKey = to.userId !== undefined
+    ? linkByUserKey(projectId, to.userId)
+    : toAddress && linkByAddressKey(projectId, toAddress);
+  const [projectEntry, keyEntry, previous, policyEntry, linkEntry] = await ctx.kv.getMany([
+    projectKey(projectId),
+    apiKeyKey(projectId, keyId),
+    txRequestKey(projectId, input.idempotencyKey),
+    policyKey(projectId),
+    ...(linkKey ? [linkKey] : []),
+  ]) as [
+    Deno.KvEntryMaybe<Project>,
+    Deno.KvEntryMaybe<ApiKeyRecord>,
+    Deno.KvEntryMaybe<TxRequestRecord>,
+    Deno.KvEntryMaybe<TxPolicy>,
+    Deno.KvEntryMaybe<LinkByUser | LinkByAddress> | undefined,
+  ];
+
+  // Step 1 again, on the records themselves.
+  const project = projectEntry.value;
+  checkCaller(project, keyEntry.value);
+
   // Step 5: the mint must be an address.
   let mintAddress: Address | null = null;
   if (kind !== "transfer-sol") {
@@ -69,35 +104,17 @@ export async function checkTxRequest(
     if (!mintAddress) throw new ApiError(400, "invalid_address", "mint is not a valid address");
   }
 
-  const to = body.to as { userId?: number; address?: string };
-  // A `to.address` that is no address is refused at step 8; it never becomes part of a key.
-  const toAddress = to.address === undefined ? null : parseAddress(to.address);
-  const linkKey = to.userId !== undefined
-    ? linkByUserKey(projectId, to.userId)
-    : toAddress && linkByAddressKey(projectId, toAddress);
-  const [projectEntry, previous, policyEntry, linkEntry] = await ctx.kv.getMany([
-    projectKey(projectId),
-    txRequestKey(projectId, input.idempotencyKey),
-    policyKey(projectId),
-    ...(linkKey ? [linkKey] : []),
-  ]) as [
-    Deno.KvEntryMaybe<Project>,
-    Deno.KvEntryMaybe<TxRequestRecord>,
-    Deno.KvEntryMaybe<TxPolicy>,
-    Deno.KvEntryMaybe<LinkByUser | LinkByAddress> | undefined,
-  ];
-
   // Step 6: the managed wallet exists (read fresh: the key's cached project may predate it).
-  const project = projectEntry.value;
   const walletAddress = parseAddress(project?.walletAddress ?? undefined);
   if (!project || !walletAddress) {
     throw new ApiError(409, "wallet_not_configured", "The project has no managed wallet");
   }
 
   // Step 7: a used key must carry the same request; an earlier non-failed attempt is the answer.
-  if (previous.value) {
-    if (!isSameRequest(previous.value, { kind, body })) throw idempotencyConflict();
-    if (previous.value.status !== "failed") return { kind: "existing", record: previous.value };
+  const used = liveTxRequest(previous.value, ctx.clock.now());
+  if (used) {
+    if (!isSameRequest(used, { kind, body })) throw idempotencyConflict();
+    if (used.status !== "failed") return { kind: "existing", record: used };
   }
 
   // Step 8: resolve the recipient, and the player who holds it at request time.
@@ -177,6 +194,7 @@ export async function checkTxRequest(
   return {
     kind: "checked",
     request: {
+      keyId,
       project,
       walletAddress,
       kind,
@@ -191,6 +209,16 @@ export async function checkTxRequest(
       amount,
     },
   };
+}
+
+/**
+ * Throws 401 `unauthorized` unless the key is active and its project not deleted: what the guard
+ * checked from its cache, checked again on the stored records.
+ */
+export function checkCaller(project: Project | null, key: ApiKeyRecord | null): void {
+  if (!project || project.deletedAt !== null || !key || key.revokedAt !== null) {
+    throw new ApiError(401, "unauthorized", "The API key was revoked or its project deleted");
+  }
 }
 
 /** Largest raw amount a token or lamport amount can hold. */

@@ -4,7 +4,7 @@
  *
  * | Step | Check                                             | File                                |
  * | ---- | ------------------------------------------------- | ----------------------------------- |
- * | 1    | API key                                           | `routes/v1/guard.ts`                |
+ * | 1    | API key (read again, and checked by the reservation) | `routes/v1/guard.ts`, `lib/tx/checks.ts`, `lib/tx/reserve.ts` |
  * | 2    | Request quota                                     | `routes/v1/guard.ts`, `lib/quota/request_quota.ts` |
  * | 3    | Body is JSON                                      | `http/validate.ts`                  |
  * | 4    | Body matches schema                               | `routes/v1/tx_body.ts`              |
@@ -15,15 +15,22 @@
  * | 9    | Asset allowed                                     | `lib/tx/checks.ts`                  |
  * | 10   | Mint exists on the cluster                        | `lib/tx/checks.ts`                  |
  * | 11   | Amount valid and within per-transaction limit     | `lib/tx/checks.ts`                  |
- * | 12   | Daily transaction quota                           | `lib/tx/reserve.ts`                 |
- * | 13   | Recipient, player and budget limits; reservation  | `lib/tx/reserve.ts`                 |
+ * | 12   | Daily transaction quota                           | `lib/tx/limits.ts`                  |
+ * | 13   | Recipient, player and budget limits; then (beyond the spec) the daily cap on failures | `lib/tx/limits.ts` |
+ * |      | Reservation, with steps 12 and 13 in its commit   | `lib/tx/reserve.ts`                 |
  * | 14   | Build and sign, then send and wait                | `lib/tx/build.ts`, `lib/tx/send_and_wait.ts` |
+ *
+ * Step 1 comes from the guard's key cache (10 s). A payout does not rely on it: `checks.ts` reads
+ * the key's record and the project again (401 `unauthorized` when revoked or deleted), and the
+ * reservation's commit is checked against both records, so once a revocation or a deletion was
+ * answered no instance can reserve a payout with that key.
  *
  * After the answer, `check_job.ts` (every 1.5 s) and `sweep.ts` (every 30 s) follow the attempt
  * (`confirm.ts` judges landing and expiry) and every status change is one checked commit in
  * `transitions.ts`.
  *
- * Idempotency (keys are kept forever, `kv/tx_requests.ts`):
+ * Idempotency (keys are kept forever, except one whose latest attempt failed without leaving the
+ * node: it paid nothing and never can, and is forgotten 30 days later; `transitions.ts`):
  * - A key is reserved only at step 13, in the same checked commit as the limits, so a refused
  *   request never holds its key and concurrent requests with one key reserve it once.
  * - A used key with another body is `idempotency_conflict` (step 7); with the same body, an attempt
@@ -40,6 +47,7 @@ import { reserveTxRequest } from "./reserve.ts";
 import type { Deadline } from "./timing.ts";
 import type { TxResult } from "./result.ts";
 import type { TxKind } from "../../core/events.ts";
+import type { TxCaller } from "./checks.ts";
 
 /**
  * Checks, reserves and sends a request; answers its TxResult or throws the first failing check.
@@ -48,19 +56,19 @@ import type { TxKind } from "../../core/events.ts";
  */
 export async function handleTxRequest(
   ctx: AppContext,
-  projectId: string,
+  caller: TxCaller,
   kind: TxKind,
   input: TxRequestInput,
   options: { deadline: Deadline },
 ): Promise<TxResult> {
   const { deadline } = options;
-  const checked = await checkTxRequest(ctx, projectId, kind, input, { deadline });
+  const checked = await checkTxRequest(ctx, caller, kind, input, { deadline });
   if (checked.kind === "existing") return txResultOf(checked.record);
   const request = checked.request;
   const reserved = await reserveTxRequest(ctx, request, { deadline });
   if (reserved.kind === "existing") return txResultOf(reserved.record);
   return await executeAttempt(ctx, {
-    projectId,
+    projectId: caller.projectId,
     attemptId: reserved.entry.value.attemptId,
     cluster: request.project.cluster,
     kind,

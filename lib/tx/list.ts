@@ -1,5 +1,5 @@
 /** The project's transaction list (`GET /v1/tx`): TxResults with what was asked, newest first. */
-import { listTxByTime } from "../../kv/tx_requests.ts";
+import { listTxRequests } from "../../kv/tx_requests.ts";
 import { txResultOf } from "./result.ts";
 import type { AppContext } from "../context.ts";
 import type { TxResult } from "./result.ts";
@@ -29,7 +29,7 @@ export async function listTransactions(
   projectId: string,
   query: { status?: TxStatus | undefined; after?: string | undefined; limit: number },
 ): Promise<TxListAnswer> {
-  const page = await listTxByTime(ctx.kv, projectId, query);
+  const page = await listTxRequests(ctx.kv, projectId, { ...query, now: ctx.clock.now() });
   return {
     transactions: page.records.map((record) => ({
       ...txResultOf(record),

@@ -1,21 +1,25 @@
 /**
- * Steps 12 and 13 and the reservation, in one atomic commit: the key record and every usage
- * window the limits read are checked by versionstamp and written together, so concurrent requests
- * can never together pass a limit, and of concurrent requests with one key only one reserves it.
- * A conflict re-reads and re-checks (step 7 included). Within one process, reservations of a
- * project run one at a time, so only other instances cause conflicts.
+ * Steps 12 and 13, the daily cap on failures, and the reservation, in one atomic commit: the key
+ * record and every usage window the limits read are checked by versionstamp and written together,
+ * so concurrent requests can never together pass a limit, and of concurrent requests with one key
+ * only one reserves it.
+ * A conflict re-reads and re-checks (steps 1 and 7 included). Within one process, reservations of
+ * a project run one at a time, so only other instances cause conflicts.
+ *
+ * The commit is also checked against the project's record and the API key's: a deletion or a
+ * revocation committed before it makes it fail, and the next round finds the key unusable (401),
+ * so no payout is reserved with a key after its revocation or its project's deletion was answered,
+ * on any instance, whatever the guard's key cache still holds.
  *
  * A retry of a `failed` key reserves a new attempt only once the earlier attempt is proven dead
  * (`retry_proof.ts`, made outside the project's queue since it reads the chain); the commit is
- * checked against the record that proof was made for. The new
- * attempt gets its background check job in the same commit, so even an attempt whose instance
- * dies before signing is abandoned on time by whichever instance runs that job.
+ * checked against the record that proof was made for. The new attempt gets its background check
+ * job in the same commit, so even an attempt whose instance dies before signing is abandoned on
+ * time by whichever instance runs that job.
  */
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { AppContext } from "../context.ts";
-import { ApiError } from "../../core/api_error.ts";
 import { ulid } from "../../core/ids.ts";
-import { parseUnits } from "../chain/amounts.ts";
 import {
   addToWindow,
   DAY_WINDOW_MS,
@@ -23,13 +27,16 @@ import {
   pruneWindow,
   txAssetUsageKey,
   txDayUsageKey,
+  txFailedUsageKey,
   txPlayerUsageKey,
   txRecipientUsageKey,
   type UsageWindow,
-  windowTotal,
 } from "../../kv/tx_usage.ts";
+import { checkLimits } from "./limits.ts";
 import { addTxJob } from "./job_payloads.ts";
 import {
+  addTxStatusMove,
+  liveTxRequest,
   type PastAttempt,
   txAttemptByTimeKey,
   txRequestKey,
@@ -39,14 +46,12 @@ import {
 } from "../../kv/tx_requests.ts";
 import { log } from "../../core/log.ts";
 import { isSameRequest } from "./body.ts";
-import { type CheckedRequest, idempotencyConflict } from "./checks.ts";
-import { findAssetBudget } from "./policy.ts";
+import { checkCaller, type CheckedRequest, idempotencyConflict } from "./checks.ts";
+import { apiKeyKey, type ApiKeyRecord } from "../../kv/api_keys.ts";
+import { type Project, projectKey } from "../../kv/projects.ts";
 import { proveEarlierAttempt, type RetryProof } from "./retry_proof.ts";
 import { confirmLandedAttempt } from "./transitions.ts";
 import type { Deadline } from "./timing.ts";
-
-/** Transactions a project may have in a rolling 24 hours, failed ones excluded. */
-export const MAX_TX_PER_DAY = 1_000;
 
 /** The outcome: a new attempt reserved, or a stored attempt that won a race for the key. */
 type ReserveOutcome =
@@ -79,7 +84,8 @@ export async function reserveTxRequest(
   options: { deadline?: Deadline } = {},
 ): Promise<ReserveOutcome> {
   const state: ReserveState = { tried: null, proofs: new Map() };
-  let failed = request.previous.value?.status === "failed" ? request.previous.value : null;
+  const previous = liveTxRequest(request.previous.value, ctx.clock.now());
+  let failed = previous?.status === "failed" ? previous : null;
   for (;;) {
     if (failed) state.proofs.set(failed.attemptId, await proveEarlierAttempt(ctx, failed, options));
     const turn = await ctx.tx.reservations.run(
@@ -100,28 +106,49 @@ async function reserve(
   const key = request.input.idempotencyKey;
   const keys: Deno.KvKey[] = [
     txRequestKey(projectId, key),
+    projectKey(projectId),
+    apiKeyKey(projectId, request.keyId),
     txDayUsageKey(projectId),
     txRecipientUsageKey(projectId, request.recipient),
     txAssetUsageKey(projectId, request.asset),
+    txFailedUsageKey(projectId),
   ];
   if (request.recipientUserId !== null) {
     keys.push(txPlayerUsageKey(projectId, request.recipientUserId));
   }
   return await commitWithRetry("reserve the transaction request", async (round) => {
     const entries = await ctx.kv.getMany(keys);
-    // One entry per key above: the request, three windows, and the player's when there is one.
-    const [requestEntry, dayEntry, recipientEntry, assetEntry, playerEntry] = entries as [
+    // One entry per key above: the request, the project, the API key, four windows, and the
+    // player's when there is one.
+    const [
+      requestEntry,
+      projectEntry,
+      keyEntry,
+      dayEntry,
+      recipientEntry,
+      assetEntry,
+      failedEntry,
+      playerEntry,
+    ] = entries as [
       Deno.KvEntryMaybe<TxRequestRecord>,
+      Deno.KvEntryMaybe<Project>,
+      Deno.KvEntryMaybe<ApiKeyRecord>,
+      Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>?,
     ];
-    // Step 7 again: another request with this key may have reserved it since.
-    const stored = requestEntry.value;
+    // A key forgotten (its failed record expired) is new again; its leftovers are replaced.
+    const leftover = requestEntry.value;
+    const stored = liveTxRequest(leftover, ctx.clock.now());
+    // This call's own commit applied though its answer was lost (checked against the key then).
     if (stored && stored.attemptId === state.tried) {
       return { kind: "reserved", entry: requestEntry as Deno.KvEntry<TxRequestRecord> };
     }
+    // Step 1 again: revoked or deleted since the checks.
+    checkCaller(projectEntry.value, keyEntry.value);
+    // Step 7 again: another request with this key may have reserved it since.
     if (stored) {
       if (!isSameRequest(stored, { kind: request.kind, body: request.input.body })) {
         throw idempotencyConflict();
@@ -152,7 +179,8 @@ async function reserve(
     const recipient = pruneWindow(recipientEntry.value, now - HOUR_WINDOW_MS);
     const asset = pruneWindow(assetEntry.value, now - HOUR_WINDOW_MS);
     const player = playerEntry ? pruneWindow(playerEntry.value, now - HOUR_WINDOW_MS) : null;
-    checkLimits(request, { day, recipient, player, asset });
+    const failed = pruneWindow(failedEntry.value, now - DAY_WINDOW_MS);
+    checkLimits(request, { day, recipient, player, asset, failed });
 
     const attemptId = ulid(now);
     state.tried = attemptId;
@@ -190,10 +218,12 @@ async function reserve(
       updatedAt: now,
     };
     op.set(requestEntry.key, record);
-    if (stored) op.delete(txAttemptByTimeKey(projectId, stored.attemptId));
+    if (leftover) op.delete(txAttemptByTimeKey(projectId, leftover.attemptId));
     op.set(txAttemptByTimeKey(projectId, attemptId), key);
+    addTxStatusMove(op, leftover, record);
     op.set(txUnsettledKey(projectId, key), { attemptId, since: now } satisfies TxUnsettledRef);
     op.set(dayEntry.key, addToWindow(day, now), { expireIn: DAY_WINDOW_MS + HOUR_WINDOW_MS });
+    op.set(failedEntry.key, addToWindow(failed, now), { expireIn: DAY_WINDOW_MS + HOUR_WINDOW_MS });
     op.set(recipientEntry.key, addToWindow(recipient, now), { expireIn: 2 * HOUR_WINDOW_MS });
     op.set(assetEntry.key, addToWindow(asset, now, request.amount), {
       expireIn: 2 * HOUR_WINDOW_MS,
@@ -228,63 +258,4 @@ function pastAttempts(stored: TxRequestRecord): PastAttempt[] {
     });
   }
   return past.slice(-MAX_PAST_ATTEMPTS);
-}
-
-function checkLimits(
-  request: CheckedRequest,
-  usage: {
-    day: UsageWindow;
-    recipient: UsageWindow;
-    player: UsageWindow | null;
-    asset: UsageWindow;
-  },
-): void {
-  // Step 12.
-  if (usage.day.times.length >= MAX_TX_PER_DAY) {
-    throw new ApiError(
-      429,
-      "daily_tx_quota_exceeded",
-      `The project already has ${MAX_TX_PER_DAY} transactions in the last 24 hours`,
-    );
-  }
-  // Step 13: recipient, player, then the asset's budget.
-  const { policy } = request;
-  if (
-    policy.perRecipientPerHour !== null &&
-    usage.recipient.times.length >= policy.perRecipientPerHour
-  ) {
-    throw new ApiError(
-      429,
-      "recipient_rate_limited",
-      "The recipient wallet already received the most transactions allowed in the last hour",
-    );
-  }
-  if (
-    usage.player && policy.perPlayerPerHour !== null &&
-    usage.player.times.length >= policy.perPlayerPerHour
-  ) {
-    throw new ApiError(
-      429,
-      "player_rate_limited",
-      "The player already received the most transactions allowed in the last hour",
-    );
-  }
-  const budgetText = findAssetBudget(policy, request.asset);
-  if (budgetText !== null) {
-    const budget = parseUnits(budgetText, request.decimals);
-    if (budget === null) {
-      throw new ApiError(
-        422,
-        "invalid_limit_config",
-        `The hourly budget ${budgetText} cannot be represented with ${request.decimals} decimals`,
-      );
-    }
-    if (windowTotal(usage.asset) + request.amount > budget) {
-      throw new ApiError(
-        429,
-        "hourly_budget_exceeded",
-        "This amount would take the asset past its hourly budget",
-      );
-    }
-  }
 }

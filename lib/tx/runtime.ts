@@ -59,6 +59,12 @@ export interface TxRuntime {
   mints: MintCache;
   /** Serialises reservations per project in this process, so they do not collide in KV. */
   reservations: KeyedLock;
+  /**
+   * Serialises settlements per project in this process: a failed one rewrites the project's
+   * usage windows, and a burst of them (a drained wallet refusing a round's payouts) would
+   * otherwise retry against each other until they give up.
+   */
+  settlements: KeyedLock;
   /** One `getLatestBlockhash` per cluster per second, shared by concurrent requests. */
   blockhashes: TtlCache<LatestBlockhash>;
 }
@@ -69,6 +75,7 @@ export function createTxRuntime(clock: Clock): TxRuntime {
     timing: defaultTxTiming(),
     mints: new MintCache(clock),
     reservations: new KeyedLock(),
+    settlements: new KeyedLock(),
     blockhashes: new TtlCache(realTime, { ttlMs: BLOCKHASH_TTL_MS }),
   };
 }

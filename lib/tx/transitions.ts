@@ -7,29 +7,19 @@
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { AppContext } from "../context.ts";
 import { log } from "../../core/log.ts";
-import { must } from "../../core/must.ts";
 import { commitWithEvents } from "../events/record.ts";
 import type { ServiceEvent } from "../../core/events.ts";
 import { addJobRemoval, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
 import {
+  addTxStatusMove,
   getTxRequestEntry,
   type SignedTx,
+  txAttemptByTimeKey,
   type TxRequestRecord,
   txUnsettledKey,
 } from "../../kv/tx_requests.ts";
-import {
-  DAY_WINDOW_MS,
-  HOUR_WINDOW_MS,
-  pruneWindow,
-  removeFromWindow,
-  txAssetUsageKey,
-  txDayUsageKey,
-  txPlayerUsageKey,
-  txRecipientUsageKey,
-  type UsageWindow,
-} from "../../kv/tx_usage.ts";
 import { ABANDONED_ERROR } from "./result.ts";
-import { addFailedTxUsage } from "../../kv/usage.ts";
+import { addSettledUsage } from "./usage_release.ts";
 
 /** Which attempt a change is for; a change for an older attempt of the key is ignored. */
 export interface AttemptRef {
@@ -63,6 +53,15 @@ export async function settleAttempt(
   outcome: FinalOutcome,
   options: { onlyIf?: (record: TxRequestRecord) => boolean } = {},
 ): Promise<TxRequestRecord | null> {
+  return await ctx.tx.settlements.run(ref.projectId, () => settle(ctx, ref, outcome, options));
+}
+
+async function settle(
+  ctx: AppContext,
+  ref: AttemptRef,
+  outcome: FinalOutcome,
+  options: { onlyIf?: (record: TxRequestRecord) => boolean },
+): Promise<TxRequestRecord | null> {
   return await commitWithRetry("settle the transaction request", async () => {
     const entry = await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
     const record = entry.value;
@@ -79,13 +78,16 @@ export async function settleAttempt(
     if (outcome.status === "failed" && outcome.refused && next.signed) {
       next.signed = { ...next.signed, refused: true };
     }
-    const op = ctx.kv.atomic().check(entry).set(entry.key, next).delete(
+    // A key that failed without its attempt leaving the node paid nothing and can pay nothing
+    // later: it is kept a bounded time, with its index entries.
+    const kept = neverLeft(next) ? { expireIn: UNSENT_FAILED_KEPT_MS } : {};
+    if (kept.expireIn) next.expiresAt = now + kept.expireIn;
+    const op = ctx.kv.atomic().check(entry).set(entry.key, next, kept).delete(
       txUnsettledKey(ref.projectId, ref.key),
     );
-    if (outcome.status === "failed") {
-      await addUsageRelease(ctx, op, record, now);
-      addFailedTxUsage(op, ref.projectId, now);
-    }
+    if (kept.expireIn) op.set(txAttemptByTimeKey(ref.projectId, next.attemptId), next.key, kept);
+    addTxStatusMove(op, record, next, kept);
+    await addSettledUsage(ctx, op, next, now);
     await addCheckJobRemoval(ctx, op, record);
     const silent = outcome.status === "failed" && outcome.error === ABANDONED_ERROR;
     const events = silent ? [] : [txEventOf(next, outcome.status)];
@@ -102,6 +104,15 @@ export async function settleAttempt(
     }
     return RETRY;
   });
+}
+
+/** How long a key whose latest attempt failed without leaving the node is kept: 30 days. */
+export const UNSENT_FAILED_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
+
+// Failed, and nothing of this attempt can ever land: never signed, or refused in preflight on its
+// first send (the node did not forward it). Earlier attempts were proven dead when they gave way.
+function neverLeft(record: TxRequestRecord): boolean {
+  return record.status === "failed" && (!record.signed || record.signed.refused === true);
 }
 
 /** True once an attempt is confirmed or failed. */
@@ -149,6 +160,7 @@ export async function confirmLandedAttempt(
     updatedAt: ctx.clock.now(),
   };
   const op = ctx.kv.atomic().check(entry).set(entry.key, next);
+  addTxStatusMove(op, record, next);
   const committed = await commitWithEvents(ctx, op, {
     projectId: record.projectId,
     events: [txEventOf(next, "confirmed")],
@@ -223,13 +235,12 @@ async function updateUnsettled(
     const entry = await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
     const record = entry.value;
     if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return record;
-    const next = change(record);
-    if (!next) return record;
-    const result = await ctx.kv.atomic().check(entry).set(entry.key, {
-      ...next,
-      updatedAt: ctx.clock.now(),
-    }).commit();
-    if (result.ok) return next;
+    const changed = change(record);
+    if (!changed) return record;
+    const next = { ...changed, updatedAt: ctx.clock.now() };
+    const op = ctx.kv.atomic().check(entry).set(entry.key, next);
+    if (next.status !== record.status) addTxStatusMove(op, record, next);
+    if ((await op.commit()).ok) return next;
     return RETRY;
   });
 }
@@ -248,48 +259,6 @@ async function addCheckJobRemoval(
   if (!job.value || job.value.status !== "pending" || job.value.lease !== null) return;
   op.check(job);
   addJobRemoval(op, job as Deno.KvEntry<JobRecord>);
-}
-
-/** Adds, to `op`, the removal of a failed attempt's entries from every usage window it counted in. */
-async function addUsageRelease(
-  ctx: AppContext,
-  op: Deno.AtomicOperation,
-  record: TxRequestRecord,
-  now: number,
-): Promise<void> {
-  const { projectId, usage } = record;
-  const scopes: Array<{ key: Deno.KvKey; windowMs: number; withAmount: boolean }> = [
-    { key: txDayUsageKey(projectId), windowMs: DAY_WINDOW_MS, withAmount: false },
-    {
-      key: txRecipientUsageKey(projectId, usage.recipient),
-      windowMs: HOUR_WINDOW_MS,
-      withAmount: false,
-    },
-    { key: txAssetUsageKey(projectId, usage.asset), windowMs: HOUR_WINDOW_MS, withAmount: true },
-  ];
-  if (usage.userId !== null) {
-    scopes.push({
-      key: txPlayerUsageKey(projectId, usage.userId),
-      windowMs: HOUR_WINDOW_MS,
-      withAmount: false,
-    });
-  }
-  const entries = await ctx.kv.getMany<UsageWindow[]>(scopes.map((scope) => scope.key));
-  op.check(...entries);
-  scopes.forEach((scope, i) => {
-    const entry = must(entries[i], `getMany entry for ${scope.key.join("/")}`);
-    if (!entry.value) return;
-    // An entry that already left its window needs no removal.
-    if (usage.at <= now - scope.windowMs) return;
-    const window = removeFromWindow(
-      pruneWindow(entry.value, now - scope.windowMs),
-      usage.at,
-      scope.withAmount ? usage.amount : undefined,
-    );
-    op.set(scope.key, window, {
-      expireIn: scope.windowMs + HOUR_WINDOW_MS,
-    });
-  });
 }
 
 /** The `tx` event of an attempt settled as `next`. */

@@ -1,11 +1,11 @@
 /**
  * The `watch_poll` job: one poll of a watched address, rescheduling itself every 5 seconds.
  *
- * One project cannot flood the event lane and starve the others: all its watches together record
- * at most `WATCH_EVENTS_PER_PROJECT_PER_MINUTE` events per clock minute (`takeWatchEventRoom`; the
- * newest are kept when a poll finds more, as rule 3 keeps the newest 1,000), and
- * beyond the first `WATCH_EVENT_BURST` of a minute its events are spread at the cap's pace (60 ms
- * apart), so another project's event, due at once, never queues behind a whole burst.
+ * One developer account cannot flood the event lane: all the watches of all its projects together
+ * record at most `WATCH_EVENTS_PER_DEVELOPER_PER_MINUTE` events per clock minute
+ * (`takeWatchEventRoom`; the newest are kept when a poll finds more, as rule 3 keeps the newest
+ * 1,000), so free projects do not multiply what one account puts in the lanes; and beyond the
+ * first `WATCH_EVENT_BURST` of a minute its events are spread at the cap's pace (60 ms apart).
  */
 import type { Address, Signature } from "@solana/kit";
 import { getProject } from "../../kv/projects.ts";
@@ -28,12 +28,12 @@ import type { ServiceEvent } from "../../core/events.ts";
 export const WATCH_POLL_INTERVAL_MS = 5_000;
 /** Most new transactions one poll sends; older ones beyond it are skipped. */
 const WATCH_POLL_MAX_TRANSACTIONS = 1_000;
-/** Most watch events one project queues per clock minute, all its watches together. */
-const WATCH_EVENTS_PER_PROJECT_PER_MINUTE = 1_000;
-/** Watch events of a project per minute queued due at once; later ones are spread at the cap's pace. */
+/** Most watch events one developer's projects queue per clock minute, all their watches together. */
+const WATCH_EVENTS_PER_DEVELOPER_PER_MINUTE = 1_000;
+/** Watch events of a developer per minute queued due at once; later ones are spread at the cap's pace. */
 const WATCH_EVENT_BURST = 100;
 const MINUTE_MS = 60_000;
-const WATCH_EVENT_SPACING_MS = MINUTE_MS / WATCH_EVENTS_PER_PROJECT_PER_MINUTE;
+const WATCH_EVENT_SPACING_MS = MINUTE_MS / WATCH_EVENTS_PER_DEVELOPER_PER_MINUTE;
 // One RPC call must end well within the job lease (30 s).
 const RPC_TIMEOUT_MS = 10_000;
 
@@ -103,15 +103,15 @@ export async function runWatchPoll(run: JobRun<WatchPollJob>): Promise<JobOutcom
     slot: s.slot,
     failed: s.failed,
   }));
-  // Beyond the project's per-minute cap the oldest are skipped, as rule 3 skips beyond 1,000: a
+  // Beyond the developer's per-minute cap the oldest are skipped, as rule 3 skips beyond 1,000: a
   // skipped transaction is neither in the feed nor published.
   const minute = Math.floor(now / MINUTE_MS);
   const { before: used, taken } = events.length === 0
     ? { before: 0, taken: 0 }
-    : await takeWatchEventRoom(ctx.kv, projectId, {
+    : await takeWatchEventRoom(ctx.kv, project.createdBy, {
       now,
       wanted: events.length,
-      max: WATCH_EVENTS_PER_PROJECT_PER_MINUTE,
+      max: WATCH_EVENTS_PER_DEVELOPER_PER_MINUTE,
     });
   const kept = events.slice(events.length - taken);
   // The n-th event of the minute is due at its place in the minute at the cap's pace.
@@ -135,10 +135,10 @@ export async function runWatchPoll(run: JobRun<WatchPollJob>): Promise<JobOutcom
     log("info", "Watch found new transactions", { ...fields, count: events.length, publishing });
   }
   if (kept.length < events.length) {
-    log("warn", "Watch events over the project's per-minute limit skipped", {
+    log("warn", "Watch events over the developer's per-minute limit skipped", {
       ...fields,
       skipped: events.length - kept.length,
-      limit: WATCH_EVENTS_PER_PROJECT_PER_MINUTE,
+      limit: WATCH_EVENTS_PER_DEVELOPER_PER_MINUTE,
     });
   }
   return { kind: "continue", at: now + WATCH_POLL_INTERVAL_MS };

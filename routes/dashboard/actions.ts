@@ -71,8 +71,11 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
         tab: "keys",
         form: "keys",
         readBody: false,
-      }, async ({ project }) => {
-        const { record, plaintext } = await createProjectKey(ctx, project.id);
+      }, async ({ developer, project }) => {
+        const { record, plaintext } = await createProjectKey(ctx, {
+          developer,
+          projectId: project.id,
+        });
         return {
           status: 201,
           json: {

@@ -32,7 +32,7 @@ import { listDeliveries } from "../../kv/deliveries.ts";
 import { getLinkByAddress, getLinkByUser, listLinks } from "../../kv/links.ts";
 import { getPolicy } from "../../kv/policy.ts";
 import { listProjectsByDeveloper, type Project } from "../../kv/projects.ts";
-import { listTxByTime, TX_STATUSES } from "../../kv/tx_requests.ts";
+import { listTxRequests, TX_STATUSES } from "../../kv/tx_requests.ts";
 import { developerPage, projectPage } from "./_page.tsx";
 
 const PLAYERS_PAGE_SIZE = 100;
@@ -80,7 +80,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
         const policyRead = getPolicy(ctx.kv, project.id);
         // Both chain reads wait up to 4 s each: in parallel, a slow node costs the page 4 s, not 8.
         const [keys, policy, balance, lowBalance] = await Promise.all([
-          listApiKeys(ctx.kv, project.id),
+          listApiKeys(ctx.kv, project.id, ctx.clock.now()),
           policyRead,
           readBalance(ctx, project),
           policyRead.then((p) => checkLowBalance(ctx, project, p)),
@@ -129,7 +129,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
             {...data}
             project={project}
             baseUrl={baseUrl}
-            keys={await listApiKeys(ctx.kv, project.id)}
+            keys={await listApiKeys(ctx.kv, project.id, ctx.clock.now())}
           />
         ),
       })))
@@ -169,7 +169,8 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
           const after = ULID_PATTERN.test(c.req.query("after") ?? "")
             ? c.req.query("after")!
             : null;
-          const page = await listTxByTime(ctx.kv, project.id, {
+          const page = await listTxRequests(ctx.kv, project.id, {
+            now: ctx.clock.now(),
             limit: TX_PAGE_SIZE,
             status: status ?? undefined,
             after: after ?? undefined,
@@ -221,7 +222,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
       })))
     .get("/dashboard/projects/:id/delete", (c) =>
       projectPage(ctx, c, async (data, project) => {
-        const keys = await listApiKeys(ctx.kv, project.id);
+        const keys = await listApiKeys(ctx.kv, project.id, ctx.clock.now());
         return {
           title: `Delete ${project.name}`,
           body: (

@@ -80,6 +80,11 @@ export const ERROR_CODES = {
     status: 429,
     when: "This amount would take the asset past its hourly budget",
   },
+  daily_failed_tx_quota_exceeded: {
+    status: 429,
+    when:
+      "The project already has 2,000 transactions that failed after signing (those not settled yet included) in the last 24 hours; checked after every limit of the spec",
+  },
   wallet_unavailable: {
     status: 502,
     when: "The managed wallet could not sign; the attempt is recorded as failed, nothing sent",
@@ -123,6 +128,7 @@ export const TOKEN_TX_ERRORS: readonly ErrorCode[] = [
   "recipient_rate_limited",
   "player_rate_limited",
   "hourly_budget_exceeded",
+  "daily_failed_tx_quota_exceeded",
   "wallet_unavailable",
   "rpc_error",
 ];

@@ -33,15 +33,18 @@ export function txRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono
     app.post(`/tx/${kind}`, arrived(ctx), guard, async (c) => {
       const parsed = await readJsonBody(c, txBodySchema(kind));
       const input = toRequestInput(parsed);
+      const caller = { projectId: c.get("project").id, keyId: c.get("keyId") };
       const deadline = c.get("deadline");
-      return c.json(await handleTxRequest(ctx, c.get("project").id, kind, input, { deadline }));
+      return c.json(await handleTxRequest(ctx, caller, kind, input, { deadline }));
     });
   }
   app.get("/tx/:idempotencyKey", guard, async (c) => {
     const key = c.req.param("idempotencyKey");
     // A key no request could have used is not looked up: it may not even fit in a KV key.
     const usable = key.isWellFormed() && [...key].length <= MAX_IDEMPOTENCY_KEY_CHARS;
-    const record = usable ? await getTxRequest(ctx.kv, c.get("project").id, key) : null;
+    const record = usable
+      ? await getTxRequest(ctx.kv, c.get("project").id, key, ctx.clock.now())
+      : null;
     if (!record) throw new ApiError(404, "not_found", "No transaction request has this key");
     if (record.status === "submitted") await ensureTxCheck(ctx, record);
     return c.json(txResultOf(record));

@@ -170,6 +170,7 @@ Deno.test("loadConfig() reads each abuse limit from its environment variable", (
     LIMIT_PROJECT_CHANGES_PER_HOUR: "3",
     LIMIT_NEW_WATCHES_PER_HOUR: "4",
     LIMIT_TEST_PINGS_PER_MINUTE: "5",
+    LIMIT_NEW_KEYS_PER_HOUR: "6",
     CLIENT_IP_HEADER: "X-Forwarded-For",
   });
   assert.deepEqual(config.abuseLimits, {
@@ -178,6 +179,7 @@ Deno.test("loadConfig() reads each abuse limit from its environment variable", (
     project_change: 3,
     watch_create: 4,
     test_ping: 5,
+    key_create: 6,
   });
   assert.deepEqual(config.clientIpHeader, "x-forwarded-for");
   assert.deepEqual(defaultLimits(), {
@@ -186,5 +188,6 @@ Deno.test("loadConfig() reads each abuse limit from its environment variable", (
     project_change: 20,
     watch_create: 60,
     test_ping: 10,
+    key_create: 20,
   });
 });

@@ -164,7 +164,10 @@ Deno.test("A developer never sees or changes another developer's project", async
     });
     assert.deepEqual(await getPolicy(app.kv, project.id), emptyPolicy());
     assert.deepEqual(await listWatchesByProject(app.kv, project.id), []);
-    assert.deepEqual((await listApiKeys(app.kv, project.id)).filter((k) => k.revokedAt).length, 0);
+    assert.deepEqual(
+      (await listApiKeys(app.kv, project.id, app.clock.now())).filter((k) => k.revokedAt).length,
+      0,
+    );
   });
 });
 

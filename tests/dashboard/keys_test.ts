@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { assertErrorCode } from "../support/assertions.ts";
-import { call, createTestApp } from "../support/test_app.ts";
+import { call, createTestApp, testConfig } from "../support/test_app.ts";
+import { listApiKeys } from "../../kv/api_keys.ts";
 import {
   createKeyAs,
   createProjectAs,
@@ -149,4 +150,59 @@ Deno.test("POST /dashboard/projects/:id/keys/:keyId/revoke", async (t) => {
     const page = await (await getPage(app.app, res.headers.get("location")!, dev.jar)).text();
     assert.ok(page.includes("No active API key with this id in the project"));
   });
+});
+
+Deno.test("Key creations are capped per developer, revoked keys included", async () => {
+  await using t = await createTestApp({
+    config: { abuseLimits: { ...testConfig().abuseLimits, key_create: 3 } },
+  });
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev);
+  const other = await createProjectAs(t.app, dev);
+  // Given: three keys created this hour, across projects, one of them revoked since
+  const first = await createKeyAs(t.app, dev, project.id);
+  await createKeyAs(t.app, dev, other.id);
+  await createKeyAs(t.app, dev, project.id);
+  const revoke = `/dashboard/projects/${project.id}/keys/${first.id}/revoke`;
+  assert.equal((await postJson(t.app, revoke, undefined, { jar: dev.jar })).status, 200);
+
+  // When: a fourth is asked for
+  const refused = await postJson(t.app, `/dashboard/projects/${other.id}/keys`, undefined, {
+    jar: dev.jar,
+  });
+
+  // Then: refused, nothing created; another developer is not affected, and the next hour has room
+  const body = await assertErrorCode(refused, 429, "rate_limited");
+  assert.ok(body.error.message.includes("3 new API keys per hour"), body.error.message);
+  assert.equal((await listApiKeys(t.kv, other.id, t.clock.now())).length, 1);
+  const someoneElse = await signInDeveloper(t.app);
+  await createKeyAs(t.app, someoneElse, (await createProjectAs(t.app, someoneElse)).id);
+  t.clock.advance(3_600_000);
+  await createKeyAs(t.app, dev, other.id);
+});
+
+Deno.test("A revoked key is deleted 30 days after its revocation", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev);
+  const key = await createKeyAs(t.app, dev, project.id);
+  const revoke = `/dashboard/projects/${project.id}/keys/${key.id}/revoke`;
+  assert.equal((await postJson(t.app, revoke, undefined, { jar: dev.jar })).status, 200);
+  const listed = async () => {
+    // Sessions last 12 hours: sign in again as the same developer.
+    const again = await signInDeveloper(t.app, dev.wallet);
+    const page = await getPage(t.app, `/dashboard/projects/${project.id}/keys`, again.jar);
+    return (await page.text()).includes(key.key.slice(0, "blk_live_".length + 4));
+  };
+  assert.ok(await listed(), "listed as revoked");
+
+  // When: 30 days pass, less a minute: still on the page
+  t.clock.advance(30 * 24 * 3_600_000 - 60_000);
+  assert.ok(await listed(), "kept 30 days");
+
+  // Then: a minute later it is gone from the page and the store's list; it never works again
+  t.clock.advance(60_000);
+  assert.equal(await listed(), false);
+  assert.deepEqual(await listApiKeys(t.kv, project.id, t.clock.now()), []);
+  await assertErrorCode(await call(t.app, "/v1/project", { apiKey: key.key }), 401, "unauthorized");
 });

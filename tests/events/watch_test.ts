@@ -518,6 +518,31 @@ Deno.test("A project's watches queue at most 1,000 events a minute together, the
   assert.deepEqual(inboxSignatures(h).slice(1_000), later);
 });
 
+Deno.test("A developer's projects queue at most 1,000 watch events a minute together", async () => {
+  await using env = await startWatchEnv();
+  const { chain, h } = env;
+  // Given: the developer's second project, events on, and one busy watch in each project.
+  const second = (await createTestProject(h.a, { developer: h.project.createdBy })).project;
+  await saveEventSettings(h.a.ctx, second.id, { universeId: UNIVERSE, publishingKey: PUBLISH_KEY });
+  const addresses = [
+    (await generateKeyPairSigner()).address,
+    (await generateKeyPairSigner()).address,
+  ] as const;
+  await addWatch(h.a.ctx, h.project.id, { name: "busy", address: addresses[0] });
+  await addWatch(h.a.ctx, second.id, { name: "busy", address: addresses[1] });
+  await drain(h.a.worker);
+
+  // When: both addresses receive 600 transactions before one round of polls.
+  await touch(chain, addresses[0], 600);
+  await touch(chain, addresses[1], 600);
+  await nextPoll(h.a);
+  h.a.clock.advance(50_000);
+  await drain(h.a.worker);
+
+  // Then: 1,000 in all, not 1,000 per project.
+  assert.equal(h.standIn.inbox().length, 1_000);
+});
+
 Deno.test("Another project's event is delivered before a flooding project's burst of watch events", async () => {
   await using env = await startWatchEnv();
   const { chain, h } = env;

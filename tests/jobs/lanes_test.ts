@@ -12,6 +12,7 @@ import { recordEvents } from "../../lib/events/record.ts";
 import { RETRY_DELAYS_MS } from "../../lib/events/deliver.ts";
 import { startEventsHarness } from "../support/events_harness.ts";
 import { createTestApp } from "../support/test_app.ts";
+import { until } from "../support/assertions.ts";
 
 /** A clock that follows real time, for the few tests about real waits. */
 class RealClock extends ManualClock {
@@ -28,15 +29,6 @@ const txCheck = (key: string) => ({
   key,
   attemptId: "a",
 });
-
-/** Resolves when `condition` holds, polling every 10 ms; rejects after `timeoutMs`. */
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 Deno.test("recordEvents() makes the delivery due now, not at time 0", async () => {
   await using h = await startEventsHarness();

@@ -123,7 +123,7 @@ Deno.test("createApiKey() allows 10 active keys per project, even concurrently",
   assert.deepEqual(results.filter((r) => r.status === "fulfilled").length, 10);
   assert.ok(results.every((r) => r.status === "fulfilled" || r.reason instanceof KeyLimitError));
   await assert.rejects(() => createApiKey(env.kv, "p", 2), KeyLimitError);
-  const [first] = await listApiKeys(env.kv, "p");
+  const [first] = await listApiKeys(env.kv, "p", env.clock.now());
   assert.ok(first);
   assert.ok(await revokeApiKey(env.kv, "p", first.id, 3));
   await createApiKey(env.kv, "p", 4);

@@ -17,3 +17,16 @@ export async function assertErrorCode(
   assert.equal(typeof body.error.message, "string");
   return body;
 }
+
+/** Resolves when `condition` holds, polling every 10 ms; rejects naming `what` after `timeoutMs`. */
+export async function until(
+  condition: () => boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -31,6 +31,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       developer_account: 10,
       project_change: 20,
       watch_create: 60,
+      key_create: 20,
       test_ping: 10,
     },
     clientIpHeader: undefined,

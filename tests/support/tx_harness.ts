@@ -25,8 +25,9 @@ import { createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixt
 import { type MessagingStandIn, startMessagingStandIn } from "../../sandbox/roblox/mod.ts";
 import { call, createTestApp, createTestProject, type TestApp } from "./test_app.ts";
 
-const UNIVERSE = "777";
-const PUBLISH_KEY = "tx-test-publishing-key-0123456789";
+/** Universe and publishing key of the harness's project, which the stand-in accepts. */
+export const UNIVERSE = "777";
+export const PUBLISH_KEY = "tx-test-publishing-key-0123456789";
 
 /** Timing for tests: a short confirmation wait, quick polls; the background interval stays 1.5 s of the manual clock. */
 export function testTiming(overrides: Partial<TxTiming> = {}): TxTiming {

@@ -170,6 +170,33 @@ function assertOneTransaction(answers: Record<string, unknown>[]): void {
   assert.ok(answers.some((a) => a.status === "confirmed"));
 }
 
+Deno.test("A key whose payout failed without leaving the node is kept 30 days; other keys are kept for good", async () => {
+  await using h = await startTxHarness({ fund: 2_000_000_000n });
+  await h.policy({ maxSolPerTransfer: "100" });
+  await h.link(1);
+  const send = (key: string, amount: string) =>
+    h.a.post("transfer-sol", { to: { userId: 1 }, amount, idempotencyKey: key });
+  // Given: a payout refused in simulation (the wallet holds 2 SOL), and one that confirmed
+  assert.equal((await okJson(await send("broke", "50"))).status, "failed");
+  assert.equal((await okJson(await send("paid", "1"))).status, "confirmed");
+  const listed = async (status: string) =>
+    (await (await call(h.a.app, `/v1/tx?status=${status}`, { apiKey: h.apiKey })).json())
+      .transactions.map((t: TxResult) => t.idempotencyKey);
+
+  // When: 30 days pass, less a minute: both are still known
+  h.a.clock.advance(30 * 24 * 3_600_000 - 60_000);
+  assert.equal((await okJson(await h.a.status("broke"))).status, "failed");
+  await conflict(await send("broke", "0.5"));
+
+  // Then: a minute later the failed key is unknown, and free for another body; the paid one stays
+  h.a.clock.advance(60_000);
+  assert.equal((await h.a.status("broke")).status, 404);
+  assert.deepEqual(await listed("failed"), []);
+  assert.equal((await okJson(await h.a.status("paid"))).status, "confirmed");
+  assert.equal((await okJson(await send("broke", "0.5"))).status, "confirmed");
+  assert.deepEqual(await listed("confirmed"), ["broke", "paid"]);
+});
+
 Deno.test("50 concurrent requests with one key send one transaction", async () => {
   await using h = await startTxHarness();
   await h.policy({ maxSolPerTransfer: "5" });

@@ -1,7 +1,9 @@
 // Quotas and hourly limits: rolling windows, failed attempts excluded, and never exceeded by
 // concurrent requests, within one instance or across two sharing a store.
 import assert from "node:assert/strict";
+import { READ_TRIES } from "../../lib/tx/chain_errors.ts";
 import { startTxHarness, type TxHarness, type TxInstance } from "../support/tx_harness.ts";
+import { txFailedUsageKey } from "../../kv/tx_usage.ts";
 
 const HOUR = 60 * 60 * 1000;
 
@@ -134,4 +136,85 @@ Deno.test("The daily transaction quota: 1,000 in a rolling 24 hours, failed ones
   h.a.clock.advance(24 * HOUR);
   await h.policy({ maxSolPerTransfer: "100" });
   assert.notEqual(await send("next-day"), "daily_tx_quota_exceeded");
+});
+
+Deno.test("The daily cap on failed transactions: 2,000 failures after signing in a rolling 24 hours, checked after the spec's limits", async () => {
+  await using h = await startTxHarness({ fund: 2_000_000_000n, proxy: true });
+  await h.policy({ maxSolPerTransfer: "100" });
+  await h.link(1);
+  await h.link(2);
+  const send = async (key: string, options: { to?: number; amount?: string } = {}) =>
+    await answer(
+      await h.a.post("transfer-sol", {
+        to: { userId: options.to ?? 2 },
+        amount: options.amount ?? "0.001",
+        idempotencyKey: key,
+      }),
+    );
+  // Given: one payout to player 1; 1,887 failures earlier today, as the settling commits left
+  // them in the project's window (2,000 real ones would take the suite a minute)...
+  assert.equal(await send("paid", { to: 1 }), "confirmed");
+  const earlier = h.a.clock.now() - HOUR;
+  await h.a.kv.set(txFailedUsageKey(h.project.id), {
+    times: Array.from({ length: 1_887 }, (_, i) => earlier + i),
+    amounts: [],
+  });
+  // ...and a burst of 111 at once that fail in simulation (the wallet holds 2 SOL): each is
+  // answered `failed`, none lost to the others' settling
+  const burst = await Promise.all(
+    Array.from({ length: 111 }, (_, i) => send(`broke-${i}`, { amount: "50" })),
+  );
+  assert.deepEqual(tally(burst), { failed: 111 });
+  // And a failure before signing (the node did not answer the blockhash; the last one read is
+  // reused for a second): not counted
+  await new Promise((r) => setTimeout(r, 1_100));
+  h.proxy.failNext("getLatestBlockhash", READ_TRIES);
+  assert.equal(await send("no-blockhash", { amount: "50" }), "rpc_error");
+
+  // Then: two more failures fit; after them, a payout the spec allows is refused, unreserved
+  assert.equal(await send("the-1999th", { amount: "50" }), "failed");
+  assert.equal(await send("the-2000th", { amount: "50" }), "failed");
+  assert.equal(await send("refused"), "daily_failed_tx_quota_exceeded");
+  assert.equal((await h.a.status("refused")).status, 404);
+  // And a payout the spec refuses gets the spec's code: the cap is checked after every limit
+  await h.policy({ maxSolPerTransfer: "100", perRecipientPerHour: 1 });
+  assert.equal(await send("again", { to: 1 }), "recipient_rate_limited");
+
+  // When: 24 hours have passed since the failures
+  h.a.clock.advance(24 * HOUR);
+  await h.policy({ maxSolPerTransfer: "100" });
+  assert.equal(await send("next-day"), "confirmed");
+});
+
+Deno.test("Requests on two instances at once never pass the cap on failures", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    await using h = await startTxHarness({ kvPath, fund: 2_000_000_000n });
+    const b = await h.instance();
+    await h.policy({ maxSolPerTransfer: "100" });
+    await h.link(2);
+    // Given: 1,990 failures earlier today, as the settling commits left them
+    const earlier = h.a.clock.now() - HOUR;
+    await h.a.kv.set(txFailedUsageKey(h.project.id), {
+      times: Array.from({ length: 1_990 }, (_, i) => earlier + i),
+      amounts: [],
+    });
+
+    // When: 30 payouts the wallet cannot cover arrive at once, half on each instance
+    const outcomes = await Promise.all(Array.from({ length: 30 }, async (_, i) => {
+      const instance = i % 2 === 0 ? h.a : b;
+      return await answer(
+        await instance.post("transfer-sol", {
+          to: { userId: 2 },
+          amount: "50",
+          idempotencyKey: `broke-${i}`,
+        }),
+      );
+    }));
+
+    // Then: exactly 10 were tried (and failed); the others were refused before being reserved
+    assert.deepEqual(tally(outcomes), { failed: 10, daily_failed_tx_quota_exceeded: 20 });
+  } finally {
+    await Deno.remove(kvPath).catch(() => {});
+  }
 });

@@ -601,6 +601,7 @@ Deno.test("Every route answers hostile requests with a 4xx and changes nothing i
         developer_account: 1_000_000,
         project_change: 1_000_000,
         watch_create: 1_000_000,
+        key_create: 1_000_000,
         test_ping: 1_000_000,
       },
     },

@@ -1,0 +1,95 @@
+/**
+ * Steps 12 and 13 of the transaction routes, then the daily cap on failures the service adds:
+ * judged on the usage windows the reservation read (`reserve.ts`), which commits them checked, so
+ * concurrent requests on any instance can never together pass a limit. The cap on failures comes
+ * after every check of the spec, so a request the spec refuses always gets the spec's code.
+ */
+import { ApiError } from "../../core/api_error.ts";
+import { parseUnits } from "../chain/amounts.ts";
+import { type UsageWindow, windowTotal } from "../../kv/tx_usage.ts";
+import type { CheckedRequest } from "./checks.ts";
+import { findAssetBudget } from "./policy.ts";
+
+/** Transactions a project may have in a rolling 24 hours, failed ones excluded. */
+export const MAX_TX_PER_DAY = 1_000;
+/**
+ * Attempts that failed after they were signed (refused in preflight, failed on-chain, expired),
+ * per project in a rolling 24 hours: beyond it, 429 `daily_failed_tx_quota_exceeded`. Attempts
+ * not settled yet count until they do, so concurrent requests can never pass it; as at most
+ * `MAX_TX_PER_DAY` can be unsettled, at least 1,000 failures always fit, and a project that does
+ * not fail never meets it. Failures before signing (502 `rpc_error` and `wallet_unavailable`,
+ * abandoned attempts) are the service's or the node's doing, and do not count.
+ */
+export const MAX_FAILED_TX_PER_DAY = 2_000;
+
+/** The reservation's usage windows, pruned to their periods (`player` only with a recipient player). */
+interface LimitUsage {
+  day: UsageWindow;
+  recipient: UsageWindow;
+  player: UsageWindow | null;
+  asset: UsageWindow;
+  failed: UsageWindow;
+}
+
+/** Throws the first limit `request` would pass: step 12, step 13, then the cap on failures. */
+export function checkLimits(
+  request: CheckedRequest,
+  usage: LimitUsage,
+): void {
+  // Step 12.
+  if (usage.day.times.length >= MAX_TX_PER_DAY) {
+    throw new ApiError(
+      429,
+      "daily_tx_quota_exceeded",
+      `The project already has ${MAX_TX_PER_DAY} transactions in the last 24 hours`,
+    );
+  }
+  // Step 13: recipient, player, then the asset's budget.
+  const { policy } = request;
+  if (
+    policy.perRecipientPerHour !== null &&
+    usage.recipient.times.length >= policy.perRecipientPerHour
+  ) {
+    throw new ApiError(
+      429,
+      "recipient_rate_limited",
+      "The recipient wallet already received the most transactions allowed in the last hour",
+    );
+  }
+  if (
+    usage.player && policy.perPlayerPerHour !== null &&
+    usage.player.times.length >= policy.perPlayerPerHour
+  ) {
+    throw new ApiError(
+      429,
+      "player_rate_limited",
+      "The player already received the most transactions allowed in the last hour",
+    );
+  }
+  const budgetText = findAssetBudget(policy, request.asset);
+  if (budgetText !== null) {
+    const budget = parseUnits(budgetText, request.decimals);
+    if (budget === null) {
+      throw new ApiError(
+        422,
+        "invalid_limit_config",
+        `The hourly budget ${budgetText} cannot be represented with ${request.decimals} decimals`,
+      );
+    }
+    if (windowTotal(usage.asset) + request.amount > budget) {
+      throw new ApiError(
+        429,
+        "hourly_budget_exceeded",
+        "This amount would take the asset past its hourly budget",
+      );
+    }
+  }
+  // After every check of the spec (13b), so a request the spec refuses gets the spec's code.
+  if (usage.failed.times.length >= MAX_FAILED_TX_PER_DAY) {
+    throw new ApiError(
+      429,
+      "daily_failed_tx_quota_exceeded",
+      `The project already has ${MAX_FAILED_TX_PER_DAY} failed transactions in the last 24 hours`,
+    );
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * What settling an attempt changes in the usage the limits count (`limits.ts`): a failed attempt
+ * gives back its place in every window of the spec's limits (failed transactions never count) and
+ * is counted on the usage page; the daily cap on failures keeps only attempts that failed after
+ * they were signed, so a confirmed one, or one that failed before signing, gives its place back.
+ * Every window changed is checked in the settling commit.
+ */
+import type { AppContext } from "../context.ts";
+import { must } from "../../core/must.ts";
+import type { TxRequestRecord } from "../../kv/tx_requests.ts";
+import {
+  addFailedWindowRemoval,
+  DAY_WINDOW_MS,
+  HOUR_WINDOW_MS,
+  pruneWindow,
+  removeFromWindow,
+  txAssetUsageKey,
+  txDayUsageKey,
+  txFailedUsageKey,
+  txPlayerUsageKey,
+  txRecipientUsageKey,
+  type UsageWindow,
+} from "../../kv/tx_usage.ts";
+import { addFailedTxUsage } from "../../kv/usage.ts";
+
+/** Adds, to `op`, the usage changes of an attempt settled as `settled` at `now`. */
+export async function addSettledUsage(
+  ctx: AppContext,
+  op: Deno.AtomicOperation,
+  settled: TxRequestRecord,
+  now: number,
+): Promise<void> {
+  if (settled.status === "failed") {
+    await addUsageRelease(ctx, op, settled, now);
+    addFailedTxUsage(op, settled.projectId, now);
+  }
+  if (settled.status === "confirmed" || !settled.signed) {
+    const failed = await ctx.kv.get<UsageWindow>(txFailedUsageKey(settled.projectId));
+    addFailedWindowRemoval(op, failed, { at: settled.usage.at, now });
+  }
+}
+
+/** Adds, to `op`, the removal of a failed attempt's entries from every usage window it counted in. */
+async function addUsageRelease(
+  ctx: AppContext,
+  op: Deno.AtomicOperation,
+  record: TxRequestRecord,
+  now: number,
+): Promise<void> {
+  const { projectId, usage } = record;
+  const scopes: Array<{ key: Deno.KvKey; windowMs: number; withAmount: boolean }> = [
+    { key: txDayUsageKey(projectId), windowMs: DAY_WINDOW_MS, withAmount: false },
+    {
+      key: txRecipientUsageKey(projectId, usage.recipient),
+      windowMs: HOUR_WINDOW_MS,
+      withAmount: false,
+    },
+    { key: txAssetUsageKey(projectId, usage.asset), windowMs: HOUR_WINDOW_MS, withAmount: true },
+  ];
+  if (usage.userId !== null) {
+    scopes.push({
+      key: txPlayerUsageKey(projectId, usage.userId),
+      windowMs: HOUR_WINDOW_MS,
+      withAmount: false,
+    });
+  }
+  const entries = await ctx.kv.getMany<UsageWindow[]>(scopes.map((scope) => scope.key));
+  op.check(...entries);
+  scopes.forEach((scope, i) => {
+    const entry = must(entries[i], `getMany entry for ${scope.key.join("/")}`);
+    if (!entry.value) return;
+    // An entry that already left its window needs no removal.
+    if (usage.at <= now - scope.windowMs) return;
+    const window = removeFromWindow(
+      pruneWindow(entry.value, now - scope.windowMs),
+      usage.at,
+      scope.withAmount ? usage.amount : undefined,
+    );
+    op.set(scope.key, window, {
+      expireIn: scope.windowMs + HOUR_WINDOW_MS,
+    });
+  });
+}
