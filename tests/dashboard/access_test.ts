@@ -220,3 +220,18 @@ Deno.test("GET /dashboard?error=oauth_state_mismatch explains the lost Roblox si
   const page = await (await getPage(t.app, location, new CookieJar())).text();
   assert.ok(page.includes("A Roblox sign-in could not be finished"));
 });
+
+Deno.test("GET /dashboard?error= with an inherited name (constructor, toString, __proto__) shows no message box", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  for (const code of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"]) {
+    for (
+      const [path, jar] of [["/dashboard", dev.jar], ["/dashboard/sign-in", undefined]] as const
+    ) {
+      const res = await getPage(t.app, `${path}?error=${code}`, jar);
+      assert.deepEqual(res.status, 200, `${path}?error=${code}`);
+      const html = await res.text();
+      assert.ok(!/class="notice error"/.test(html), `${path}?error=${code} shows a box`);
+    }
+  }
+});
