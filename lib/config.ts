@@ -5,6 +5,7 @@ import { randomToken } from "../core/ids.ts";
 import type { Cluster } from "../core/cluster.ts";
 import { isRemoteKvPath } from "../kv/open_kv.ts";
 import type { AbuseLimits } from "./quota/abuse_limits.ts";
+import { nameProblem } from "./names.ts";
 
 /** The validated configuration every part of the service reads. */
 export interface Config {
@@ -52,7 +53,11 @@ const envSchema = z.object({
   DAS_URL_MAINNET: url.optional(),
   IDP_URL: url.default("https://apis.roblox.com/oauth"),
   PUBLISH_URL: url.default("https://apis.roblox.com"),
-  SERVICE_NAME: z.string().min(1).max(60).default("Blocklink"),
+  // Shown on every page and written into every sign-in message a wallet signs.
+  SERVICE_NAME: z.string().min(1).max(60).superRefine((name, check) => {
+    const problem = nameProblem(name);
+    if (problem) check.addIssue({ code: "custom", message: problem });
+  }).default("Blocklink"),
   // Abuse limits (README "Abuse limits").
   LIMIT_SIGNIN_CHALLENGES_PER_MINUTE: limit(30),
   LIMIT_NEW_ACCOUNTS_PER_HOUR: limit(10),

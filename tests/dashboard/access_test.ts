@@ -13,6 +13,7 @@ import { browse, CookieJar, createTestWallet } from "../support/sign_in.ts";
 import { getPolicy } from "../../kv/policy.ts";
 import { listWatchesByProject } from "../../kv/watches.ts";
 import { listApiKeys } from "../../kv/api_keys.ts";
+import { ulid } from "../../core/ids.ts";
 import { emptyPolicy } from "../../kv/policy.ts";
 
 const WATCH_ADDRESS = "Vote111111111111111111111111111111111111111";
@@ -28,7 +29,7 @@ function actions(projectId: string, keyId: string): Array<{ path: string; body?:
     { path: `${base}/settings`, body: { name: "Renamed" } },
     { path: `${base}/policy`, body: { maxSolPerTransfer: "1" } },
     { path: `${base}/watches`, body: { name: "vault", address: WATCH_ADDRESS } },
-    { path: `${base}/watches/vault/delete` },
+    { path: `${base}/watches/${ulid()}/delete` },
     { path: `${base}/ping` },
     { path: `${base}/delete` },
   ];
