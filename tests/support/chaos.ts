@@ -15,6 +15,7 @@ import { savePolicy } from "../../lib/tx/policy.ts";
 import { createProject } from "../../kv/projects.ts";
 import { type SandboxChain, startChain } from "../../sandbox/chain/mod.ts";
 import { testConfig } from "./test_app.ts";
+import { type ServiceProcess, startServiceProcess } from "./service_runner.ts";
 
 /** Options of a chaos run. */
 export interface ChaosOptions {
@@ -73,12 +74,6 @@ interface Payout {
   cut: boolean;
 }
 
-interface ServiceProcess {
-  url: string;
-  child: Deno.ChildProcess;
-  logs: string[];
-}
-
 /** Runs the chaos rounds; returns the totals. */
 export async function runChaos(options: ChaosOptions): Promise<ChaosStats> {
   const stats: ChaosStats = {
@@ -101,7 +96,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosStats> {
   try {
     const apiKeys = await setUp(chain, kvPath, projectCount, perRound * options.rounds);
     const rpc = createSolanaRpc(chain.rpcUrl);
-    service = await startServiceProcess(chain, kvPath);
+    service = await startChaosService(chain, kvPath);
     for (let round = 0; round < options.rounds; round++) {
       const apiKey = apiKeys[Math.floor((round * perRound) / PAYOUTS_PER_PROJECT)];
       if (!apiKey) throw new Error(`No API key set up for round ${round}`);
@@ -126,11 +121,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosStats> {
       await new Promise((resolve) =>
         setTimeout(resolve, Math.random() * (options.killWithinMs ?? 400))
       );
-      await kill(service);
+      await service.kill();
       stats.kills++;
       await Promise.all(sends);
       // And it restarts on the same store, and every request is resent with its key
-      service = await startServiceProcess(chain, kvPath);
+      service = await startChaosService(chain, kvPath);
       const started = performance.now();
       const finals = await Promise.all(payouts.map(async (p) => {
         let result = await resend(service!.url, apiKey, p);
@@ -171,7 +166,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosStats> {
       options.onRound?.({ ...stats, failedBy: { ...stats.failedBy } });
     }
   } finally {
-    if (service) await kill(service);
+    if (service) await service.kill();
     await chain.close();
     await Deno.remove(kvPath).catch(() => {});
   }
@@ -208,64 +203,16 @@ async function setUp(
   }
 }
 
-async function startServiceProcess(chain: SandboxChain, kvPath: string): Promise<ServiceProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    // No subprocesses, as on Deno Deploy: the islands bundle is not built at each start.
-    args: [
-      "run",
-      "-A",
-      "--deny-run",
-      "--unstable-kv",
-      "--unstable-cron",
-      new URL("./service_process.ts", import.meta.url).pathname,
-    ],
-    env: {
-      PORT: "0",
-      KV_PATH: kvPath,
-      SECRET,
-      RPC_URL_DEVNET: chain.rpcUrl,
-      RPC_URL_MAINNET: chain.rpcUrl,
-      PUBLISH_URL: "http://127.0.0.1:9",
-      IDP_URL: "http://127.0.0.1:9/oauth",
-      TX_TIMING: JSON.stringify(TIMING),
-    },
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const logs: string[] = [];
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  let port = 0;
-  while (!port) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error(`The service exited before serving:\n${logs.join("\n")}`);
-    buffer += value;
-    const parts = buffer.split("\n");
-    buffer = parts.pop()!;
-    for (const line of parts) {
-      logs.push(line);
-      if (line.startsWith('{"ready":true')) port = JSON.parse(line).port;
-    }
-  }
-  // Keep draining its log so it never blocks on a full pipe; the last lines help a failing run.
-  (async () => {
-    while (true) {
-      const { value, done } = await lines.read().catch(() => ({ value: "", done: true }));
-      if (done) return;
-      logs.push(value);
-      if (logs.length > 500) logs.splice(0, logs.length - 500);
-    }
-  })();
-  return { url: `http://127.0.0.1:${port}`, child, logs };
-}
-
-async function kill(service: ServiceProcess): Promise<void> {
-  try {
-    service.child.kill("SIGKILL");
-  } catch {
-    // Already gone.
-  }
-  await service.child.status;
+function startChaosService(chain: SandboxChain, kvPath: string): Promise<ServiceProcess> {
+  return startServiceProcess({
+    KV_PATH: kvPath,
+    SECRET,
+    RPC_URL_DEVNET: chain.rpcUrl,
+    RPC_URL_MAINNET: chain.rpcUrl,
+    PUBLISH_URL: "http://127.0.0.1:9",
+    IDP_URL: "http://127.0.0.1:9/oauth",
+    TX_TIMING: JSON.stringify(TIMING),
+  });
 }
 
 function post(url: string, apiKey: string, p: Payout): Promise<Response> {
