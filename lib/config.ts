@@ -26,8 +26,10 @@ export interface Config {
   serviceName: string;
   /** Abuse limits per client (issue 12): uses allowed per window of each capped action. */
   abuseLimits: AbuseLimits;
-  /** Header holding the client's address behind a proxy (first entry); unset: the connection's. */
+  /** Header our proxies append the client's address to; unset: the connection's address. */
   clientIpHeader: string | undefined;
+  /** How many of our proxies append to `clientIpHeader`: the client is that many entries from the end. */
+  clientIpTrustedHops: number;
 }
 
 const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ""));
@@ -65,6 +67,7 @@ const envSchema = z.object({
   LIMIT_NEW_WATCHES_PER_HOUR: limit(60),
   LIMIT_TEST_PINGS_PER_MINUTE: limit(10),
   CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "must be a header name").optional(),
+  CLIENT_IP_TRUSTED_HOPS: z.coerce.number().int().min(1).max(10).optional(),
 });
 
 /** Thrown when the environment holds a bad value; the message names each variable and problem. */
@@ -95,6 +98,11 @@ export function loadConfig(
     throw new ConfigError("Invalid configuration: SECRET: required on Deno Deploy");
   }
   checkRemoteStore(e.KV_PATH, e.SECRET, cleaned);
+  if (e.CLIENT_IP_TRUSTED_HOPS !== undefined && !e.CLIENT_IP_HEADER) {
+    throw new ConfigError(
+      "Invalid configuration: CLIENT_IP_TRUSTED_HOPS: needs CLIENT_IP_HEADER (the header the proxies append to)",
+    );
+  }
   return {
     port: e.PORT,
     baseUrl: e.BASE_URL ?? `http://localhost:${e.PORT}`,
@@ -115,6 +123,7 @@ export function loadConfig(
       test_ping: e.LIMIT_TEST_PINGS_PER_MINUTE,
     },
     clientIpHeader: e.CLIENT_IP_HEADER?.toLowerCase(),
+    clientIpTrustedHops: e.CLIENT_IP_TRUSTED_HOPS ?? 1,
   };
 }
 
