@@ -6,6 +6,7 @@ import { addJobRemoval, getJobEntry, type JobRecord, moveLegacyDueEntries } from
 import { getProject } from "../kv/projects.ts";
 import { listAllWatches, watchPollJobId } from "../kv/watches.ts";
 import { ensureTxSweepLoop } from "../lib/tx/sweep.ts";
+import { resealSweep } from "../lib/crypto/reseal.ts";
 
 /** A sweep; returns how many things it repaired. */
 export type Sweep = (ctx: AppContext) => Promise<number>;
@@ -49,6 +50,8 @@ export const sweeps: Record<string, Sweep> = {
   tx_sweep_loop: ensureTxSweepLoop,
   // Jobs queued by a version before lanes existed.
   legacy_due_index: (ctx) => moveLegacyDueEntries(ctx.kv),
+  // With SECRET_PREVIOUS: what instances still on the old SECRET sealed since the last sweep.
+  secret_reseal: resealSweep,
 };
 
 /** Runs every sweep once; one failing sweep does not stop the others. */

@@ -2,11 +2,9 @@
 // the service as a real process behind a proxy that appends to x-forwarded-for, never locks a
 // real client out of signing in.
 import assert from "node:assert/strict";
-import { CookieJar, createTestWallet, type TestWallet } from "../support/sign_in.ts";
-import { startServiceProcess } from "../support/service_runner.ts";
+import { CookieJar, createTestWallet } from "../support/sign_in.ts";
+import { callProcess, signInOnProcess, startServiceProcess } from "../support/service_runner.ts";
 
-const BASE_URL = "http://localhost:8000";
-const ORIGIN = new URL(BASE_URL).origin;
 const FLOOD = 20_000;
 // More than the 10,000 clients the sign-in challenge's memory table holds.
 const IN_FLIGHT_BEFORE_SIGN_IN = 12_000;
@@ -14,36 +12,10 @@ const CONCURRENCY = 48;
 const LIMIT = 30;
 
 function challenge(url: string, forwardedFor: string, address: string): Promise<Response> {
-  return fetch(`${url}/auth/wallet/challenge`, {
-    method: "POST",
-    headers: {
-      origin: ORIGIN,
-      "content-type": "application/json",
-      "x-forwarded-for": forwardedFor,
-    },
-    body: JSON.stringify({ address }),
+  return callProcess({ url }, "/auth/wallet/challenge", {
+    json: { address },
+    headers: { "x-forwarded-for": forwardedFor },
   });
-}
-
-/** Signs a developer in from `forwardedFor`; returns the verify answer's status and the session cookie. */
-async function signIn(url: string, forwardedFor: string, wallet: TestWallet) {
-  const jar = new CookieJar();
-  const asked = await challenge(url, forwardedFor, wallet.address);
-  jar.take(asked);
-  const body = await asked.json();
-  if (asked.status !== 200) return { status: asked.status, body, session: undefined };
-  const verify = await fetch(`${url}/auth/wallet/verify`, {
-    method: "POST",
-    headers: {
-      origin: ORIGIN,
-      "content-type": "application/json",
-      "x-forwarded-for": forwardedFor,
-      cookie: jar.header(),
-    },
-    body: JSON.stringify({ signature: wallet.sign(body.message) }),
-  });
-  jar.take(verify);
-  return { status: verify.status, body: await verify.json(), session: jar.get("__Host-svc_dev") };
 }
 
 /** Sends `FLOOD` challenges, `CONCURRENCY` at a time; counts answers by status as they come. */
@@ -75,7 +47,6 @@ Deno.test("With 20,000 forged addresses in flight, a real client still signs in 
   await using service = await startServiceProcess({
     KV_PATH: kvPath,
     SECRET: "client-flood-secret-client-flood-secret-01",
-    BASE_URL,
     CLIENT_IP_HEADER: "x-forwarded-for",
     LIMIT_SIGNIN_CHALLENGES_PER_MINUTE: String(LIMIT),
   });
@@ -104,12 +75,16 @@ Deno.test("With 20,000 forged addresses in flight, a real client still signs in 
       await until(() => counts.sent >= IN_FLIGHT_BEFORE_SIGN_IN);
 
       // When: a real client behind the same proxy signs in meanwhile.
-      const signedIn = await signIn(service.url, "192.0.2.77", developer);
+      const jar = new CookieJar();
+      const signedIn = await signInOnProcess(service, developer, {
+        jar,
+        headers: { "x-forwarded-for": "192.0.2.77" },
+      });
       await done;
 
       // Then: it is signed in, and the flood counted as what it is.
       assert.deepEqual(signedIn.status, 200, JSON.stringify(signedIn.body));
-      assert.ok(signedIn.session, "a developer session cookie");
+      assert.ok(jar.get("__Host-svc_dev"), "a developer session cookie");
       const accepted = counts.byStatus.get(200) ?? 0;
       assert.deepEqual(accepted + (counts.byStatus.get(429) ?? 0), FLOOD);
       if (who === "one client") {
