@@ -147,7 +147,7 @@ Deno.test("Watches: add, list, refuse bad or duplicate ones, remove by id", asyn
     );
   });
   await t.step("a name . or .., or with a control or format character", async () => {
-    for (const name of [".", "..", " .. ", "vault\u202Etxt.exe", "vault\u2066", "\uFEFFvault"]) {
+    for (const name of [".", "..", " .. ", "vault\u202Etxt.exe", "vault\u2066", "va\uFEFFult"]) {
       const res = await postJson(app.app, base, { name, address: MINT_A }, { jar: dev.jar });
       const { error } = await assertErrorCode(res, 400, "invalid_settings");
       assert.match(error.message, /^name: must not (be \. or \.\.|contain control or format)/);
