@@ -15,7 +15,7 @@ export interface Config {
   kvPath: string | undefined;
   secret: string;
   // --- SECRET rotation (issue 11) ---
-  /** The SECRET before a rotation: read once at start-up to re-encrypt everything under `secret`. */
+  /** The SECRET being rotated away: opens what is still sealed under it, which is re-encrypted under `secret`. */
   secretPrevious?: string | undefined;
   // --- end SECRET rotation ---
   walletProvider: "managed" | "none";
