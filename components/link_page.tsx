@@ -3,6 +3,7 @@ import type { VNode } from "preact";
 import type { LinkByUser } from "../kv/links.ts";
 import type { Project } from "../kv/projects.ts";
 import { LinkFlow } from "../islands/link_flow.tsx";
+import { ownValue } from "../islands/_own_value.ts";
 import type { Player } from "../kv/sessions.ts";
 import { Island } from "./islands.tsx";
 import { Notice } from "./layout.tsx";
@@ -24,10 +25,7 @@ export const GENERIC_SIGN_IN_ERROR = "Sign-in did not work. Please try again.";
 
 /** The message for a `?error=` code; own keys only, so `toString` and friends are unknown codes. */
 function signInErrorMessage(code: string): string {
-  const known = Object.hasOwn(SIGN_IN_ERROR_MESSAGES, code)
-    ? SIGN_IN_ERROR_MESSAGES[code]
-    : undefined;
-  return known ?? GENERIC_SIGN_IN_ERROR;
+  return ownValue(SIGN_IN_ERROR_MESSAGES, code) ?? GENERIC_SIGN_IN_ERROR;
 }
 
 /** Everything the linking page shows. */

@@ -9,6 +9,10 @@
  * then adds `script-src 'self'` (scripts only from our bundle: island props are inert
  * `type="application/json"` data) and `object-src 'none'`. Added directives only narrow what the
  * spec's directives allow, so they contradict nothing.
+ *
+ * Every answer of the game API and of the cookie-bound JSON routes (`/v1`, `/api`, `/auth`), errors
+ * included, is `Cache-Control: no-store`: it belongs to one key or one browser, and no proxy or
+ * shared cache may keep it (a balance, a project, a sign-in message).
  */
 import type { MiddlewareHandler } from "hono";
 
@@ -27,6 +31,9 @@ const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 const PAGE_OWN_HEADERS = new Set(["cache-control", "content-security-policy"]);
 
+// Path prefixes whose every answer is private to the caller's key or cookies.
+const PRIVATE_PREFIXES = ["/v1/", "/api/", "/auth/"];
+
 // One year, this host only: the operator's other subdomains are not ours to pin to https.
 const HSTS = "max-age=31536000";
 
@@ -38,6 +45,9 @@ export function securityHeaders(options: { baseUrl: string }): MiddlewareHandler
     const headers = c.res.headers;
     headers.set("x-content-type-options", "nosniff");
     if (https) headers.set("strict-transport-security", HSTS);
+    if (PRIVATE_PREFIXES.some((prefix) => c.req.path.startsWith(prefix))) {
+      headers.set("cache-control", "no-store");
+    }
     if ((headers.get("content-type") ?? "").startsWith("text/html")) {
       for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) {
         if (PAGE_OWN_HEADERS.has(name) && headers.has(name)) continue;

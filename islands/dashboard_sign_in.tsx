@@ -15,6 +15,7 @@ import {
   watchWallets,
 } from "./_wallets.ts";
 import { WalletButtons } from "./_wallet_buttons.tsx";
+import { ownValue } from "./_own_value.ts";
 
 /** Props of the island (JSON-safe). */
 export interface DashboardSignInProps {
@@ -86,7 +87,8 @@ export function DashboardSignIn(props: DashboardSignInProps): VNode {
 
   function fail(error: unknown, walletName: string) {
     if (error instanceof ApiFailure) {
-      const text = API_MESSAGES[error.code] ?? `Sign-in failed (${error.code}). Please try again.`;
+      const text = ownValue(API_MESSAGES, error.code) ??
+        `Sign-in failed (${error.code}). Please try again.`;
       setNotice({ kind: "error", text });
     } else if (error instanceof WalletFlowError) {
       setNotice({

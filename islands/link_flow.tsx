@@ -12,6 +12,7 @@ import {
   watchWallets,
 } from "./_wallets.ts";
 import { WalletButtons } from "./_wallet_buttons.tsx";
+import { ownValue } from "./_own_value.ts";
 
 /** Props of the island (JSON-safe). */
 export interface LinkFlowProps {
@@ -82,7 +83,7 @@ export function LinkFlow(props: LinkFlowProps): VNode {
       if (error.code === "not_signed_in") setSignedOut(true);
       setNotice({
         kind: "error",
-        text: (Object.hasOwn(API_MESSAGES, error.code) ? API_MESSAGES[error.code] : undefined) ??
+        text: ownValue(API_MESSAGES, error.code) ??
           `Something went wrong (${error.code}). Please try again.`,
       });
     } else if (error instanceof WalletFlowError) {

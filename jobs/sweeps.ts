@@ -7,6 +7,7 @@ import { moveOldDueEntries } from "../kv/job_queue_migration.ts";
 import { getProject } from "../kv/projects.ts";
 import { listAllWatches, watchPollJobId } from "../kv/watches.ts";
 import { ensureTxSweepLoop } from "../lib/tx/sweep.ts";
+import { resealSweep } from "../lib/crypto/reseal.ts";
 
 /** A sweep; returns how many things it repaired. */
 export type Sweep = (ctx: AppContext) => Promise<number>;
@@ -50,6 +51,8 @@ export const sweeps: Record<string, Sweep> = {
   tx_sweep_loop: ensureTxSweepLoop,
   // Jobs queued by an earlier version (older instances may still queue some during a deploy).
   legacy_due_index: (ctx) => moveOldDueEntries(ctx.kv),
+  // With SECRET_PREVIOUS: what instances still on the old SECRET sealed since the last sweep.
+  secret_reseal: resealSweep,
 };
 
 /** Runs every sweep once; one failing sweep does not stop the others. */

@@ -4,6 +4,7 @@ import type { Cluster } from "../core/cluster.ts";
 import { ulid } from "../core/ids.ts";
 import { getManyInTens } from "./get_many.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
+import { guardSealedWrite } from "./secret_check.ts";
 
 /** Per-project settings edited in the dashboard; secrets are stored encrypted. */
 export interface ProjectSettings {
@@ -146,18 +147,24 @@ export async function listProjectsByDeveloper(kv: Deno.Kv, developer: string): P
   return projects;
 }
 
-/** Applies `change` to the project with an optimistic check; null when it does not exist. */
+/**
+ * Applies `change` to the project with an optimistic check; null when it does not exist. A change
+ * that stores a sealed setting names the key id it is sealed under (`sealedUnder`): the commit
+ * then also passes the key-check record's gate (`secret_check.ts`).
+ */
 export async function updateProject(
   kv: Deno.Kv,
   id: string,
   change: (project: Project) => Project,
+  options: { sealedUnder?: string | undefined } = {},
 ): Promise<Project | null> {
   return await commitWithRetry("update project", async () => {
     const entry = await kv.get<Project>(projectKey(id));
     if (!entry.value) return null;
     const next = change(entry.value);
-    const result = await kv.atomic().check(entry).set(projectKey(id), next).commit();
-    if (result.ok) return next;
+    const op = kv.atomic().check(entry).set(projectKey(id), next);
+    if (options.sealedUnder) await guardSealedWrite(kv, op, options.sealedUnder);
+    if ((await op.commit()).ok) return next;
     return RETRY;
   });
 }
@@ -180,7 +187,7 @@ export async function deleteProject(kv: Deno.Kv, id: string, now: number): Promi
   });
 }
 
-/** Lists every project, deleted ones included (start-up re-encryption walks them). */
+/** Lists every project, deleted ones included (re-encryption after a rotation walks them). */
 export async function* listAllProjects(kv: Deno.Kv): AsyncGenerator<Project> {
   for await (const entry of kv.list<Project>({ prefix: ["projects"] })) yield entry.value;
 }

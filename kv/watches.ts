@@ -123,11 +123,15 @@ export async function* listAllWatches(kv: Deno.Kv): AsyncGenerator<Watch> {
   for await (const e of kv.list<Watch>({ prefix: ["watches"] })) yield e.value;
 }
 
-/** Deletes a watch with its indexes and its poll job, so polling stops; false when absent. */
-export async function deleteWatch(kv: Deno.Kv, projectId: string, id: string): Promise<boolean> {
+/** Deletes a watch with its indexes and its poll job, so polling stops; returns it, or null when absent. */
+export async function deleteWatch(
+  kv: Deno.Kv,
+  projectId: string,
+  id: string,
+): Promise<Watch | null> {
   return await commitWithRetry("remove watch", async () => {
     const entry = await getWatchEntry(kv, projectId, id);
-    if (!entry.value) return false;
+    if (!entry.value) return null;
     const countEntry = await kv.get<number>(watchCountKey(projectId));
     const jobEntry = await getJobEntry(kv, watchPollJobId(projectId, id));
     const op = kv.atomic()
@@ -138,7 +142,7 @@ export async function deleteWatch(kv: Deno.Kv, projectId: string, id: string): P
       .set(watchCountKey(projectId), Math.max(0, (countEntry.value ?? 1) - 1));
     // A poll running right now fails its final commit (its lease check sees the job gone).
     if (jobEntry.value) addJobRemoval(op, jobEntry as Deno.KvEntry<typeof jobEntry.value>);
-    if ((await op.commit()).ok) return true;
+    if ((await op.commit()).ok) return entry.value;
     return RETRY;
   }, { rounds: 10 });
 }

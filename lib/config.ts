@@ -5,6 +5,7 @@ import { randomToken } from "../core/ids.ts";
 import type { Cluster } from "../core/cluster.ts";
 import { isRemoteKvPath } from "../kv/open_kv.ts";
 import type { AbuseLimits } from "./quota/abuse_limits.ts";
+import { nameProblem } from "./names.ts";
 
 /** The validated configuration every part of the service reads. */
 export interface Config {
@@ -14,7 +15,7 @@ export interface Config {
   kvPath: string | undefined;
   secret: string;
   // --- SECRET rotation (issue 11) ---
-  /** The SECRET before a rotation: read once at start-up to re-encrypt everything under `secret`. */
+  /** The SECRET being rotated away: opens what is still sealed under it, which is re-encrypted under `secret`. */
   secretPrevious?: string | undefined;
   // --- end SECRET rotation ---
   walletProvider: "managed" | "none";
@@ -25,8 +26,10 @@ export interface Config {
   serviceName: string;
   /** Abuse limits per client (issue 12): uses allowed per window of each capped action. */
   abuseLimits: AbuseLimits;
-  /** Header holding the client's address behind a proxy (first entry); unset: the connection's. */
+  /** Header our proxies append the client's address to; unset: the connection's address. */
   clientIpHeader: string | undefined;
+  /** How many of our proxies append to `clientIpHeader`: the client is that many entries from the end. */
+  clientIpTrustedHops: number;
 }
 
 const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ""));
@@ -52,7 +55,11 @@ const envSchema = z.object({
   DAS_URL_MAINNET: url.optional(),
   IDP_URL: url.default("https://apis.roblox.com/oauth"),
   PUBLISH_URL: url.default("https://apis.roblox.com"),
-  SERVICE_NAME: z.string().min(1).max(60).default("Blocklink"),
+  // Shown on every page and written into every sign-in message a wallet signs.
+  SERVICE_NAME: z.string().min(1).max(60).superRefine((name, check) => {
+    const problem = nameProblem(name);
+    if (problem) check.addIssue({ code: "custom", message: problem });
+  }).default("Blocklink"),
   // Abuse limits (README "Abuse limits").
   LIMIT_SIGNIN_CHALLENGES_PER_MINUTE: limit(30),
   LIMIT_NEW_ACCOUNTS_PER_HOUR: limit(10),
@@ -61,6 +68,7 @@ const envSchema = z.object({
   LIMIT_NEW_KEYS_PER_HOUR: limit(20),
   LIMIT_TEST_PINGS_PER_MINUTE: limit(10),
   CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "must be a header name").optional(),
+  CLIENT_IP_TRUSTED_HOPS: z.coerce.number().int().min(1).max(10).optional(),
 });
 
 /** Thrown when the environment holds a bad value; the message names each variable and problem. */
@@ -91,6 +99,11 @@ export function loadConfig(
     throw new ConfigError("Invalid configuration: SECRET: required on Deno Deploy");
   }
   checkRemoteStore(e.KV_PATH, e.SECRET, cleaned);
+  if (e.CLIENT_IP_TRUSTED_HOPS !== undefined && !e.CLIENT_IP_HEADER) {
+    throw new ConfigError(
+      "Invalid configuration: CLIENT_IP_TRUSTED_HOPS: needs CLIENT_IP_HEADER (the header the proxies append to)",
+    );
+  }
   return {
     port: e.PORT,
     baseUrl: e.BASE_URL ?? `http://localhost:${e.PORT}`,
@@ -112,6 +125,7 @@ export function loadConfig(
       test_ping: e.LIMIT_TEST_PINGS_PER_MINUTE,
     },
     clientIpHeader: e.CLIENT_IP_HEADER?.toLowerCase(),
+    clientIpTrustedHops: e.CLIENT_IP_TRUSTED_HOPS ?? 1,
   };
 }
 

@@ -102,7 +102,8 @@ export function PolicyPage(data: PolicyPageData): VNode {
             <legend>Hourly budgets</legend>
             <p class="hint">
               The most of one asset ({SOL_ASSET}{" "}
-              or a mint address) sent to everyone together in a rolling hour.
+              or a mint address) sent to everyone together in a rolling hour. Fees, and the rent of
+              a recipient's new token account (about 0.002 SOL), are paid on top and not counted.
             </p>
             <div class="rows">
               {Array.from({ length: budgetRows }, (_, i) => (

@@ -1,16 +1,22 @@
 /** The dashboard's sign-in page: a wallet signs a message, nothing is sent on-chain. */
 import type { VNode } from "preact";
 import { DashboardSignIn } from "../../islands/dashboard_sign_in.tsx";
+import { ownValue } from "../../islands/_own_value.ts";
 import { Island } from "../islands.tsx";
 import { Notice } from "../layout.tsx";
 import { DashboardStyles, TopBar } from "./frame.tsx";
 
 /** Messages for `?error=` codes that lead here. */
-export const DASHBOARD_ERROR_MESSAGES: Readonly<Record<string, string>> = {
+const DASHBOARD_ERROR_MESSAGES: Readonly<Record<string, string>> = {
   oauth_state_mismatch:
     "A Roblox sign-in could not be finished: it took too long or started in another browser. " +
     "Players linking a wallet should go back to the game's linking page and try again.",
 };
+
+/** The message for a `?error=` code that leads to the dashboard, or null for any other code. */
+export function dashboardErrorMessage(code: string | undefined | null): string | null {
+  return code ? ownValue(DASHBOARD_ERROR_MESSAGES, code) ?? null : null;
+}
 
 /** What the sign-in page shows. */
 interface SignInPageData {
@@ -29,7 +35,7 @@ export function isLocalOrigin(baseUrl: string): boolean {
 
 /** The sign-in page body. */
 export function SignInPage(data: SignInPageData): VNode {
-  const message = data.error ? DASHBOARD_ERROR_MESSAGES[data.error] : undefined;
+  const message = dashboardErrorMessage(data.error);
   return (
     <>
       <DashboardStyles />

@@ -72,7 +72,7 @@ export function WatchesPage(data: WatchesPageData): VNode {
                     <Cell label="">
                       <form
                         method="post"
-                        action={`${base}/${encodeURIComponent(watch.name)}/delete`}
+                        action={`${base}/${watch.id}/delete`}
                         class="inline"
                       >
                         <Island

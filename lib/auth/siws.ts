@@ -83,8 +83,10 @@ function verifyEd25519(sig: Uint8Array, message: Uint8Array, publicKey: Uint8Arr
   }
 }
 
-// A name with a line break must not be able to forge extra lines of the message.
+// A name with a line break must not be able to forge extra lines of the message, nor one with a
+// format character (a bidi override, a zero-width space) make the line read as something else:
+// names are refused with them (`lib/names.ts`), and this also covers names stored before that and
+// names from the identity provider.
 function oneLine(text: string): string {
-  // deno-lint-ignore no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, " ");
+  return text.replace(/[\p{Cc}\p{Cf}\u2028\u2029]+/gu, " ");
 }

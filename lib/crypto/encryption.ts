@@ -85,10 +85,10 @@ export async function decryptSecretText(
   return new TextDecoder().decode(await decryptSecret(keys, sealed, binding));
 }
 
-/** True when `sealed` is not a v2 value under the current SECRET (a rotation re-encrypts it). */
-export function isStale(keys: SecretKeys, sealed: string): boolean {
-  const [version, id] = sealed.split(".");
-  return version !== "v2" || id !== keys.current.id;
+/** The key id of the SECRET that sealed `sealed`; `v1` for the format before key ids. */
+export function sealedKeyId(sealed: string): string {
+  const [version, id = ""] = sealed.split(".");
+  return version === "v2" ? id : "v1";
 }
 
 function v2Aad(keyId: string, binding: SealBinding): string {

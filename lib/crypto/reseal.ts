@@ -1,68 +1,167 @@
 /**
- * Re-encrypts every stored secret that is not sealed (format v2) under the current SECRET: the
- * values of a SECRET being rotated away (`SECRET_PREVIOUS`) and values sealed in the old v1
- * format. Runs at start-up, before the instance serves or runs jobs.
+ * Re-encrypts stored secrets under the current SECRET: values sealed under a SECRET being rotated
+ * away (`SECRET_PREVIOUS`) and values sealed in the old v1 format. Runs when an instance starts
+ * (`key_check.ts`) and, on every instance that has `SECRET_PREVIOUS`, in the minute sweep
+ * (`resealSweep`): during a rolling deploy, instances still running the old SECRET keep sealing
+ * new wallet keys under it, and each is found and re-encrypted by the next sweep.
  *
- * Each value is rewritten with a checked commit, so instances starting at once, or a dashboard
- * save racing the pass, never lose a change: a value changed meanwhile is left as the other
- * writer made it. A crash in the middle is harmless: values already resealed are skipped next time.
+ * Each value is rewritten with a commit checked on the value and on the key-check record
+ * (`kv/secret_check.ts`), so instances doing this at once, or a dashboard save racing a pass,
+ * never lose a change: a value saved anew meanwhile is left as its writer made it. A crash in the
+ * middle is harmless: values already re-encrypted are skipped next time. Every value re-encrypted
+ * or found unreadable is one log line with its project and purpose.
  */
+import type { AppContext } from "../context.ts";
 import { listAllProjects, type ProjectSettings, updateProject } from "../../kv/projects.ts";
-import { listWalletKeyEntries, updateWalletKeySealed } from "../../kv/wallet_keys.ts";
+import { getSecretCheckEntry } from "../../kv/secret_check.ts";
+import {
+  getWalletKeyEntry,
+  listWalletKeyEntries,
+  updateWalletKeySealed,
+} from "../../kv/wallet_keys.ts";
 import { log } from "../../core/log.ts";
-import { decryptSecret, encryptSecret, isStale, type SecretPurpose } from "./encryption.ts";
+import { decryptSecret, encryptSecret, sealedKeyId, type SecretPurpose } from "./encryption.ts";
 import type { SecretKeys } from "./secret_keys.ts";
 
-/** What a pass did: values re-encrypted, and values no configured SECRET opens. */
-interface ResealResult {
+/** One sealed value in the store. */
+export interface StoredSecret {
+  projectId: string;
+  purpose: SecretPurpose;
+  sealed: string;
+}
+
+/** What a pass did: values re-encrypted, and the values left under another SECRET (none opens them). */
+export interface ResealResult {
   resealed: number;
-  unreadable: number;
+  remaining: StoredSecret[];
 }
 
 /** The sealed fields of a project's settings and what each is sealed as. */
-export const SETTINGS_FIELDS = [
+const SETTINGS_FIELDS = [
   ["publishingKeyEnc", "publishing_key"],
   ["oauthClientSecretEnc", "oauth_client_secret"],
 ] as const satisfies readonly (readonly [keyof ProjectSettings, SecretPurpose])[];
 
-/** Re-encrypts every stale stored secret under the current SECRET. */
-export async function resealSecrets(kv: Deno.Kv, keys: SecretKeys): Promise<ResealResult> {
-  const result: ResealResult = { resealed: 0, unreadable: 0 };
-  const reseal = async (sealed: string, purpose: SecretPurpose, projectId: string) => {
-    const binding = { purpose, context: projectId };
-    try {
-      return await encryptSecret(keys, await decryptSecret(keys, sealed, binding), binding);
-    } catch {
-      result.unreadable++;
-      log("error", "Stored secret cannot be decrypted with SECRET or SECRET_PREVIOUS", {
-        projectId,
-        purpose,
-      });
-      return null;
-    }
-  };
+// A value another writer keeps changing is left for the next pass after this many tries.
+const ROUNDS_PER_VALUE = 5;
 
+/**
+ * Every sealed value in the store: the wallet keys, then the projects' sealed settings, deleted
+ * projects included (a deleted project's wallet may still hold funds).
+ */
+export async function* listStoredSecrets(kv: Deno.Kv): AsyncGenerator<StoredSecret> {
   for await (const entry of listWalletKeyEntries(kv)) {
-    if (!isStale(keys, entry.value.secretKeyEnc)) continue;
     const projectId = entry.key[1] as string;
-    const next = await reseal(entry.value.secretKeyEnc, "wallet_key", projectId);
-    if (next && await updateWalletKeySealed(kv, entry, next)) result.resealed++;
+    yield { projectId, purpose: "wallet_key", sealed: entry.value.secretKeyEnc };
   }
-
   for await (const project of listAllProjects(kv)) {
     for (const [field, purpose] of SETTINGS_FIELDS) {
       const sealed = project.settings[field];
-      if (!sealed || !isStale(keys, sealed)) continue;
-      const next = await reseal(sealed, purpose, project.id);
-      if (!next) continue;
-      let changed = false;
-      await updateProject(kv, project.id, (current) => {
-        // Saved anew meanwhile: that value is the one to keep.
-        changed = current.settings[field] === sealed;
-        return changed ? { ...current, settings: { ...current.settings, [field]: next } } : current;
-      });
-      if (changed) result.resealed++;
+      if (sealed) yield { projectId: project.id, purpose, sealed };
     }
   }
+}
+
+/** Re-encrypts under the current SECRET every stored value not sealed under it that `keys` open. */
+export async function resealSecrets(kv: Deno.Kv, keys: SecretKeys): Promise<ResealResult> {
+  const result: ResealResult = { resealed: 0, remaining: [] };
+  for await (const found of listStoredSecrets(kv)) {
+    if (sealedKeyId(found.sealed) === keys.current.id) continue;
+    const outcome = await resealOne(kv, keys, found);
+    if (outcome === "resealed") result.resealed++;
+    else if (outcome === "unreadable") result.remaining.push(found);
+  }
   return result;
+}
+
+/**
+ * The minute sweep's part: while this instance has SECRET_PREVIOUS and the store's rotation from
+ * it is open, re-encrypts what instances still on the old SECRET sealed since the last pass.
+ */
+export async function resealSweep(ctx: AppContext): Promise<number> {
+  const { previous, current } = ctx.keys;
+  if (!previous) return 0;
+  const record = (await getSecretCheckEntry(ctx.kv)).value;
+  if (record?.keyId !== current.id || record.previous?.keyId !== previous.id) return 0;
+  const { resealed, remaining } = await resealSecrets(ctx.kv, ctx.keys);
+  if (resealed > 0 || remaining.length > 0) {
+    log("info", "Stored secrets re-encrypted", {
+      resealed,
+      unreadable: remaining.length,
+      keyId: current.id,
+    });
+  }
+  return resealed;
+}
+
+type Outcome = "resealed" | "unchanged" | "unreadable";
+
+async function resealOne(kv: Deno.Kv, keys: SecretKeys, found: StoredSecret): Promise<Outcome> {
+  const binding = { purpose: found.purpose, context: found.projectId };
+  let sealed = found.sealed;
+  for (let round = 0; round < ROUNDS_PER_VALUE; round++) {
+    let next: string;
+    try {
+      next = await encryptSecret(keys, await decryptSecret(keys, sealed, binding), binding);
+    } catch {
+      log("error", "Stored secret cannot be decrypted with SECRET or SECRET_PREVIOUS", {
+        projectId: found.projectId,
+        purpose: found.purpose,
+        keyId: sealedKeyId(sealed),
+      });
+      return "unreadable";
+    }
+    const written = found.purpose === "wallet_key"
+      ? await replaceWalletKey(kv, found.projectId, sealed, next, keys.current.id)
+      : await replaceSetting(kv, found, sealed, next, keys.current.id);
+    if (written === true) {
+      log("info", "Stored secret re-encrypted", {
+        projectId: found.projectId,
+        purpose: found.purpose,
+        from: sealedKeyId(sealed),
+        to: keys.current.id,
+      });
+      return "resealed";
+    }
+    // Saved anew (or gone) meanwhile: that value is the one to keep, unless it is stale too.
+    if (written === null || sealedKeyId(written) === keys.current.id) return "unchanged";
+    sealed = written;
+  }
+  return "unchanged";
+}
+
+// True when replaced; else what the store holds now (null: nothing), to look at again.
+async function replaceWalletKey(
+  kv: Deno.Kv,
+  projectId: string,
+  sealed: string,
+  next: string,
+  keyId: string,
+): Promise<true | string | null> {
+  const entry = await getWalletKeyEntry(kv, projectId);
+  if (!entry.value) return null;
+  if (entry.value.secretKeyEnc !== sealed) return entry.value.secretKeyEnc;
+  const ok = await updateWalletKeySealed(kv, entry as Deno.KvEntry<typeof entry.value>, {
+    secretKeyEnc: next,
+    sealedUnder: keyId,
+  });
+  return ok ? true : sealed;
+}
+
+async function replaceSetting(
+  kv: Deno.Kv,
+  found: StoredSecret,
+  sealed: string,
+  next: string,
+  keyId: string,
+): Promise<true | string | null> {
+  const field = SETTINGS_FIELDS.find(([, purpose]) => purpose === found.purpose)![0];
+  let now = null as string | null;
+  await updateProject(kv, found.projectId, (project) => {
+    now = project.settings[field];
+    return now === sealed
+      ? { ...project, settings: { ...project.settings, [field]: next } }
+      : project;
+  }, { sealedUnder: keyId });
+  return now === sealed ? true : now;
 }

@@ -40,6 +40,8 @@ export async function publishMessage(request: PublishRequest): Promise<PublishAn
       method: "POST",
       headers: { "x-api-key": request.apiKey, "content-type": "application/json" },
       body: JSON.stringify({ topic: request.topic, message: request.message }),
+      // A redirect is an answer, never followed: the key would go along to wherever it points.
+      redirect: "manual",
       signal: controller.signal,
     });
     const body = await response.text();

@@ -127,7 +127,7 @@ export async function saveEventSettings(
       ...(keyEnc !== undefined ? { publishingKeyEnc: keyEnc } : {}),
       ...(change.topic !== undefined ? { topic: change.topic } : {}),
     },
-  }));
+  }), { sealedUnder: keyEnc ? ctx.keys.current.id : undefined });
   if (!saved) throw new ApiError(404, "project_not_found", "Project not found");
   ctx.events.targets.forget(projectId);
   ctx.apiKeys.forgetProject(projectId);

@@ -13,6 +13,7 @@ import {
 } from "../../kv/projects.ts";
 import type { ActionFields } from "./fields.ts";
 import { invalidSettings, NOT_TEXT, readText } from "./fields.ts";
+import { nameProblem } from "../names.ts";
 
 /** Longest project name accepted. */
 export const MAX_PROJECT_NAME_LENGTH = 60;
@@ -47,8 +48,11 @@ export function checkProjectName(value: unknown, problems: string[]): string | u
     problems.push("name: must not be empty");
   } else if (name.length > MAX_PROJECT_NAME_LENGTH) {
     problems.push(`name: must be at most ${MAX_PROJECT_NAME_LENGTH} characters`);
-  } else if (/\p{Cc}/u.test(name)) problems.push("name: must not contain control characters");
-  else return name;
+  } else {
+    const problem = nameProblem(name);
+    if (!problem) return name;
+    problems.push(`name: ${problem}`);
+  }
   return undefined;
 }
 

@@ -172,7 +172,7 @@ export async function saveProjectSettings(
         ...(secretEnc !== undefined ? { oauthClientSecretEnc: secretEnc } : {}),
         ...(general.lowSolBalance !== undefined ? { lowSolBalance: general.lowSolBalance } : {}),
       },
-    }));
+    }), { sealedUnder: secretEnc ? ctx.keys.current.id : undefined });
     if (!saved || saved.deletedAt !== null) {
       throw new ApiError(404, "project_not_found", "Project not found");
     }

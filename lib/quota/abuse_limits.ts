@@ -8,9 +8,14 @@
  * the spec has it write nothing to the database. That is enough there: the challenge stores
  * nothing, so what it costs is this instance's CPU, and that is what a per-instance cap protects.
  *
- * The client is the connection's address for actions before sign-in (or the first address in
- * `CLIENT_IP_HEADER` behind a proxy that sets it), and the developer account for dashboard
- * actions; new accounts are themselves capped per address, so fresh wallets do not buy more room.
+ * The memory table holds at most 10,000 clients. A full table forgets the client it heard from
+ * least recently to make room, never refuses a newcomer: a flood from many addresses then only
+ * resets the oldest counters (each address still gets at most the limit per window while it is
+ * remembered), and never locks everyone else out of signing in.
+ *
+ * The client is an address for actions before sign-in (`http/client_address.ts`: the entry our
+ * own proxy added, an IPv6 /64 as one client), and the developer account for dashboard actions;
+ * new accounts are themselves capped per address, so fresh wallets do not buy more room.
  */
 import type { Clock } from "../../core/clock.ts";
 import { ApiError } from "../../core/api_error.ts";
@@ -40,11 +45,12 @@ export const ABUSE_WINDOWS: Readonly<Record<AbuseAction, { windowMs: number; wha
 
 // Longest client key kept: an IPv6 address fits; a forged header value is cut, not stored whole.
 const MAX_CLIENT_CHARS = 64;
-// Clients tracked in memory at once; past it, counters of ended windows are dropped first.
+// Clients tracked in memory at once; past it, the least recently seen is forgotten.
 const MAX_LOCAL_CLIENTS = 10_000;
 
 /** Counts uses of the capped actions in the store. */
 export class AbuseLimiter {
+  // In order of last use (a use moves its entry to the end), so the first is the one to forget.
   #local = new Map<string, { window: number; count: number }>();
 
   constructor(
@@ -71,25 +77,13 @@ export class AbuseLimiter {
     const window = Math.floor(this.clock.now() / windowMs);
     const key = `${action}:${client.slice(0, MAX_CLIENT_CHARS)}`;
     const counter = this.#local.get(key);
-    if (counter && counter.window === window) {
-      if (counter.count >= limit) throw tooMany(limit, what);
-      counter.count++;
-      return;
-    }
-    if (this.#local.size >= MAX_LOCAL_CLIENTS) this.#forgetEndedWindows();
-    // Still full of live counters: a flood from many addresses; refusing is the safe answer.
-    if (this.#local.size >= MAX_LOCAL_CLIENTS) throw tooMany(limit, what);
-    this.#local.set(key, { window, count: 1 });
-  }
-
-  #forgetEndedWindows(): void {
-    const now = this.clock.now();
-    for (const [key, counter] of this.#local) {
-      const action = key.slice(0, key.indexOf(":")) as AbuseAction;
-      if (counter.window !== Math.floor(now / ABUSE_WINDOWS[action].windowMs)) {
-        this.#local.delete(key);
-      }
-    }
+    const current = counter?.window === window ? counter : { window, count: 0 };
+    // Moved to the end, refused uses included: a client that keeps trying stays remembered.
+    this.#local.delete(key);
+    if (this.#local.size >= MAX_LOCAL_CLIENTS) this.#local.delete(this.#local.keys().next().value!);
+    this.#local.set(key, current);
+    if (current.count >= limit) throw tooMany(limit, what);
+    current.count++;
   }
 }
 

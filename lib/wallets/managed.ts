@@ -86,7 +86,7 @@ export function createManagedWalletProvider(
           address,
           secretKeyEnc,
           createdAt: deps.clock.now(),
-        });
+        }, { sealedUnder: deps.keys.current.id });
         if (created) log("info", "Managed wallet created", { projectId, address });
         return record.address;
       } finally {

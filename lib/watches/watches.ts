@@ -11,6 +11,8 @@ import { getProject } from "../../kv/projects.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
+import { ULID_PATTERN } from "../../core/ids.ts";
+import { nameProblem } from "../names.ts";
 
 /** Most watches one project may have. */
 export const MAX_WATCHES_PER_PROJECT = 20;
@@ -38,7 +40,10 @@ export function validateWatch(input: { name?: unknown; address?: unknown }): {
   if (!name) problems.push("name: is required");
   else if (Array.from(name).length > MAX_WATCH_NAME_LENGTH) {
     problems.push(`name: must be at most ${MAX_WATCH_NAME_LENGTH} characters`);
-  } else if (/\p{Cc}/u.test(name)) problems.push("name: must not contain control characters");
+  } else {
+    const problem = nameProblem(name);
+    if (problem) problems.push(`name: ${problem}`);
+  }
   if (!address) problems.push("address: is required");
   else if (!isAddress(address)) {
     problems.push("address: must be a Solana address (base58, 32 bytes)");
@@ -89,15 +94,18 @@ export async function addWatch(
   }
 }
 
-/** Removes a watch and stops its polling; false when the project has no such watch. */
+/** Removes a watch by id and stops its polling; returns it, or null when the project has no such watch. */
 export async function removeWatch(
   ctx: AppContext,
   projectId: string,
   watchId: string,
-): Promise<boolean> {
+): Promise<WatchView | null> {
+  // The id comes from a path: anything but a watch id is no watch, and never part of a key.
+  if (!ULID_PATTERN.test(watchId)) return null;
   const removed = await deleteWatch(ctx.kv, projectId, watchId);
-  if (removed) log("info", "Watch removed", { projectId, watchId });
-  return removed;
+  if (!removed) return null;
+  log("info", "Watch removed", { projectId, watchId, watch: removed.name });
+  return view(removed);
 }
 
 /** Lists a project's watches, oldest first. */

@@ -71,14 +71,19 @@ export function idpRoutes(ctx: AppContext): Hono {
     })
     .get("/auth/idp/callback", async (c) => {
       const parsed = flowSchema.safeParse(await readSignedCookie(ctx, c, OAUTH_FLOW_COOKIE));
-      // Single use: the flow cookie goes whatever happens next.
-      clearCookie(c, OAUTH_FLOW_COOKIE);
-      if (!parsed.success) return redirect(c, withErrorCode(DEFAULT_NEXT, "oauth_state_mismatch"));
+      if (!parsed.success) {
+        clearCookie(c, OAUTH_FLOW_COOKIE);
+        return redirect(c, withErrorCode(DEFAULT_NEXT, "oauth_state_mismatch"));
+      }
       const flow = parsed.data;
       const fail = (code: string) => redirect(c, withErrorCode(flow.next, code));
       const { code, state, error } = c.req.query();
-      // State first: an `error` redirect that does not carry our state was not sent by the provider.
+      // State first: an `error` redirect that does not carry our state was not sent by the
+      // provider. Such a callback (a forged link) leaves the flow cookie alone, so it cannot end
+      // the sign-in the player has in progress; the provider's own callback still finishes it.
       if (!state || !timingSafeEqual(state, flow.state)) return fail("oauth_state_mismatch");
+      // Single use: once the state matched, the flow cookie goes whatever happens next.
+      clearCookie(c, OAUTH_FLOW_COOKIE);
       if (error) return fail("idp_denied");
       if (!code) return fail("oauth_state_mismatch");
       const project = await getProject(ctx.kv, flow.projectId);

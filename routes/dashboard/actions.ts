@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import type { AppContext } from "../../lib/context.ts";
 import { sameOrigin } from "../../http/same_origin.ts";
 import { sendTestPing } from "../../lib/events/publish.ts";
-import { addWatch, listWatches, removeWatch, validateWatch } from "../../lib/watches/watches.ts";
+import { addWatch, removeWatch, validateWatch } from "../../lib/watches/watches.ts";
 import { log } from "../../core/log.ts";
 import { projectView } from "../../lib/projects/project_view.ts";
 import { savePolicy } from "../../lib/tx/policy.ts";
@@ -187,28 +187,34 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
         const watch = await addWatch(ctx, project.id, input);
         return {
           status: 201,
-          json: { watch: { name: watch.name, address: watch.address, createdAt: watch.createdAt } },
+          json: {
+            watch: {
+              id: watch.id,
+              name: watch.name,
+              address: watch.address,
+              createdAt: watch.createdAt,
+            },
+          },
           flash: { kind: "success", message: `Watching ${watch.address} as ${watch.name}` },
           redirect: projectPath(project.id, "watches"),
         };
       }),
     )
     .post(
-      "/dashboard/projects/:id/watches/:name/delete",
+      // By id, never by name: a name such as `..` in a path would resolve to another action.
+      "/dashboard/projects/:id/watches/:watchId/delete",
       origin,
       projectAction(ctx, {
         tab: "watches",
         form: "watches",
         readBody: false,
       }, async ({ c, project }) => {
-        const name = c.req.param("name")!;
-        const watch = (await listWatches(ctx, project.id)).find((w) => w.name === name);
-        const removed = watch ? await removeWatch(ctx, project.id, watch.id) : false;
+        const removed = await removeWatch(ctx, project.id, c.req.param("watchId")!);
         return {
-          json: { ok: true, removed },
+          json: { ok: true, removed: removed !== null },
           flash: removed
-            ? { kind: "success", message: `Stopped watching ${name}` }
-            : { kind: "info", message: `No watch is named ${name}; nothing changed` },
+            ? { kind: "success", message: `Stopped watching ${removed.name}` }
+            : { kind: "info", message: "That watch was already removed; nothing changed" },
           redirect: projectPath(project.id, "watches"),
         };
       }),

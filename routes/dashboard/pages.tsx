@@ -19,7 +19,7 @@ import { ProjectsPage } from "../../components/dashboard/projects_page.tsx";
 import { settingsView } from "../../lib/projects/settings.ts";
 import { SettingsPage } from "../../components/dashboard/settings_page.tsx";
 import {
-  DASHBOARD_ERROR_MESSAGES,
+  dashboardErrorMessage,
   isLocalOrigin,
   SignInPage,
 } from "../../components/dashboard/sign_in_page.tsx";
@@ -69,7 +69,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               {...data}
               baseUrl={baseUrl}
               projects={await listProjectsByDeveloper(ctx.kv, data.developer)}
-              errorMessage={error ? DASHBOARD_ERROR_MESSAGES[error] ?? null : null}
+              errorMessage={dashboardErrorMessage(error)}
             />
           ),
         };

@@ -7,6 +7,7 @@ import { DECIMAL_PATTERN } from "../../lib/chain/amounts.ts";
 import type { TxTarget } from "../../kv/tx_requests.ts";
 import type { TxKind } from "../../core/events.ts";
 import type { TxRequestInput } from "../../lib/tx/body.ts";
+import { isDotSegment } from "../../lib/names.ts";
 
 /** Longest idempotency key, in characters. */
 export const MAX_IDEMPOTENCY_KEY_CHARS = 128;
@@ -34,7 +35,14 @@ const idempotencyKey = z.string().refine(
     return chars >= 1 && chars <= MAX_IDEMPOTENCY_KEY_CHARS;
   },
   { message: `must be 1 to ${MAX_IDEMPOTENCY_KEY_CHARS} characters` },
-).meta({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_CHARS });
+).refine((key) => !isDotSegment(key), {
+  // `GET /v1/tx/..` is `GET /v1/tx` once a client resolves the URL: the key could not be read.
+  message: "must not be . or ..",
+}).meta({
+  minLength: 1,
+  maxLength: MAX_IDEMPOTENCY_KEY_CHARS,
+  not: { enum: [".", ".."] },
+});
 
 const solSchema = z.object({ to: target, amount, idempotencyKey });
 const tokenSchema = z.object({ to: target, mint: z.string(), amount, idempotencyKey });

@@ -58,6 +58,71 @@ Deno.test("POST /auth/wallet/challenge is capped per client address, and still w
   assert.deepEqual(await Array.fromAsync(t.kv.list({ prefix: [] })), []);
 });
 
+/** Statuses of challenges sent with `header: value` each, through an app counting by `header`. */
+async function statusesFrom(
+  config: { header: string; hops?: number },
+  values: string[],
+): Promise<number[]> {
+  await using t = await createTestApp({
+    config: {
+      abuseLimits: { ...defaultLimits(), signin_challenge: 2 },
+      clientIpHeader: config.header,
+      clientIpTrustedHops: config.hops ?? 1,
+    },
+  });
+  const statuses = [];
+  for (const value of values) {
+    const res = await t.app.request(`${TEST_BASE_URL}/auth/wallet/challenge`, {
+      method: "POST",
+      headers: { origin: ORIGIN, "content-type": "application/json", [config.header]: value },
+      body: JSON.stringify({ address: createTestWallet().address }),
+    });
+    await res.body?.cancel();
+    statuses.push(res.status);
+  }
+  return statuses;
+}
+
+Deno.test("The client is the address our proxies added, whatever the client wrote before it", async (t) => {
+  // With a limit of 2: the third request of one client is refused, another client's is not.
+  const cases: Array<[string, { header: string; hops?: number }, string[], number[]]> = [
+    ["one proxy: the last entry", { header: "x-forwarded-for" }, [
+      "192.0.2.1, 203.0.113.7",
+      "192.0.2.2, 203.0.113.7",
+      "203.0.113.7",
+      "203.0.113.8",
+    ], [200, 200, 429, 200]],
+    ["two proxies: the entry before the last", { header: "x-forwarded-for", hops: 2 }, [
+      "192.0.2.1, 203.0.113.7, 10.0.0.1",
+      "192.0.2.2,203.0.113.7,10.0.0.2",
+      // Fewer entries than proxies: every entry is theirs, and the first is the client.
+      "203.0.113.7",
+      "192.0.2.3, 203.0.113.9, 10.0.0.1",
+    ], [200, 200, 429, 200]],
+    ["an IPv6 client counts per /64, with or without brackets and port", { header: "x-real-ip" }, [
+      "2001:db8:1:2::1",
+      "[2001:DB8:1:2:ffff:ffff:ffff:ffff]:443",
+      "2001:0db8:0001:0002:0:0:0:9",
+      "2001:db8:1:3::1",
+    ], [200, 200, 429, 200]],
+    ["IPv4 written as IPv6, or with a port, is that IPv4", { header: "x-real-ip" }, [
+      "198.51.100.4",
+      "::ffff:198.51.100.4",
+      "198.51.100.4:5555",
+    ], [200, 200, 429]],
+    ["RFC 7239 Forwarded: the for= of our proxy's element", { header: "forwarded" }, [
+      'for=192.0.2.60;proto=http, for="[2001:db8:cafe::17]:4711";proto=https',
+      'for=unknown, for="[2001:db8:cafe::99]"',
+      "for=2001:db8:cafe:0:1::1",
+    ], [200, 200, 429]],
+  ];
+  for (const [name, config, values, expected] of cases) {
+    await t.step(name, async () => {
+      assert.deepEqual(await statusesFrom(config, values), expected);
+    });
+  }
+});
+
 Deno.test("POST /api/link/:slug/challenge is capped per client across instances on one store", async () => {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
   const config = {
@@ -182,6 +247,29 @@ Deno.test("loadConfig() reads each abuse limit from its environment variable", (
     key_create: 6,
   });
   assert.deepEqual(config.clientIpHeader, "x-forwarded-for");
+  assert.deepEqual(config.clientIpTrustedHops, 1);
+  const two = loadConfig({
+    SECRET: "x".repeat(32),
+    CLIENT_IP_HEADER: "x-forwarded-for",
+    CLIENT_IP_TRUSTED_HOPS: "2",
+  });
+  assert.deepEqual(two.clientIpTrustedHops, 2);
+  for (const hops of ["0", "11", "1.5", "x"]) {
+    assert.throws(
+      () =>
+        loadConfig({
+          SECRET: "x".repeat(32),
+          CLIENT_IP_HEADER: "x-forwarded-for",
+          CLIENT_IP_TRUSTED_HOPS: hops,
+        }),
+      /CLIENT_IP_TRUSTED_HOPS:/,
+    );
+  }
+  // Hops without the header they count in is a mistake, not a default.
+  assert.throws(
+    () => loadConfig({ SECRET: "x".repeat(32), CLIENT_IP_TRUSTED_HOPS: "2" }),
+    /CLIENT_IP_TRUSTED_HOPS: needs CLIENT_IP_HEADER/,
+  );
   assert.deepEqual(defaultLimits(), {
     signin_challenge: 30,
     developer_account: 10,

@@ -219,6 +219,29 @@ Deno.test("GET /auth/idp/callback without a valid flow cookie redirects to /dash
   });
 });
 
+Deno.test("GET /auth/idp/callback: a callback with another state does not end the sign-in in progress", async (t) => {
+  await using world = await startLinkWorld();
+  const project = await createLinkProject(world);
+  const page = `/link/${project.slug}`;
+
+  for (const forged of ["?error=access_denied", "?error=access_denied&state=forged", "?code=x"]) {
+    await t.step(`a forged ${forged} link opened mid sign-in`, async () => {
+      // Given: a player whose sign-in is at the provider's consent page.
+      const { callback: path, jar } = await consent(world, project.slug, 1003);
+
+      // When: a link carrying an error (or a code) but not the flow's state is opened first.
+      const res = await browse(world.app, `/auth/idp/callback${forged}`, { jar });
+      assert.deepEqual(res.headers.get("location"), `${page}?error=oauth_state_mismatch`);
+      assert.deepEqual(res.headers.getSetCookie().filter((l) => l.startsWith(OAUTH)), []);
+
+      // Then: the provider's own callback still signs the player in.
+      assert.deepEqual(await callback(world, path, jar), page);
+      const me = await browse(world.app, `${page.replace("/link/", "/api/link/")}/me`, { jar });
+      assert.deepEqual((await me.json()).user?.id, 1003);
+    });
+  }
+});
+
 Deno.test("GET /auth/idp/callback redirects back to the linking page with each error code", async (t) => {
   await using world = await startLinkWorld();
   const project = await createLinkProject(world);

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
-import { launchBrowser } from "../support/browser.ts";
+import { launchBrowser, signInThroughRoutes } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
-import { createTestWallet } from "../support/sign_in.ts";
 import { getPolicy } from "../../kv/policy.ts";
 
 const WATCHED = "Vote111111111111111111111111111111111111111";
@@ -12,18 +11,7 @@ Deno.test("Every dashboard form works in Chromium with JavaScript turned off", a
   // Signing in needs a wallet in the page, so this browser signs in through the HTTP routes
   // (its request context shares the browser's cookie store).
   await using browser = await launchBrowser({ javaScriptEnabled: false });
-  const wallet = createTestWallet();
-  const origin = new URL(baseUrl).origin;
-  const challenge = await browser.context.request.post(`${baseUrl}/auth/wallet/challenge`, {
-    headers: { origin },
-    data: { address: wallet.address },
-  });
-  const { message } = await challenge.json();
-  const verify = await browser.context.request.post(`${baseUrl}/auth/wallet/verify`, {
-    headers: { origin },
-    data: { signature: wallet.sign(message) },
-  });
-  assert.deepEqual(verify.status(), 200);
+  await signInThroughRoutes(browser.context, baseUrl);
   const page = browser.context.pages()[0] ?? await browser.context.newPage();
   const tab = (name: string) =>
     page.getByRole("navigation", { name: "Project pages" }).getByRole("link", {

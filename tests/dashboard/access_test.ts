@@ -13,6 +13,7 @@ import { browse, CookieJar, createTestWallet } from "../support/sign_in.ts";
 import { getPolicy } from "../../kv/policy.ts";
 import { listWatchesByProject } from "../../kv/watches.ts";
 import { listApiKeys } from "../../kv/api_keys.ts";
+import { ulid } from "../../core/ids.ts";
 import { emptyPolicy } from "../../kv/policy.ts";
 
 const WATCH_ADDRESS = "Vote111111111111111111111111111111111111111";
@@ -28,7 +29,7 @@ function actions(projectId: string, keyId: string): Array<{ path: string; body?:
     { path: `${base}/settings`, body: { name: "Renamed" } },
     { path: `${base}/policy`, body: { maxSolPerTransfer: "1" } },
     { path: `${base}/watches`, body: { name: "vault", address: WATCH_ADDRESS } },
-    { path: `${base}/watches/vault/delete` },
+    { path: `${base}/watches/${ulid()}/delete` },
     { path: `${base}/ping` },
     { path: `${base}/delete` },
   ];
@@ -222,4 +223,19 @@ Deno.test("GET /dashboard?error=oauth_state_mismatch explains the lost Roblox si
   );
   const page = await (await getPage(t.app, location, new CookieJar())).text();
   assert.ok(page.includes("A Roblox sign-in could not be finished"));
+});
+
+Deno.test("GET /dashboard?error= with an inherited name (constructor, toString, __proto__) shows no message box", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  for (const code of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"]) {
+    for (
+      const [path, jar] of [["/dashboard", dev.jar], ["/dashboard/sign-in", undefined]] as const
+    ) {
+      const res = await getPage(t.app, `${path}?error=${code}`, jar);
+      assert.deepEqual(res.status, 200, `${path}?error=${code}`);
+      const html = await res.text();
+      assert.ok(!/class="notice error"/.test(html), `${path}?error=${code} shows a box`);
+    }
+  }
 });

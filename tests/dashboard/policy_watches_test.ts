@@ -11,6 +11,7 @@ import {
 import { getPolicy } from "../../kv/policy.ts";
 import { listWatchesByProject, watchPollJobId } from "../../kv/watches.ts";
 import { getJobEntry } from "../../kv/jobs.ts";
+import { ulid } from "../../core/ids.ts";
 import { emptyPolicy } from "../../kv/policy.ts";
 
 const MINT_A = "So11111111111111111111111111111111111111112";
@@ -115,7 +116,7 @@ Deno.test("An invalid policy answers invalid_settings naming each field; the for
   assert.deepEqual(await getPolicy(t.kv, project.id), emptyPolicy());
 });
 
-Deno.test("Watches: add, list, refuse bad or duplicate ones, remove by name", async (t) => {
+Deno.test("Watches: add, list, refuse bad or duplicate ones, remove by id", async (t) => {
   await using app = await createTestApp();
   const dev = await signInDeveloper(app.app);
   const project = await createProjectAs(app.app, dev);
@@ -130,6 +131,7 @@ Deno.test("Watches: add, list, refuse bad or duplicate ones, remove by name", as
     assert.deepEqual([watch.name, watch.address], ["treasury vault", ADDRESS]);
     const [stored] = await listWatchesByProject(app.kv, project.id);
     assert.ok(stored);
+    assert.deepEqual(watch.id, stored.id);
     assert.ok((await getJobEntry(app.kv, watchPollJobId(project.id, stored.id))).value);
     const page = await (await getPage(app.app, base, dev.jar)).text();
     assert.ok(page.includes("treasury vault") && page.includes(ADDRESS));
@@ -143,6 +145,14 @@ Deno.test("Watches: add, list, refuse bad or duplicate ones, remove by name", as
       error.message,
       "name: must be at most 32 characters; address: must be a Solana address (base58, 32 bytes)",
     );
+  });
+  await t.step("a name . or .., or with a control or format character", async () => {
+    for (const name of [".", "..", " .. ", "vault\u202Etxt.exe", "vault\u2066", "va\uFEFFult"]) {
+      const res = await postJson(app.app, base, { name, address: MINT_A }, { jar: dev.jar });
+      const { error } = await assertErrorCode(res, 400, "invalid_settings");
+      assert.match(error.message, /^name: must not (be \. or \.\.|contain control or format)/);
+    }
+    assert.deepEqual((await listWatchesByProject(app.kv, project.id)).length, 1);
   });
   await t.step("a taken name", async () => {
     const res = await postJson(app.app, base, { name: "treasury vault", address: MINT_A }, {
@@ -159,17 +169,20 @@ Deno.test("Watches: add, list, refuse bad or duplicate ones, remove by name", as
     assert.ok(page.includes("address: already watched as treasury vault"));
     assert.ok(page.includes('value="second"'));
   });
-  await t.step("remove by name stops its polling", async () => {
-    const [stored] = await listWatchesByProject(app.kv, project.id);
-    assert.ok(stored);
-    const res = await postForm(
+  await t.step("the name in the path removes nothing: watches are removed by id", async () => {
+    const res = await postJson(
       app.app,
       `${base}/${encodeURIComponent("treasury vault")}/delete`,
-      {},
-      {
-        jar: dev.jar,
-      },
+      undefined,
+      { jar: dev.jar },
     );
+    assert.deepEqual(await res.json(), { ok: true, removed: false });
+    assert.deepEqual((await listWatchesByProject(app.kv, project.id)).length, 1);
+  });
+  await t.step("remove by id stops its polling", async () => {
+    const [stored] = await listWatchesByProject(app.kv, project.id);
+    assert.ok(stored);
+    const res = await postForm(app.app, `${base}/${stored.id}/delete`, {}, { jar: dev.jar });
     assert.deepEqual(res.status, 303);
     assert.deepEqual(await listWatchesByProject(app.kv, project.id), []);
     assert.deepEqual(
@@ -179,8 +192,8 @@ Deno.test("Watches: add, list, refuse bad or duplicate ones, remove by name", as
     const page = await (await getPage(app.app, base, dev.jar)).text();
     assert.ok(page.includes("Stopped watching treasury vault"));
   });
-  await t.step("removing a name that is not watched changes nothing", async () => {
-    const res = await postJson(app.app, `${base}/nothing/delete`, undefined, { jar: dev.jar });
+  await t.step("removing a watch already removed changes nothing", async () => {
+    const res = await postJson(app.app, `${base}/${ulid()}/delete`, undefined, { jar: dev.jar });
     assert.deepEqual(await res.json(), { ok: true, removed: false });
   });
 });

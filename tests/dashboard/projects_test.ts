@@ -59,6 +59,23 @@ Deno.test("POST /dashboard/projects answers invalid_settings naming each field",
       "name: must be at most 60 characters; cluster: must be devnet or mainnet",
     );
   });
+  for (
+    const [name, problem] of [
+      ["..", "must not be . or .."],
+      [".", "must not be . or .."],
+      ["Sky\u202Eelbmuh", "must not contain control or format characters"],
+      ["Sky\u200BRacers", "must not contain control or format characters"],
+      ["Sky\u0007Racers", "must not contain control or format characters"],
+    ]
+  ) {
+    await t.step(`name ${JSON.stringify(name)}`, async () => {
+      const res = await postJson(app.app, "/dashboard/projects", { name, cluster: "devnet" }, {
+        jar: dev.jar,
+      });
+      const { error } = await assertErrorCode(res, 400, "invalid_settings");
+      assert.ok(error.message.startsWith(`name: ${problem}`), error.message);
+    });
+  }
   await t.step("not JSON", async () => {
     const res = await browse(app.app, "/dashboard/projects", {
       method: "POST",

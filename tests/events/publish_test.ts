@@ -327,6 +327,35 @@ Deno.test("sendTestPing() answers with what the messaging service said", async (
   });
 });
 
+Deno.test("The publishing key is never sent on to where a redirect points", async (t) => {
+  // Given: PUBLISH_URL answers every publish with a redirect to a host that accepts the key.
+  const forwarded: string[] = [];
+  let redirectStatus = 307;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    const url = new URL(req.url);
+    if (url.pathname.startsWith("/elsewhere/")) {
+      forwarded.push(req.headers.get("x-api-key") ?? "");
+      return new Response(null, { status: 200 });
+    }
+    return Response.redirect(`${url.origin}/elsewhere${url.pathname}`, redirectStatus);
+  });
+  await using _server = { [Symbol.asyncDispose]: () => server.shutdown() };
+  const publishUrl = `http://127.0.0.1:${server.addr.port}`;
+
+  for (const status of [301, 302, 307, 308]) {
+    await t.step(`a ${status} answer is the answer`, async () => {
+      redirectStatus = status;
+      await using h = await startEventsHarness({ config: { publishUrl } });
+      // When: a test event is published (the same client delivers every event).
+      const result = await sendTestPing(h.a.ctx, h.project.id);
+
+      // Then: the redirect is not followed, and is reported as the platform's answer.
+      assert.deepEqual(forwarded, []);
+      assert.deepEqual(result.ok === false && result.status, status);
+    });
+  }
+});
+
 Deno.test("The delivery log keeps the last 100 deliveries, newest first", async () => {
   await using h = await startEventsHarness();
   for (let i = 0; i < 130; i++) {

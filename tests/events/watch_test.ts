@@ -264,7 +264,7 @@ Deno.test("Removing a watch stops its polling for good", async () => {
   const watch = await addWatch(h.a.ctx, h.project.id, { name: "w", address });
   await drain(h.a.worker);
 
-  assert.equal(await removeWatch(h.a.ctx, h.project.id, watch.id), true);
+  assert.equal((await removeWatch(h.a.ctx, h.project.id, watch.id))?.id, watch.id);
   await touch(chain, address, 2);
   await nextPoll(h.a);
   await sweepWatchLoops(h.a.ctx);
@@ -273,7 +273,7 @@ Deno.test("Removing a watch stops its polling for good", async () => {
   assert.deepEqual(h.standIn.inbox(), []);
   assert.deepEqual(await listJobs(h.a.kv), []);
   assert.deepEqual(await listWatches(h.a.ctx, h.project.id), []);
-  assert.equal(await removeWatch(h.a.ctx, h.project.id, watch.id), false);
+  assert.equal(await removeWatch(h.a.ctx, h.project.id, watch.id), null);
 });
 
 Deno.test("sweepWatchLoops() restarts a poll loop that died, from its position", async () => {

@@ -163,6 +163,19 @@ Deno.test("POST /api/link/:slug/challenge answers the spec's message, line by li
   assert.ok(other.nonce !== nonce);
 });
 
+Deno.test("POST /api/link/:slug/challenge: a name stored with format characters cannot reorder the message", async () => {
+  await using world = await startLinkWorld();
+  // Given: a name stored before such names were refused, with a right-to-left override and a
+  // zero-width space (they would show "... in Sky" then the rest of the line reversed).
+  const project = await createLinkProject(world, { name: "Sky\u202Esrecar\u200Bx" });
+  const { jar } = await signInPlayer(world, project, 1002);
+  const { message } = await challenge(world, project, jar, createTestWallet().address);
+  assert.deepEqual(
+    message.split("\n")[3],
+    "Link this wallet to Roblox account @PixelPilot (1002) in Sky srecar x. Signing is free and does not send a transaction.",
+  );
+});
+
 Deno.test("POST /api/link/:slug/verify links the wallet and answers { link }", async () => {
   await using world = await startLinkWorld();
   const project = await createLinkProject(world);

@@ -40,6 +40,9 @@ Deno.test("loadConfig() names every bad variable", () => {
     },
   );
   throws(() => loadConfig({}, { onDeploy: true }), /SECRET: required/);
+  // The service's name is in every message a wallet signs.
+  throws(() => loadConfig({ SERVICE_NAME: "Block\u202Ekinl" }), /SERVICE_NAME: must not contain/);
+  throws(() => loadConfig({ SERVICE_NAME: ".." }), /SERVICE_NAME: must not be \. or \.\./);
 });
 
 Deno.test("loadConfig() generates a SECRET once and keeps it", async () => {

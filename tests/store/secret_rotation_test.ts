@@ -3,20 +3,31 @@ import assert from "node:assert/strict";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { type Address, getAddressEncoder } from "@solana/kit";
 import { encryptOauthClientSecret, getOauthApp } from "../../lib/auth/oauth_app.ts";
-import { decryptSecretText } from "../../lib/crypto/encryption.ts";
-import { checkSecret, SecretMismatchError } from "../../lib/crypto/key_check.ts";
+import { decryptSecretText, sealedKeyId } from "../../lib/crypto/encryption.ts";
+import { listStoredSecrets, resealSecrets } from "../../lib/crypto/reseal.ts";
+import {
+  checkSecret,
+  SecretMismatchError,
+  SecretStillNeededError,
+} from "../../lib/crypto/key_check.ts";
 import { encodeBase64Url } from "../../core/ids.ts";
 import { deriveSecretKeys } from "../../lib/crypto/secret_keys.ts";
 import { signToken, verifyToken } from "../../lib/crypto/signed_token.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
 import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
 import { getProject, type Project, updateProject } from "../../kv/projects.ts";
-import { SECRET_CHECK_KEY } from "../../kv/secret_check.ts";
+import {
+  getSecretCheckEntry,
+  RetiredSecretError,
+  SECRET_CHECK_KEY,
+  setSecretCheck,
+} from "../../kv/secret_check.ts";
 import { getWalletKey } from "../../kv/wallet_keys.ts";
 import { createTestApp, createTestProject, type TestApp } from "../support/test_app.ts";
 
 const SECRET_A = "first-secret-aaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 const SECRET_B = "second-secret-bbbbbbbbbbbbbbbbbbbbbbbbbbb";
+const SECRET_C = "third-secret-ccccccccccccccccccccccccccccc";
 
 /** Opens the store at `path` as an instance would start: with the given SECRETs, checked. */
 async function start(path: string, secret: string, previous?: string): Promise<TestApp> {
@@ -173,4 +184,142 @@ Deno.test("verifyToken() accepts a cookie signed under SECRET_PREVIOUS only whil
   assert.deepEqual(await verifyToken(rotating, "session", token), { who: "dev" });
   assert.equal(await verifyToken(rotating, "other-purpose", token), null);
   assert.equal(await verifyToken(rotated, "session", token), null);
+});
+
+Deno.test("checkSecret(): an instance of the old SECRET may start during the rotation, and seals nothing once it is closed", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  await (await start(path, SECRET_A)).close();
+  await using rotating = await start(path, SECRET_B, SECRET_A);
+
+  // When: an instance with the old SECRET alone starts during the overlap and creates a wallet.
+  const old = await start(path, SECRET_A);
+  const { project } = await createTestProject(old);
+  await createProjectWallet(old.ctx, project.id);
+  const sealed = (await getWalletKey(old.kv, project.id))!.secretKeyEnc;
+  assert.ok(sealed.startsWith(`v2.${old.ctx.keys.current.id}.`));
+
+  // Then: the instance with both opens it, a start with the new SECRET alone is refused, and once
+  // the value is re-encrypted the rotation closes and the old instance can seal nothing more.
+  assert.equal(await signsAsItsWallet(rotating, project.id), true);
+  await assert.rejects(start(path, SECRET_B), SecretStillNeededError);
+  await (await start(path, SECRET_B, SECRET_A)).close();
+  await using closed = await start(path, SECRET_B);
+  assert.equal(await signsAsItsWallet(closed, project.id), true);
+  const { project: late } = await createTestProject(old);
+  await assert.rejects(createProjectWallet(old.ctx, late.id), RetiredSecretError);
+  assert.equal(await getWalletKey(old.kv, late.id), null);
+  await old.close();
+  await assert.rejects(start(path, SECRET_A), SecretMismatchError);
+});
+
+Deno.test("checkSecret(): a second rotation waits until no value is sealed under the SECRET before", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  await (await start(path, SECRET_A)).close();
+  await (await start(path, SECRET_B, SECRET_A)).close();
+  // Given: a wallet an instance still on SECRET_A sealed during the first rotation.
+  const old = await start(path, SECRET_A);
+  const { project } = await createTestProject(old);
+  await createProjectWallet(old.ctx, project.id);
+  await old.close();
+
+  // When: a start rotates on to SECRET_C, which would drop SECRET_A.
+  const refused = await start(path, SECRET_C, SECRET_B).then(() => null, (error) => error);
+
+  // Then: it is refused, naming the value; after the first rotation finishes, it goes on.
+  assert.ok(refused instanceof SecretStillNeededError, String(refused));
+  assert.match(refused.message, /1 stored secret \(1 wallet key\) is still sealed under key id/);
+  await (await start(path, SECRET_B, SECRET_A)).close();
+  await (await start(path, SECRET_C, SECRET_B)).close();
+  await using rotated = await start(path, SECRET_C);
+  assert.equal(await signsAsItsWallet(rotated, project.id), true);
+});
+
+Deno.test("checkSecret() judges a check record of an earlier version by the values the store holds", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const first = await start(path, SECRET_A);
+  const { project } = await createTestProject(first);
+  await createProjectWallet(first.ctx, project.id);
+  const keyB = (await deriveSecretKeys(SECRET_B)).current;
+  // Given: a record as earlier versions wrote it after a rotation to SECRET_B, which let an
+  // instance still on SECRET_A seal this wallet key afterwards.
+  await first.kv.set(SECRET_CHECK_KEY, {
+    keyId: keyB.id,
+    check: keyB.check,
+    resealed: true,
+    updatedAt: 0,
+  });
+  await first.close();
+
+  // Then: SECRET_B alone is refused while the key needs SECRET_A; with both, it is re-encrypted.
+  await assert.rejects(start(path, SECRET_B), SecretStillNeededError);
+  await (await start(path, SECRET_B, SECRET_A)).close();
+  await using after = await start(path, SECRET_B);
+  assert.equal(await signsAsItsWallet(after, project.id), true);
+});
+
+const WALLETS_PER_CREATOR = 25;
+
+Deno.test("guardSealedWrite(): a value sealed under the previous SECRET changes the check record", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  await (await start(path, SECRET_A)).close();
+  await (await start(path, SECRET_B, SECRET_A)).close();
+  await using old = await start(path, SECRET_A);
+  const { project } = await createTestProject(old);
+  // Given: the record as a start closing the rotation reads it before counting the values.
+  const before = await getSecretCheckEntry(old.kv);
+
+  // When: an instance on the old SECRET seals a wallet key meanwhile.
+  await createProjectWallet(old.ctx, project.id);
+
+  // Then: that start's commit fails (it counts again), and a value under the new one would not.
+  assert.equal(await setSecretCheck(old.kv, before, { ...before.value!, previous: null }), false);
+  const after = await getSecretCheckEntry(old.kv);
+  assert.equal(after.value?.staleWrites, 1);
+});
+
+Deno.test("checkSecret(): a start closing the rotation while old instances seal new values never strands one", async () => {
+  for (let run = 0; run < 6; run++) {
+    const path = await Deno.makeTempFile({ suffix: ".kv" });
+    await (await start(path, SECRET_A)).close();
+    await (await start(path, SECRET_B, SECRET_A)).close();
+    const old = await start(path, SECRET_A);
+    await using resealer = await start(path, SECRET_B, SECRET_A);
+    const keyIdA = old.ctx.keys.current.id;
+
+    // When: an old instance creates wallets while one with both SECRETs re-encrypts and starts
+    // without SECRET_PREVIOUS are tried until one closes the rotation.
+    let closed = false;
+    const creating = Array.from({ length: 4 }, async () => {
+      for (let i = 0; i < WALLETS_PER_CREATOR; i++) {
+        const developer = `Dev${crypto.randomUUID()}`;
+        const { project } = await createTestProject(old, { developer });
+        try {
+          await createProjectWallet(old.ctx, project.id);
+        } catch (error) {
+          // Refused once the rotation is closed: nothing stored.
+          if (!(error instanceof RetiredSecretError)) throw error;
+          assert.equal(await getWalletKey(old.kv, project.id), null);
+          return;
+        }
+      }
+    });
+    const resealing = (async () => {
+      while (!closed) await resealSecrets(resealer.kv, resealer.ctx.keys);
+    })();
+    while (!closed) {
+      try {
+        await (await start(path, SECRET_B)).close();
+        closed = true;
+      } catch (error) {
+        if (!(error instanceof SecretStillNeededError)) throw error;
+      }
+    }
+    await Promise.all([...creating, resealing]);
+
+    // Then: no stored value is sealed under SECRET_A.
+    for await (const found of listStoredSecrets(old.kv)) {
+      assert.notEqual(sealedKeyId(found.sealed), keyIdA, `run ${run}: ${found.projectId}`);
+    }
+    await old.close();
+  }
 });

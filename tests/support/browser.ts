@@ -11,6 +11,7 @@ import { base58 } from "@scure/base";
 import { type OauthStandIn, startOauthStandIn } from "../../sandbox/roblox/oauth.ts";
 import { createApp } from "../../routes/mod.ts";
 import { createTestApp, type TestApp } from "./test_app.ts";
+import { createTestWallet, type TestWallet } from "./sign_in.ts";
 
 /** Where the Chromium binary is expected. */
 export const CHROMIUM_PATH = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
@@ -91,6 +92,29 @@ export async function serveTestApp(): Promise<ServedApp> {
     await idp.close();
   };
   return { baseUrl, t, idp, close, [Symbol.asyncDispose]: close };
+}
+
+/**
+ * Signs a new developer in through the HTTP routes with the context's request client, which
+ * shares the browser's cookie store: for tests about what comes after the wallet sign-in.
+ */
+export async function signInThroughRoutes(
+  context: BrowserContext,
+  baseUrl: string,
+): Promise<TestWallet> {
+  const wallet = createTestWallet();
+  const origin = new URL(baseUrl).origin;
+  const challenge = await context.request.post(`${baseUrl}/auth/wallet/challenge`, {
+    headers: { origin },
+    data: { address: wallet.address },
+  });
+  const { message } = await challenge.json();
+  const verify = await context.request.post(`${baseUrl}/auth/wallet/verify`, {
+    headers: { origin },
+    data: { signature: wallet.sign(message) },
+  });
+  if (verify.status() !== 200) throw new Error(`Sign-in failed: ${await verify.text()}`);
+  return wallet;
 }
 
 /** What the test wallet was asked to sign, in order. */

@@ -21,6 +21,7 @@ import { type SandboxChain, startChain } from "../../sandbox/chain/mod.ts";
 import { testConfig } from "./test_app.ts";
 import { seededRandom, startRpcFaultProxy } from "./rpc_fault_proxy.ts";
 import { profileOf, timingOf } from "./chaos_profiles.ts";
+import { type ServiceProcess, startServiceProcess } from "./service_runner.ts";
 
 /** Options of a chaos run. */
 export interface ChaosOptions {
@@ -89,12 +90,6 @@ interface Payout {
   failedResends: number;
 }
 
-interface ServiceProcess {
-  url: string;
-  child: Deno.ChildProcess;
-  logs: string[];
-}
-
 /** Runs the chaos rounds; returns the totals. */
 export async function runChaos(options: ChaosOptions): Promise<ChaosStats> {
   const seed = options.seed ?? 1;
@@ -135,8 +130,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosStats> {
       const apiKey = apiKeys[Math.floor((round * perRound * 3) / PAYOUTS_PER_PROJECT)];
       if (!apiKey) throw new Error(`No API key set up for round ${round}`);
       const client = new ChaosClient(apiKey, timing.answerWithinMs!, profile.name, stats);
-      if (service) await kill(service);
-      service = await startServiceProcess(proxy.url, kvPath, timing);
+      await service?.kill();
+      service = await startChaosService(proxy.url, kvPath, timing);
       const payouts = await newPayouts(round, perRound);
       const [first, second] = [payouts.slice(0, before), payouts.slice(before)];
 
@@ -146,13 +141,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosStats> {
       const sends = first.map((p) => client.sendOnce(service!.url, p));
       await sleep(random() * profile.killWithinMs);
       if (profile.jumpSlots) chain.advanceSlots(profile.jumpSlots);
-      await kill(service);
+      await service.kill();
       stats.kills++;
       await Promise.all(sends);
 
       // And it restarts on the same store while the faults go on; every client resends its key,
       // and more payouts arrive
-      service = await startServiceProcess(proxy.url, kvPath, timing);
+      service = await startChaosService(proxy.url, kvPath, timing);
       const url = service.url;
       await Promise.all([
         ...first.map((p) => client.follow(url, p, { forMs: profile.faultyMs })),
@@ -181,7 +176,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosStats> {
       options.onRound?.(structuredClone(stats), profile.name);
     }
   } finally {
-    if (service) await kill(service);
+    await service?.kill();
     await proxy.close();
     await chain.close();
     await Deno.remove(kvPath).catch(() => {});
@@ -391,68 +386,20 @@ async function setUp(
   }
 }
 
-async function startServiceProcess(
+function startChaosService(
   rpcUrl: string,
   kvPath: string,
   timing: ReturnType<typeof timingOf>,
 ): Promise<ServiceProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    // No subprocesses, as on Deno Deploy: the islands bundle is not built at each start.
-    args: [
-      "run",
-      "-A",
-      "--deny-run",
-      "--unstable-kv",
-      "--unstable-cron",
-      new URL("./service_process.ts", import.meta.url).pathname,
-    ],
-    env: {
-      PORT: "0",
-      KV_PATH: kvPath,
-      SECRET,
-      RPC_URL_DEVNET: rpcUrl,
-      RPC_URL_MAINNET: rpcUrl,
-      PUBLISH_URL: "http://127.0.0.1:9",
-      IDP_URL: "http://127.0.0.1:9/oauth",
-      TX_TIMING: JSON.stringify(timing),
-    },
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const logs: string[] = [];
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  let port = 0;
-  while (!port) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error(`The service exited before serving:\n${logs.join("\n")}`);
-    buffer += value;
-    const parts = buffer.split("\n");
-    buffer = parts.pop()!;
-    for (const line of parts) {
-      logs.push(line);
-      if (line.startsWith('{"ready":true')) port = JSON.parse(line).port;
-    }
-  }
-  // Keep draining its log so it never blocks on a full pipe; the last lines help a failing run.
-  (async () => {
-    while (true) {
-      const { value, done } = await lines.read().catch(() => ({ value: "", done: true }));
-      if (done) return;
-      logs.push(value);
-      if (logs.length > 500) logs.splice(0, logs.length - 500);
-    }
-  })();
-  return { url: `http://127.0.0.1:${port}`, child, logs };
-}
-
-async function kill(service: ServiceProcess): Promise<void> {
-  try {
-    service.child.kill("SIGKILL");
-  } catch {
-    // Already gone.
-  }
-  await service.child.status;
+  return startServiceProcess({
+    KV_PATH: kvPath,
+    SECRET,
+    RPC_URL_DEVNET: rpcUrl,
+    RPC_URL_MAINNET: rpcUrl,
+    PUBLISH_URL: "http://127.0.0.1:9",
+    IDP_URL: "http://127.0.0.1:9/oauth",
+    TX_TIMING: JSON.stringify(timing),
+  });
 }
 
 function isFinal(result: Record<string, unknown> | null): boolean {

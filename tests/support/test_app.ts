@@ -35,6 +35,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       test_ping: 10,
     },
     clientIpHeader: undefined,
+    clientIpTrustedHops: 1,
     ...overrides,
   };
 }

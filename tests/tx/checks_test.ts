@@ -83,6 +83,9 @@ Deno.test("Step 4: the schema wins over the mint address and the wallet", async 
     ["exponent amount", { ...valid, amount: "1e3" }, /^amount: /],
     ["empty key", { ...valid, idempotencyKey: "" }, /^idempotencyKey: /],
     ["129-character key", { ...valid, idempotencyKey: "k".repeat(129) }, /^idempotencyKey: /],
+    // `GET /v1/tx/..` is `GET /v1/tx` once a client resolves the URL: such a key is unreadable.
+    ["key .", { ...valid, idempotencyKey: "." }, /^idempotencyKey: must not be \. or \.\.$/],
+    ["key ..", { ...valid, idempotencyKey: ".." }, /^idempotencyKey: must not be \. or \.\.$/],
     ["missing mint", { to: { userId: 1 }, amount: "1", idempotencyKey: "k" }, /^mint: /],
   ];
   for (const [name, body, message] of cases) {

@@ -101,6 +101,37 @@ for (const [name, program] of PROGRAMS) {
   });
 }
 
+Deno.test("The rent of a recipient's new token account is paid outside the hourly SOL budget (README)", async () => {
+  await using h = await startTxHarness();
+  const payer = await createFundedSigner(h.chain);
+  const mint = await createMint(h.chain, { payer, decimals: 0, mintAuthority: h.wallet! });
+  // Given: an hourly SOL budget below the rent of one token account (0.00203928 SOL).
+  await h.policy({
+    maxSolPerTransfer: "1",
+    allowedMints: [{ mint, maxPerTransaction: "100" }],
+    hourlyBudgets: [{ asset: "SOL", amount: "0.002" }],
+  });
+  const before = (await h.rpc.getBalance(h.wallet!).send()).value;
+
+  // When: two mints each create a recipient's account.
+  for (const key of ["rent-1", "rent-2"]) {
+    const to = { address: (await generateKeyPairSigner()).address };
+    const minted = await okJson(
+      await h.a.post("mint-token", { to, mint, amount: "1", idempotencyKey: key }),
+    );
+    assert.equal(minted.status, "confirmed");
+  }
+
+  // Then: the wallet paid both rents, and the whole SOL budget is still there to send.
+  const after = (await h.rpc.getBalance(h.wallet!).send()).value;
+  assert.ok(before - after >= 2n * 2_039_280n, `${before - after} lamports spent`);
+  const to = { address: (await generateKeyPairSigner()).address };
+  const sent = await okJson(
+    await h.a.post("transfer-sol", { to, amount: "0.002", idempotencyKey: "sol-1" }),
+  );
+  assert.equal(sent.status, "confirmed");
+});
+
 Deno.test("POST /v1/tx/mint-token without mint authority answers 200 failed with the simulation error", async () => {
   await using h = await startTxHarness();
   const issuer = await createFundedSigner(h.chain);

@@ -1,7 +1,7 @@
 // Headers on every answer (issue 12, item 4): nosniff everywhere, HSTS over https, and on every
 // HTML page a policy that runs scripts only from our bundle.
 import assert from "node:assert/strict";
-import { call, createTestApp } from "../support/test_app.ts";
+import { call, createTestApp, createTestProject, TEST_BASE_URL } from "../support/test_app.ts";
 import { getPage, signInDeveloper } from "../support/dashboard.ts";
 
 const SPEC_CSP = "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
@@ -21,6 +21,43 @@ Deno.test("Every answer carries X-Content-Type-Options: nosniff, JSON, errors an
   });
   await big.body?.cancel();
   assert.deepEqual(big.headers.get("x-content-type-options"), "nosniff", "a 413 too");
+});
+
+Deno.test("Every /v1, /api and /auth answer carries Cache-Control: no-store, errors included", async () => {
+  await using t = await createTestApp();
+  const { apiKey } = await createTestProject(t);
+  const origin = { origin: new URL(TEST_BASE_URL).origin };
+  const answers: [string, Response][] = [
+    ["200 project", await call(t.app, "/v1/project", { apiKey })],
+    ["200 player", await call(t.app, "/v1/players/7/wallet", { apiKey })],
+    ["401", await call(t.app, "/v1/project")],
+    ["400 invalid_user_id", await call(t.app, "/v1/players/x/wallet", { apiKey })],
+    ["404 unknown /v1 route", await call(t.app, "/v1/nope", { apiKey })],
+    ["404 unknown key", await call(t.app, "/v1/tx/none", { apiKey })],
+    [
+      "400 invalid_json",
+      await call(t.app, "/v1/players/wallets", { method: "POST", apiKey, body: "{" }),
+    ],
+    [
+      "200 sign-in challenge",
+      await call(t.app, "/auth/wallet/challenge", {
+        method: "POST",
+        headers: origin,
+        json: { address: "Vote111111111111111111111111111111111111111" },
+      }),
+    ],
+    ["403 linking", await call(t.app, "/api/link/none/challenge", { method: "POST", json: {} })],
+  ];
+  for (const [what, res] of answers) {
+    await res.body?.cancel();
+    assert.deepEqual(res.headers.get("cache-control"), "no-store", what);
+  }
+  // What holds no one's data may still be cached (revalidated).
+  for (const path of ["/static/islands.js", "/openapi.json"]) {
+    const res = await call(t.app, path);
+    await res.body?.cancel();
+    assert.deepEqual(res.headers.get("cache-control"), "no-cache", path);
+  }
 });
 
 Deno.test("Strict-Transport-Security is sent when BASE_URL is https", async () => {
