@@ -6,10 +6,13 @@
  * positions are committed strictly in order (`kv/event_feed.ts`), a reader that passes `next` back
  * sees every event once: nothing can appear later behind a cursor it was given.
  */
-import { getEventSeqEntry, listFeedEvents } from "../../kv/event_feed.ts";
+import { listFeedEvents } from "../../kv/event_feed.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../../core/api_error.ts";
 import type { RecordedEvent, ServiceEventType } from "../../core/events.ts";
+
+/** The `after` value that asks for the end of the feed instead of events. */
+export const LATEST = "latest";
 
 /** Most events one answer examines when filtering by type; `next` moves past them all. */
 const FEED_MAX_EXAMINED = 1_000;
@@ -23,8 +26,11 @@ interface FeedAnswer {
 
 /**
  * Reads up to `limit` events after the cursor `after` (from the oldest kept event without one),
- * only of `types` when given. Throws 400 `invalid_request` for a cursor past the end of the feed
- * (one of another project, or of a store that was reset), which would otherwise skip events.
+ * only of `types` when given; `after: "latest"` answers no events and the end of the feed as
+ * `next`, where a new reader starts. Throws 400 `invalid_request` for a cursor past the end of
+ * the feed (one of another project, or of a store that was reset), which would otherwise skip
+ * events. A cursor at the end as this instance knows it answers without a store read
+ * (`feed_heads.ts`).
  */
 export async function readFeed(
   ctx: AppContext,
@@ -35,11 +41,15 @@ export async function readFeed(
     types?: readonly ServiceEventType[] | undefined;
   },
 ): Promise<FeedAnswer> {
+  let head = await ctx.events.heads.get(projectId);
+  if (query.after === LATEST) return { events: [], next: String(head) };
   const after = query.after === undefined ? 0 : Number(query.after);
-  const seq = await getEventSeqEntry(ctx.kv, projectId);
-  if (after > (seq.value ?? 0)) {
+  // Another instance may have recorded more than this one knows yet: ask the store before refusing.
+  if (after > head) head = await ctx.events.heads.read(projectId);
+  if (after > head) {
     throw new ApiError(400, "invalid_request", "after: is past the end of this project's feed");
   }
+  if (after === head) return { events: [], next: String(after) };
   const page = await listFeedEvents(ctx.kv, projectId, {
     after,
     limit: query.limit,

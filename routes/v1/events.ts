@@ -1,7 +1,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { AppContext } from "../../lib/context.ts";
-import { readFeed } from "../../lib/events/feed.ts";
+import { LATEST, readFeed } from "../../lib/events/feed.ts";
 import type { ServiceEventType } from "../../core/events.ts";
 import { readQuery } from "../../http/validate.ts";
 import type { V1Env } from "./guard.ts";
@@ -11,8 +11,10 @@ const typeName = `(${EVENT_TYPES.join("|")})`;
 
 /** Query of `GET /v1/events`. */
 export const feedQuerySchema = z.object({
-  after: z.string().regex(/^(0|[1-9][0-9]{0,15})$/, "must be a cursor from an answer's next")
-    .optional(),
+  after: z.string().regex(
+    new RegExp(`^(0|[1-9][0-9]{0,15}|${LATEST})$`),
+    `must be a cursor from an answer's next, or ${LATEST}`,
+  ).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
   types: z.string().regex(
     new RegExp(`^${typeName}(,${typeName})*$`),
@@ -20,7 +22,10 @@ export const feedQuerySchema = z.object({
   ).optional(),
 });
 
-/** `GET /v1/events`: the project's event feed, oldest first, from a cursor. */
+/**
+ * `GET /v1/events`: the project's event feed, oldest first, from a cursor. `guard` is the feed's:
+ * reads are limited on their own, not counted toward the quotas (`routes/v1/guard.ts`).
+ */
 export function eventRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<V1Env> {
   return new Hono<V1Env>().get("/events", guard, async (c) => {
     const query = readQuery(c, feedQuerySchema);
