@@ -6,7 +6,7 @@
  * positions are committed strictly in order (`kv/event_feed.ts`), a reader that passes `next` back
  * sees every event once: nothing can appear later behind a cursor it was given.
  */
-import { listFeedEvents } from "../../kv/event_feed.ts";
+import { findRecentFeedCursor, listFeedEvents } from "../../kv/event_feed.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../../core/api_error.ts";
 import type { RecordedEvent, ServiceEventType } from "../../core/events.ts";
@@ -14,7 +14,13 @@ import type { RecordedEvent, ServiceEventType } from "../../core/events.ts";
 /** The `after` value that asks for the end of the feed instead of events. */
 export const LATEST = "latest";
 
-/** Most events one answer examines when filtering by type; `next` moves past them all. */
+/** Longest look back of `recent`, in seconds. */
+export const MAX_RECENT_SECONDS = 3_600;
+
+/**
+ * Most events one answer examines when filtering by type (`next` moves past them all), and most
+ * events `recent` looks back over.
+ */
 const FEED_MAX_EXAMINED = 1_000;
 
 /** One answer of the feed route. */
@@ -26,24 +32,34 @@ interface FeedAnswer {
 
 /**
  * Reads up to `limit` events after the cursor `after` (from the oldest kept event without one),
- * only of `types` when given; `after: "latest"` answers no events and the end of the feed as
- * `next`, where a new reader starts. Throws 400 `invalid_request` for a cursor past the end of
- * the feed (one of another project, or of a store that was reset), which would otherwise skip
- * events. A cursor at the end as this instance knows it answers without a store read
- * (`feed_heads.ts`).
+ * only of `types` when given. `after: "latest"` starts at the end of the feed, where a new reader
+ * starts: no events and the end as `next`, or with `recent`, the events recorded in the last
+ * `recent` seconds (a server started a few seconds ago catches what happened meanwhile). Throws
+ * 400 `invalid_request` for a cursor past the end of the feed (one of another project, or of a
+ * store that was reset), which would otherwise skip events. A cursor at the end as this instance
+ * knows it answers without a store read (`feed_heads.ts`).
  */
 export async function readFeed(
   ctx: AppContext,
   projectId: string,
   query: {
     after?: string | undefined;
+    recent?: number | undefined;
     limit: number;
     types?: readonly ServiceEventType[] | undefined;
   },
 ): Promise<FeedAnswer> {
   let head = await ctx.events.heads.get(projectId);
-  if (query.after === LATEST) return { events: [], next: String(head) };
-  const after = query.after === undefined ? 0 : Number(query.after);
+  let after: number;
+  if (query.after === LATEST) {
+    if (!query.recent) return { events: [], next: String(head) };
+    after = await findRecentFeedCursor(ctx.kv, projectId, {
+      since: ctx.clock.now() - query.recent * 1_000,
+      maxExamined: FEED_MAX_EXAMINED,
+    });
+  } else {
+    after = query.after === undefined ? 0 : Number(query.after);
+  }
   // Another instance may have recorded more than this one knows yet: ask the store before refusing.
   if (after > head) head = await ctx.events.heads.read(projectId);
   if (after > head) {

@@ -209,7 +209,8 @@ export const V1_OPERATIONS: readonly Operation[] = [
     summary: "Event feed",
     description: "Every event of the project, oldest first, kept 7 days; pass `next` as `after` " +
       "to read on. A reader following `next` sees each event exactly once. `after=latest` " +
-      "answers no events and the end of the feed as `next`: where a new reader starts. Not " +
+      "answers no events and the end of the feed as `next`: where a new reader starts; with " +
+      "`recent=<seconds>` it starts at the first event recorded in the last seconds instead. Not " +
       `counted toward the quotas: limited to ${FEED_READS_PER_SECOND} reads a second per project ` +
       "on each instance (`feed_rate_limited`) instead. An event recorded by another instance may " +
       "take up to a second to appear.",

@@ -86,6 +86,55 @@ Deno.test("GET /v1/events?after=latest answers the end of the feed, where a new 
   assert.deepEqual(await codeOf(response), [400, "invalid_request"]);
 });
 
+Deno.test("GET /v1/events?after=latest&recent= starts at the events of the last seconds", async (t) => {
+  await using h = await startEventsHarness({ eventsOn: false });
+  await ping(h, 1);
+  h.a.clock.advance(20_000);
+  await ping(h, 2);
+  h.a.clock.advance(5_000);
+  await ping(h, 3);
+  h.a.clock.advance(5_000);
+
+  await t.step(
+    "the events recorded in the window, oldest first, and the cursor after them",
+    async () => {
+      const recent = await page(h.a.app, h.apiKey, "?after=latest&recent=10");
+      assert.deepEqual([recent.events.map((e) => e.at), recent.next], [[2, 3], "3"]);
+      const all = await page(h.a.app, h.apiKey, "?after=latest&recent=3600&limit=1");
+      assert.deepEqual([all.events.map((e) => e.at), all.next], [[1], "1"]);
+    },
+  );
+
+  await t.step("nothing in the window: no events and the end", async () => {
+    assert.deepEqual(await page(h.a.app, h.apiKey, "?after=latest&recent=4"), {
+      events: [],
+      next: "3",
+    });
+    assert.deepEqual(await page(h.a.app, h.apiKey, "?after=latest&recent=0"), {
+      events: [],
+      next: "3",
+    });
+  });
+
+  await t.step("it looks back over at most the last 1,000 events", async () => {
+    for (let i = 0; i < 1_500; i += 50) {
+      const pings = Array.from({ length: 50 }, (_, j) => ({ type: "ping" as const, at: i + j }));
+      await recordEvents(h.a.ctx, h.project.id, pings, { deliver: false });
+    }
+    const recent = await page(h.a.app, h.apiKey, "?after=latest&recent=60&limit=2");
+    assert.deepEqual(recent.events.map((e) => e.id), ["504", "505"]);
+  });
+
+  await t.step("recent only with after=latest, and at most an hour", async () => {
+    for (const query of ["?recent=10", "?after=1&recent=10", "?after=latest&recent=3601"]) {
+      const response = await read(h.a.app, h.apiKey, query);
+      const body = await response.json();
+      assert.deepEqual([response.status, body.error.code], [400, "invalid_request"], query);
+      assert.match(body.error.message, /^recent: /, query);
+    }
+  });
+});
+
 Deno.test("An instance answers a read at the end of the feed from the end it knows, at most a second old", async () => {
   // Given two instances on one store, and a reader at the end of the feed on instance a.
   const path = await Deno.makeTempFile({ suffix: ".kv" });
