@@ -236,3 +236,26 @@ Deno.test("waitForMessages() resolves once n messages arrived and rejects on tim
     await standIn.close();
   }
 });
+
+Deno.test("GET /_inbox?after=&wait= answers the messages after an index, holding the answer until one comes", async () => {
+  const standIn = await startMessagingStandIn({ keys: [{ apiKey: KEY, universeId: UNIVERSE }] });
+  try {
+    await (await publish(standIn.url, event(1))).body?.cancel();
+    const after = async (query: string) =>
+      await (await fetch(`${standIn.url}/_inbox?${query}`)).json();
+    assert.deepEqual((await after("after=0")).map((m: { data: { at: number } }) => m.data.at), [1]);
+    assert.deepEqual(await after("after=1"), []);
+    // A subscriber's long poll: answered by the next publish, not by its time running out.
+    const started = performance.now();
+    const polled = after("after=1&wait=20");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await (await publish(standIn.url, event(2))).body?.cancel();
+    assert.deepEqual((await polled).map((m: { data: { at: number } }) => m.data.at), [2]);
+    assert.ok(performance.now() - started < 5_000, "answered by the publish");
+    const refused = await fetch(`${standIn.url}/_inbox?after=-1`);
+    assert.equal(refused.status, 400);
+    await refused.body?.cancel();
+  } finally {
+    await standIn.close();
+  }
+});
