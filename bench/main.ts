@@ -6,6 +6,7 @@ import { benchTx } from "./tx.ts";
 import { benchEventFeed } from "./event_feed.ts";
 import { benchBackground } from "./background.ts";
 import { benchRemote } from "./remote.ts";
+import { benchSdkServers } from "./sdk_servers.ts";
 
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
 console.log(
@@ -56,3 +57,16 @@ console.log();
 console.log("## Background work: publish retry waits, and confirmation beside 20 flooded watches");
 console.log(await benchBackground(seconds));
 console.log();
+
+// Minutes long and one process per game server: only when asked (or alone: `deno task bench:sdk`).
+const sdkServers = Number(Deno.env.get("BENCH_SDK_SERVERS") ?? 0);
+if (sdkServers > 0) {
+  console.log("## The Luau SDK at a game's scale (BENCH_SDK_SERVERS Lune processes)");
+  console.log(
+    await benchSdkServers({
+      servers: sdkServers,
+      seconds: Number(Deno.env.get("BENCH_SDK_SECONDS") ?? 180),
+      drop: Number(Deno.env.get("BENCH_SDK_DROP") ?? 0.05),
+    }),
+  );
+}

@@ -14,7 +14,8 @@
 #   - the SDK and its examples in strict mode against Roblox's type definitions
 #     ($LUAU_DEFINITIONS, default globalTypes.None.d.luau beside the binary), with a sourcemap of a
 #     game using the package written by sdk/luau/sourcemap.luau (Rojo is not available);
-#   - the Lune scripts (the SDK's tests, the build and sourcemap scripts) in strict mode against
+#   - the Lune scripts (the SDK's tests, the build and sourcemap scripts, the SDK bench's server) in
+#     strict mode against
 #     Lune's own type definitions, which `lune setup` writes (kept in the cache), since they run in
 #     Lune, not in Roblox. They reach the SDK only through the test Engine's loader.
 set -eu
@@ -103,12 +104,14 @@ if [ -n "$multiarch" ] && ! glibc_is_new_enough; then
   unpack_newer_glibc "$glibc"
 fi
 
+# Runs Lune, through the newer glibc's loader when needed; with lune_exec=exec, in place of the shell.
+lune_exec=
 run_lune() {
   if [ -n "$glibc" ]; then
-    "$glibc/usr/lib/$multiarch/$loader" --library-path "$glibc/usr/lib/$multiarch" \
+    $lune_exec "$glibc/usr/lib/$multiarch/$loader" --library-path "$glibc/usr/lib/$multiarch" \
       "$lune_pkg/bin/$lune_dir/lune" "$@"
   else
-    "$lune_pkg/bin/$lune_dir/lune" "$@"
+    $lune_exec "$lune_pkg/bin/$lune_dir/lune" "$@"
   fi
 }
 
@@ -144,7 +147,7 @@ typecheck() {
     --definitions=@roblox="$definitions" --base-luaurc="$work/roblox.luaurc" \
     sdk/luau/src sdk/luau/examples 2>&1) || status=1
   lune=$("$lsp" analyze --platform=standard --base-luaurc="$work/lune.luaurc" \
-    sdk/luau/tests sdk/luau/build.luau sdk/luau/sourcemap.luau 2>&1) || status=1
+    sdk/luau/tests sdk/luau/build.luau sdk/luau/sourcemap.luau bench/sdk_server.luau 2>&1) || status=1
   printf '%s\n%s\n' "$roblox" "$lune" | grep -v -e '^\[' -e '^$' || true
   [ "$status" -eq 0 ] && echo "luau-lsp: sdk/luau passes strict mode (Roblox: src, examples; Lune: tests, scripts)"
   return "$status"
@@ -155,7 +158,12 @@ tool=${1:-install}
 case "$tool" in
   install) ;;
   stylua) exec "$stylua_dir/stylua" "$@" ;;
-  lune) run_lune "$@" ;;
+  lune)
+    # In place of this shell, so the caller's child process is Lune itself (the SDK bench reads
+    # its CPU time).
+    lune_exec=exec
+    run_lune "$@"
+    ;;
   typecheck) typecheck ;;
   *) echo "luau_tools: unknown tool $tool (lune, stylua, typecheck or install)" >&2; exit 1 ;;
 esac

@@ -30,6 +30,12 @@ export interface MessagingStandInOptions extends ListenOptions {
   now?: () => number;
   /** Keys to register at start. */
   keys?: { apiKey: string; universeId: string }[];
+  /**
+   * Publishes a topic takes per clock minute, past which it answers 429 as Roblox does when a
+   * topic's messages outrun what the game's servers may receive (about 80 a minute, whatever the
+   * game's size). Unlimited by default.
+   */
+  topicLimitPerMinute?: number;
 }
 
 export interface MessagingStandIn {
@@ -92,6 +98,8 @@ export async function startMessagingStandIn(
   let waiters: Waiter[] = [];
   // Hung requests are released only at close, so shutdown does not wait on them forever.
   const hung = new Set<() => void>();
+  // Publishes taken this minute per universe and topic (with `topicLimitPerMinute`).
+  const topicCounts = new Map<string, { minute: number; count: number }>();
   // Long polls of the inbox waiting for the next message.
   const polls = new Set<() => void>();
 
@@ -184,6 +192,20 @@ export async function startMessagingStandIn(
     }
 
     const { topic, message } = parsed.data;
+    if (options.topicLimitPerMinute !== undefined) {
+      const minute = Math.floor(now() / 60_000);
+      const counter = `${universeId}:${topic}`;
+      const taken = topicCounts.get(counter);
+      const count = taken?.minute === minute ? taken.count : 0;
+      if (count >= options.topicLimitPerMinute) {
+        c.header("retry-after", String(Math.ceil((minute + 1) * 60 - now() / 1_000)));
+        return answer(
+          { code: "RESOURCE_EXHAUSTED", message: "Too many messages on this topic" },
+          429,
+        );
+      }
+      topicCounts.set(counter, { minute, count: count + 1 });
+    }
     let data: unknown = null;
     try {
       data = JSON.parse(message);

@@ -259,3 +259,29 @@ Deno.test("GET /_inbox?after=&wait= answers the messages after an index, holding
     await standIn.close();
   }
 });
+
+Deno.test("startMessagingStandIn({ topicLimitPerMinute }) answers 429 past a topic's publishes of the minute", async () => {
+  let clock = Date.UTC(2026, 0, 1, 12, 0, 10);
+  const standIn = await startMessagingStandIn({
+    now: () => clock,
+    keys: [{ apiKey: KEY, universeId: UNIVERSE }],
+    topicLimitPerMinute: 2,
+  });
+  try {
+    const statuses = async (body: unknown) => {
+      const res = await publish(standIn.url, body);
+      await res.body?.cancel();
+      return [res.status, res.headers.get("retry-after")];
+    };
+    assert.deepEqual(await statuses(event(1)), [200, null]);
+    assert.deepEqual(await statuses(event(2)), [200, null]);
+    assert.deepEqual(await statuses(event(3)), [429, "50"]);
+    // Another topic has its own count; the next minute the topic publishes again.
+    assert.deepEqual(await statuses({ topic: "other", message: "{}" }), [200, null]);
+    clock += 50_000;
+    assert.deepEqual(await statuses(event(4)), [200, null]);
+    assert.equal(standIn.inbox().length, 4);
+  } finally {
+    await standIn.close();
+  }
+});

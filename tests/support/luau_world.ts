@@ -100,6 +100,8 @@ export interface LuauWorld extends AsyncDisposable {
   answers(): RecordedAnswer[];
   /** Every message the service published so far (not those the suites made up). */
   messages(): string[];
+  /** The service's clock (Unix ms): it follows real time from a fixed start, not the wall clock. */
+  serviceNow(): number;
   close(): Promise<void>;
 }
 
@@ -111,7 +113,9 @@ function routeOf(method: string, path: string): string | null {
 }
 
 /** Starts the world: cluster, stand-ins, app, a project with a funded wallet, a policy and a watch. */
-export async function startLuauWorld(): Promise<LuauWorld> {
+export async function startLuauWorld(
+  options: { topicLimitPerMinute?: number } = {},
+): Promise<LuauWorld> {
   const chain = await startChain({ autoAdvance: false });
   let chainPaused = false;
   const slotTimer = setInterval(() => {
@@ -119,6 +123,7 @@ export async function startLuauWorld(): Promise<LuauWorld> {
   }, 10);
   const standIn = await startMessagingStandIn({
     keys: [{ apiKey: PUBLISH_KEY, universeId: UNIVERSE }],
+    ...options,
   });
   const idp = await startOauthStandIn();
   for (let id = 2001; id <= 2020; id++) {
@@ -324,6 +329,7 @@ export async function startLuauWorld(): Promise<LuauWorld> {
     standIn,
     answers: () => [...answers],
     messages: () => standIn.inbox().map((m) => m.message).filter((m) => !crafted.has(m)),
+    serviceNow: () => t.clock.now(),
     close,
     [Symbol.asyncDispose]: close,
   };
