@@ -20,6 +20,7 @@ const ALL_SUITES = [
   "feed",
   "robust",
   "mock",
+  "example",
 ];
 // LUAU_SUITES=feed,events runs only those (while working on the SDK); the contract check needs all.
 const SUITES = Deno.env.get("LUAU_SUITES")?.split(",") ?? ALL_SUITES;
@@ -41,7 +42,7 @@ async function suite(world: LuauWorld, rbxm: string, name: string, env?: Record<
   );
 }
 
-Deno.test("Luau SDK under Lune: every route, retries, budget, events, payouts and the feed against the real service", async (t) => {
+Deno.test("Luau SDK under Lune: every route, retries, budget, events, payouts, the feed, robustness, the mock and the example against the real service", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "blocklink_luau_" });
   try {
     const rbxm = await buildModel(dir);
