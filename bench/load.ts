@@ -63,7 +63,7 @@ export async function runLoad(
 const CLOCK_TICKS_PER_SECOND = 100;
 
 /** CPU seconds process `pid` has used, user and system, all threads; NaN without Linux's /proc. */
-function processCpuSeconds(pid: number): number {
+export function processCpuSeconds(pid: number): number {
   try {
     const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
     // Fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.

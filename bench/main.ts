@@ -8,6 +8,7 @@ import { benchBackground } from "./background.ts";
 import { benchRemote } from "./remote.ts";
 import { chaosSummary, runChaos } from "../tests/support/chaos.ts";
 import { CHAOS_PROFILES } from "../tests/support/chaos_profiles.ts";
+import { benchSdkServers } from "./sdk_servers.ts";
 
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
 console.log(
@@ -60,6 +61,19 @@ console.log(
 );
 console.log(await benchBackground(seconds));
 console.log();
+
+// Minutes long and one process per game server: only when asked (or alone: `deno task bench:sdk`).
+const sdkServers = Number(Deno.env.get("BENCH_SDK_SERVERS") ?? 0);
+if (sdkServers > 0) {
+  console.log("## The Luau SDK at a game's scale (BENCH_SDK_SERVERS Lune processes)");
+  console.log(
+    await benchSdkServers({
+      servers: sdkServers,
+      seconds: Number(Deno.env.get("BENCH_SDK_SECONDS") ?? 180),
+      drop: Number(Deno.env.get("BENCH_SDK_DROP") ?? 0.05),
+    }),
+  );
+}
 
 // One round of every fault profile by default: a correctness run, with answer times.
 const chaosRounds = Number(Deno.env.get("BENCH_CHAOS_ROUNDS") ?? CHAOS_PROFILES.length);

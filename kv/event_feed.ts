@@ -122,3 +122,30 @@ export async function listFeedEvents(
   }
   return { events, next };
 }
+
+/**
+ * The cursor just before the first event recorded at or after `since` (Unix ms), found by looking
+ * back from the end of the feed over at most `maxExamined` events (a reader wanting the recent
+ * events starts there; past the cap it starts at the oldest event examined). Relies on commit
+ * order: a later position never has a much earlier `createdAt` (only clock skew between instances).
+ */
+export async function findRecentFeedCursor(
+  kv: Deno.Kv,
+  projectId: string,
+  options: { since: number; maxExamined: number },
+): Promise<number> {
+  let cursor = 0;
+  let examined = 0;
+  const iter = kv.list<FeedChunk>({ prefix: ["events", projectId] }, {
+    reverse: true,
+    batchSize: 20,
+  });
+  for await (const entry of iter) {
+    const first = entry.key[2] as number;
+    if (entry.value.createdAt < options.since) return first + entry.value.events.length - 1;
+    cursor = first - 1;
+    examined += entry.value.events.length;
+    if (examined >= options.maxExamined) return cursor;
+  }
+  return cursor;
+}

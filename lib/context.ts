@@ -5,6 +5,7 @@ import type { Config } from "./config.ts";
 import { deriveSecretKeys, type SecretKeys } from "./crypto/secret_keys.ts";
 import { RequestQuota } from "./quota/request_quota.ts";
 import { AbuseLimiter } from "./quota/abuse_limits.ts";
+import { FeedReadLimit } from "./quota/feed_reads.ts";
 import { createRpcClients, type RpcClients } from "./chain/rpc_clients.ts";
 import { ChainReads } from "./chain/reads.ts";
 import { TtlCache } from "../core/ttl_cache.ts";
@@ -24,6 +25,8 @@ export interface AppContext {
   quota: RequestQuota;
   /** Per-client caps on actions that need no API key (issue 12). */
   abuse: AbuseLimiter;
+  /** The event feed's own per-instance limit (feed reads are not counted toward the quotas). */
+  feedReads: FeedReadLimit;
   /** JSON-RPC clients per cluster. */
   rpc: RpcClients;
   /** Event pipeline state: cached publish targets, attempt timeout. */
@@ -57,6 +60,7 @@ export async function createAppContext(
     abuse: new AbuseLimiter(input.kv, clock, {
       limits: input.config.abuseLimits,
     }),
+    feedReads: new FeedReadLimit(clock),
     rpc,
     events: createEventRuntime(input.kv, clock),
     jobWaker: new JobWaker(),

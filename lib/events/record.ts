@@ -54,6 +54,7 @@ export async function commitWithEvents(
     return { ok: (await op.commit()).ok, events: recorded, delivering: target !== null };
   });
   if (!committed.ok) return { ok: false, events: [], delivering: false };
+  ctx.events.heads.moved(projectId, Number(committed.events.at(-1)!.id));
   if (committed.delivering) ctx.jobWaker.wake();
   return committed;
 }

@@ -3,6 +3,7 @@
  * the OpenAPI document. A route's list in `operations.ts` names the codes it adds to the ones every
  * `/v1` route shares; the conformance check fails on an answered code the route does not list.
  */
+import { FEED_READS_PER_SECOND } from "../../lib/quota/feed_reads.ts";
 
 /** An error code's status and meaning. */
 interface ErrorCodeInfo {
@@ -30,6 +31,11 @@ export const ERROR_CODES = {
   daily_quota_exceeded: {
     status: 429,
     when: "The project used its 100,000 requests for the current UTC day",
+  },
+  feed_rate_limited: {
+    status: 429,
+    when: `More than ${FEED_READS_PER_SECOND} feed reads this second for the project on one ` +
+      "instance of the service (feed reads have this limit instead of the quotas)",
   },
   // Reads.
   invalid_user_id: { status: 400, when: "`userId` is not a positive integer" },
@@ -103,6 +109,13 @@ export const V1_COMMON_ERRORS: readonly ErrorCode[] = [
   "unauthorized",
   "rate_limited",
   "daily_quota_exceeded",
+  "internal",
+];
+
+/** The same for the event feed, whose reads have their own limit instead of the quotas. */
+export const V1_FEED_ERRORS: readonly ErrorCode[] = [
+  "unauthorized",
+  "feed_rate_limited",
   "internal",
 ];
 

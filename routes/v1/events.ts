@@ -1,9 +1,10 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { AppContext } from "../../lib/context.ts";
-import { readFeed } from "../../lib/events/feed.ts";
+import { LATEST, MAX_RECENT_SECONDS, readFeed } from "../../lib/events/feed.ts";
 import type { ServiceEventType } from "../../core/events.ts";
 import { readQuery } from "../../http/validate.ts";
+import { ApiError } from "../../core/api_error.ts";
 import type { V1Env } from "./guard.ts";
 
 const EVENT_TYPES = ["wallet_linked", "wallet_unlinked", "tx", "watch", "ping"] as const;
@@ -11,8 +12,14 @@ const typeName = `(${EVENT_TYPES.join("|")})`;
 
 /** Query of `GET /v1/events`. */
 export const feedQuerySchema = z.object({
-  after: z.string().regex(/^(0|[1-9][0-9]{0,15})$/, "must be a cursor from an answer's next")
-    .optional(),
+  after: z.string().regex(
+    new RegExp(`^(0|[1-9][0-9]{0,15}|${LATEST})$`),
+    `must be a cursor from an answer's next, or ${LATEST}`,
+  ).optional(),
+  recent: z.coerce.number().int().min(0).max(MAX_RECENT_SECONDS).optional().meta({
+    description: "With `after=latest` only: start at the first event recorded in the last " +
+      "`recent` seconds instead of at the end",
+  }),
   limit: z.coerce.number().int().min(1).max(500).default(100),
   types: z.string().regex(
     new RegExp(`^${typeName}(,${typeName})*$`),
@@ -20,10 +27,16 @@ export const feedQuerySchema = z.object({
   ).optional(),
 });
 
-/** `GET /v1/events`: the project's event feed, oldest first, from a cursor. */
+/**
+ * `GET /v1/events`: the project's event feed, oldest first, from a cursor. `guard` is the feed's:
+ * reads are limited on their own, not counted toward the quotas (`routes/v1/guard.ts`).
+ */
 export function eventRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<V1Env> {
   return new Hono<V1Env>().get("/events", guard, async (c) => {
     const query = readQuery(c, feedQuerySchema);
+    if (query.recent !== undefined && query.after !== LATEST) {
+      throw new ApiError(400, "invalid_request", `recent: only with after=${LATEST}`);
+    }
     const types = query.types?.split(",") as ServiceEventType[] | undefined;
     return c.json(await readFeed(ctx, c.get("project").id, { ...query, types }));
   });

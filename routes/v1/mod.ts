@@ -19,5 +19,5 @@ export function v1Routes(ctx: AppContext): Hono<V1Env> {
     .route("/", signatureRoutes(ctx, guard))
     .route("/", txRoutes(ctx, guard))
     .route("/", txListRoutes(ctx, guard))
-    .route("/", eventRoutes(ctx, guard));
+    .route("/", eventRoutes(ctx, apiGuard(ctx, { limit: "feed_reads" })));
 }

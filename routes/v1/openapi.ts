@@ -7,7 +7,7 @@
  * the test that provoked it.
  */
 import { z } from "zod";
-import { ERROR_CODES, type ErrorCode, V1_COMMON_ERRORS } from "./error_codes.ts";
+import { ERROR_CODES, type ErrorCode, V1_COMMON_ERRORS, V1_FEED_ERRORS } from "./error_codes.ts";
 import { ANSWERS, BODIES, type Operation, V1_OPERATIONS } from "./operations.ts";
 
 /** The OpenAPI document as JSON. */
@@ -36,7 +36,8 @@ export function buildOpenApiDocument(
       version: "1",
       description: "Game servers call `/v1` with a project API key in `x-api-key`. Errors are " +
         "`{ error: { code, message } }`: branch on `code`, the message may change. Every keyed " +
-        "request counts toward the quotas (600 a minute, 100,000 a UTC day), whatever its answer.",
+        "request counts toward the quotas (600 a minute, 100,000 a UTC day), whatever its " +
+        "answer, except reads of the event feed, which have a limit of their own.",
     },
     servers: [{ url: options.serverUrl }],
     security: [{ apiKey: [] }],
@@ -75,7 +76,8 @@ function operationObject(op: Operation): Record<string, unknown> {
       });
     }
   }
-  const codes = op.keyed === false ? op.errors : [...V1_COMMON_ERRORS, ...op.errors];
+  const common = op.limit === "feed_reads" ? V1_FEED_ERRORS : V1_COMMON_ERRORS;
+  const codes = op.keyed === false ? op.errors : [...common, ...op.errors];
   const responses: Record<string, unknown> = {
     "200": {
       description: op.summary,

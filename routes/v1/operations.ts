@@ -23,6 +23,7 @@ import {
 import { BODY_ERRORS, type ErrorCode, SOL_TX_ERRORS, TOKEN_TX_ERRORS } from "./error_codes.ts";
 import { bulkSchema, USER_ID_PATTERN } from "./players.ts";
 import { feedQuerySchema } from "./events.ts";
+import { FEED_READS_PER_SECOND } from "../../lib/quota/feed_reads.ts";
 import { txListQuerySchema } from "./tx_list.ts";
 import { assetsQuery, tokensQuery } from "./wallets.ts";
 
@@ -59,6 +60,8 @@ export interface Operation {
   description: string;
   /** False only for `/health`: every `/v1` route needs the API key. */
   keyed?: false;
+  /** `feed_reads` for the event feed, limited on its own instead of counted toward the quotas. */
+  limit?: "feed_reads";
   pathParams?: Record<string, z.ZodType>;
   query?: z.ZodObject;
   body?: keyof typeof BODIES;
@@ -205,7 +208,13 @@ export const V1_OPERATIONS: readonly Operation[] = [
     path: "/v1/events",
     summary: "Event feed",
     description: "Every event of the project, oldest first, kept 7 days; pass `next` as `after` " +
-      "to read on. A reader following `next` sees each event exactly once.",
+      "to read on. A reader following `next` sees each event exactly once. `after=latest` " +
+      "answers no events and the end of the feed as `next`: where a new reader starts; with " +
+      "`recent=<seconds>` it starts at the first event recorded in the last seconds instead. Not " +
+      `counted toward the quotas: limited to ${FEED_READS_PER_SECOND} reads a second per project ` +
+      "on each instance (`feed_rate_limited`) instead. An event recorded by another instance may " +
+      "take up to a second to appear.",
+    limit: "feed_reads",
     query: feedQuerySchema,
     answer: "EventFeed",
     errors: ["invalid_request"],

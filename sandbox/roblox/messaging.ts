@@ -30,6 +30,12 @@ export interface MessagingStandInOptions extends ListenOptions {
   now?: () => number;
   /** Keys to register at start. */
   keys?: { apiKey: string; universeId: string }[];
+  /**
+   * Publishes a topic takes per clock minute, past which it answers 429 as Roblox does when a
+   * topic's messages outrun what the game's servers may receive (about 80 a minute, whatever the
+   * game's size). Unlimited by default.
+   */
+  topicLimitPerMinute?: number;
 }
 
 export interface MessagingStandIn {
@@ -92,6 +98,10 @@ export async function startMessagingStandIn(
   let waiters: Waiter[] = [];
   // Hung requests are released only at close, so shutdown does not wait on them forever.
   const hung = new Set<() => void>();
+  // Publishes taken this minute per universe and topic (with `topicLimitPerMinute`).
+  const topicCounts = new Map<string, { minute: number; count: number }>();
+  // Long polls of the inbox waiting for the next message.
+  const polls = new Set<() => void>();
 
   function registerKey(apiKey: string, universeId: string) {
     const universes = keys.get(apiKey) ?? new Set<string>();
@@ -109,6 +119,7 @@ export async function startMessagingStandIn(
 
   function accept(message: InboxMessage) {
     messages.push(message);
+    for (const poll of [...polls]) poll();
     waiters = waiters.filter((waiter) => {
       if (messages.length < waiter.n) return true;
       clearTimeout(waiter.timer);
@@ -181,6 +192,20 @@ export async function startMessagingStandIn(
     }
 
     const { topic, message } = parsed.data;
+    if (options.topicLimitPerMinute !== undefined) {
+      const minute = Math.floor(now() / 60_000);
+      const counter = `${universeId}:${topic}`;
+      const taken = topicCounts.get(counter);
+      const count = taken?.minute === minute ? taken.count : 0;
+      if (count >= options.topicLimitPerMinute) {
+        c.header("retry-after", String(Math.ceil((minute + 1) * 60 - now() / 1_000)));
+        return answer(
+          { code: "RESOURCE_EXHAUSTED", message: "Too many messages on this topic" },
+          429,
+        );
+      }
+      topicCounts.set(counter, { minute, count: count + 1 });
+    }
     let data: unknown = null;
     try {
       data = JSON.parse(message);
@@ -206,7 +231,27 @@ export async function startMessagingStandIn(
     registerKey(parsed.data.apiKey, parsed.data.universeId);
     return c.json({ ok: true });
   });
-  app.get("/_inbox", (c) => c.json(messages));
+  // `after=<n>`: only the messages after the first n; `wait=<seconds>` (at most 30): when there is
+  // none yet, hold the answer until one comes or the time is up (a subscriber's long poll).
+  app.get("/_inbox", async (c) => {
+    const after = Number(c.req.query("after") ?? 0);
+    const wait = Math.min(Number(c.req.query("wait") ?? 0), 30);
+    if (!Number.isInteger(after) || after < 0 || !(wait >= 0)) {
+      return c.json({ error: "after and wait must be non-negative numbers" }, 400);
+    }
+    if (messages.length <= after && wait > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, wait * 1_000);
+        function done() {
+          clearTimeout(timer);
+          polls.delete(done);
+          resolve();
+        }
+        polls.add(done);
+      });
+    }
+    return c.json(messages.slice(after));
+  });
   app.delete("/_inbox", (c) => {
     messages = [];
     return c.json({ ok: true });
@@ -238,6 +283,7 @@ export async function startMessagingStandIn(
       waiters = [];
       for (const release of hung) release();
       hung.clear();
+      for (const poll of [...polls]) poll();
       await server.close();
     },
   };

@@ -236,3 +236,52 @@ Deno.test("waitForMessages() resolves once n messages arrived and rejects on tim
     await standIn.close();
   }
 });
+
+Deno.test("GET /_inbox?after=&wait= answers the messages after an index, holding the answer until one comes", async () => {
+  const standIn = await startMessagingStandIn({ keys: [{ apiKey: KEY, universeId: UNIVERSE }] });
+  try {
+    await (await publish(standIn.url, event(1))).body?.cancel();
+    const after = async (query: string) =>
+      await (await fetch(`${standIn.url}/_inbox?${query}`)).json();
+    assert.deepEqual((await after("after=0")).map((m: { data: { at: number } }) => m.data.at), [1]);
+    assert.deepEqual(await after("after=1"), []);
+    // A subscriber's long poll: answered by the next publish, not by its time running out.
+    const started = performance.now();
+    const polled = after("after=1&wait=20");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await (await publish(standIn.url, event(2))).body?.cancel();
+    assert.deepEqual((await polled).map((m: { data: { at: number } }) => m.data.at), [2]);
+    assert.ok(performance.now() - started < 5_000, "answered by the publish");
+    const refused = await fetch(`${standIn.url}/_inbox?after=-1`);
+    assert.equal(refused.status, 400);
+    await refused.body?.cancel();
+  } finally {
+    await standIn.close();
+  }
+});
+
+Deno.test("startMessagingStandIn({ topicLimitPerMinute }) answers 429 past a topic's publishes of the minute", async () => {
+  let clock = Date.UTC(2026, 0, 1, 12, 0, 10);
+  const standIn = await startMessagingStandIn({
+    now: () => clock,
+    keys: [{ apiKey: KEY, universeId: UNIVERSE }],
+    topicLimitPerMinute: 2,
+  });
+  try {
+    const statuses = async (body: unknown) => {
+      const res = await publish(standIn.url, body);
+      await res.body?.cancel();
+      return [res.status, res.headers.get("retry-after")];
+    };
+    assert.deepEqual(await statuses(event(1)), [200, null]);
+    assert.deepEqual(await statuses(event(2)), [200, null]);
+    assert.deepEqual(await statuses(event(3)), [429, "50"]);
+    // Another topic has its own count; the next minute the topic publishes again.
+    assert.deepEqual(await statuses({ topic: "other", message: "{}" }), [200, null]);
+    clock += 50_000;
+    assert.deepEqual(await statuses(event(4)), [200, null]);
+    assert.equal(standIn.inbox().length, 4);
+  } finally {
+    await standIn.close();
+  }
+});

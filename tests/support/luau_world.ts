@@ -2,7 +2,8 @@
  * The world the Luau SDK's suites run in (tests/v1/sdk_luau_test.ts): the sandbox cluster, the messaging
  * and OAuth stand-ins, and the real app with its job worker, served on a real loopback port behind a
  * thin "front". The front forwards every request to the app unchanged, except that a suite can make
- * the next requests fail on purpose (a status, an error body, a lost answer, no answer at all); it
+ * the next requests (or the next ones to a path) fail on purpose (a status, an error body, a lost
+ * answer, no answer at all) or wait (before the service sees them, or before their answer); it
  * logs each request and records every JSON answer by route for the contract check. Its `/_test/`
  * routes are the suites' hands in the world: the real linking flow, a dashboard test ping, chain
  * activity on a watched address, pausing the chain.
@@ -72,14 +73,21 @@ interface LoggedRequest {
   status: number;
 }
 
-/** A planned failure of the next request: see the file header. */
+/** A planned failure (or delay) of the next request: see the file header. */
 interface Fault {
+  /** The answer's status; 0 with a delay and no `drop`: no failure, only the delay. */
   status: number;
   code?: string;
   /** Close the connection without an answer. */
   drop?: boolean;
   /** Let the service act, then lose its answer and send this fault instead. */
   forward?: boolean;
+  /** Hold the request this long before the service sees it. */
+  delayBeforeMs?: number;
+  /** Hold the service's answer this long before sending it. */
+  delayAfterMs?: number;
+  /** Only for the next request whose path starts with this (any /v1 request by default). */
+  path?: string;
 }
 
 /** A running world; `close()` stops everything it started. */
@@ -92,6 +100,8 @@ export interface LuauWorld extends AsyncDisposable {
   answers(): RecordedAnswer[];
   /** Every message the service published so far (not those the suites made up). */
   messages(): string[];
+  /** The service's clock (Unix ms): it follows real time from a fixed start, not the wall clock. */
+  serviceNow(): number;
   close(): Promise<void>;
 }
 
@@ -103,7 +113,9 @@ function routeOf(method: string, path: string): string | null {
 }
 
 /** Starts the world: cluster, stand-ins, app, a project with a funded wallet, a policy and a watch. */
-export async function startLuauWorld(): Promise<LuauWorld> {
+export async function startLuauWorld(
+  options: { topicLimitPerMinute?: number } = {},
+): Promise<LuauWorld> {
   const chain = await startChain({ autoAdvance: false });
   let chainPaused = false;
   const slotTimer = setInterval(() => {
@@ -111,6 +123,7 @@ export async function startLuauWorld(): Promise<LuauWorld> {
   }, 10);
   const standIn = await startMessagingStandIn({
     keys: [{ apiKey: PUBLISH_KEY, universeId: UNIVERSE }],
+    ...options,
   });
   const idp = await startOauthStandIn();
   for (let id = 2001; id <= 2020; id++) {
@@ -246,6 +259,12 @@ export async function startLuauWorld(): Promise<LuauWorld> {
     }
   }
 
+  /** The first planned fault for a request to `path`, taken off the list. */
+  function takeFault(path: string): Fault | undefined {
+    const index = faults.findIndex((fault) => !fault.path || path.startsWith(fault.path));
+    return index < 0 ? undefined : faults.splice(index, 1)[0];
+  }
+
   async function front(req: Request): Promise<Response> {
     const url = new URL(req.url);
     if (url.pathname.startsWith("/_test/")) return controls(req, url.pathname.slice(7));
@@ -256,7 +275,8 @@ export async function startLuauWorld(): Promise<LuauWorld> {
       status: 0,
     };
     log.push(entry);
-    const fault = url.pathname.startsWith("/v1/") ? faults.shift() : undefined;
+    const fault = url.pathname.startsWith("/v1/") ? takeFault(url.pathname) : undefined;
+    if (fault?.delayBeforeMs) await sleep(fault.delayBeforeMs);
     if (fault?.drop) {
       // Headers go out, then the connection breaks: the client gets no complete answer.
       return new Response(
@@ -265,9 +285,11 @@ export async function startLuauWorld(): Promise<LuauWorld> {
         }),
       );
     }
-    if (fault && !fault.forward) return faultAnswer(entry, fault);
+    const fails = fault !== undefined && fault.status !== 0;
+    if (fault && fails && !fault.forward) return faultAnswer(entry, fault);
     const res = await t.app.fetch(req);
-    if (fault) return faultAnswer(entry, fault);
+    if (fault?.delayAfterMs) await sleep(fault.delayAfterMs);
+    if (fault && fails) return faultAnswer(entry, fault);
     entry.status = res.status;
     const route = routeOf(req.method, url.pathname);
     if (route && res.headers.get("content-type")?.startsWith("application/json")) {
@@ -307,9 +329,14 @@ export async function startLuauWorld(): Promise<LuauWorld> {
     standIn,
     answers: () => [...answers],
     messages: () => standIn.inbox().map((m) => m.message).filter((m) => !crafted.has(m)),
+    serviceNow: () => t.clock.now(),
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function faultAnswer(entry: LoggedRequest, fault: Fault): Response {

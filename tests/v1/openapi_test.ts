@@ -64,8 +64,15 @@ Deno.test("GET /openapi.json answers the OpenAPI 3.1 document without a key", as
       // Keyed routes inherit the API-key requirement; only /health opts out.
       assert.equal(op.security !== undefined, path === "/health", `${method} ${path} security`);
       if (path.startsWith("/v1/")) {
-        for (const code of ["unauthorized", "rate_limited", "daily_quota_exceeded", "internal"]) {
+        // The feed has a limit of its own instead of the quotas.
+        const limits = path === "/v1/events"
+          ? ["feed_rate_limited"]
+          : ["rate_limited", "daily_quota_exceeded"];
+        for (const code of ["unauthorized", ...limits, "internal"]) {
           assert.ok(errorCodesOf(responses).includes(code), `${method} ${path} lacks ${code}`);
+        }
+        if (path === "/v1/events") {
+          assert.ok(!errorCodesOf(responses).includes("rate_limited"), "the feed is not counted");
         }
       }
       for (const [status, response] of Object.entries(responses)) {

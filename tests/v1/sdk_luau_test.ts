@@ -7,8 +7,23 @@
  */
 import assert from "node:assert/strict";
 import { luauTools, type LuauWorld, runLuau, startLuauWorld } from "../support/luau_world.ts";
+import { ERROR_CODES } from "../../routes/v1/error_codes.ts";
 
-const SUITES = ["unit", "api", "retry", "budget", "cache", "events", "payout", "feed"];
+const ALL_SUITES = [
+  "unit",
+  "api",
+  "retry",
+  "budget",
+  "cache",
+  "events",
+  "payout",
+  "feed",
+  "robust",
+  "mock",
+  "example",
+];
+// LUAU_SUITES=feed,events runs only those (while working on the SDK); the contract check needs all.
+const SUITES = Deno.env.get("LUAU_SUITES")?.split(",") ?? ALL_SUITES;
 
 /** Builds Blocklink.rbxm into a temporary folder, as `deno task sdk:build` does. */
 async function buildModel(dir: string): Promise<string> {
@@ -27,7 +42,7 @@ async function suite(world: LuauWorld, rbxm: string, name: string, env?: Record<
   );
 }
 
-Deno.test("Luau SDK under Lune: every route, retries, budget, events, payouts and the feed against the real service", async (t) => {
+Deno.test("Luau SDK under Lune: every route, retries, budget, events, payouts, the feed, robustness, the mock and the example against the real service", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "blocklink_luau_" });
   try {
     const rbxm = await buildModel(dir);
@@ -35,6 +50,7 @@ Deno.test("Luau SDK under Lune: every route, retries, budget, events, payouts an
     for (const name of SUITES) {
       await t.step(name, () => suite(world, rbxm, name));
     }
+    if (SUITES !== ALL_SUITES) return;
     await t.step("contract: recorded answers and events fit the SDK's types", async () => {
       const fixtures = `${dir}/fixtures.json`;
       await Deno.writeTextFile(
@@ -52,6 +68,20 @@ Deno.test("Every Luau file of the SDK, its tests and examples passes Luau's comp
   const result = await luauTools(["lune", "run", "sdk/luau/tests/parse_all.luau", "sdk/luau"]);
   assert.deepEqual(result.code, 0, result.output);
   assert.ok(/Compiled \d+ Luau files, 0 with problems/.test(result.output), result.output);
+});
+
+Deno.test("The SDK, its example and its tests pass luau-lsp analyze in strict mode", async () => {
+  // Roblox's definitions for the SDK and the example, Lune's for the Lune scripts (luau_tools.sh).
+  const result = await luauTools(["typecheck"]);
+  assert.deepEqual(result.code, 0, result.output);
+  assert.match(result.output, /passes strict mode/);
+});
+
+Deno.test("The SDK's ServiceErrorCode union lists exactly the service's error codes", async () => {
+  const types = await Deno.readTextFile("sdk/luau/src/Blocklink/Types.luau");
+  const union = types.slice(types.indexOf("export type ServiceErrorCode ="));
+  const listed = [...union.slice(0, union.indexOf("\n\n")).matchAll(/"(\w+)"/g)].map((m) => m[1]);
+  assert.deepEqual(listed.toSorted(), Object.keys(ERROR_CODES).toSorted());
 });
 
 /** The text between the brace at `open` and its matching closing brace. */
