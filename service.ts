@@ -8,9 +8,9 @@ import { createApp } from "./routes/mod.ts";
 import { JobWorker } from "./jobs/worker.ts";
 import { ensureTxSweepLoop } from "./lib/tx/sweep.ts";
 import { warmIslandsBundle } from "./components/islands_bundle.ts";
-import { moveOldDueEntries } from "./kv/job_queue_migration.ts";
-import { backfillTxStatusIndex } from "./kv/tx_status_backfill.ts";
-import { expireOldRevokedKeys } from "./kv/revoked_key_expiry.ts";
+import { moveOldDueEntries } from "./lib/migrations/due_index.ts";
+import { backfillTxStatusIndex } from "./lib/migrations/tx_status_index.ts";
+import { expireOldRevokedKeys } from "./lib/migrations/revoked_keys.ts";
 
 /** A running service instance. */
 interface RunningService {

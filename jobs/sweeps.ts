@@ -3,7 +3,7 @@ import { addWatchPollJob } from "../lib/events/job_payloads.ts";
 import type { AppContext } from "../lib/context.ts";
 import { log } from "../core/log.ts";
 import { addJobRemoval, getJobEntry, type JobRecord } from "../kv/jobs.ts";
-import { moveOldDueEntries } from "../kv/job_queue_migration.ts";
+import { moveOldDueEntries } from "../lib/migrations/due_index.ts";
 import { getProject } from "../kv/projects.ts";
 import { listAllWatches, watchPollJobId } from "../kv/watches.ts";
 import { ensureTxSweepLoop } from "../lib/tx/sweep.ts";

@@ -11,7 +11,7 @@ import { ChainReads } from "./chain/reads.ts";
 import { TtlCache } from "../core/ttl_cache.ts";
 import { createWalletProvider, type WalletProvider } from "./wallets/mod.ts";
 import { createTxRuntime, type TxRuntime } from "./tx/runtime.ts";
-import { createEventRuntime, type EventRuntime } from "./events/publish_targets.ts";
+import { createEventRuntime, type EventRuntime } from "./events/runtime.ts";
 import { JobWaker } from "../core/job_waker.ts";
 import { isRemoteKvPath } from "../kv/open_kv.ts";
 

@@ -8,7 +8,7 @@ import { describeAnswer } from "./deliver.ts";
 import { recordEvents } from "./record.ts";
 import { publishToTarget } from "./publish_to_target.ts";
 import { answerStatus, isRetryable } from "./messaging_client.ts";
-import { publishTargetOf } from "./publish_targets.ts";
+import { publishTargetOf } from "./runtime.ts";
 
 /** What the dashboard shows after a test ping. */
 export type TestPingResult =

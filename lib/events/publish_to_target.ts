@@ -3,7 +3,7 @@ import type { AppContext } from "../context.ts";
 import { decryptSecretText } from "../crypto/encryption.ts";
 import { encodeEventMessage } from "./message.ts";
 import { type PublishAnswer, publishMessage } from "./messaging_client.ts";
-import type { PublishTarget } from "./publish_targets.ts";
+import type { PublishTarget } from "./runtime.ts";
 import type { RecordedEvent } from "../../core/events.ts";
 
 /** Decrypts the publishing key only for this attempt and publishes; null when the key cannot be decrypted. */

@@ -25,7 +25,7 @@
  * reservation's commit is checked against both records, so once a revocation or a deletion was
  * answered no instance can reserve a payout with that key.
  *
- * After the answer, `check_job.ts` (every 1.5 s) and `sweep.ts` (every 30 s) follow the attempt
+ * After the answer, `confirm_job.ts` (every 1.5 s) and `sweep.ts` (every 30 s) follow the attempt
  * (`confirm.ts` judges landing and expiry) and every status change is one checked commit in
  * `transitions.ts`.
  *

@@ -26,7 +26,7 @@ import type { StatusValue } from "./expiry_proof.ts";
 import { ABANDONED_ERROR } from "./result.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
 import { addTxJob, type TxSweepJob } from "./job_payloads.ts";
-import { abandonTime, abandonUnsigned, ensureTxCheck, followAttempt } from "./check_job.ts";
+import { abandonTime, abandonUnsigned, ensureTxCheck, followAttempt } from "./confirm_job.ts";
 /** Interval of the sweep. */
 const SWEEP_INTERVAL_MS = 30_000;
 const SWEEP_CONCURRENCY = 8;

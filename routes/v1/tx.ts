@@ -2,7 +2,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import type { AppContext } from "../../lib/context.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { readJsonBody } from "../../http/validate.ts";
-import { ensureTxCheck } from "../../lib/tx/check_job.ts";
+import { ensureTxCheck } from "../../lib/tx/confirm_job.ts";
 import { MAX_IDEMPOTENCY_KEY_CHARS, toRequestInput, txBodySchema } from "./tx_body.ts";
 import { handleTxRequest } from "../../lib/tx/handle_request.ts";
 import type { TxKind } from "../../core/events.ts";

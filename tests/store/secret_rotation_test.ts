@@ -14,7 +14,7 @@ import { encodeBase64Url } from "../../core/ids.ts";
 import { deriveSecretKeys } from "../../lib/crypto/secret_keys.ts";
 import { signToken, verifyToken } from "../../lib/crypto/signed_token.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
-import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
+import { createProjectWallet } from "../../lib/projects/wallet.ts";
 import { getProject, type Project, updateProject } from "../../kv/projects.ts";
 import {
   getSecretCheckEntry,

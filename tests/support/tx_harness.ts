@@ -16,7 +16,7 @@ import type { Config } from "../../lib/config.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
 import type { TxTiming } from "../../lib/tx/timing.ts";
 import type { SignedTx } from "../../kv/tx_requests.ts";
-import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
+import { createProjectWallet } from "../../lib/projects/wallet.ts";
 import { linkWallet } from "../../kv/links.ts";
 import { savePolicy } from "../../lib/tx/policy.ts";
 import type { Project } from "../../kv/projects.ts";

@@ -5,7 +5,7 @@
  * the record, so instances running it together change each once. A marker records that the store
  * was gone through, so later starts skip the scan.
  */
-import { apiKeyHashKey, type ApiKeyRecord, REVOKED_KEY_KEPT_MS } from "./api_keys.ts";
+import { apiKeyHashKey, type ApiKeyRecord, REVOKED_KEY_KEPT_MS } from "../../kv/api_keys.ts";
 
 const DONE_KEY: Deno.KvKey = ["store_migrations", "revoked_key_expiry"];
 

@@ -6,8 +6,8 @@
  * (at start, and every minute while older instances may still queue jobs the old way) move each
  * job once, and an entry whose job has moved on or finished is simply dropped.
  */
-import { addDueEntry } from "./job_queue.ts";
-import { dueJobOf, getJobEntry, laneOf } from "./jobs.ts";
+import { addDueEntry } from "../../kv/job_queue.ts";
+import { dueJobOf, getJobEntry, laneOf } from "../../kv/jobs.ts";
 
 // The old indexes, and where the job id and its runAt sit in their keys.
 const OLD_INDEXES = [

@@ -5,8 +5,8 @@
  * each entry once, and a status change made meanwhile (which moves the entry itself) wins. A marker
  * records that the store was gone through, so later starts skip the scan.
  */
-import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
-import { txByStatusKey, type TxRequestRecord } from "./tx_requests.ts";
+import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
+import { txByStatusKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 
 const DONE_KEY: Deno.KvKey = ["store_migrations", "tx_status_index"];
 
