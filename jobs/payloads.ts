@@ -7,11 +7,8 @@
  * for its handler in `jobs/handlers.ts`).
  */
 import { z } from "zod";
-import {
-  deliverEventJobSchema,
-  publishBatchJobSchema,
-  watchPollJobSchema,
-} from "../lib/events/job_payloads.ts";
+import { deliverEventJobSchema, publishBatchJobSchema } from "../lib/events/job_payloads.ts";
+import { watchPollJobSchema } from "../lib/watches/job_payloads.ts";
 import { txCheckJobSchema, txSweepJobSchema } from "../lib/tx/job_payloads.ts";
 
 /** Validates any job payload. */

@@ -254,6 +254,29 @@ export function addJobReschedule(
   op.set(jobKey(job.id), record);
 }
 
+/**
+ * Starts the self-rescheduling job `id` with `add` unless it is pending. A loop job never finishes
+ * as "done", so such a record left under its id is cleared first; the id is unique, so instances
+ * doing this at once start one loop. Answers the pending job's entry, `true` when this call started
+ * the loop, or `false` when another writer changed the job first.
+ */
+export async function ensureLoopJob(
+  kv: Deno.Kv,
+  id: string,
+  add: (op: Deno.AtomicOperation) => void,
+): Promise<Deno.KvEntry<JobRecord> | boolean> {
+  const job = await getJobEntry(kv, id);
+  if (job.value?.status === "pending") return job as Deno.KvEntry<JobRecord>;
+  if (job.value) {
+    const op = kv.atomic().check(job);
+    addJobRemoval(op, job as Deno.KvEntry<JobRecord>);
+    if (!(await op.commit()).ok) return false;
+  }
+  const op = kv.atomic();
+  add(op);
+  return (await op.commit()).ok;
+}
+
 /** Lists pending jobs (for support tools and tests), oldest id first. */
 export async function listJobs(kv: Deno.Kv): Promise<JobRecord[]> {
   const jobs: JobRecord[] = [];

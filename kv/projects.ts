@@ -6,6 +6,9 @@ import { getManyInTens } from "./get_many.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 import { guardSealedWrite } from "./secret_check.ts";
 
+/** The MessagingService topic a project's events go to until it sets one. */
+export const DEFAULT_EVENT_TOPIC = "svc";
+
 /** Per-project settings edited in the dashboard; secrets are stored encrypted. */
 export interface ProjectSettings {
   oauthClientId: string | null;
@@ -97,7 +100,7 @@ export async function createProject(
         oauthClientSecretEnc: null,
         universeId: null,
         publishingKeyEnc: null,
-        topic: "svc",
+        topic: DEFAULT_EVENT_TOPIC,
       },
     };
     const result = await kv.atomic()

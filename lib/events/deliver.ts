@@ -7,6 +7,7 @@ import { must } from "../../core/must.ts";
 import { publishToTarget } from "./publish_to_target.ts";
 import { answerStatus, isRetryable, type PublishAnswer } from "./messaging_client.ts";
 import type { RecordedEvent } from "../../core/events.ts";
+import { publishTargetFor } from "./settings.ts";
 
 /** Attempts per event, the first included. */
 const MAX_DELIVERY_ATTEMPTS = 4;
@@ -57,7 +58,7 @@ export async function runDeliverEvent(
     return afterCommit;
   };
 
-  const target = await ctx.events.targets.get(projectId);
+  const target = await publishTargetFor(ctx, projectId);
   if (!target) {
     log("info", "Event not published: events are off", fields);
     return { kind: "done", afterCommit: finish("skipped", null, "Events are off") };

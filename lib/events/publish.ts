@@ -8,7 +8,7 @@ import { describeAnswer } from "./deliver.ts";
 import { recordEvents } from "./record.ts";
 import { publishToTarget } from "./publish_to_target.ts";
 import { answerStatus, isRetryable } from "./messaging_client.ts";
-import { publishTargetOf } from "./runtime.ts";
+import { publishTargetOf } from "./settings.ts";
 
 /** What the dashboard shows after a test ping. */
 export type TestPingResult =

@@ -15,6 +15,7 @@ import { addFeedEvents, getEventSeqEntry } from "../../kv/event_feed.ts";
 import { addEventJob, DIRECT_DELIVERY_MAX } from "./job_payloads.ts";
 import type { AppContext } from "../context.ts";
 import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
+import { publishTargetFor } from "./settings.ts";
 
 /** How a commit with events ended. */
 interface EventsCommit {
@@ -44,7 +45,7 @@ export async function commitWithEvents(
 ): Promise<EventsCommit> {
   const { projectId, events } = input;
   if (events.length === 0) return { ok: (await op.commit()).ok, events: [], delivering: false };
-  const target = input.deliver === false ? null : await ctx.events.targets.get(projectId);
+  const target = input.deliver === false ? null : await publishTargetFor(ctx, projectId);
   const committed = await ctx.events.feedLocks.run(projectId, async () => {
     const seq = await getEventSeqEntry(ctx.kv, projectId);
     const recorded = addFeedEvents(op, projectId, { seq, events, now: ctx.clock.now() });

@@ -1,5 +1,4 @@
-/** Where a project's events go, read from its settings with a short per-instance cache. */
-import { getProject, type Project } from "../../kv/projects.ts";
+/** Per-process state of the event pipeline: where projects' events go, feed locks and feed ends. */
 import type { Clock } from "../../core/clock.ts";
 import { KeyedLock } from "../../core/keyed_lock.ts";
 import { TtlCache } from "../../core/ttl_cache.ts";
@@ -13,41 +12,15 @@ export interface PublishTarget {
 }
 
 // Settings changes must apply on every instance within about 30 s; 10 s leaves a wide margin.
-const CACHE_TTL_MS = 10_000;
-
-/** The publish target of a project, or null when events are off (a setting missing) or it is deleted. */
-export function publishTargetOf(project: Project | null): PublishTarget | null {
-  if (!project || project.deletedAt !== null) return null;
-  const { universeId, publishingKeyEnc, topic } = project.settings;
-  if (!universeId || !publishingKeyEnc) return null;
-  return { universeId, publishingKeyEnc, topic: topic || "svc" };
-}
-
-/** Caches each project's publish target for at most 10 seconds. */
-class PublishTargetCache {
-  #cache: TtlCache<PublishTarget | null>;
-
-  constructor(private kv: Deno.Kv, clock: Clock) {
-    this.#cache = new TtlCache(clock, { ttlMs: CACHE_TTL_MS });
-  }
-
-  /** Returns the project's target (null when events are off), at most 10 s old. */
-  get(projectId: string): Promise<PublishTarget | null> {
-    return this.#cache.get(
-      projectId,
-      async () => publishTargetOf(await getProject(this.kv, projectId)),
-    );
-  }
-
-  /** Drops the cached target, so a change made by this instance applies here at once. */
-  forget(projectId: string): void {
-    this.#cache.delete(projectId);
-  }
-}
+const TARGET_TTL_MS = 10_000;
 
 /** Per-process state of the event pipeline. */
 export interface EventRuntime {
-  targets: PublishTargetCache;
+  /**
+   * Each project's publish target (null while its events are off), at most 10 s old
+   * (`publishTargetFor` in `settings.ts`); a change made by this instance drops its entry.
+   */
+  targets: TtlCache<PublishTarget | null>;
   /** Serializes this process's event-recording commits per project (`lib/events/record.ts`). */
   feedLocks: KeyedLock;
   /** Where each project's feed ends, as this instance knows it (`feed_heads.ts`). */
@@ -59,7 +32,7 @@ export interface EventRuntime {
 /** Builds the event runtime of one process. */
 export function createEventRuntime(kv: Deno.Kv, clock: Clock): EventRuntime {
   return {
-    targets: new PublishTargetCache(kv, clock),
+    targets: new TtlCache(clock, { ttlMs: TARGET_TTL_MS }),
     feedLocks: new KeyedLock(),
     heads: new FeedHeads(kv, clock),
     attemptTimeoutMs: 5_000,

@@ -101,7 +101,7 @@ export async function deleteDeveloperProject(
   if (!await deleteProject(ctx.kv, project.id, ctx.clock.now())) throw projectNotFound();
   // Other instances drop the project within their 10 s key cache; this one at once.
   ctx.apiKeys.forgetProject(project.id);
-  ctx.events.targets.forget(project.id);
+  ctx.events.targets.delete(project.id);
   log("info", "Project deleted", { projectId: project.id, developer });
   return project;
 }

@@ -1,5 +1,6 @@
 /** The spec's Project object, as `GET /v1/project` answers it. */
 import type { Project } from "../../kv/projects.ts";
+import { eventsEnabled } from "../events/settings.ts";
 
 /** Public view of a project. */
 interface ProjectView {
@@ -15,11 +16,6 @@ interface ProjectView {
 /** URL of the project's hosted linking page. */
 export function linkUrl(baseUrl: string, slug: string): string {
   return `${baseUrl}/link/${slug}`;
-}
-
-/** True when both event settings exist, so events are published. */
-export function eventsEnabled(project: Project): boolean {
-  return Boolean(project.settings.universeId && project.settings.publishingKeyEnc);
 }
 
 /** Builds the Project object from the stored record. */

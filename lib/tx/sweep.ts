@@ -8,7 +8,7 @@ import type { AppContext } from "../context.ts";
 import { forEachConcurrently } from "../../core/concurrently.ts";
 import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
-import { addJobRemoval, addJobReschedule, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
+import { addJobReschedule, ensureLoopJob } from "../../kv/jobs.ts";
 import type { Signature } from "@solana/kit";
 import {
   getTxRequestEntry,
@@ -137,26 +137,19 @@ export async function ensureTxSweepLoop(
   ctx: AppContext,
   options: { now?: boolean } = {},
 ): Promise<number> {
-  const job = await getJobEntry(ctx.kv, TX_SWEEP_JOB_ID);
-  if (job.value?.status === "pending") {
-    const now = ctx.clock.now();
-    const running = job.value.lease !== null && job.value.lease.expiresAt > now;
-    if (!options.now || running || job.value.runAt <= now) return 0;
-    const op = ctx.kv.atomic().check(job);
-    addJobReschedule(op, job as Deno.KvEntry<JobRecord>, { runAt: now, fresh: true });
-    if (!(await op.commit()).ok) return 0;
-    ctx.jobWaker.wake();
-    return 1;
+  const job = await ensureLoopJob(ctx.kv, TX_SWEEP_JOB_ID, (op) => {
+    addTxJob(op, { type: "tx_sweep" }, { id: TX_SWEEP_JOB_ID, runAt: ctx.clock.now() });
+  });
+  if (typeof job === "boolean") {
+    if (job) ctx.jobWaker.wake();
+    return job ? 1 : 0;
   }
-  if (job.value) {
-    // A loop job never finishes as "done"; clear such a record so the id can be used again.
-    const op = ctx.kv.atomic().check(job);
-    addJobRemoval(op, job as Deno.KvEntry<JobRecord>);
-    if (!(await op.commit()).ok) return 0;
-  }
-  const op = ctx.kv.atomic();
-  addTxJob(op, { type: "tx_sweep" }, { id: TX_SWEEP_JOB_ID, runAt: ctx.clock.now() });
-  const started = (await op.commit()).ok;
-  if (started) ctx.jobWaker.wake();
-  return started ? 1 : 0;
+  const now = ctx.clock.now();
+  const running = job.value.lease !== null && job.value.lease.expiresAt > now;
+  if (!options.now || running || job.value.runAt <= now) return 0;
+  const op = ctx.kv.atomic().check(job);
+  addJobReschedule(op, job, { runAt: now, fresh: true });
+  if (!(await op.commit()).ok) return 0;
+  ctx.jobWaker.wake();
+  return 1;
 }

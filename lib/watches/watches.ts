@@ -13,6 +13,7 @@ import { ApiError } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
 import { ULID_PATTERN } from "../../core/ids.ts";
 import { nameProblem } from "../names.ts";
+import { addWatchPoll } from "./job_payloads.ts";
 
 /** Most watches one project may have. */
 export const MAX_WATCHES_PER_PROJECT = 20;
@@ -79,6 +80,7 @@ export async function addWatch(
       address,
       now: ctx.clock.now(),
       max: MAX_WATCHES_PER_PROJECT,
+      addPollJob: (op, watch) => addWatchPoll(op, watch, watch.createdAt),
     });
     ctx.jobWaker.wake();
     log("info", "Watch added", { projectId, watch: name, address });
