@@ -28,6 +28,7 @@ import {
   getJobEntry,
   JOB_LANES,
   type JobLane,
+  type JobPayload,
   type JobRecord,
   renewJobLease,
 } from "../kv/jobs.ts";
@@ -274,9 +275,9 @@ export class JobWorker {
     }
     const payload = parsed.data;
     if ("projectId" in payload) fields.projectId = payload.projectId;
-    const handler = this.#handlers[payload.type] as JobHandler;
+    const handler = this.#handlers[payload.type] as JobHandler<JobPayload, AppContext>;
     const effects = new DeferredCommit();
-    const run: JobRun = {
+    const run: JobRun<JobPayload, AppContext> = {
       ctx: this.#ctx,
       id: job.id,
       payload,

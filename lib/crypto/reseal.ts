@@ -11,7 +11,6 @@
  * middle is harmless: values already re-encrypted are skipped next time. Every value re-encrypted
  * or found unreadable is one log line with its project and purpose.
  */
-import type { AppContext } from "../context.ts";
 import { listAllProjects, type ProjectSettings, updateProject } from "../../kv/projects.ts";
 import { getSecretCheckEntry } from "../../kv/secret_check.ts";
 import {
@@ -78,7 +77,7 @@ export async function resealSecrets(kv: Deno.Kv, keys: SecretKeys): Promise<Rese
  * The minute sweep's part: while this instance has SECRET_PREVIOUS and the store's rotation from
  * it is open, re-encrypts what instances still on the old SECRET sealed since the last pass.
  */
-export async function resealSweep(ctx: AppContext): Promise<number> {
+export async function resealSweep(ctx: { kv: Deno.Kv; keys: SecretKeys }): Promise<number> {
   const { previous, current } = ctx.keys;
   if (!previous) return 0;
   const record = (await getSecretCheckEntry(ctx.kv)).value;

@@ -13,7 +13,7 @@
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { addFeedEvents, getEventSeqEntry } from "../../kv/event_feed.ts";
 import { addEventJob, DIRECT_DELIVERY_MAX } from "./job_payloads.ts";
-import type { AppContext } from "../context.ts";
+import type { EventContext } from "./runtime.ts";
 import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
 import { publishTargetFor } from "./settings.ts";
 
@@ -33,7 +33,7 @@ interface EventsCommit {
  * any checked commit when it is not ok.
  */
 export async function commitWithEvents(
-  ctx: AppContext,
+  ctx: EventContext,
   op: Deno.AtomicOperation,
   input: {
     projectId: string;
@@ -65,7 +65,7 @@ export async function commitWithEvents(
  * ping), retrying when another instance took the next ids first.
  */
 export async function recordEvents(
-  ctx: AppContext,
+  ctx: EventContext,
   projectId: string,
   events: readonly ServiceEvent[],
   options: { deliver?: boolean } = {},

@@ -1,4 +1,8 @@
-/** Per-process state of the event pipeline: where projects' events go, feed locks and feed ends. */
+/**
+ * Per-process state of the event pipeline (where projects' events go, feed locks and feed ends),
+ * and the context of the domains that record events.
+ */
+import type { BaseContext } from "../base_context.ts";
 import type { Clock } from "../../core/clock.ts";
 import { KeyedLock } from "../../core/keyed_lock.ts";
 import { TtlCache } from "../../core/ttl_cache.ts";
@@ -27,6 +31,11 @@ export interface EventRuntime {
   heads: FeedHeads;
   /** Timeout of one publish attempt (5 s per the spec; tests shorten it). */
   attemptTimeoutMs: number;
+}
+
+/** The services and the event pipeline's state: what recording, publishing and reading events take. */
+export interface EventContext extends BaseContext {
+  events: EventRuntime;
 }
 
 /** Builds the event runtime of one process. */

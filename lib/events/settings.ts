@@ -9,7 +9,7 @@ import {
   type ProjectSettings,
   updateProject,
 } from "../../kv/projects.ts";
-import type { AppContext } from "../context.ts";
+import type { EventContext } from "./runtime.ts";
 import { encryptSecret } from "../crypto/encryption.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
@@ -36,7 +36,7 @@ export function publishTargetOf(project: Project | null): PublishTarget | null {
 
 /** The project's publish target (null when events are off), from this instance's cache: at most 10 s old. */
 export function publishTargetFor(
-  ctx: AppContext,
+  ctx: EventContext,
   projectId: string,
 ): Promise<PublishTarget | null> {
   return ctx.events.targets.get(
@@ -139,7 +139,7 @@ export function eventSettingsView(project: Project): EventSettingsView {
  * publishing key of this project). Applies at once on this instance and within 10 s on the others.
  */
 export async function saveEventSettings(
-  ctx: AppContext,
+  ctx: EventContext,
   projectId: string,
   input: EventSettingsInput,
 ): Promise<EventSettingsView> {

@@ -5,7 +5,7 @@
  * batch; the checks then run in the spec's order and the first failure is thrown.
  */
 import type { Address } from "@solana/kit";
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { parseUnits } from "../chain/amounts.ts";
 import { fetchMint, type MintInfo } from "../chain/mints.ts";
@@ -65,7 +65,7 @@ type CheckOutcome =
 
 /** Runs steps 5 to 11 for a request of `kind` sent by `caller`. */
 export async function checkTxRequest(
-  ctx: AppContext,
+  ctx: TxContext,
   caller: TxCaller,
   kind: TxKind,
   input: TxRequestInput,
@@ -234,7 +234,7 @@ export function idempotencyConflict(): ApiError {
 }
 
 async function findMint(
-  ctx: AppContext,
+  ctx: TxContext,
   project: Project,
   mint: Address,
   deadline: Deadline,

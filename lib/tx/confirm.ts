@@ -17,7 +17,7 @@ import {
   type SolanaRpcApi,
 } from "@solana/kit";
 import type { Base64EncodedWireTransaction } from "@solana/kit";
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { log } from "../../core/log.ts";
 import { getTxRequest, type SignedTx, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { codedErrorText, isSimulationRejection, rpcFailureReason } from "./chain_errors.ts";
@@ -111,7 +111,7 @@ export async function checkOnChain(
  * Returns the record afterwards. RPC failures leave the attempt as it is, for the next round.
  */
 export async function checkAttempt(
-  ctx: AppContext,
+  ctx: TxContext,
   known: TxRequestRecord,
   options: { rebroadcast: boolean; status?: StatusValue | undefined; signals?: CallSignals },
 ): Promise<TxRequestRecord> {

@@ -3,7 +3,7 @@
  * It runs through the durable job layer, so it survives the instance that sent the transaction;
  * the sweep (`sweep.ts`) catches whatever a lost job leaves behind.
  */
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { CommitConflictError, commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { log } from "../../core/log.ts";
 import { getJobEntry } from "../../kv/jobs.ts";
@@ -30,7 +30,7 @@ type CheckVerdict = { kind: "done" } | { kind: "again"; at: number };
  * interval after this one started, so checks keep their 1.5 s pace however long a check takes.
  */
 async function runTxCheck(
-  ctx: AppContext,
+  ctx: TxContext,
   ref: AttemptRef,
   jobId: string,
 ): Promise<CheckVerdict> {
@@ -54,7 +54,7 @@ async function runTxCheck(
  * When an unsigned attempt counts as abandoned: its sign-by time (after which its own instance no
  * longer stores a signed transaction) plus a margin for clocks. Older records have no sign-by time.
  */
-export function abandonTime(ctx: AppContext, record: TxRequestRecord): number {
+export function abandonTime(ctx: TxContext, record: TxRequestRecord): number {
   const timing = ctx.tx.timing;
   return (record.signBy ?? record.usage.at + timing.answerWithinMs) + timing.abandonMarginMs;
 }
@@ -65,7 +65,7 @@ export function abandonTime(ctx: AppContext, record: TxRequestRecord): number {
  * record is stored, and this commit is checked against a record without it.
  */
 export async function abandonUnsigned(
-  ctx: AppContext,
+  ctx: TxContext,
   record: TxRequestRecord,
 ): Promise<TxRequestRecord | null> {
   return await settleAttempt(ctx, attemptRef(record), {
@@ -79,7 +79,7 @@ export async function abandonUnsigned(
  * sign-by time, which bounds the route, is over by more than the margin for clocks): only then do
  * background paths resend it.
  */
-function routeIsOver(ctx: AppContext, record: TxRequestRecord): boolean {
+function routeIsOver(ctx: TxContext, record: TxRequestRecord): boolean {
   if (record.status !== "pending") return true;
   const { confirmWaitMs, abandonMarginMs } = ctx.tx.timing;
   const end = record.signBy ?? (record.signed?.signedAt ?? 0) + confirmWaitMs;
@@ -88,7 +88,7 @@ function routeIsOver(ctx: AppContext, record: TxRequestRecord): boolean {
 
 /** One check of a signed attempt, and pending to submitted once its route is surely over. */
 export async function followAttempt(
-  ctx: AppContext,
+  ctx: TxContext,
   record: TxRequestRecord,
   status?: StatusValue,
 ): Promise<TxRequestRecord> {
@@ -105,7 +105,7 @@ export async function followAttempt(
  * Makes sure an unsettled attempt has a live check job (the status route calls this so a
  * `submitted` request is followed again even if its job was lost).
  */
-export async function ensureTxCheck(ctx: AppContext, record: TxRequestRecord): Promise<void> {
+export async function ensureTxCheck(ctx: TxContext, record: TxRequestRecord): Promise<void> {
   if (isFinal(record)) return;
   if (record.checkJobId) {
     const job = await getJobEntry(ctx.kv, record.checkJobId);
@@ -136,7 +136,7 @@ export async function ensureTxCheck(ctx: AppContext, record: TxRequestRecord): P
 }
 
 /** Job handler: checks the attempt once; runs again 1.5 s after this run started until it is final. */
-export async function runTxCheckJob(run: JobRun<TxCheckJob>): Promise<JobOutcome> {
+export async function runTxCheckJob(run: JobRun<TxCheckJob, TxContext>): Promise<JobOutcome> {
   const { projectId, key, attemptId } = run.payload;
   Object.assign(run.logFields, { projectId, idempotencyKey: key });
   const verdict = await runTxCheck(run.ctx, { projectId, key, attemptId }, run.id);

@@ -38,7 +38,7 @@
  * - A `failed` key is sent again only after its latest attempt is proven dead (`retry_proof.ts`);
  *   one found landed makes the key `confirmed` instead, so a key pays at most once.
  */
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { txResultOf } from "./result.ts";
 import type { TxRequestInput } from "./body.ts";
 import { checkTxRequest } from "./checks.ts";
@@ -55,7 +55,7 @@ import type { TxCaller } from "./checks.ts";
  * arrival by the route.
  */
 export async function handleTxRequest(
-  ctx: AppContext,
+  ctx: TxContext,
   caller: TxCaller,
   kind: TxKind,
   input: TxRequestInput,

@@ -18,7 +18,7 @@
  * time by whichever instance runs that job.
  */
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { ulid } from "../../core/ids.ts";
 import {
   addToWindow,
@@ -79,7 +79,7 @@ const MAX_PAST_ATTEMPTS = 50;
  * node must not hold the project's other requests back past their deadline.
  */
 export async function reserveTxRequest(
-  ctx: AppContext,
+  ctx: TxContext,
   request: CheckedRequest,
   options: { deadline?: Deadline } = {},
 ): Promise<ReserveOutcome> {
@@ -98,7 +98,7 @@ export async function reserveTxRequest(
 }
 
 async function reserve(
-  ctx: AppContext,
+  ctx: TxContext,
   request: CheckedRequest,
   state: ReserveState,
 ): Promise<QueueTurn> {

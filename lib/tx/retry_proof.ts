@@ -7,7 +7,7 @@
  * Earlier attempts were proven the same way when they gave way, and a dead attempt stays dead.
  */
 import type { Signature } from "@solana/kit";
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { ApiError } from "../../core/api_error.ts";
 import type { TxRequestRecord } from "../../kv/tx_requests.ts";
 import { rpcFailureReason } from "./chain_errors.ts";
@@ -19,7 +19,7 @@ export type RetryProof = "dead" | "landed" | "unproven";
 
 /** Proves the stored failed attempt dead, or finds it landed; throws 502 `rpc_error`. */
 export async function proveEarlierAttempt(
-  ctx: AppContext,
+  ctx: TxContext,
   stored: TxRequestRecord,
   options: { deadline?: Deadline } = {},
 ): Promise<RetryProof> {

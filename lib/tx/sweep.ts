@@ -4,7 +4,7 @@
  * time are abandoned. It runs as one self-rescheduling job; the minute cron's sweep
  * `ensureTxSweepLoop` restarts it if it is ever lost, so the worker drives it and the cron kicks it.
  */
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { forEachConcurrently } from "../../core/concurrently.ts";
 import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
@@ -39,7 +39,7 @@ type UnsettledItem = { projectId: string; key: string } & TxUnsettledRef;
  * `getSignatureStatuses` call; only attempts the chain has not decided are then followed one by one.
  */
 export async function sweepUnsettledTx(
-  ctx: AppContext,
+  ctx: TxContext,
 ): Promise<{ checked: number; abandoned: number }> {
   const unsettled = await listUnsettledTx(ctx.kv);
   const open: TxRequestRecord[] = [];
@@ -80,7 +80,7 @@ export async function sweepUnsettledTx(
 
 /** Statuses of the attempts' signatures by attempt id; a batch the RPC failed is left out. */
 async function readStatuses(
-  ctx: AppContext,
+  ctx: TxContext,
   records: TxRequestRecord[],
 ): Promise<Map<string, StatusValue>> {
   const found = new Map<string, StatusValue>();
@@ -106,7 +106,7 @@ async function readStatuses(
   return found;
 }
 
-async function deleteStaleIndex(ctx: AppContext, item: UnsettledItem): Promise<void> {
+async function deleteStaleIndex(ctx: TxContext, item: UnsettledItem): Promise<void> {
   const entry = await ctx.kv.get<TxUnsettledRef>(txUnsettledKey(item.projectId, item.key));
   if (entry.value?.attemptId !== item.attemptId) return;
   const record = (await getTxRequestEntry(ctx.kv, item.projectId, item.key)).value;
@@ -118,7 +118,7 @@ async function deleteStaleIndex(ctx: AppContext, item: UnsettledItem): Promise<v
 const TX_SWEEP_JOB_ID = "tx_sweep";
 
 /** Runs the sweep, then asks to run again in 30 s. */
-export async function runTxSweepJob(run: JobRun<TxSweepJob>): Promise<JobOutcome> {
+export async function runTxSweepJob(run: JobRun<TxSweepJob, TxContext>): Promise<JobOutcome> {
   try {
     const result = await sweepUnsettledTx(run.ctx);
     if (result.checked || result.abandoned) log("info", "Transaction sweep done", result);
@@ -134,7 +134,7 @@ export async function runTxSweepJob(run: JobRun<TxSweepJob>): Promise<JobOutcome
  * instance left signed are followed again without waiting for its leases or the next sweep.
  */
 export async function ensureTxSweepLoop(
-  ctx: AppContext,
+  ctx: TxContext,
   options: { now?: boolean } = {},
 ): Promise<number> {
   const job = await ensureLoopJob(ctx.kv, TX_SWEEP_JOB_ID, (op) => {

@@ -5,7 +5,7 @@
  * exactly one event per attempt, and failed attempts never count against the limits.
  */
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { log } from "../../core/log.ts";
 import { commitWithEvents } from "../events/record.ts";
 import type { ServiceEvent } from "../../core/events.ts";
@@ -48,7 +48,7 @@ export function attemptRef(record: TxRequestRecord): AttemptRef {
  * `onlyIf` must hold for the record the commit is checked against, or nothing changes.
  */
 export async function settleAttempt(
-  ctx: AppContext,
+  ctx: TxContext,
   ref: AttemptRef,
   outcome: FinalOutcome,
   options: { onlyIf?: (record: TxRequestRecord) => boolean } = {},
@@ -57,7 +57,7 @@ export async function settleAttempt(
 }
 
 async function settle(
-  ctx: AppContext,
+  ctx: TxContext,
   ref: AttemptRef,
   outcome: FinalOutcome,
   options: { onlyIf?: (record: TxRequestRecord) => boolean },
@@ -126,7 +126,7 @@ export function isFinal(record: TxRequestRecord): boolean {
  * (declared abandoned) or its time is up: then it must not be sent.
  */
 export async function recordSigned(
-  ctx: AppContext,
+  ctx: TxContext,
   entry: Deno.KvEntry<TxRequestRecord>,
   signed: { signature: string; tx: SignedTx },
 ): Promise<Deno.KvEntry<TxRequestRecord> | null> {
@@ -149,7 +149,7 @@ export async function recordSigned(
  * Returns the record afterwards; null when the entry changed meanwhile.
  */
 export async function confirmLandedAttempt(
-  ctx: AppContext,
+  ctx: TxContext,
   entry: Deno.KvEntry<TxRequestRecord>,
 ): Promise<TxRequestRecord | null> {
   const record = entry.value;
@@ -180,7 +180,7 @@ export async function confirmLandedAttempt(
  * preflight. Returns the record afterwards.
  */
 export async function markAccepted(
-  ctx: AppContext,
+  ctx: TxContext,
   ref: AttemptRef,
 ): Promise<TxRequestRecord | null> {
   return await updateUnsettled(
@@ -196,7 +196,7 @@ export async function markAccepted(
  * record afterwards.
  */
 export async function markSubmitted(
-  ctx: AppContext,
+  ctx: TxContext,
   ref: AttemptRef,
 ): Promise<TxRequestRecord | null> {
   return await updateUnsettled(
@@ -212,7 +212,7 @@ export async function markSubmitted(
  * dashboard shows it as needing attention. Returns the record afterwards.
  */
 export async function markExpiryUnproven(
-  ctx: AppContext,
+  ctx: TxContext,
   ref: AttemptRef,
 ): Promise<TxRequestRecord | null> {
   return await updateUnsettled(
@@ -227,7 +227,7 @@ export async function markExpiryUnproven(
 
 /** Applies `change` to a still-unsettled attempt; returns the record as it stands afterwards. */
 async function updateUnsettled(
-  ctx: AppContext,
+  ctx: TxContext,
   ref: AttemptRef,
   change: (record: TxRequestRecord) => TxRequestRecord | null,
 ): Promise<TxRequestRecord | null> {
@@ -250,7 +250,7 @@ async function updateUnsettled(
  * settled by the route leaves no job behind (a running one finds the attempt final and stops).
  */
 async function addCheckJobRemoval(
-  ctx: AppContext,
+  ctx: TxContext,
   op: Deno.AtomicOperation,
   record: TxRequestRecord,
 ): Promise<void> {

@@ -22,6 +22,7 @@ import { ensureLoopJob } from "../../kv/jobs.ts";
 import type { Clock } from "../../core/clock.ts";
 import { addWatchPoll, type WatchPollJob } from "./job_payloads.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
+import type { EventContext } from "../events/runtime.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { log } from "../../core/log.ts";
@@ -68,7 +69,7 @@ async function fetchNewSignatures(
 }
 
 /** Polls one watch: records the new position and one `watch` event per new transaction, in one commit. */
-export async function runWatchPoll(run: JobRun<WatchPollJob>): Promise<JobOutcome> {
+export async function runWatchPoll(run: JobRun<WatchPollJob, EventContext>): Promise<JobOutcome> {
   const { ctx, payload } = run;
   const { projectId, watchId } = payload;
   const entry = await getWatchEntry(ctx.kv, projectId, watchId);

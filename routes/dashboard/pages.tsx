@@ -8,7 +8,7 @@ import { listWatches } from "../../lib/watches/watches.ts";
 import { ULID_PATTERN } from "../../core/ids.ts";
 import { withDeadline } from "../../core/deadline.ts";
 import { pageResponse } from "../../components/layout.tsx";
-import { linkUrl } from "../../lib/projects/project_view.ts";
+import { linkUrl } from "../../lib/link/page_url.ts";
 import { eventsEnabled } from "../../lib/events/settings.ts";
 import { EventsPage, TransactionsPage } from "../../components/dashboard/activity_pages.tsx";
 import { DeletePage } from "../../components/dashboard/delete_page.tsx";
