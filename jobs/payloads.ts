@@ -9,14 +9,14 @@
 import { z } from "zod";
 import { deliverEventJobSchema, publishBatchJobSchema } from "../lib/events/job_payloads.ts";
 import { watchPollJobSchema } from "../lib/watches/job_payloads.ts";
-import { txCheckJobSchema, txSweepJobSchema } from "../lib/tx/job_payloads.ts";
+import { txConfirmJobSchema, txSweepJobSchema } from "../lib/tx/job_payloads.ts";
 
 /** Validates any job payload. */
 export const jobPayloadSchema = z.discriminatedUnion("type", [
   deliverEventJobSchema,
   publishBatchJobSchema,
   watchPollJobSchema,
-  txCheckJobSchema,
+  txConfirmJobSchema,
   txSweepJobSchema,
 ]);
 

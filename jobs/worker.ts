@@ -4,7 +4,7 @@
  * outcome in the same atomic operation as the handler's effects.
  *
  * Order and fairness (see jobs/README.md):
- * - Each lane (`JOB_LANES`: tx, events, watch) has its own slots, so confirmation checks and the
+ * - Each lane (`JOB_LANES`: tx, events, watch) has its own slots, so confirmation jobs and the
  *   transaction sweep never wait behind deliveries or polls; a one-off pass (`runDue`) takes the
  *   lanes in that priority order.
  * - Slots are refilled as each job ends, so a slow job (a hung publish, a long poll) holds only

@@ -93,7 +93,10 @@ export interface TxRequestRecord {
    * older records.
    */
   signBy?: number;
-  /** The background confirmation check job of this attempt, once it has one. */
+  /**
+   * The attempt's confirmation job (`tx_confirm`), once it has one. The field keeps the name it
+   * was first stored under: every kept record carries it, and a new name would rewrite them all.
+   */
   checkJobId: string | null;
   /** Earlier signed attempts of the key, oldest first (absent on older records). */
   previous?: PastAttempt[];

@@ -73,7 +73,7 @@ async function readWalletHoldings(
 }
 
 /** The wallet's holdings and their warnings; null without a wallet or when the chain is slow. */
-export async function checkLowBalance(
+export async function readLowBalanceWarnings(
   ctx: AppContext,
   project: Project,
   policy: TxPolicy,

@@ -41,7 +41,7 @@ export async function getOwnedProject(
 }
 
 /** Checks a project name; returns the trimmed name or pushes a problem. */
-export function checkProjectName(value: unknown, problems: string[]): string | undefined {
+export function validateProjectName(value: unknown, problems: string[]): string | undefined {
   const name = readText(value);
   if (name === NOT_TEXT) problems.push("name: must be text");
   else if (name === undefined || name === null || name === "") {
@@ -66,7 +66,7 @@ export async function createDeveloperProject(
   fields: ActionFields,
 ): Promise<Project> {
   const problems: string[] = [];
-  const name = checkProjectName(fields.name, problems);
+  const name = validateProjectName(fields.name, problems);
   const cluster = readText(fields.cluster);
   if (!CLUSTERS.includes(cluster as Cluster)) problems.push("cluster: must be devnet or mainnet");
   if (problems.length > 0 || name === undefined) throw invalidSettings(problems);

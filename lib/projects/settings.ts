@@ -24,7 +24,7 @@ import {
   readText,
   unknownFields,
 } from "./fields.ts";
-import { checkProjectName } from "./ownership.ts";
+import { validateProjectName } from "./ownership.ts";
 import { parseUnits } from "../chain/amounts.ts";
 
 const MAX_CLIENT_ID_LENGTH = 200;
@@ -85,7 +85,7 @@ interface OauthChange {
 
 function validateGeneral(fields: ActionFields, problems: string[]): OauthChange {
   const change: OauthChange = {};
-  if (fields.name !== undefined) change.name = checkProjectName(fields.name, problems);
+  if (fields.name !== undefined) change.name = validateProjectName(fields.name, problems);
 
   const clientId = readText(fields.oauthClientId);
   if (clientId === NOT_TEXT) problems.push("oauthClientId: must be text");

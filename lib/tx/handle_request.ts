@@ -42,7 +42,7 @@ import type { TxContext } from "./runtime.ts";
 import { txResultOf } from "./result.ts";
 import type { TxRequestInput } from "./body.ts";
 import { checkTxRequest } from "./checks.ts";
-import { executeAttempt } from "./send_and_wait.ts";
+import { sendAndWait } from "./send_and_wait.ts";
 import { reserveTxRequest } from "./reserve.ts";
 import type { Deadline } from "./timing.ts";
 import type { TxResult } from "./result.ts";
@@ -67,7 +67,7 @@ export async function handleTxRequest(
   const request = checked.request;
   const reserved = await reserveTxRequest(ctx, request, { deadline });
   if (reserved.kind === "existing") return txResultOf(reserved.record);
-  return await executeAttempt(ctx, {
+  return await sendAndWait(ctx, {
     projectId: caller.projectId,
     attemptId: reserved.entry.value.attemptId,
     cluster: request.project.cluster,

@@ -187,8 +187,8 @@ async function reserve(
     const timing = ctx.tx.timing;
     const op = ctx.kv.atomic().check(...entries);
     // First due when the route's wait is over; an unsigned attempt is abandoned once past signBy.
-    const checkJobId = addTxJob(op, { type: "tx_check", projectId, key, attemptId }, {
-      runAt: now + timing.confirmWaitMs + timing.checkIntervalMs,
+    const checkJobId = addTxJob(op, { type: "tx_confirm", projectId, key, attemptId }, {
+      runAt: now + timing.confirmWaitMs + timing.confirmIntervalMs,
     });
     const record: TxRequestRecord = {
       projectId,

@@ -12,7 +12,7 @@ import { ApiError } from "../../core/api_error.ts";
 import type { TxRequestRecord } from "../../kv/tx_requests.ts";
 import { rpcFailureReason } from "./chain_errors.ts";
 import { callSignals, type Deadline } from "./timing.ts";
-import { checkOnChain } from "./confirm.ts";
+import { confirmOnChain } from "./confirm.ts";
 
 /** What became of a failed key's latest attempt. */
 export type RetryProof = "dead" | "landed" | "unproven";
@@ -26,13 +26,13 @@ export async function proveEarlierAttempt(
   const signed = stored.signed;
   if (!signed || !stored.signature || signed.refused) return "dead";
   try {
-    const check = await checkOnChain(ctx.rpc[stored.cluster], {
+    const verdict = await confirmOnChain(ctx.rpc[stored.cluster], {
       signature: stored.signature as Signature,
       signed,
       attemptId: stored.attemptId,
     }, { signals: callSignals(ctx.tx.timing, options.deadline) });
-    if (check.kind === "confirmed") return "landed";
-    return check.kind === "unconfirmed" || check.kind === "unproven" ? "unproven" : "dead";
+    if (verdict.kind === "confirmed") return "landed";
+    return verdict.kind === "unconfirmed" || verdict.kind === "unproven" ? "unproven" : "dead";
   } catch (error) {
     throw new ApiError(
       502,

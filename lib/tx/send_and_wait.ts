@@ -26,11 +26,11 @@ import {
   settleAttempt,
 } from "./transitions.ts";
 import { callSignals, type Deadline, rpcSignal } from "./timing.ts";
-import { checkAttempt, sendSignedTx } from "./confirm.ts";
+import { confirmAttempt, sendSignedTx } from "./confirm.ts";
 import type { TxResult } from "./result.ts";
 
 /** Builds, signs, sends and waits for the reserved attempt; answers its TxResult or throws a 502. */
-export async function executeAttempt(
+export async function sendAndWait(
   ctx: TxContext,
   plan: TxPlan,
   options: { entry: Deno.KvEntry<TxRequestRecord>; deadline: Deadline },
@@ -113,7 +113,7 @@ export async function executeAttempt(
     await new Promise((resolve) => setTimeout(resolve, Math.min(timing.routePollMs, left)));
     const rebroadcast = performance.now() - lastSent >= timing.rebroadcastMs;
     if (rebroadcast) lastSent = performance.now();
-    record = await checkAttempt(ctx, record, {
+    record = await confirmAttempt(ctx, record, {
       rebroadcast,
       signals: callSignals(timing, deadline),
     });

@@ -26,7 +26,7 @@ import type { StatusValue } from "./expiry_proof.ts";
 import { ABANDONED_ERROR } from "./result.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
 import { addTxJob, type TxSweepJob } from "./job_payloads.ts";
-import { abandonTime, abandonUnsigned, ensureTxCheck, followAttempt } from "./confirm_job.ts";
+import { abandonTime, abandonUnsigned, ensureTxConfirmJob, followAttempt } from "./confirm_job.ts";
 /** Interval of the sweep. */
 const SWEEP_INTERVAL_MS = 30_000;
 const SWEEP_CONCURRENCY = 8;
@@ -34,7 +34,7 @@ const SWEEP_CONCURRENCY = 8;
 type UnsettledItem = { projectId: string; key: string } & TxUnsettledRef;
 
 /**
- * The sweep: checks every attempt that is not final, resumes lost check jobs, and abandons an
+ * The sweep: follows every attempt that is not final, resumes lost confirmation jobs, and abandons an
  * unsigned attempt past its time. Statuses are read in batches of up to 256 signatures per
  * `getSignatureStatuses` call; only attempts the chain has not decided are then followed one by one.
  */
@@ -57,7 +57,7 @@ export async function sweepUnsettledTx(
       else if (ctx.clock.now() >= abandonTime(ctx, record)) {
         const after = await abandonUnsigned(ctx, record);
         if (after?.error === ABANDONED_ERROR) abandoned++;
-      } else await ensureTxCheck(ctx, record);
+      } else await ensureTxConfirmJob(ctx, record);
     }
   }
   const statuses = await readStatuses(ctx, open);
@@ -65,7 +65,7 @@ export async function sweepUnsettledTx(
   await forEachConcurrently(open, async (record) => {
     try {
       const current = await followAttempt(ctx, record, statuses.get(record.attemptId));
-      if (!isFinal(current)) await ensureTxCheck(ctx, current);
+      if (!isFinal(current)) await ensureTxConfirmJob(ctx, current);
       checked++;
     } catch (error) {
       log("error", "Sweep could not check a transaction request", {

@@ -1,6 +1,6 @@
 /**
  * Status changes of an attempt after its reservation. Each is one checked commit on the request
- * record, so whichever of the route, the background check or the sweep gets there first decides,
+ * record, so whichever of the route, the confirmation job or the sweep gets there first decides,
  * and a final status, its `tx` event and the release of a failed attempt's usage land together:
  * exactly one event per attempt, and failed attempts never count against the limits.
  */
@@ -88,7 +88,7 @@ async function settle(
     if (kept.expireIn) op.set(txAttemptByTimeKey(ref.projectId, next.attemptId), next.key, kept);
     addTxStatusMove(op, record, next, kept);
     await addSettledUsage(ctx, op, next, now);
-    await addCheckJobRemoval(ctx, op, record);
+    await addConfirmJobRemoval(ctx, op, record);
     const silent = outcome.status === "failed" && outcome.error === ABANDONED_ERROR;
     const events = silent ? [] : [txEventOf(next, outcome.status)];
     if ((await commitWithEvents(ctx, op, { projectId: ref.projectId, events })).ok) {
@@ -246,10 +246,10 @@ async function updateUnsettled(
 }
 
 /**
- * Adds, to `op`, the removal of the attempt's check job when no worker is running it, so a request
+ * Adds, to `op`, the removal of the attempt's confirmation job when no worker is running it, so a request
  * settled by the route leaves no job behind (a running one finds the attempt final and stops).
  */
-async function addCheckJobRemoval(
+async function addConfirmJobRemoval(
   ctx: TxContext,
   op: Deno.AtomicOperation,
   record: TxRequestRecord,

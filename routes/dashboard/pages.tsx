@@ -25,7 +25,7 @@ import {
   SignInPage,
 } from "../../components/dashboard/sign_in_page.tsx";
 import { WatchesPage } from "../../components/dashboard/watches_page.tsx";
-import { checkLowBalance } from "../../lib/projects/low_balance.ts";
+import { readLowBalanceWarnings } from "../../lib/projects/low_balance.ts";
 import { loadUsageFigures } from "../../lib/projects/usage.ts";
 import { UsagePage } from "../../components/dashboard/usage_page.tsx";
 import { listApiKeys } from "../../kv/api_keys.ts";
@@ -84,7 +84,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
           listApiKeys(ctx.kv, project.id, ctx.clock.now()),
           policyRead,
           readBalance(ctx, project),
-          policyRead.then((p) => checkLowBalance(ctx, project, p)),
+          policyRead.then((p) => readLowBalanceWarnings(ctx, project, p)),
         ]);
         return {
           title: `${project.name} · ${ctx.config.serviceName}`,
@@ -108,7 +108,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
     .get("/dashboard/projects/:id/usage", (c) =>
       projectPage(ctx, c, async (data, project) => {
         const policy = await getPolicy(ctx.kv, project.id);
-        const balance = await checkLowBalance(ctx, project, policy);
+        const balance = await readLowBalanceWarnings(ctx, project, policy);
         const holdings = balance?.holdings ?? null;
         return {
           title: `Usage · ${project.name}`,

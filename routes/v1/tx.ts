@@ -2,7 +2,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import type { AppContext } from "../../lib/context.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { readJsonBody } from "../../http/validate.ts";
-import { ensureTxCheck } from "../../lib/tx/confirm_job.ts";
+import { ensureTxConfirmJob } from "../../lib/tx/confirm_job.ts";
 import { MAX_IDEMPOTENCY_KEY_CHARS, toRequestInput, txBodySchema } from "./tx_body.ts";
 import { handleTxRequest } from "../../lib/tx/handle_request.ts";
 import type { TxKind } from "../../core/events.ts";
@@ -46,7 +46,7 @@ export function txRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono
       ? await getTxRequest(ctx.kv, c.get("project").id, key, ctx.clock.now())
       : null;
     if (!record) throw new ApiError(404, "not_found", "No transaction request has this key");
-    if (record.status === "submitted") await ensureTxCheck(ctx, record);
+    if (record.status === "submitted") await ensureTxConfirmJob(ctx, record);
     return c.json(txResultOf(record));
   });
   return app;

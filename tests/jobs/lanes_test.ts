@@ -24,7 +24,7 @@ class RealClock extends ManualClock {
 // A delivery job carries the event as the feed recorded it.
 const ping = (at: number) => ({ type: "ping" as const, at, id: String(at + 1), createdAt: at });
 const txCheck = (key: string) => ({
-  type: "tx_check" as const,
+  type: "tx_confirm" as const,
   projectId: "p",
   key,
   attemptId: "a",
@@ -45,7 +45,7 @@ Deno.test("JobWorker runs a due confirmation check before a backlog of deliverie
     ...jobHandlers,
     deliver_event: () => (order.push("deliver"), Promise.resolve({ kind: "done" })),
     watch_poll: () => (order.push("poll"), Promise.resolve({ kind: "done" })),
-    tx_check: () => (order.push("check"), Promise.resolve({ kind: "done" })),
+    tx_confirm: () => (order.push("check"), Promise.resolve({ kind: "done" })),
   };
   const worker = new JobWorker(app.ctx, { handlers, batchSize: 20 });
   // Given: 100 deliveries and 100 polls were due earlier than the confirmation check.
@@ -84,7 +84,7 @@ Deno.test("JobWorker.start(): slow jobs do not hold up other due jobs", async ()
       await release.promise;
       return { kind: "done" };
     },
-    tx_check: () => (ran.push("check"), Promise.resolve({ kind: "done" })),
+    tx_confirm: () => (ran.push("check"), Promise.resolve({ kind: "done" })),
   };
   const worker = new JobWorker(app.ctx, { handlers, pollIntervalMs: 50 });
   try {

@@ -36,7 +36,7 @@ export function testTiming(overrides: Partial<TxTiming> = {}): TxTiming {
     confirmWaitMs: 3_000,
     routePollMs: 10,
     rebroadcastMs: 50,
-    checkIntervalMs: 1_500,
+    confirmIntervalMs: 1_500,
     abandonMarginMs: 5_000,
     rpcTimeoutMs: 3_000,
     ...overrides,
@@ -203,7 +203,7 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
     },
     txEvents,
     backgroundCheck: async () => {
-      a.clock.advance(a.ctx.tx.timing.confirmWaitMs + a.ctx.tx.timing.checkIntervalMs);
+      a.clock.advance(a.ctx.tx.timing.confirmWaitMs + a.ctx.tx.timing.confirmIntervalMs);
       await txEvents();
     },
     close,
