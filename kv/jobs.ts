@@ -10,7 +10,7 @@
  * moves to T too, so a job whose worker died simply becomes due again when its lease ends. A long
  * job renews its lease the same way.
  */
-import { ulid } from "../core/ids.ts";
+import { monotonicUlid } from "../core/ids.ts";
 import { addDueEntry, addDueEntryRemoval, type DueJob } from "./job_queue.ts";
 
 /** The lanes, highest priority first. */
@@ -76,25 +76,6 @@ export interface AddJobOptions {
 /** How long the record of a finished unique job keeps its id taken. */
 const DONE_JOB_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-const ULID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-let lastIdTime = -1;
-let lastIdRandom: number[] = [];
-
-// Monotonic ULIDs: jobs added in one go (a poll's events, oldest first) keep their order in the
-// due index, so a worker starts them in that order.
-function nextJobId(): string {
-  const now = Date.now();
-  if (now > lastIdTime) {
-    lastIdTime = now;
-    lastIdRandom = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b % 32);
-  } else {
-    // Add one: the last digit below 31 goes up, the 31s after it wrap to 0 (all 31s: all wrap).
-    const i = lastIdRandom.findLastIndex((d) => d !== 31);
-    lastIdRandom = lastIdRandom.map((d, j) => j < i ? d : j === i ? d + 1 : 0);
-  }
-  return ulid(lastIdTime).slice(0, 10) + lastIdRandom.map((d) => ULID_ALPHABET[d]).join("");
-}
-
 /** Key of a job record. */
 export function jobKey(id: string): Deno.KvKey {
   return ["jobs", id];
@@ -123,7 +104,9 @@ export function addJob(
   payload: JobPayload,
   options: AddJobOptions,
 ): string {
-  const id = options.id ?? nextJobId();
+  // Monotonic: jobs added in one go keep their order in the due index, so a worker starts them in
+  // that order.
+  const id = options.id ?? monotonicUlid();
   const runAt = options.runAt;
   const record: JobRecord = {
     id,
