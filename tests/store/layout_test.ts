@@ -162,6 +162,20 @@ Deno.test("every service file imports only from its own floor or below", async (
   assert.deepEqual(broken, []);
 });
 
+/** The house's size for one module (style.md: about 300 lines at most). */
+const MAX_MODULE_LINES = 300;
+
+Deno.test("no service module is over 300 lines", async () => {
+  const roots = ["core/", "kv/", "lib/", "http/", "components/", "routes/", "jobs/", "islands/"];
+  const files = [...(await Promise.all(roots.map(sourceFiles))).flat(), "service.ts", "main.ts"];
+  const long: string[] = [];
+  for (const path of files) {
+    const lines = (await Deno.readTextFile(new URL(path, ROOT))).split("\n").length - 1;
+    if (lines > MAX_MODULE_LINES) long.push(`${path}: ${lines} lines`);
+  }
+  assert.deepEqual(long, []);
+});
+
 Deno.test("the floor check sees an upward import, also between the sub-floors of lib/", () => {
   const cases: [path: string, source: string, broken: string][] = [
     ["kv/x.ts", 'import { a } from "../lib/a.ts";', "kv/x.ts -> lib/a.ts (up from kv/)"],
