@@ -1,7 +1,7 @@
 /** Sweeps run by the minute cron: repair what a crash or a dropped job could leave behind. */
 import type { AppContext } from "../lib/context.ts";
 import { log } from "../core/log.ts";
-import { moveOldDueEntries } from "../lib/migrations/due_index.ts";
+import { migratePreviousVersionWrites } from "../lib/migrations/mod.ts";
 import { restartLostWatchPolls } from "../lib/watches/poll.ts";
 import { ensureTxSweepLoop } from "../lib/tx/sweep.ts";
 import { resealSweep } from "../lib/crypto/reseal.ts";
@@ -13,8 +13,8 @@ export type Sweep = (ctx: AppContext) => Promise<number>;
 export const sweeps: Record<string, Sweep> = {
   watch_loops: restartLostWatchPolls,
   tx_sweep_loop: ensureTxSweepLoop,
-  // Jobs queued by an earlier version (older instances may still queue some during a deploy).
-  legacy_due_index: (ctx) => moveOldDueEntries(ctx.kv),
+  // What instances of the previous version still write during a rolling deploy.
+  previous_version_writes: migratePreviousVersionWrites,
   // With SECRET_PREVIOUS: what instances still on the old SECRET sealed since the last sweep.
   secret_reseal: resealSweep,
 };

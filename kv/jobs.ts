@@ -25,18 +25,6 @@ export type JobLane = typeof JOB_LANES[number];
  */
 export type JobPayload = { type: string; projectId?: string; [field: string]: unknown };
 
-// Records stored before a record named its lane: the lane their kind had then.
-const LANE_BEFORE_RECORDS_NAMED_IT: Record<string, JobLane> = {
-  tx_check: "tx",
-  tx_sweep: "tx",
-  watch_poll: "watch",
-};
-
-/** The lane a job waits in. */
-export function laneOf(job: Pick<JobRecord, "payload" | "lane">): JobLane {
-  return job.lane ?? LANE_BEFORE_RECORDS_NAMED_IT[job.payload.type] ?? "events";
-}
-
 /** Who runs a job and until when. */
 interface JobLease {
   owner: string;
@@ -47,8 +35,8 @@ interface JobLease {
 export interface JobRecord {
   id: string;
   payload: JobPayload;
-  /** The due-index lane it waits in (absent on records stored before lanes were named in them). */
-  lane?: JobLane;
+  /** The due-index lane it waits in. */
+  lane: JobLane;
   /** "done" records remain only for jobs enqueued with an explicit id, to keep that id used. */
   status: "pending" | "done";
   /** When the job is due; while leased, when the lease ends. */
@@ -74,7 +62,7 @@ export interface AddJobOptions {
 }
 
 /** How long the record of a finished unique job keeps its id taken. */
-const DONE_JOB_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+export const DONE_JOB_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Key of a job record. */
 export function jobKey(id: string): Deno.KvKey {
@@ -87,12 +75,12 @@ export function dueJobOf(job: Pick<JobRecord, "payload" | "runAt" | "id">): DueJ
 
 // Appends "the job waits in its lane until its runAt" to `op`.
 function addDue(op: Deno.AtomicOperation, job: JobRecord): void {
-  addDueEntry(op, laneOf(job), dueJobOf(job));
+  addDueEntry(op, job.lane, dueJobOf(job));
 }
 
 // Appends "the job no longer waits where it did" to `op`.
 function removeDue(op: Deno.AtomicOperation, job: JobRecord): void {
-  addDueEntryRemoval(op, laneOf(job), dueJobOf(job));
+  addDueEntryRemoval(op, job.lane, dueJobOf(job));
 }
 
 /**

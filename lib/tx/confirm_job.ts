@@ -53,11 +53,10 @@ async function runConfirmRound(
 
 /**
  * When an unsigned attempt counts as abandoned: its sign-by time (after which its own instance no
- * longer stores a signed transaction) plus a margin for clocks. Older records have no sign-by time.
+ * longer stores a signed transaction) plus a margin for clocks.
  */
 export function abandonTime(ctx: TxContext, record: TxRequestRecord): number {
-  const timing = ctx.tx.timing;
-  return (record.signBy ?? record.usage.at + timing.answerWithinMs) + timing.abandonMarginMs;
+  return record.signBy + ctx.tx.timing.abandonMarginMs;
 }
 
 /**
@@ -82,9 +81,7 @@ export async function abandonUnsigned(
  */
 function routeIsOver(ctx: TxContext, record: TxRequestRecord): boolean {
   if (record.status !== "pending") return true;
-  const { confirmWaitMs, abandonMarginMs } = ctx.tx.timing;
-  const end = record.signBy ?? (record.signed?.signedAt ?? 0) + confirmWaitMs;
-  return ctx.clock.now() > end + abandonMarginMs;
+  return ctx.clock.now() > record.signBy + ctx.tx.timing.abandonMarginMs;
 }
 
 /** One confirmation round of a signed attempt, and pending to submitted once its route is surely over. */

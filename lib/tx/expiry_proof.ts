@@ -92,7 +92,7 @@ async function searchWalletHistory(
   options: { finalizedSlot: bigint; signals: CallSignals },
 ): Promise<ChainVerdict> {
   const wallet = feePayerOf(tx.signed);
-  const from = blockhashSlot(tx.signed);
+  const from = tx.signed.blockhashSlot;
   let before: Signature | undefined;
   for (let page = 0; page < HISTORY_PAGES; page++) {
     const abortSignal = options.signals();
@@ -123,12 +123,6 @@ async function searchWalletHistory(
     before = last.signature;
   }
   return { kind: "unproven" };
-}
-
-// Slot a transaction with this blockhash cannot land at or before. Older records lack the slot;
-// a block's slot is never below its height, so the height is a safe lower bound.
-function blockhashSlot(signed: SignedTx): bigint {
-  return signed.blockhashSlot ?? signed.lastValidBlockHeight - 150n;
 }
 
 function feePayerOf(signed: SignedTx): Address {

@@ -246,7 +246,7 @@ async function reserve(
 
 /** The key's earlier signed attempts once `stored` gives way to a new one. */
 function pastAttempts(stored: TxRequestRecord): PastAttempt[] {
-  const past = [...(stored.previous ?? [])];
+  const past = [...stored.previous];
   if (stored.signed && stored.signature) {
     past.push({
       attempt: stored.attempt,

@@ -2,7 +2,7 @@
  * Before a `failed` key is retried, its latest attempt must be proven dead: never signed, refused
  * by the node on its first send (so never forwarded), landed and failed on-chain, or proven
  * expired. An attempt found landed makes the key `confirmed` instead of paying again; one that
- * cannot be proven dead yet (an older version's record) blocks the retry; an RPC that cannot be
+ * cannot be proven dead yet (a node hiding its history) blocks the retry; an RPC that cannot be
  * reached answers 502 `rpc_error`, the key staying `failed` with nothing sent.
  * Earlier attempts were proven the same way when they gave way, and a dead attempt stays dead.
  */

@@ -132,7 +132,7 @@ export async function recordSigned(
 ): Promise<Deno.KvEntry<TxRequestRecord> | null> {
   const record = entry.value;
   const now = ctx.clock.now();
-  if (record.signBy !== undefined && now > record.signBy) return null;
+  if (now > record.signBy) return null;
   const next: TxRequestRecord = {
     ...record,
     signature: signed.signature,
@@ -144,8 +144,10 @@ export async function recordSigned(
 }
 
 /**
- * Turns a `failed` key back to `confirmed` when its latest attempt is found landed after all (a
- * record settled by an older version on a preflight refusal of a resend), with its `tx` event.
+ * Turns a `failed` key back to `confirmed` when the proof a retry needs finds its latest attempt
+ * landed after all, with its `tx` event. No path fails a signed attempt that can still land, so
+ * only a status settled wrongly (as versions before the expiry proof did on a resend's preflight
+ * refusal) gets here: a state only the chain can judge, so it is judged here and not migrated.
  * Returns the record afterwards; null when the entry changed meanwhile.
  */
 export async function confirmLandedAttempt(

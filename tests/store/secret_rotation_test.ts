@@ -1,4 +1,4 @@
-/** Sealed secrets: purposes that cannot be swapped, the v1 format, and rotation with SECRET_PREVIOUS. */
+/** Sealed secrets: purposes that cannot be swapped, and rotation with SECRET_PREVIOUS. */
 import assert from "node:assert/strict";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { type Address, getAddressEncoder } from "@solana/kit";
@@ -10,7 +10,6 @@ import {
   SecretMismatchError,
   SecretStillNeededError,
 } from "../../lib/crypto/key_check.ts";
-import { encodeBase64Url } from "../../core/ids.ts";
 import { deriveSecretKeys } from "../../lib/crypto/secret_keys.ts";
 import { signToken, verifyToken } from "../../lib/crypto/signed_token.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
@@ -23,19 +22,21 @@ import {
   setSecretCheck,
 } from "../../kv/secret_check.ts";
 import { getWalletKey } from "../../kv/wallet_keys.ts";
+import { migrateStore } from "../../lib/migrations/mod.ts";
 import { createTestApp, createTestProject, type TestApp } from "../support/test_app.ts";
 
 const SECRET_A = "first-secret-aaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 const SECRET_B = "second-secret-bbbbbbbbbbbbbbbbbbbbbbbbbbb";
 const SECRET_C = "third-secret-ccccccccccccccccccccccccccccc";
 
-/** Opens the store at `path` as an instance would start: with the given SECRETs, checked. */
+/** Opens the store at `path` as an instance would start: with the given SECRETs, migrated and checked. */
 async function start(path: string, secret: string, previous?: string): Promise<TestApp> {
   const app = await createTestApp({
     kvPath: path,
     config: { secret, secretPrevious: previous },
   });
   try {
+    await migrateStore(app.ctx);
     await checkSecret(app.ctx);
     return app;
   } catch (error) {
@@ -122,36 +123,6 @@ Deno.test("checkSecret() rotates SECRET with SECRET_PREVIOUS: every stored secre
   await assert.rejects(start(path, SECRET_A), SecretMismatchError);
 });
 
-Deno.test("checkSecret() reads values sealed in the v1 format and re-encrypts them as v2", async () => {
-  const path = await Deno.makeTempFile({ suffix: ".kv" });
-  const first = await start(path, SECRET_A);
-  const { project } = await createTestProject(first);
-  // Given: a publishing key sealed as v1 did (bound only to the project id), and no check record
-  // yet, as in a store written before key ids existed.
-  const iv = crypto.getRandomValues(new Uint8Array(12));
-  const body = await crypto.subtle.encrypt(
-    { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(project.id) },
-    first.ctx.keys.current.aes,
-    new TextEncoder().encode("legacy-key"),
-  );
-  const v1 = `v1.${encodeBase64Url(iv)}.${encodeBase64Url(new Uint8Array(body))}`;
-  await updateProject(first.kv, project.id, (p) => ({
-    ...p,
-    settings: { ...p.settings, universeId: "42", publishingKeyEnc: v1 },
-  }));
-  await first.kv.delete(SECRET_CHECK_KEY);
-  const binding = { purpose: "publishing_key" as const, context: project.id };
-  assert.equal(await decryptSecretText(first.ctx.keys, v1, binding), "legacy-key");
-  await first.close();
-
-  // Then: another SECRET is refused, judged by that value; the right one re-encrypts it as v2.
-  await assert.rejects(start(path, SECRET_B), /SECRET does not match/);
-  await using again = await start(path, SECRET_A);
-  const sealed = (await getProject(again.kv, project.id))!.settings.publishingKeyEnc!;
-  assert.ok(sealed.startsWith(`v2.${again.ctx.keys.current.id}.publishing_key.`), sealed);
-  assert.equal(await decryptSecretText(again.ctx.keys, sealed, binding), "legacy-key");
-});
-
 Deno.test("checkSecret(): instances starting at once on a new store agree on one SECRET", async () => {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
   const apps = await Promise.all(
@@ -234,20 +205,22 @@ Deno.test("checkSecret(): a second rotation waits until no value is sealed under
   assert.equal(await signsAsItsWallet(rotated, project.id), true);
 });
 
-Deno.test("checkSecret() judges a check record of an earlier version by the values the store holds", async () => {
+Deno.test("A start completes a check record of an earlier version by the values the store holds", async () => {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
   const first = await start(path, SECRET_A);
   const { project } = await createTestProject(first);
   await createProjectWallet(first.ctx, project.id);
   const keyB = (await deriveSecretKeys(SECRET_B)).current;
   // Given: a record as earlier versions wrote it after a rotation to SECRET_B, which let an
-  // instance still on SECRET_A seal this wallet key afterwards.
+  // instance still on SECRET_A seal this wallet key afterwards (and a store those versions left
+  // without a version).
   await first.kv.set(SECRET_CHECK_KEY, {
     keyId: keyB.id,
     check: keyB.check,
     resealed: true,
     updatedAt: 0,
   });
+  await first.kv.delete(["store_version"]);
   await first.close();
 
   // Then: SECRET_B alone is refused while the key needs SECRET_A; with both, it is re-encrypted.
