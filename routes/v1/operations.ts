@@ -6,7 +6,7 @@
  * route of the app has no entry.
  */
 import { z } from "zod";
-import { MAX_IDEMPOTENCY_KEY_CHARS, txBodySchema } from "./tx_body.ts";
+import { MAX_IDEMPOTENCY_KEY_CHARS, txBodySchema } from "../../lib/tx/request_body.ts";
 import {
   assetsAnswer,
   eventFeedAnswer,

@@ -3,7 +3,11 @@ import type { AppContext } from "../../lib/context.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { readJsonBody } from "../../http/validate.ts";
 import { ensureTxConfirmJob } from "../../lib/tx/confirm_job.ts";
-import { MAX_IDEMPOTENCY_KEY_CHARS, toRequestInput, txBodySchema } from "./tx_body.ts";
+import {
+  MAX_IDEMPOTENCY_KEY_CHARS,
+  toRequestInput,
+  txBodySchema,
+} from "../../lib/tx/request_body.ts";
 import { handleTxRequest } from "../../lib/tx/handle_request.ts";
 import type { TxKind } from "../../core/events.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";

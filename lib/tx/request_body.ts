@@ -3,11 +3,11 @@
  * and their turn into the domain's request input.
  */
 import { z } from "zod";
-import { DECIMAL_PATTERN } from "../../lib/chain/amounts.ts";
+import { DECIMAL_PATTERN } from "../chain/amounts.ts";
 import type { TxTarget } from "../../kv/tx_requests.ts";
 import type { TxKind } from "../../core/events.ts";
-import type { TxRequestInput } from "../../lib/tx/body.ts";
-import { isDotSegment } from "../../lib/names.ts";
+import type { TxRequestInput } from "./body.ts";
+import { isDotSegment } from "../names.ts";
 
 /** Longest idempotency key, in characters. */
 export const MAX_IDEMPOTENCY_KEY_CHARS = 128;
