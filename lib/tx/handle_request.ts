@@ -40,7 +40,7 @@
  */
 import type { TxContext } from "./runtime.ts";
 import { txResultOf } from "./result.ts";
-import type { TxRequestInput } from "./body.ts";
+import type { TxRequestInput } from "./request_body.ts";
 import { checkTxRequest } from "./checks.ts";
 import { sendAndWait } from "./send_and_wait.ts";
 import { reserveTxRequest } from "./reserve.ts";

@@ -4,12 +4,13 @@
  */
 import { z } from "zod";
 import { jobAdder } from "../job_handler.ts";
+import { idempotencyKeySchema } from "./request_body.ts";
 
 /** One confirmation round of an attempt; it runs again every 1.5 s until the attempt is final. */
 export const txConfirmJobSchema = z.object({
   type: z.literal("tx_confirm"),
   projectId: z.string().min(1).max(200),
-  key: z.string().min(1).max(600),
+  key: idempotencyKeySchema,
   attemptId: z.string().min(1).max(200),
 });
 

@@ -1,16 +1,32 @@
 /**
- * Request bodies of the three transaction routes (spec "Transaction routes", request body fields),
- * and their turn into the domain's request input.
+ * The request of the three transaction routes (spec "Transaction routes", request body fields),
+ * its one home: the body's schema (which the routes validate with and the OpenAPI document shows),
+ * the idempotency key's rule (also for the status route and the confirmation job's payload), its
+ * turn into the domain's input (stored as `TxBody`, `kv/tx_requests.ts`), and when two requests
+ * are the same.
  */
 import { z } from "zod";
 import { DECIMAL_PATTERN } from "../chain/amounts.ts";
-import type { TxTarget } from "../../kv/tx_requests.ts";
+import type { TxBody, TxTarget } from "../../kv/tx_requests.ts";
 import type { TxKind } from "../../core/events.ts";
-import type { TxRequestInput } from "./body.ts";
 import { isDotSegment } from "../names.ts";
 
 /** Longest idempotency key, in characters. */
 export const MAX_IDEMPOTENCY_KEY_CHARS = 128;
+
+/** A validated request: its key and its body as sent. */
+export interface TxRequestInput {
+  idempotencyKey: string;
+  body: TxBody;
+}
+
+/**
+ * True when `key` may be an idempotency key by its length and text (a key no request could have
+ * used is never looked up: it may not even fit in a store key).
+ */
+export function isUsableKey(key: string): boolean {
+  return key.isWellFormed() && [...key].length <= MAX_IDEMPOTENCY_KEY_CHARS;
+}
 
 const target = z.object({
   userId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
@@ -29,7 +45,8 @@ const amount = z.string().regex(DECIMAL_PATTERN, "must be a decimal string such 
   examples: ["1.5"],
 });
 
-const idempotencyKey = z.string().refine(
+/** An idempotency key: 1 to 128 characters, not `.` or `..`. */
+export const idempotencyKeySchema = z.string().refine(
   (key) => {
     const chars = [...key].length;
     return chars >= 1 && chars <= MAX_IDEMPOTENCY_KEY_CHARS;
@@ -44,8 +61,13 @@ const idempotencyKey = z.string().refine(
   not: { enum: [".", ".."] },
 });
 
-const solSchema = z.object({ to: target, amount, idempotencyKey });
-const tokenSchema = z.object({ to: target, mint: z.string(), amount, idempotencyKey });
+const solSchema = z.object({ to: target, amount, idempotencyKey: idempotencyKeySchema });
+const tokenSchema = z.object({
+  to: target,
+  mint: z.string(),
+  amount,
+  idempotencyKey: idempotencyKeySchema,
+});
 
 /** The zod schema of a route's body. */
 export function txBodySchema(kind: TxKind): typeof solSchema | typeof tokenSchema {
@@ -68,4 +90,15 @@ export function toRequestInput(
     idempotencyKey: parsed.idempotencyKey,
     body: { to, mint: parsed.mint ?? null, amount: parsed.amount },
   };
+}
+
+/** True when two requests are the same as sent: kind, recipient form and value, mint and amount text. */
+export function isSameRequest(
+  a: { kind: TxKind; body: TxBody },
+  b: { kind: TxKind; body: TxBody },
+): boolean {
+  const ta = a.body.to as { userId?: number; address?: string };
+  const tb = b.body.to as { userId?: number; address?: string };
+  return a.kind === b.kind && ta.userId === tb.userId && ta.address === tb.address &&
+    a.body.mint === b.body.mint && a.body.amount === b.body.amount;
 }

@@ -45,7 +45,7 @@ import {
   type TxUnsettledRef,
 } from "../../kv/tx_requests.ts";
 import { log } from "../../core/log.ts";
-import { isSameRequest } from "./body.ts";
+import { isSameRequest } from "./request_body.ts";
 import { checkCaller, type CheckedRequest, idempotencyConflict } from "./checks.ts";
 import { apiKeyKey, type ApiKeyRecord } from "../../kv/api_keys.ts";
 import { type Project, projectKey } from "../../kv/projects.ts";

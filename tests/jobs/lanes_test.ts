@@ -13,6 +13,7 @@ import { RETRY_DELAYS_MS } from "../../lib/events/deliver.ts";
 import { startEventsHarness } from "../support/events_harness.ts";
 import { createTestApp } from "../support/test_app.ts";
 import { until } from "../support/assertions.ts";
+import { txConfirmJobSchema } from "../../lib/tx/job_payloads.ts";
 
 /** A clock that follows real time, for the few tests about real waits. */
 class RealClock extends ManualClock {
@@ -184,4 +185,12 @@ Deno.test("A job that runs longer than its lease keeps it: two sweeps never over
   assert.equal(most, 1);
   assert.equal(runs, 1);
   assert.equal((await getJobEntry(a.kv, "tx_sweep")).value?.status, "done");
+});
+
+Deno.test("A confirmation job's idempotency key follows the route's rule: 1 to 128 characters", () => {
+  const payload = (key: string) => ({ type: "tx_confirm", projectId: "p", key, attemptId: "a" });
+  assert.ok(txConfirmJobSchema.safeParse(payload("k".repeat(128))).success);
+  assert.ok(txConfirmJobSchema.safeParse(payload("😀".repeat(128))).success);
+  assert.ok(!txConfirmJobSchema.safeParse(payload("k".repeat(129))).success);
+  assert.ok(!txConfirmJobSchema.safeParse(payload("")).success);
 });
