@@ -10,6 +10,7 @@ import { DECIMAL_PATTERN } from "../chain/amounts.ts";
 import type { TxBody, TxTarget } from "../../kv/tx_requests.ts";
 import type { TxKind } from "../../core/events.ts";
 import { isDotSegment } from "../names.ts";
+import { userIdSchema } from "../user_id.ts";
 
 /** Longest idempotency key, in characters. */
 export const MAX_IDEMPOTENCY_KEY_CHARS = 128;
@@ -29,7 +30,7 @@ export function isUsableKey(key: string): boolean {
 }
 
 const target = z.object({
-  userId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  userId: userIdSchema.optional(),
   address: z.string().optional(),
 }).strict().refine(
   (to) => (to.userId === undefined) !== (to.address === undefined),

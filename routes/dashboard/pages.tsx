@@ -35,6 +35,7 @@ import { getPolicy } from "../../kv/policy.ts";
 import { listProjectsByDeveloper, type Project } from "../../kv/projects.ts";
 import { listTxRequests, TX_STATUSES } from "../../kv/tx_requests.ts";
 import { developerPage, projectPage } from "./_page.tsx";
+import { parseUserId } from "../../lib/user_id.ts";
 
 const PLAYERS_PAGE_SIZE = 100;
 const TX_PAGE_SIZE = 50;
@@ -266,8 +267,8 @@ async function findPlayers(
       truncated: links.length > PLAYERS_PAGE_SIZE,
     };
   }
-  if (/^[0-9]{1,16}$/.test(query) && Number(query) > 0 && Number.isSafeInteger(Number(query))) {
-    const userId = Number(query);
+  const userId = parseUserId(query);
+  if (userId !== null) {
     const link = await getLinkByUser(kv, projectId, userId);
     return { players: link ? [{ userId, ...link }] : [], queryProblem: null, truncated: false };
   }
@@ -281,7 +282,7 @@ async function findPlayers(
   }
   return {
     players: [],
-    queryProblem: "Enter a Roblox user ID (digits) or a Solana wallet address.",
+    queryProblem: "Enter a Roblox user ID (digits, no leading zero) or a Solana wallet address.",
     truncated: false,
   };
 }
