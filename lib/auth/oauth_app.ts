@@ -3,6 +3,14 @@ import type { Project } from "../../kv/projects.ts";
 import { decryptSecretText, encryptSecret, type SealBinding } from "../crypto/encryption.ts";
 import type { SecretKeys } from "../crypto/secret_keys.ts";
 
+/** Where the identity provider sends a player back after sign-in: our route, on every project. */
+export const OAUTH_CALLBACK_PATH = "/auth/idp/callback";
+
+/** The redirect URI each project registers with its Roblox OAuth app. */
+export function oauthRedirectUri(baseUrl: string): string {
+  return `${baseUrl}${OAUTH_CALLBACK_PATH}`;
+}
+
 /** The credentials the token and revoke endpoints need. */
 export interface OauthApp {
   clientId: string;

@@ -11,7 +11,7 @@ import {
 } from "../../kv/projects.ts";
 import type { EventContext } from "./runtime.ts";
 import { encryptSecret } from "../crypto/encryption.ts";
-import { ApiError } from "../../core/api_error.ts";
+import { ApiError, projectNotFound } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
 import type { PublishTarget } from "./runtime.ts";
 
@@ -146,7 +146,7 @@ export async function saveEventSettings(
   const change = validateEventSettings(input);
   const current = await getProject(ctx.kv, projectId);
   if (!current || current.deletedAt !== null) {
-    throw new ApiError(404, "project_not_found", "Project not found");
+    throw projectNotFound();
   }
   const keyEnc = change.publishingKey
     ? await encryptSecret(ctx.keys, change.publishingKey, {
@@ -163,7 +163,7 @@ export async function saveEventSettings(
       ...(change.topic !== undefined ? { topic: change.topic } : {}),
     },
   }), { sealedUnder: keyEnc ? ctx.keys.current.id : undefined });
-  if (!saved) throw new ApiError(404, "project_not_found", "Project not found");
+  if (!saved) throw projectNotFound();
   ctx.events.targets.delete(projectId);
   ctx.apiKeys.forgetProject(projectId);
   const view = eventSettingsView(saved);

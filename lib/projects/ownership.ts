@@ -1,7 +1,7 @@
 /** A developer's projects as the dashboard changes them: ownership, creation within the limit, deletion. */
 import type { Cluster } from "../../core/cluster.ts";
 import type { AppContext } from "../context.ts";
-import { ApiError } from "../../core/api_error.ts";
+import { ApiError, projectNotFound } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
 import {
   createProject,
@@ -18,10 +18,6 @@ import { nameProblem } from "../names.ts";
 /** Longest project name accepted. */
 export const MAX_PROJECT_NAME_LENGTH = 60;
 const CLUSTERS: readonly Cluster[] = ["devnet", "mainnet"];
-
-function projectNotFound(): ApiError {
-  return new ApiError(404, "project_not_found", "Project not found");
-}
 
 /**
  * Returns the developer's active project; 404 `project_not_found` when it does not exist, was

@@ -27,9 +27,7 @@ import { abortable } from "../../core/deadline.ts";
 import { findMintAllowance, SOL_ASSET } from "./policy.ts";
 import { emptyPolicy, type TxPolicy } from "../../kv/policy.ts";
 import type { TxKind } from "../../core/events.ts";
-
-/** SOL's decimals. */
-export const SOL_DECIMALS = 9;
+import { SOL_DECIMALS } from "../chain/sol_balance.ts";
 
 /** The API key a request came with and its project, as the guard resolved them. */
 export interface TxCaller {

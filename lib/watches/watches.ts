@@ -9,7 +9,7 @@ import {
 } from "../../kv/watches.ts";
 import { getProject } from "../../kv/projects.ts";
 import type { BaseContext } from "../base_context.ts";
-import { ApiError } from "../../core/api_error.ts";
+import { ApiError, projectNotFound } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
 import { ULID_PATTERN } from "../../core/ids.ts";
 import { nameProblem } from "../names.ts";
@@ -56,7 +56,7 @@ export function validateWatch(input: { name?: unknown; address?: unknown }): {
 async function requireProject(ctx: BaseContext, projectId: string): Promise<void> {
   const project = await getProject(ctx.kv, projectId);
   if (!project || project.deletedAt !== null) {
-    throw new ApiError(404, "project_not_found", "Project not found");
+    throw projectNotFound();
   }
 }
 

@@ -35,6 +35,7 @@ const LIB_FLOORS: [entry: string, floor: number][] = [
   ["lib/quota/", 1],
   ["lib/job_handler.ts", 1],
   ["lib/user_id.ts", 1],
+  ["lib/issue_text.ts", 1],
   ["lib/config.ts", 2],
   ["lib/chain/", 3],
   ["lib/crypto/", 3],
