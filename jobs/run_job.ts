@@ -49,7 +49,8 @@ export async function runDueJob(
   options: JobRunOptions,
 ): Promise<boolean> {
   const { kv, clock } = ctx;
-  const entry = await getJobEntry(kv, due.id);
+  // Many due jobs are looked at in one turn: their reads share store calls.
+  const entry = await getJobEntry(ctx.reads, due.id);
   const now = clock.now();
   if (
     !entry.versionstamp || entry.value.status !== "pending" || entry.value.runAt !== due.runAt

@@ -12,6 +12,7 @@
  */
 import { monotonicUlid } from "../core/ids.ts";
 import { addDueEntry, addDueEntryRemoval, type DueJob } from "./job_queue.ts";
+import type { KvReader } from "./read_batches.ts";
 
 /** The lanes, highest priority first. */
 export const JOB_LANES = ["tx", "events", "watch"] as const;
@@ -128,7 +129,7 @@ export async function enqueueJob(
 }
 
 /** Returns a job's entry (versionstamp null when absent). */
-export function getJobEntry(kv: Deno.Kv, id: string): Promise<Deno.KvEntryMaybe<JobRecord>> {
+export function getJobEntry(kv: KvReader, id: string): Promise<Deno.KvEntryMaybe<JobRecord>> {
   return kv.get<JobRecord>(jobKey(id));
 }
 

@@ -5,6 +5,7 @@ import { ulid } from "../core/ids.ts";
 import { getManyInTens } from "./get_many.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 import { guardSealedWrite } from "./secret_check.ts";
+import type { KvReader } from "./read_batches.ts";
 
 /** The MessagingService topic a project's events go to until it sets one. */
 export const DEFAULT_EVENT_TOPIC = "svc";
@@ -125,7 +126,7 @@ function randomSlugSuffix(): string {
 }
 
 /** Returns the project, deleted or not, or null. */
-export async function getProject(kv: Deno.Kv, id: string): Promise<Project | null> {
+export async function getProject(kv: KvReader, id: string): Promise<Project | null> {
   return (await kv.get<Project>(projectKey(id))).value;
 }
 

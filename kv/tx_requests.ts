@@ -12,6 +12,7 @@
 import type { Cluster } from "../core/cluster.ts";
 import { must } from "../core/must.ts";
 import type { TxKind } from "../core/events.ts";
+import type { KvReader } from "./read_batches.ts";
 
 /** Every status of a transaction request, in the spec's order ("Transaction request status"). */
 export const TX_STATUSES = ["pending", "submitted", "confirmed", "failed"] as const;
@@ -153,7 +154,7 @@ export function addTxStatusMove(
 
 /** Returns the request's entry (versionstamp null when the key was never used). */
 export function getTxRequestEntry(
-  kv: Deno.Kv,
+  kv: KvReader,
   projectId: string,
   key: string,
 ): Promise<Deno.KvEntryMaybe<TxRequestRecord>> {
@@ -173,7 +174,7 @@ export function liveTxRequest(
  * record expired).
  */
 export async function getTxRequest(
-  kv: Deno.Kv,
+  kv: KvReader,
   projectId: string,
   key: string,
   now?: number,

@@ -41,7 +41,7 @@ export function txRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono
   app.get("/tx/:idempotencyKey", guard, async (c) => {
     const key = c.req.param("idempotencyKey");
     const record = isUsableKey(key)
-      ? await getTxRequest(ctx.kv, c.get("project").id, key, ctx.clock.now())
+      ? await getTxRequest(ctx.reads, c.get("project").id, key, ctx.clock.now())
       : null;
     if (!record) throw new ApiError(404, "not_found", "No transaction request has this key");
     if (record.status === "submitted") await ensureTxConfirmJob(ctx, record);
