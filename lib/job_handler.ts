@@ -1,5 +1,5 @@
 /** What a job handler receives and answers, and how a domain adds its jobs. */
-import type { z } from "zod";
+import { z } from "zod";
 import type { LogFields } from "../core/log.ts";
 import { addJob, type AddJobOptions, type JobLane, type JobPayload } from "../kv/jobs.ts";
 
@@ -51,3 +51,6 @@ export function jobAdder<P extends JobPayload>(schema: z.ZodType<P>, lane: JobLa
     return addJob(op, schema.parse(payload), { ...options, lane });
   };
 }
+
+/** An id in a job payload (a project, a watch, an attempt): what the store's keys hold. */
+export const payloadIdSchema = z.string().min(1).max(200);

@@ -3,10 +3,8 @@
  * module can add a job; the handlers are in `jobs.ts`).
  */
 import { z } from "zod";
-import { jobAdder } from "../job_handler.ts";
+import { jobAdder, payloadIdSchema } from "../job_handler.ts";
 import { recordedEventSchema } from "./event_schema.ts";
-
-const id = z.string().min(1).max(200);
 
 /**
  * Events one commit delivers with a `deliver_event` job each, and the most a `publish_batch` job
@@ -18,14 +16,14 @@ export const DIRECT_DELIVERY_MAX = 50;
 /** Publishes one recorded event to the project's game servers (with its own retry schedule). */
 export const deliverEventJobSchema = z.object({
   type: z.literal("deliver_event"),
-  projectId: id,
+  projectId: payloadIdSchema,
   event: recordedEventSchema,
 });
 
 /** Turns a batch of events into one `deliver_event` job each (keeps big polls within commit limits). */
 export const publishBatchJobSchema = z.object({
   type: z.literal("publish_batch"),
-  projectId: id,
+  projectId: payloadIdSchema,
   events: z.array(recordedEventSchema).min(1).max(DIRECT_DELIVERY_MAX),
 });
 

@@ -3,15 +3,15 @@
  * so any module of `lib/tx` can add a job; the handlers are in `jobs.ts`).
  */
 import { z } from "zod";
-import { jobAdder } from "../job_handler.ts";
+import { jobAdder, payloadIdSchema } from "../job_handler.ts";
 import { idempotencyKeySchema } from "./request_body.ts";
 
 /** One confirmation round of an attempt; it runs again every 1.5 s until the attempt is final. */
 export const txConfirmJobSchema = z.object({
   type: z.literal("tx_confirm"),
-  projectId: z.string().min(1).max(200),
+  projectId: payloadIdSchema,
   key: idempotencyKeySchema,
-  attemptId: z.string().min(1).max(200),
+  attemptId: payloadIdSchema,
 });
 
 /** The sweep of every attempt not yet final; it runs again every 30 s. */

@@ -3,16 +3,14 @@
  * module can start a poll loop; the handler is in `jobs.ts`).
  */
 import { z } from "zod";
-import { jobAdder } from "../job_handler.ts";
+import { jobAdder, payloadIdSchema } from "../job_handler.ts";
 import { watchPollJobId } from "../../kv/watches.ts";
-
-const id = z.string().min(1).max(200);
 
 /** One poll of a watched address; it reschedules itself for as long as the watch exists. */
 export const watchPollJobSchema = z.object({
   type: z.literal("watch_poll"),
-  projectId: id,
-  watchId: id,
+  projectId: payloadIdSchema,
+  watchId: payloadIdSchema,
 });
 
 /** A `watch_poll` job's payload. */
