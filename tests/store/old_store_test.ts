@@ -21,7 +21,6 @@ import {
 } from "../../kv/tx_requests.ts";
 import { decryptSecret, decryptSecretText } from "../../lib/crypto/encryption.ts";
 import type { SecretKeySet } from "../../lib/crypto/secret_keys.ts";
-import { checkSecret } from "../../lib/crypto/key_check.ts";
 import {
   migratePreviousVersionWrites,
   migrateStore,
@@ -31,7 +30,7 @@ import { createProjectWallet } from "../../lib/projects/wallet.ts";
 import { startMessagingStandIn } from "../../sandbox/roblox/mod.ts";
 import { PUBLISH_KEY, UNIVERSE } from "../support/events_harness.ts";
 import { startServiceProcess } from "../support/service_runner.ts";
-import { createTestApp, createTestProject, type TestApp } from "../support/test_app.ts";
+import { createTestApp, createTestProject, startOnStore } from "../support/test_app.ts";
 
 const SECRET = "old-store-secret-aaaaaaaaaaaaaaaaaaaaaaaaaa";
 const OTHER_SECRET = "old-store-other-secret-bbbbbbbbbbbbbbbbbbb";
@@ -355,19 +354,6 @@ Deno.test("A store written by earlier versions is migrated once by three instanc
   assert.deepEqual([check.keyId, check.previous, check.staleWrites], [keyId, null, 0]);
 });
 
-/** Starts an app on the store at `kvPath` as an instance does, migration and key check included. */
-async function start(kvPath: string, secret: string, previous?: string): Promise<TestApp> {
-  const app = await createTestApp({ kvPath, config: { secret, secretPrevious: previous } });
-  try {
-    await migrateStore(app.ctx);
-    await checkSecret(app.ctx);
-    return app;
-  } catch (error) {
-    await app.close();
-    throw error;
-  }
-}
-
 Deno.test("migrateStore() is versioned: each step runs once per store, and a store at a version runs only the steps above it", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   const old = await writeOldStore(kvPath);
@@ -393,7 +379,7 @@ Deno.test("A v1 value that no SECRET of the instance opens keeps the store below
   await writeOldStore(kvPath);
 
   // When: an instance with another SECRET starts: its key check refuses it, judged by the values.
-  await assert.rejects(start(kvPath, OTHER_SECRET), /SECRET does not match/);
+  await assert.rejects(startOnStore(kvPath, OTHER_SECRET), /SECRET does not match/);
   {
     await using app = await createTestApp({ kvPath, config: { secret: OTHER_SECRET } });
     // Then: the steps before the v1 one are done; the store is not past it.
@@ -402,14 +388,14 @@ Deno.test("A v1 value that no SECRET of the instance opens keeps the store below
   }
 
   // And: with the store's SECRET the migration completes.
-  await using app = await start(kvPath, SECRET);
+  await using app = await startOnStore(kvPath, SECRET);
   assert.equal(await getStoreVersion(app.kv), STORE_VERSION);
 });
 
 Deno.test("The minute sweep renames tx_check jobs that an instance of the previous version queues during a rolling deploy", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   const old = await writeOldStore(kvPath);
-  await using app = await start(kvPath, SECRET);
+  await using app = await startOnStore(kvPath, SECRET);
   // Given: after the migration, an instance of the previous version queues a tx_check job.
   const job = oldJob(
     "01LATECHECK000000000000000",
@@ -422,7 +408,7 @@ Deno.test("The minute sweep renames tx_check jobs that an instance of the previo
     .commit();
 
   // When: the minute sweep's part runs, on two instances at once.
-  await using other = await start(kvPath, SECRET);
+  await using other = await startOnStore(kvPath, SECRET);
   const moved = await Promise.all([
     migratePreviousVersionWrites(app.ctx),
     migratePreviousVersionWrites(other.ctx),
