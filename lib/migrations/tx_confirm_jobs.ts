@@ -3,9 +3,10 @@
  * become `tx_confirm` jobs with the same id (so the request's `checkJobId` still names its job),
  * each in a commit checked on the job's record. Every pending job has an entry in its lane's due
  * index, so the `tx` lane's index finds them all. Instances of the previous version queue such
- * jobs until the last of them stops, so this also runs in the minute sweep; a new instance that
- * claims one first drops it as a kind it does not know, and the 30 s transaction sweep gives the
- * attempt a new job.
+ * jobs until the last of them stops, so this also runs in the minute sweep. Meanwhile an instance
+ * that claims a job of the other version's kind drops it as a kind it does not know, and the 30 s
+ * transaction sweep (of either version) gives the attempt a new job: the job only follows the
+ * attempt to its status, so no payment depends on it.
  */
 import { getJobEntry, jobKey, type JobRecord } from "../../kv/jobs.ts";
 import { listLaneDueJobs } from "../../kv/job_queue.ts";
