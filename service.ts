@@ -8,9 +8,7 @@ import { createApp } from "./routes/mod.ts";
 import { JobWorker } from "./jobs/worker.ts";
 import { ensureTxSweepLoop } from "./lib/tx/sweep.ts";
 import { warmIslandsBundle } from "./components/islands_bundle.ts";
-import { moveOldDueEntries } from "./kv/job_queue_migration.ts";
-import { backfillTxStatusIndex } from "./kv/tx_status_backfill.ts";
-import { expireOldRevokedKeys } from "./kv/revoked_key_expiry.ts";
+import { migrateStore } from "./lib/migrations/mod.ts";
 
 /** A running service instance. */
 interface RunningService {
@@ -27,15 +25,13 @@ export async function startService(
   input: { kv: Deno.Kv; config: Config; clock?: Clock; hostname?: string },
 ): Promise<RunningService> {
   const ctx = await createAppContext(input);
+  // What earlier versions stored in another shape is brought to the current one first, so
+  // everything after this reads one shape.
+  await migrateStore(ctx);
   // Before anything reads a sealed secret: refuses a SECRET the store was not started with.
   await checkSecret(ctx);
   const app = createApp(ctx);
   const worker = new JobWorker(ctx);
-  // What earlier versions stored in another layout: queued jobs, requests without a status
-  // index, revoked keys kept for good.
-  await moveOldDueEntries(ctx.kv);
-  await backfillTxStatusIndex(ctx.kv, ctx.clock.now());
-  await expireOldRevokedKeys(ctx.kv, ctx.clock.now());
   // The 30 s transaction sweep runs from the start, not from the first minute cron: at once, so
   // attempts an instance left behind when it died are followed again right away.
   await ensureTxSweepLoop(ctx, { now: true });

@@ -154,7 +154,7 @@ async function startEnvironment(rpcUrl: string) {
   const { savePolicy } = await import("../lib/tx/policy.ts");
   const { saveEventSettings } = await import("../lib/events/settings.ts");
   const { addWatch } = await import("../lib/watches/watches.ts");
-  const { createProjectWallet } = await import("../lib/wallets/project_wallet.ts");
+  const { createProjectWallet } = await import("../lib/projects/wallet.ts");
   const { getTxRequest } = await import("../kv/tx_requests.ts");
   const standIn = await startMessagingStandIn({
     keys: [{ apiKey: PUBLISH_KEY, universeId: UNIVERSE }],

@@ -164,7 +164,7 @@ async function serveService() {
   const { openKv } = await import("../kv/open_kv.ts");
   const { linkWallet } = await import("../kv/links.ts");
   const { savePolicy } = await import("../lib/tx/policy.ts");
-  const { createProjectWallet } = await import("../lib/wallets/project_wallet.ts");
+  const { createProjectWallet } = await import("../lib/projects/wallet.ts");
   const { createBenchProject, seedStore } = await import("./seed_store.ts");
   const rpcUrl = Deno.env.get("BENCH_RPC_URL")!;
   const dir = await Deno.makeTempDir();

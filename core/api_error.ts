@@ -15,6 +15,14 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * 404 `project_not_found`: the project does not exist, was deleted, or is not the caller's (one
+ * answer for all three, so another developer's project ids leak nothing).
+ */
+export function projectNotFound(message = "Project not found"): ApiError {
+  return new ApiError(404, "project_not_found", message);
+}
+
 /** The JSON body of an error answer. */
 export function errorBody(
   code: string,

@@ -5,18 +5,46 @@ const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 /** What a ULID looks like (Crockford base32, 26 characters). */
 export const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
-/** Returns a new ULID for the given time (default now). */
-export function ulid(time = Date.now()): string {
-  let timePart = "";
+// The time part: 10 digits of milliseconds.
+function timePart(time: number): string {
+  let part = "";
   let t = time;
   for (let i = 0; i < 10; i++) {
-    timePart = ALPHABET[t % 32] + timePart;
+    part = ALPHABET[t % 32] + part;
     t = Math.floor(t / 32);
   }
-  const random = crypto.getRandomValues(new Uint8Array(16));
-  let randomPart = "";
-  for (const byte of random) randomPart += ALPHABET[byte % 32];
-  return timePart + randomPart;
+  return part;
+}
+
+// The random part: 16 digits of 0 to 31.
+function randomDigits(): number[] {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte % 32);
+}
+
+/** Returns a new ULID for the given time (default now). */
+export function ulid(time = Date.now()): string {
+  return timePart(time) + randomDigits().map((d) => ALPHABET[d]).join("");
+}
+
+let lastTime = -1;
+let lastRandom: number[] = [];
+
+/**
+ * Returns a new ULID for now, greater than every one this function returned before in this
+ * process: within one millisecond the random part counts up, so ids made in one go (a poll's
+ * events, oldest first) keep their order in a listing.
+ */
+export function monotonicUlid(): string {
+  const now = Date.now();
+  if (now > lastTime) {
+    lastTime = now;
+    lastRandom = randomDigits();
+  } else {
+    // Add one: the last digit below 31 goes up, the 31s after it wrap to 0 (all 31s: all wrap).
+    const i = lastRandom.findLastIndex((d) => d !== 31);
+    lastRandom = lastRandom.map((d, j) => j < i ? d : j === i ? d + 1 : 0);
+  }
+  return timePart(lastTime) + lastRandom.map((d) => ALPHABET[d]).join("");
 }
 
 /** Returns `bytes` random bytes encoded as base64url without padding. */

@@ -2,17 +2,13 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { ApiError } from "../core/api_error.ts";
-
-/** Formats zod issues as `path: problem` joined by `; `. */
-function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues.map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`).join("; ");
-}
+import { issueText } from "../lib/issue_text.ts";
 
 /** Parses `value` with `schema` or throws 400 `invalid_request`. */
 export function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) {
-    throw new ApiError(400, "invalid_request", formatIssues(result.error.issues));
+    throw new ApiError(400, "invalid_request", issueText(result.error.issues, { whole: "body" }));
   }
   return result.data;
 }

@@ -7,19 +7,16 @@
  * for its handler in `jobs/handlers.ts`).
  */
 import { z } from "zod";
-import {
-  deliverEventJobSchema,
-  publishBatchJobSchema,
-  watchPollJobSchema,
-} from "../lib/events/job_payloads.ts";
-import { txCheckJobSchema, txSweepJobSchema } from "../lib/tx/job_payloads.ts";
+import { deliverEventJobSchema, publishBatchJobSchema } from "../lib/events/job_payloads.ts";
+import { watchPollJobSchema } from "../lib/watches/job_payloads.ts";
+import { txConfirmJobSchema, txSweepJobSchema } from "../lib/tx/job_payloads.ts";
 
 /** Validates any job payload. */
 export const jobPayloadSchema = z.discriminatedUnion("type", [
   deliverEventJobSchema,
   publishBatchJobSchema,
   watchPollJobSchema,
-  txCheckJobSchema,
+  txConfirmJobSchema,
   txSweepJobSchema,
 ]);
 

@@ -1,10 +1,10 @@
 /**
- * The job worker every instance runs: finds due jobs through the due index of each lane, claims
- * each with an atomic lease (so one instance runs it at a time), runs its handler and commits the
- * outcome in the same atomic operation as the handler's effects.
+ * The job worker every instance runs: finds due jobs through the due index of each lane and runs
+ * each (`run_job.ts`: claimed with an atomic lease, so one instance runs it at a time, and its
+ * outcome committed in the same atomic operation as the handler's effects).
  *
  * Order and fairness (see jobs/README.md):
- * - Each lane (`JOB_LANES`: tx, events, watch) has its own slots, so confirmation checks and the
+ * - Each lane (`JOB_LANES`: tx, events, watch) has its own slots, so confirmation jobs and the
  *   transaction sweep never wait behind deliveries or polls; a one-off pass (`runDue`) takes the
  *   lanes in that priority order.
  * - Slots are refilled as each job ends, so a slow job (a hung publish, a long poll) holds only
@@ -19,25 +19,12 @@
 import type { AppContext } from "../lib/context.ts";
 import { forEachConcurrently } from "../core/concurrently.ts";
 import { randomToken } from "../core/ids.ts";
-import { log, type LogFields } from "../core/log.ts";
-import {
-  addJobCompletion,
-  addJobRemoval,
-  addJobReschedule,
-  claimJob,
-  getJobEntry,
-  JOB_LANES,
-  type JobLane,
-  type JobRecord,
-  renewJobLease,
-} from "../kv/jobs.ts";
-import { deleteStaleDueEntry, type DueJob, nextDueAt } from "../kv/job_queue.ts";
+import { log } from "../core/log.ts";
+import { JOB_LANES, type JobLane } from "../kv/jobs.ts";
+import { type DueJob, nextDueAt } from "../kv/job_queue.ts";
 import { JobOwners, pickDueJobs, type RunningJob } from "./due_picker.ts";
-import { DeferredCommit } from "./deferred_commit.ts";
-import { jobHandlers } from "./handlers.ts";
-import { jobPayloadSchema } from "./payloads.ts";
-import type { JobHandler, JobOutcome, JobRun } from "../lib/job_handler.ts";
-import type { JobHandlers } from "./handlers.ts";
+import { type JobHandlers, jobHandlers } from "./handlers.ts";
+import { type JobRunOptions, runDueJob } from "./run_job.ts";
 
 /** Options of a `JobWorker`. */
 export interface JobWorkerOptions {
@@ -57,7 +44,6 @@ export interface JobWorkerOptions {
   handlers?: JobHandlers;
 }
 
-const MAX_BACKOFF_MS = 5 * 60_000;
 const DEFAULT_CONCURRENCY: Record<JobLane, number> = { tx: 8, events: 8, watch: 4 };
 
 /** What the loop knows of one lane: its slots and the jobs (by id) in them. */
@@ -73,10 +59,8 @@ export class JobWorker {
   readonly owner: string;
   #ctx: AppContext;
   #pollIntervalMs: number;
-  #leaseMs: number;
   #batchSize: number;
-  #maxAttempts: number;
-  #handlers: JobHandlers;
+  #runOptions: JobRunOptions;
   #lanes: Map<JobLane, LaneState>;
   #owners: JobOwners;
   #running = false;
@@ -90,10 +74,14 @@ export class JobWorker {
     this.#ctx = ctx;
     this.owner = options.owner ?? `worker-${randomToken(6)}`;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
-    this.#leaseMs = options.leaseMs ?? 30_000;
     this.#batchSize = options.batchSize ?? 200;
-    this.#maxAttempts = options.maxAttempts ?? 10;
-    this.#handlers = options.handlers ?? jobHandlers;
+    this.#runOptions = {
+      owner: this.owner,
+      leaseMs: options.leaseMs ?? 30_000,
+      maxAttempts: options.maxAttempts ?? 10,
+      handlers: options.handlers ?? jobHandlers,
+      dueAgain: (at) => this.#wakeAt(at),
+    };
     this.#owners = new JobOwners(ctx.kv);
     const given = options.concurrency;
     const limits: Partial<Record<JobLane, number>> = typeof given === "number"
@@ -232,165 +220,10 @@ export class JobWorker {
 
   async #runOneSafely(lane: JobLane, due: DueJob): Promise<boolean> {
     try {
-      return await this.#runOne(lane, due);
+      return await runDueJob(this.#ctx, lane, due, this.#runOptions);
     } catch (error) {
       log("error", "Job worker error", { owner: this.owner, jobId: due.id, error });
       return false;
     }
-  }
-
-  async #runOne(lane: JobLane, due: DueJob): Promise<boolean> {
-    const { kv, clock } = this.#ctx;
-    const entry = await getJobEntry(kv, due.id);
-    const now = clock.now();
-    if (
-      !entry.versionstamp || entry.value.status !== "pending" || entry.value.runAt !== due.runAt
-    ) {
-      // The index points at a job that moved or finished in between; only a truly dangling entry is removed.
-      if (!entry.versionstamp || entry.value.status !== "pending") {
-        await deleteStaleDueEntry(kv, lane, due);
-      }
-      return false;
-    }
-    if (entry.value.runAt > now) return false;
-    const claimed = await claimJob(kv, entry, { owner: this.owner, now, leaseMs: this.#leaseMs });
-    if (!claimed) return false;
-    await this.#execute(claimed, now);
-    return true;
-  }
-
-  async #execute(claimed: Deno.KvEntry<JobRecord>, now: number): Promise<void> {
-    const { clock } = this.#ctx;
-    const job = claimed.value;
-    const parsed = jobPayloadSchema.safeParse(job.payload);
-    const fields: LogFields = { owner: this.owner, jobId: job.id, jobType: job.payload?.type };
-    if (!parsed.success) {
-      log("error", "Job dropped: invalid payload", { ...fields, problem: parsed.error.message });
-      await this.#commitOutcome(claimed, new DeferredCommit(), {
-        kind: "drop",
-        reason: "invalid payload",
-      }, fields);
-      return;
-    }
-    const payload = parsed.data;
-    if ("projectId" in payload) fields.projectId = payload.projectId;
-    const handler = this.#handlers[payload.type] as JobHandler;
-    const effects = new DeferredCommit();
-    const run: JobRun = {
-      ctx: this.#ctx,
-      id: job.id,
-      payload,
-      attempt: job.attempts,
-      now,
-      op: effects,
-      logFields: fields,
-    };
-    const lease = this.#keepLease(claimed, fields);
-    let outcome: JobOutcome;
-    try {
-      outcome = await handler(run);
-    } catch (error) {
-      run.op = new DeferredCommit();
-      const message = error instanceof Error ? error.message : String(error);
-      if (job.attempts >= this.#maxAttempts) {
-        log("error", "Job dropped after repeated failures", {
-          ...fields,
-          attempts: job.attempts,
-          error,
-        });
-        outcome = { kind: "drop", reason: message };
-      } else {
-        const backoff = Math.min(1_000 * 2 ** (job.attempts - 1), MAX_BACKOFF_MS);
-        log("warn", "Job failed; will retry", { ...fields, attempts: job.attempts, error });
-        outcome = { kind: "retry", at: clock.now() + backoff, error: message };
-      }
-    }
-    const current = await lease.stop();
-    await this.#commitOutcome(current, run.op as DeferredCommit, outcome, fields);
-  }
-
-  // Renews the claim every third of the lease while the handler runs; `stop` returns the latest entry.
-  #keepLease(
-    claimed: Deno.KvEntry<JobRecord>,
-    fields: LogFields,
-  ): { stop(): Promise<Deno.KvEntry<JobRecord>> } {
-    const { kv, clock } = this.#ctx;
-    let current = claimed;
-    let lost = false;
-    let renewing = Promise.resolve();
-    const renew = async () => {
-      if (lost) return;
-      try {
-        const renewed = await renewJobLease(kv, current, {
-          now: clock.now(),
-          leaseMs: this.#leaseMs,
-        });
-        if (renewed) current = renewed;
-        else {
-          lost = true;
-          log("warn", "Job lease lost while running", fields);
-        }
-      } catch (error) {
-        // The next renewal tries again, well before the lease ends.
-        log("warn", "Job lease renewal failed", { ...fields, error });
-      }
-    };
-    const timer = setInterval(() => {
-      renewing = renewing.then(renew);
-    }, Math.max(10, Math.floor(this.#leaseMs / 3)));
-    return {
-      async stop() {
-        clearInterval(timer);
-        await renewing;
-        return current;
-      },
-    };
-  }
-
-  async #commitOutcome(
-    claimed: Deno.KvEntry<JobRecord>,
-    effects: DeferredCommit,
-    outcome: JobOutcome,
-    fields: LogFields,
-  ): Promise<void> {
-    const { kv, clock } = this.#ctx;
-    const now = clock.now();
-    const op = effects.applyTo(kv.atomic().check(claimed));
-    if (outcome.kind === "done") addJobCompletion(op, claimed, now);
-    else if (outcome.kind === "drop") addJobRemoval(op, claimed);
-    else if (outcome.kind === "retry") {
-      addJobReschedule(op, claimed, { runAt: outcome.at, error: outcome.error });
-    } else {addJobReschedule(op, claimed, {
-        runAt: outcome.at,
-        fresh: true,
-        // A loop's next payload is validated before it is stored, like every added job.
-        payload: outcome.payload && jobPayloadSchema.parse(outcome.payload),
-      });}
-
-    let ok = false;
-    try {
-      ok = (await op.commit()).ok;
-    } catch (error) {
-      log("error", "Job outcome commit failed", { ...fields, error });
-    }
-    if (ok) {
-      if (outcome.kind === "retry" || outcome.kind === "continue") this.#wakeAt(outcome.at);
-      try {
-        await outcome.afterCommit?.();
-      } catch (error) {
-        log("warn", "Job after-commit step failed", { ...fields, error });
-      }
-      return;
-    }
-    // Either the lease was lost (another worker owns the job now: leave it alone) or one of the
-    // handler's own checks failed: release the job to run again shortly, counting the attempt.
-    const release = kv.atomic().check(claimed);
-    addJobReschedule(release, claimed, { runAt: now + 1_000, error: "commit conflict" });
-    const released = await release.commit().catch(() => ({ ok: false }));
-    if (released.ok) this.#wakeAt(now + 1_000);
-    log("warn", released.ok ? "Job commit conflicted; released" : "Job lease lost", {
-      ...fields,
-      outcome: outcome.kind,
-    });
   }
 }

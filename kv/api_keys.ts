@@ -7,6 +7,7 @@ import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { randomToken, ulid } from "../core/ids.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
+import type { KvReader } from "./read_batches.ts";
 
 /** An API key as stored (no plaintext). */
 export interface ApiKeyRecord {
@@ -134,7 +135,7 @@ export async function revokeApiKey(
 }
 
 /** Finds the key record for a plaintext key's hash, or null. */
-export async function getApiKeyByHash(kv: Deno.Kv, hash: string): Promise<ApiKeyRecord | null> {
+export async function getApiKeyByHash(kv: KvReader, hash: string): Promise<ApiKeyRecord | null> {
   const ref = (await kv.get<ApiKeyRef>(apiKeyHashKey(hash))).value;
   if (!ref) return null;
   return (await kv.get<ApiKeyRecord>(apiKeyKey(ref.projectId, ref.keyId))).value;

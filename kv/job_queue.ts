@@ -163,6 +163,14 @@ export async function nextDueAt(kv: Deno.Kv, lane: Lane, now: number): Promise<n
   return null;
 }
 
+/** Every queue entry of a lane, project by project (for a migration of the lane's jobs). */
+export async function* listLaneDueJobs(kv: Deno.Kv, lane: Lane): AsyncGenerator<DueJob> {
+  for await (const entry of kv.list<string>({ prefix: ["job_due", lane] })) {
+    const [, , projectId, runAt, id] = entry.key as [string, string, string, number, string];
+    yield { id, runAt, projectId };
+  }
+}
+
 /** Removes a queue entry that points to no pending job. */
 export async function deleteStaleDueEntry(kv: Deno.Kv, lane: Lane, job: DueJob): Promise<void> {
   const entry = await kv.get(dueKey(lane, job));

@@ -10,8 +10,9 @@
  * moves to T too, so a job whose worker died simply becomes due again when its lease ends. A long
  * job renews its lease the same way.
  */
-import { ulid } from "../core/ids.ts";
+import { monotonicUlid } from "../core/ids.ts";
 import { addDueEntry, addDueEntryRemoval, type DueJob } from "./job_queue.ts";
+import type { KvReader } from "./read_batches.ts";
 
 /** The lanes, highest priority first. */
 export const JOB_LANES = ["tx", "events", "watch"] as const;
@@ -25,18 +26,6 @@ export type JobLane = typeof JOB_LANES[number];
  */
 export type JobPayload = { type: string; projectId?: string; [field: string]: unknown };
 
-// Records stored before a record named its lane: the lane their kind had then.
-const LANE_BEFORE_RECORDS_NAMED_IT: Record<string, JobLane> = {
-  tx_check: "tx",
-  tx_sweep: "tx",
-  watch_poll: "watch",
-};
-
-/** The lane a job waits in. */
-export function laneOf(job: Pick<JobRecord, "payload" | "lane">): JobLane {
-  return job.lane ?? LANE_BEFORE_RECORDS_NAMED_IT[job.payload.type] ?? "events";
-}
-
 /** Who runs a job and until when. */
 interface JobLease {
   owner: string;
@@ -47,8 +36,8 @@ interface JobLease {
 export interface JobRecord {
   id: string;
   payload: JobPayload;
-  /** The due-index lane it waits in (absent on records stored before lanes were named in them). */
-  lane?: JobLane;
+  /** The due-index lane it waits in. */
+  lane: JobLane;
   /** "done" records remain only for jobs enqueued with an explicit id, to keep that id used. */
   status: "pending" | "done";
   /** When the job is due; while leased, when the lease ends. */
@@ -74,26 +63,7 @@ export interface AddJobOptions {
 }
 
 /** How long the record of a finished unique job keeps its id taken. */
-const DONE_JOB_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-
-const ULID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-let lastIdTime = -1;
-let lastIdRandom: number[] = [];
-
-// Monotonic ULIDs: jobs added in one go (a poll's events, oldest first) keep their order in the
-// due index, so a worker starts them in that order.
-function nextJobId(): string {
-  const now = Date.now();
-  if (now > lastIdTime) {
-    lastIdTime = now;
-    lastIdRandom = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b % 32);
-  } else {
-    // Add one: the last digit below 31 goes up, the 31s after it wrap to 0 (all 31s: all wrap).
-    const i = lastIdRandom.findLastIndex((d) => d !== 31);
-    lastIdRandom = lastIdRandom.map((d, j) => j < i ? d : j === i ? d + 1 : 0);
-  }
-  return ulid(lastIdTime).slice(0, 10) + lastIdRandom.map((d) => ULID_ALPHABET[d]).join("");
-}
+export const DONE_JOB_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Key of a job record. */
 export function jobKey(id: string): Deno.KvKey {
@@ -106,12 +76,12 @@ export function dueJobOf(job: Pick<JobRecord, "payload" | "runAt" | "id">): DueJ
 
 // Appends "the job waits in its lane until its runAt" to `op`.
 function addDue(op: Deno.AtomicOperation, job: JobRecord): void {
-  addDueEntry(op, laneOf(job), dueJobOf(job));
+  addDueEntry(op, job.lane, dueJobOf(job));
 }
 
 // Appends "the job no longer waits where it did" to `op`.
 function removeDue(op: Deno.AtomicOperation, job: JobRecord): void {
-  addDueEntryRemoval(op, laneOf(job), dueJobOf(job));
+  addDueEntryRemoval(op, job.lane, dueJobOf(job));
 }
 
 /**
@@ -123,7 +93,9 @@ export function addJob(
   payload: JobPayload,
   options: AddJobOptions,
 ): string {
-  const id = options.id ?? nextJobId();
+  // Monotonic: jobs added in one go keep their order in the due index, so a worker starts them in
+  // that order.
+  const id = options.id ?? monotonicUlid();
   const runAt = options.runAt;
   const record: JobRecord = {
     id,
@@ -157,7 +129,7 @@ export async function enqueueJob(
 }
 
 /** Returns a job's entry (versionstamp null when absent). */
-export function getJobEntry(kv: Deno.Kv, id: string): Promise<Deno.KvEntryMaybe<JobRecord>> {
+export function getJobEntry(kv: KvReader, id: string): Promise<Deno.KvEntryMaybe<JobRecord>> {
   return kv.get<JobRecord>(jobKey(id));
 }
 
@@ -252,6 +224,29 @@ export function addJobReschedule(
   removeDue(op, job);
   addDue(op, record);
   op.set(jobKey(job.id), record);
+}
+
+/**
+ * Starts the self-rescheduling job `id` with `add` unless it is pending. A loop job never finishes
+ * as "done", so such a record left under its id is cleared first; the id is unique, so instances
+ * doing this at once start one loop. Answers the pending job's entry, `true` when this call started
+ * the loop, or `false` when another writer changed the job first.
+ */
+export async function ensureLoopJob(
+  kv: Deno.Kv,
+  id: string,
+  add: (op: Deno.AtomicOperation) => void,
+): Promise<Deno.KvEntry<JobRecord> | boolean> {
+  const job = await getJobEntry(kv, id);
+  if (job.value?.status === "pending") return job as Deno.KvEntry<JobRecord>;
+  if (job.value) {
+    const op = kv.atomic().check(job);
+    addJobRemoval(op, job as Deno.KvEntry<JobRecord>);
+    if (!(await op.commit()).ok) return false;
+  }
+  const op = kv.atomic();
+  add(op);
+  return (await op.commit()).ok;
 }
 
 /** Lists pending jobs (for support tools and tests), oldest id first. */

@@ -3,6 +3,7 @@ import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { must } from "../core/must.ts";
 import { getManyInTens } from "./get_many.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
+import type { KvReader } from "./read_batches.ts";
 
 /** A player's link as stored under the player. */
 export interface LinkByUser {
@@ -113,7 +114,7 @@ export async function unlinkWallet(
 
 /** Returns the player's link, or null. */
 export async function getLinkByUser(
-  kv: Deno.Kv,
+  kv: KvReader,
   projectId: string,
   userId: number,
 ): Promise<LinkByUser | null> {
@@ -122,7 +123,7 @@ export async function getLinkByUser(
 
 /** Returns which player holds `address` in the project, or null. */
 export async function getLinkByAddress(
-  kv: Deno.Kv,
+  kv: KvReader,
   projectId: string,
   address: string,
 ): Promise<LinkByAddress | null> {

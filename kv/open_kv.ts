@@ -13,8 +13,6 @@
  *   after a failed check) or it only sets and deletes. `kv/README.md` says how each commit is safe.
  */
 
-import { batchGets } from "./read_batches.ts";
-
 const MAX_ATTEMPTS = 50;
 
 function isLocked(error: unknown): boolean {
@@ -65,10 +63,6 @@ export async function openKv(path?: string): Promise<Deno.Kv> {
   kv.getMany = retryWhenLocked(kv.getMany.bind(kv));
   kv.set = retryWhenLocked(kv.set.bind(kv));
   kv.delete = retryWhenLocked(kv.delete.bind(kv));
-  // Local only: over KV Connect under load the app's batched reads answered later than lone reads
-  // (the remote bench's p50 went from about 16 to 24 ms, docs/performance.md), so remote reads
-  // stay one call each.
-  batchGets(kv);
   return kv;
 }
 

@@ -5,6 +5,10 @@ import { ulid } from "../core/ids.ts";
 import { getManyInTens } from "./get_many.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 import { guardSealedWrite } from "./secret_check.ts";
+import type { KvReader } from "./read_batches.ts";
+
+/** The MessagingService topic a project's events go to until it sets one. */
+export const DEFAULT_EVENT_TOPIC = "svc";
 
 /** Per-project settings edited in the dashboard; secrets are stored encrypted. */
 export interface ProjectSettings {
@@ -97,7 +101,7 @@ export async function createProject(
         oauthClientSecretEnc: null,
         universeId: null,
         publishingKeyEnc: null,
-        topic: "svc",
+        topic: DEFAULT_EVENT_TOPIC,
       },
     };
     const result = await kv.atomic()
@@ -122,7 +126,7 @@ function randomSlugSuffix(): string {
 }
 
 /** Returns the project, deleted or not, or null. */
-export async function getProject(kv: Deno.Kv, id: string): Promise<Project | null> {
+export async function getProject(kv: KvReader, id: string): Promise<Project | null> {
   return (await kv.get<Project>(projectKey(id))).value;
 }
 

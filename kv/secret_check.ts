@@ -23,11 +23,10 @@ export interface SecretCheckRecord extends SecretRef {
   /**
    * The SECRET being rotated away while values sealed under it may remain: set by the first
    * start with it as SECRET_PREVIOUS, cleared by a start without SECRET_PREVIOUS that finds none.
-   * Absent in records written before rotations were tracked (then nothing is known).
    */
-  previous?: SecretRef | null;
+  previous: SecretRef | null;
   /** Values sealed under `previous` since it was set. */
-  staleWrites?: number;
+  staleWrites: number;
   updatedAt: number;
 }
 
@@ -77,5 +76,5 @@ export async function guardSealedWrite(
   // No record yet: the first start writes it (and a commit racing that start is retried).
   if (!record || record.keyId === keyId) return;
   if (record.previous?.keyId !== keyId) throw new RetiredSecretError(keyId);
-  op.set(SECRET_CHECK_KEY, { ...record, staleWrites: (record.staleWrites ?? 0) + 1 });
+  op.set(SECRET_CHECK_KEY, { ...record, staleWrites: record.staleWrites + 1 });
 }

@@ -12,6 +12,7 @@
 import type { Cluster } from "../core/cluster.ts";
 import { must } from "../core/must.ts";
 import type { TxKind } from "../core/events.ts";
+import type { KvReader } from "./read_batches.ts";
 
 /** Every status of a transaction request, in the spec's order ("Transaction request status"). */
 export const TX_STATUSES = ["pending", "submitted", "confirmed", "failed"] as const;
@@ -46,8 +47,8 @@ export interface SignedTx {
   wire: string;
   blockhash: string;
   lastValidBlockHeight: bigint;
-  /** Slot of the blockhash's block; it cannot land at or before it. Absent on older records. */
-  blockhashSlot?: bigint;
+  /** A slot it cannot land at or before: its blockhash's block's (or, stored by an earlier version, a lower bound of it). */
+  blockhashSlot: bigint;
   /** Clock time when it was signed and stored. */
   signedAt: number;
   /** True once an RPC node accepted it (after preflight); later sends skip preflight. */
@@ -89,14 +90,16 @@ export interface TxRequestRecord {
   signed: SignedTx | null;
   /**
    * Clock time after which this attempt can no longer be signed: its route has answered by then.
-   * Past it (plus a margin for clocks), any instance may abandon an unsigned attempt. Absent on
-   * older records.
+   * Past it (plus a margin for clocks), any instance may abandon an unsigned attempt.
    */
-  signBy?: number;
-  /** The background confirmation check job of this attempt, once it has one. */
+  signBy: number;
+  /**
+   * The attempt's confirmation job (`tx_confirm`), once it has one. The field keeps the name it
+   * was first stored under: every kept record carries it, and a new name would rewrite them all.
+   */
   checkJobId: string | null;
-  /** Earlier signed attempts of the key, oldest first (absent on older records). */
-  previous?: PastAttempt[];
+  /** Earlier signed attempts of the key, oldest first. */
+  previous: PastAttempt[];
   /**
    * When a check first found the attempt past its expiry margin without being able to prove it
    * did not land (a node hiding its history, a pruned one); absent otherwise. It stays unsettled.
@@ -151,7 +154,7 @@ export function addTxStatusMove(
 
 /** Returns the request's entry (versionstamp null when the key was never used). */
 export function getTxRequestEntry(
-  kv: Deno.Kv,
+  kv: KvReader,
   projectId: string,
   key: string,
 ): Promise<Deno.KvEntryMaybe<TxRequestRecord>> {
@@ -171,7 +174,7 @@ export function liveTxRequest(
  * record expired).
  */
 export async function getTxRequest(
-  kv: Deno.Kv,
+  kv: KvReader,
   projectId: string,
   key: string,
   now?: number,

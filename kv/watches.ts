@@ -1,7 +1,7 @@
 /** Watched addresses: per project, each with the position its poll loop has reached. */
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { ulid } from "../core/ids.ts";
-import { addJob, addJobRemoval, getJobEntry } from "./jobs.ts";
+import { addJobRemoval, getJobEntry } from "./jobs.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 import { takeWindowRoom } from "./window_counts.ts";
 
@@ -54,10 +54,20 @@ export class WatchConflictError extends Error {
   }
 }
 
-/** Creates a watch and its poll job in one commit, within `max` watches per project. */
+/**
+ * Creates a watch and, through `addPollJob` (its domain declares the job), its poll job in one
+ * commit, within `max` watches per project.
+ */
 export async function createWatch(
   kv: Deno.Kv,
-  input: { projectId: string; name: string; address: string; now: number; max: number },
+  input: {
+    projectId: string;
+    name: string;
+    address: string;
+    now: number;
+    max: number;
+    addPollJob(op: Deno.AtomicOperation, watch: Watch): void;
+  },
 ): Promise<Watch> {
   const { projectId, name, address } = input;
   return await commitWithRetry("add watch", async () => {
@@ -90,11 +100,7 @@ export async function createWatch(
       .set(watchNameKey(projectId, name), watch.id)
       .set(watchAddressKey(projectId, address), watch.id)
       .set(watchCountKey(projectId), count + 1);
-    addJob(op, { type: "watch_poll", projectId, watchId: watch.id }, {
-      id: watchPollJobId(projectId, watch.id),
-      runAt: input.now,
-      lane: "watch",
-    });
+    input.addPollJob(op, watch);
     if ((await op.commit()).ok || await wasWrittenBy(kv, watchKey(projectId, watch.id))) {
       return watch;
     }

@@ -6,6 +6,7 @@ import type { Cluster } from "../core/cluster.ts";
 import { isRemoteKvPath } from "../kv/open_kv.ts";
 import type { AbuseLimits } from "./quota/abuse_limits.ts";
 import { nameProblem } from "./names.ts";
+import { issueText } from "./issue_text.ts";
 
 /** The validated configuration every part of the service reads. */
 export interface Config {
@@ -90,8 +91,8 @@ export function loadConfig(
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ""));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
+    const problems = issueText(parsed.error.issues, { whole: "environment" });
+    throw new ConfigError(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
   const dataDir = options.dataDir ?? "./data";

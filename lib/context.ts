@@ -1,75 +1,31 @@
-/** Everything a request or job needs, built once per process and passed down explicitly. */
-import { ApiKeyResolver } from "./auth/api_key_resolver.ts";
-import { type Clock, systemClock } from "../core/clock.ts";
+/**
+ * Everything a request or job needs, built once per process and passed down explicitly: the
+ * services (`base_context.ts`) and the per-process state of the event pipeline and of the
+ * transaction routes. Routes, jobs and `lib/projects/` hold it; a domain below takes the part it
+ * uses (`BaseContext`, `EventContext`, `TxContext`).
+ */
+import type { Clock } from "../core/clock.ts";
 import type { Config } from "./config.ts";
-import { deriveSecretKeys, type SecretKeys } from "./crypto/secret_keys.ts";
-import { RequestQuota } from "./quota/request_quota.ts";
-import { AbuseLimiter } from "./quota/abuse_limits.ts";
-import { FeedReadLimit } from "./quota/feed_reads.ts";
-import { createRpcClients, type RpcClients } from "./chain/rpc_clients.ts";
-import { ChainReads } from "./chain/reads.ts";
-import { TtlCache } from "../core/ttl_cache.ts";
-import { createWalletProvider, type WalletProvider } from "./wallets/mod.ts";
+import { type BaseContext, createBaseContext } from "./base_context.ts";
+import { createEventRuntime, type EventRuntime } from "./events/runtime.ts";
 import { createTxRuntime, type TxRuntime } from "./tx/runtime.ts";
-import { createEventRuntime, type EventRuntime } from "./events/publish_targets.ts";
-import { JobWaker } from "../core/job_waker.ts";
-import { isRemoteKvPath } from "../kv/open_kv.ts";
 
 /** The service's shared dependencies. */
-export interface AppContext {
-  kv: Deno.Kv;
-  config: Config;
-  clock: Clock;
-  keys: SecretKeys;
-  apiKeys: ApiKeyResolver;
-  quota: RequestQuota;
-  /** Per-client caps on actions that need no API key (issue 12). */
-  abuse: AbuseLimiter;
-  /** The event feed's own per-instance limit (feed reads are not counted toward the quotas). */
-  feedReads: FeedReadLimit;
-  /** JSON-RPC clients per cluster. */
-  rpc: RpcClients;
-  /** Event pipeline state: cached publish targets, attempt timeout. */
+export type AppContext = BaseContext & {
+  /** Event pipeline state: cached publish targets, feed locks and ends, attempt timeout. */
   events: EventRuntime;
-  /** Wakes this process's job workers when new work is due. */
-  jobWaker: JobWaker;
-  /** Holds the projects' managed wallets (`none` while they are turned off). */
-  wallets: WalletProvider;
   /** Transaction routes' timing (tests shorten it), mint cache and reservation lock. */
   tx: TxRuntime;
-  /** Cached chain reads of the game API (balances, tokens, assets, signature status). */
-  chain: ChainReads;
-}
+};
 
 /** Builds the context for one process (or one test). */
 export async function createAppContext(
   input: { kv: Deno.Kv; config: Config; clock?: Clock },
 ): Promise<AppContext> {
-  const clock = input.clock ?? systemClock;
-  const keys = await deriveSecretKeys(input.config.secret, {
-    previous: input.config.secretPrevious,
-  });
-  const rpc = createRpcClients(input.config);
+  const base = await createBaseContext(input);
   return {
-    kv: input.kv,
-    config: input.config,
-    clock,
-    keys,
-    apiKeys: new ApiKeyResolver(input.kv, clock),
-    quota: new RequestQuota(input.kv, clock, { remote: isRemoteKvPath(input.config.kvPath) }),
-    abuse: new AbuseLimiter(input.kv, clock, {
-      limits: input.config.abuseLimits,
-    }),
-    feedReads: new FeedReadLimit(clock),
-    rpc,
-    events: createEventRuntime(input.kv, clock),
-    jobWaker: new JobWaker(),
-    wallets: createWalletProvider(input.config, { kv: input.kv, keys, clock }),
-    tx: createTxRuntime(clock),
-    chain: new ChainReads(
-      rpc,
-      { rpc: input.config.rpcUrls, das: input.config.dasUrls },
-      new TtlCache(clock),
-    ),
+    ...base,
+    events: createEventRuntime(base.kv, base.clock),
+    tx: createTxRuntime(base.clock),
   };
 }

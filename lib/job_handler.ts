@@ -1,12 +1,11 @@
 /** What a job handler receives and answers, and how a domain adds its jobs. */
-import type { z } from "zod";
-import type { AppContext } from "./context.ts";
+import { z } from "zod";
 import type { LogFields } from "../core/log.ts";
 import { addJob, type AddJobOptions, type JobLane, type JobPayload } from "../kv/jobs.ts";
 
-/** One run of a claimed job. */
-export interface JobRun<P extends JobPayload = JobPayload> {
-  ctx: AppContext;
+/** One run of a claimed job, with the context `C` its domain takes (the worker holds them all). */
+export interface JobRun<P extends JobPayload = JobPayload, C = unknown> {
+  ctx: C;
   id: string;
   payload: P;
   /** 1 on the first run, 2 on the second, ... (reset by a `continue` outcome). */
@@ -38,7 +37,9 @@ export type JobOutcome =
   & { afterCommit?: (() => Promise<void> | void) | undefined };
 
 /** Runs one kind of job. Throwing counts as a failed attempt, retried with backoff. */
-export type JobHandler<P extends JobPayload = JobPayload> = (run: JobRun<P>) => Promise<JobOutcome>;
+export type JobHandler<P extends JobPayload = JobPayload, C = unknown> = (
+  run: JobRun<P, C>,
+) => Promise<JobOutcome>;
 
 /** Adds one domain's jobs: each payload is validated by `schema` and waits in `lane`. */
 export function jobAdder<P extends JobPayload>(schema: z.ZodType<P>, lane: JobLane) {
@@ -50,3 +51,6 @@ export function jobAdder<P extends JobPayload>(schema: z.ZodType<P>, lane: JobLa
     return addJob(op, schema.parse(payload), { ...options, lane });
   };
 }
+
+/** An id in a job payload (a project, a watch, an attempt): what the store's keys hold. */
+export const payloadIdSchema = z.string().min(1).max(200);

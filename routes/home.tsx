@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { AppContext } from "../lib/context.ts";
 import { getDeveloperSession } from "../http/developer_session.ts";
-import { HomePage } from "../components/dashboard/home_page.tsx";
+import { HomePage } from "../components/home_page.tsx";
 import { pageResponse } from "../components/layout.tsx";
 
 /** `GET /`: the landing page, where signing out lands too. */

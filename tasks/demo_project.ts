@@ -9,7 +9,7 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
 import type { AppContext } from "../lib/context.ts";
 import { saveProjectSettings } from "../lib/projects/settings.ts";
-import { createProjectWallet } from "../lib/wallets/project_wallet.ts";
+import { createProjectWallet } from "../lib/projects/wallet.ts";
 import { createApiKey } from "../kv/api_keys.ts";
 import { recordDeveloperSignIn } from "../kv/developers.ts";
 import { savePolicy } from "../lib/tx/policy.ts";

@@ -6,7 +6,7 @@ import { Island } from "../islands.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl } from "./format.ts";
 import { projectPath, type ProjectTab } from "../../http/dashboard_paths.ts";
-import { LowBalanceNotices } from "./low_balance.tsx";
+import { LowBalanceNotices } from "./low_balance_notices.tsx";
 import type { LowBalanceWarning } from "../../lib/projects/low_balance.ts";
 
 /** What the overview shows. */
@@ -21,7 +21,7 @@ interface OverviewPageData extends FrameData {
   signInReady: boolean;
   activeKeys: number;
   policySet: boolean;
-  /** Low-balance warnings of the managed wallet (`low_balance.tsx`). */
+  /** Low-balance warnings of the managed wallet (`low_balance_notices.tsx`). */
   lowBalance: LowBalanceWarning[];
 }
 

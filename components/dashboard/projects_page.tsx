@@ -3,7 +3,7 @@ import type { VNode } from "preact";
 import { DashboardCopyButton } from "../../islands/dashboard_copy.tsx";
 import { MAX_PROJECTS_PER_DEVELOPER, type Project } from "../../kv/projects.ts";
 import { Island } from "../islands.tsx";
-import { linkUrl } from "../../lib/projects/project_view.ts";
+import { linkUrl } from "../../lib/link/page_url.ts";
 import { DashboardFrame, FlashFor, type FrameData } from "./frame.tsx";
 import { formatTime } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";

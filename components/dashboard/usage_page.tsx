@@ -2,7 +2,7 @@
 import type { VNode } from "preact";
 import { type FrameData, ProjectFrame } from "./frame.tsx";
 import { BarChart, COLORS, Meter } from "./charts.tsx";
-import { LowBalanceNotices } from "./low_balance.tsx";
+import { LowBalanceNotices } from "./low_balance_notices.tsx";
 import type { LowBalanceWarning } from "../../lib/projects/low_balance.ts";
 import { shortAddress } from "./format.ts";
 import type { UsageFigures } from "../../lib/projects/usage.ts";

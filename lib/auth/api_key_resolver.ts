@@ -4,6 +4,7 @@ import { getProject, type Project } from "../../kv/projects.ts";
 import type { Clock } from "../../core/clock.ts";
 import { sha256Hex } from "../../core/hash.ts";
 import { TtlCache } from "../../core/ttl_cache.ts";
+import type { KvReader } from "../../kv/read_batches.ts";
 
 /** A resolved, usable key. */
 interface ResolvedKey {
@@ -18,7 +19,8 @@ const CACHE_TTL_MS = 10_000;
 export class ApiKeyResolver {
   #cache: TtlCache<ResolvedKey | null>;
 
-  constructor(private kv: Deno.Kv, clock: Clock) {
+  /** `reads`: the request paths' reader (`BaseContext.reads`). */
+  constructor(private reads: KvReader, clock: Clock) {
     this.#cache = new TtlCache(clock, { ttlMs: CACHE_TTL_MS });
   }
 
@@ -36,9 +38,9 @@ export class ApiKeyResolver {
   }
 
   async #load(hash: string): Promise<ResolvedKey | null> {
-    const record = await getApiKeyByHash(this.kv, hash);
+    const record = await getApiKeyByHash(this.reads, hash);
     if (!record || record.revokedAt !== null) return null;
-    const project = await getProject(this.kv, record.projectId);
+    const project = await getProject(this.reads, record.projectId);
     return project && project.deletedAt === null ? { keyId: record.id, project } : null;
   }
 }

@@ -6,13 +6,23 @@
  * (`kv/used_signins.ts`), where exactly one verify of a message wins.
  */
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
+import type { Clock } from "../../core/clock.ts";
+import type { Config } from "../config.ts";
+import type { AbuseLimiter } from "../quota/abuse_limits.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { sha256Hex } from "../../core/hash.ts";
 import { getDeveloper, recordDeveloperSignIn } from "../../kv/developers.ts";
 import { spendSignIn } from "../../kv/used_signins.ts";
 import { dashboardNextPath } from "./next_path.ts";
 import { assertSignedBy, createSiwsMessage, createSiwsNonce, decodeAddress } from "./siws.ts";
+
+/** What a sign-in takes of the app context. */
+interface SignInContext {
+  kv: Deno.Kv;
+  clock: Clock;
+  config: Config;
+  abuse: AbuseLimiter;
+}
 
 /** How long a pending sign-in can be answered. */
 export const SIGNIN_TTL_MS = 10 * 60_000;
@@ -27,7 +37,7 @@ type PendingSignIn = z.infer<typeof pendingSchema>;
 
 /** Starts a sign-in for `address`; throws 400 `invalid_address` when it is not a wallet address. */
 export function createDeveloperChallenge(
-  ctx: AppContext,
+  ctx: SignInContext,
   request: { address: string; next?: string | null | undefined },
 ): PendingSignIn {
   if (!decodeAddress(request.address)) {
@@ -53,7 +63,7 @@ export function createDeveloperChallenge(
  * pending sign-in serves one attempt; throws 400 `challenge_expired` when it is missing, expired
  * or used.
  */
-export async function spendPendingSignIn(ctx: AppContext, raw: unknown): Promise<PendingSignIn> {
+export async function spendPendingSignIn(ctx: SignInContext, raw: unknown): Promise<PendingSignIn> {
   const pending = pendingSchema.safeParse(raw);
   const spent = pending.success &&
     await spendSignIn(ctx.kv, sha256Hex(pending.data.message), {
@@ -71,7 +81,7 @@ export async function spendPendingSignIn(ctx: AppContext, raw: unknown): Promise
  * is first counted against `client`'s abuse limit. Answers who signed in and where to land.
  */
 export async function completeDeveloperSignIn(
-  ctx: AppContext,
+  ctx: SignInContext,
   pending: PendingSignIn,
   proof: { signature: string; client: string },
 ): Promise<{ address: string; next: string; created: boolean }> {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { encodeBase64Url, randomToken } from "../../core/ids.ts";
 import type { OauthApp } from "./oauth_app.ts";
 import type { Player } from "../../kv/sessions.ts";
+import { parseUserId } from "../user_id.ts";
 
 /** Scopes the linking page needs: the user id, then username, display name and avatar. */
 const IDP_SCOPES = "openid profile";
@@ -82,7 +83,7 @@ export async function exchangeCode(
 }
 
 const userinfoSchema = z.object({
-  sub: z.string().regex(/^[1-9][0-9]{0,15}$/),
+  sub: z.string(),
   preferred_username: z.string().min(1),
   nickname: z.string().nullish(),
   name: z.string().nullish(),
@@ -98,12 +99,13 @@ export async function fetchPlayer(idpUrl: string, accessToken: string): Promise<
   });
   const json = await res.json().catch(() => null);
   const parsed = userinfoSchema.safeParse(json);
-  if (!res.ok || !parsed.success || !Number.isSafeInteger(Number(parsed.data.sub))) {
+  const id = parsed.success ? parseUserId(parsed.data.sub) : null;
+  if (!res.ok || !parsed.success || id === null) {
     throw new IdpError("oauth_userinfo_failed", `Userinfo endpoint answered ${res.status}`);
   }
   const claims = parsed.data;
   return {
-    id: Number(claims.sub),
+    id,
     name: claims.preferred_username,
     displayName: claims.nickname || claims.name || claims.preferred_username,
     avatar: claims.picture && /^https?:\/\//.test(claims.picture) ? claims.picture : null,

@@ -1,7 +1,15 @@
 /** A project's own identity-provider OAuth app: client ID in clear, client secret encrypted at rest. */
 import type { Project } from "../../kv/projects.ts";
-import type { AppContext } from "../context.ts";
 import { decryptSecretText, encryptSecret, type SealBinding } from "../crypto/encryption.ts";
+import type { SecretKeys } from "../crypto/secret_keys.ts";
+
+/** Where the identity provider sends a player back after sign-in: our route, on every project. */
+export const OAUTH_CALLBACK_PATH = "/auth/idp/callback";
+
+/** The redirect URI each project registers with its Roblox OAuth app. */
+export function oauthRedirectUri(baseUrl: string): string {
+  return `${baseUrl}${OAUTH_CALLBACK_PATH}`;
+}
 
 /** The credentials the token and revoke endpoints need. */
 export interface OauthApp {
@@ -17,7 +25,7 @@ function secretBinding(projectId: string): SealBinding {
 
 /** Encrypts a client secret for `project.settings.oauthClientSecretEnc` (the dashboard saves it). */
 export function encryptOauthClientSecret(
-  ctx: AppContext,
+  ctx: { keys: SecretKeys },
   projectId: string,
   clientSecret: string,
 ): Promise<string> {
@@ -30,7 +38,10 @@ export function hasOauthApp(project: Project): boolean {
 }
 
 /** Decrypts the project's OAuth app; null when it has none saved. Throws if the secret cannot be decrypted. */
-export async function getOauthApp(ctx: AppContext, project: Project): Promise<OauthApp | null> {
+export async function getOauthApp(
+  ctx: { keys: SecretKeys },
+  project: Project,
+): Promise<OauthApp | null> {
   const { oauthClientId, oauthClientSecretEnc } = project.settings;
   if (!oauthClientId || !oauthClientSecretEnc) return null;
   const clientSecret = await decryptSecretText(

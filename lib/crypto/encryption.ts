@@ -6,11 +6,8 @@
  * that sealed it (so a rotation knows what to re-encrypt and which key opens it), the purpose
  * says what it is; both are bound into the associated data together with the context (the
  * project id, ...), so a sealed wallet key cannot be passed off as a publishing key, nor one
- * project's secret as another's.
- *
- * Values sealed before key ids existed (`v1.<iv>.<ciphertext>`, bound only to the context) are
- * still opened, with the current or previous SECRET, until start-up re-encrypts them as v2
- * (`lib/crypto/reseal.ts`).
+ * project's secret as another's. (Values stored in the format before key ids are sealed again in
+ * this one by the store migration, `lib/migrations/sealed_v1.ts`.)
  */
 import { decodeBase64Url, encodeBase64Url } from "../../core/ids.ts";
 import { keySetById, type SecretKeys, type SecretKeySet } from "./secret_keys.ts";
@@ -59,11 +56,7 @@ export async function decryptSecret(
   binding: SealBinding,
 ): Promise<Uint8Array> {
   const parts = sealed.split(".");
-  // The defaults never apply: each shape's length is checked before its fields are used.
-  if (parts[0] === "v1" && parts.length === 3) {
-    const [, iv = "", body = ""] = parts;
-    return await decryptV1(keys, iv, body, legacyContext(binding));
-  }
+  // The defaults never apply: the length is checked before the fields are used.
   const [version, id = "", purpose = "", iv = "", body = ""] = parts;
   if (version !== "v2" || parts.length !== 5 || !PURPOSES.has(purpose)) {
     throw new Error("Cannot decrypt secret: unknown format");
@@ -85,33 +78,14 @@ export async function decryptSecretText(
   return new TextDecoder().decode(await decryptSecret(keys, sealed, binding));
 }
 
-/** The key id of the SECRET that sealed `sealed`; `v1` for the format before key ids. */
+/** The key id of the SECRET that sealed `sealed` (for a value of another format, that format's name). */
 export function sealedKeyId(sealed: string): string {
   const [version, id = ""] = sealed.split(".");
-  return version === "v2" ? id : "v1";
+  return version === "v2" ? id : version ?? "";
 }
 
 function v2Aad(keyId: string, binding: SealBinding): string {
   return `v2.${keyId}.${binding.purpose}.${binding.context}`;
-}
-
-// The associated data v1 bound: wallet keys carried their purpose, the others only the project.
-function legacyContext(binding: SealBinding): string {
-  if (binding.purpose === "wallet_key") return `wallet_key:${binding.context}`;
-  if (binding.purpose === "dashboard_flash") return `dashboard-flash:${binding.context}`;
-  return binding.context;
-}
-
-async function decryptV1(keys: SecretKeys, iv: string, body: string, context: string) {
-  for (const keySet of [keys.current, keys.previous]) {
-    if (!keySet) continue;
-    try {
-      return await open(keySet, iv, body, context);
-    } catch {
-      // Not this SECRET: try the previous one.
-    }
-  }
-  throw new Error("Cannot decrypt secret: sealed under another SECRET or tampered with");
 }
 
 async function open(

@@ -15,7 +15,8 @@
  * - A start without `SECRET_PREVIOUS` closes the rotation, but only once no stored value is
  *   sealed under the old SECRET: otherwise it refuses, naming how many remain. From the close on,
  *   the store takes no value sealed under the old SECRET, so none can be stranded.
- * A store whose record predates this (or has none) is judged by its stored values.
+ * A store without a record (a new one) is judged by its stored values; a record of an earlier
+ * version is completed by the store migration before this runs (`lib/migrations/`).
  */
 import { ConfigError } from "../config.ts";
 import {
@@ -70,8 +71,7 @@ export async function checkSecret(
       staleWrites: sameRef(previous, stored?.previous) ? stored?.staleWrites ?? 0 : 0,
       updatedAt: clock.now(),
     };
-    const unchanged = stored?.keyId === record.keyId && stored.previous !== undefined &&
-      sameRef(stored.previous, previous);
+    const unchanged = stored?.keyId === record.keyId && sameRef(stored.previous, previous);
     if (!unchanged && !(await setSecretCheck(kv, entry, record))) return RETRY;
     if (rotating) {
       log("warn", "Rotating SECRET: re-encrypting stored secrets", {
@@ -102,7 +102,7 @@ export async function checkSecret(
 
 // What the record keeps as `previous` after this start: the SECRET being rotated away while
 // values may remain under it. A start without SECRET_PREVIOUS closes the rotation; one with it
-// opens it (or keeps it open; an older record knew nothing, so it may still have such values).
+// opens it (or keeps it open).
 function nextPrevious(
   stored: SecretCheckRecord | null,
   keys: SecretKeys,
@@ -110,37 +110,32 @@ function nextPrevious(
 ): SecretRef | null {
   if (!keys.previous) return null;
   const mine = { keyId: keys.previous.id, check: keys.previous.check };
-  if (rotating || !stored || stored.previous === undefined) return mine;
+  if (rotating || !stored) return mine;
   return stored.previous;
 }
 
 // Refuses a start that would drop a SECRET stored values are still sealed under: the record's
-// previous one when it is being dropped, and with an older record (which knew nothing), any
-// SECRET but this one. A start without SECRET_PREVIOUS first re-encrypts what it can (values of
-// the old v1 format); the count it then makes is checked by the record's commit, so a value
-// sealed under the old SECRET meanwhile makes the start count again.
+// previous one when it is being dropped, and on a store without a record, any SECRET but this
+// one. The count is checked by the record's commit, so a value sealed under the old SECRET
+// meanwhile makes the start count again.
 async function refuseStranding(
   kv: Deno.Kv,
   keys: SecretKeys,
   next: { stored: SecretCheckRecord | null; previous: SecretRef | null },
 ): Promise<void> {
   const { stored, previous } = next;
-  const known = stored !== null && stored.previous !== undefined;
   const kept = new Set([keys.current.id, previous?.keyId]);
-  const dropped = known
+  const dropped = stored
     ? [stored.keyId, stored.previous?.keyId].filter((id): id is string =>
       id !== undefined && !kept.has(id)
     )
     : null;
-  if (dropped?.length === 0 || (!known && keys.previous)) return;
-  const left = keys.previous
-    ? await Array.fromAsync(listStoredSecrets(kv))
-    : (await resealSecrets(kv, keys)).remaining;
-  const stranded = left.filter((found) => {
+  if (dropped?.length === 0 || (!stored && keys.previous)) return;
+  const stranded = (await Array.fromAsync(listStoredSecrets(kv))).filter((found) => {
     const id = sealedKeyId(found.sealed);
     return dropped ? dropped.includes(id) : !kept.has(id);
   });
-  if (stranded.length > 0) throw stillNeeded(keys, stranded);
+  if (stranded.length > 0) throw secretStillNeeded(keys, stranded);
 }
 
 // undefined: neither SECRET matches.
@@ -198,7 +193,11 @@ const PURPOSE_NAMES: Record<SecretPurpose, string> = {
   dashboard_flash: "dashboard message",
 };
 
-function stillNeeded(keys: SecretKeys, stranded: StoredSecret[]): SecretStillNeededError {
+/** The refusal of a start that would leave `stranded` sealed under a SECRET no instance has. */
+export function secretStillNeeded(
+  keys: SecretKeys,
+  stranded: StoredSecret[],
+): SecretStillNeededError {
   const count = (items: unknown[], noun: string) =>
     `${items.length} ${noun}${items.length === 1 ? "" : "s"}`;
   const byPurpose = Object.entries(PURPOSE_NAMES).flatMap(([purpose, name]) => {

@@ -1,7 +1,8 @@
 /**
- * Re-encrypts stored secrets under the current SECRET: values sealed under a SECRET being rotated
- * away (`SECRET_PREVIOUS`) and values sealed in the old v1 format. Runs when an instance starts
- * (`key_check.ts`) and, on every instance that has `SECRET_PREVIOUS`, in the minute sweep
+ * Re-encrypts stored secrets sealed under a SECRET being rotated away (`SECRET_PREVIOUS`) under the
+ * current SECRET: an operation on the store's SECRETs, which any version may need, not a change
+ * of format (values of an earlier format are the store migration's, `lib/migrations/`). Runs when
+ * an instance starts (`key_check.ts`) and, on every instance that has `SECRET_PREVIOUS`, in the minute sweep
  * (`resealSweep`): during a rolling deploy, instances still running the old SECRET keep sealing
  * new wallet keys under it, and each is found and re-encrypted by the next sweep.
  *
@@ -11,7 +12,6 @@
  * middle is harmless: values already re-encrypted are skipped next time. Every value re-encrypted
  * or found unreadable is one log line with its project and purpose.
  */
-import type { AppContext } from "../context.ts";
 import { listAllProjects, type ProjectSettings, updateProject } from "../../kv/projects.ts";
 import { getSecretCheckEntry } from "../../kv/secret_check.ts";
 import {
@@ -67,7 +67,7 @@ export async function resealSecrets(kv: Deno.Kv, keys: SecretKeys): Promise<Rese
   const result: ResealResult = { resealed: 0, remaining: [] };
   for await (const found of listStoredSecrets(kv)) {
     if (sealedKeyId(found.sealed) === keys.current.id) continue;
-    const outcome = await resealOne(kv, keys, found);
+    const outcome = await underCurrentSecret(kv, keys, found);
     if (outcome === "resealed") result.resealed++;
     else if (outcome === "unreadable") result.remaining.push(found);
   }
@@ -78,7 +78,7 @@ export async function resealSecrets(kv: Deno.Kv, keys: SecretKeys): Promise<Rese
  * The minute sweep's part: while this instance has SECRET_PREVIOUS and the store's rotation from
  * it is open, re-encrypts what instances still on the old SECRET sealed since the last pass.
  */
-export async function resealSweep(ctx: AppContext): Promise<number> {
+export async function resealSweep(ctx: { kv: Deno.Kv; keys: SecretKeys }): Promise<number> {
   const { previous, current } = ctx.keys;
   if (!previous) return 0;
   const record = (await getSecretCheckEntry(ctx.kv)).value;
@@ -94,40 +94,67 @@ export async function resealSweep(ctx: AppContext): Promise<number> {
   return resealed;
 }
 
+/** What rewriting a stored value came to. */
 type Outcome = "resealed" | "unchanged" | "unreadable";
 
-async function resealOne(kv: Deno.Kv, keys: SecretKeys, found: StoredSecret): Promise<Outcome> {
-  const binding = { purpose: found.purpose, context: found.projectId };
+/**
+ * How a value is rewritten: the value sealed anew and the key id it is sealed under, `"keep"` when
+ * it needs no rewriting, or null when it cannot be opened.
+ */
+export type Reseal = (sealed: string) => Promise<{ next: string; keyId: string } | "keep" | null>;
+
+/**
+ * Rewrites one stored value with `reseal`, in a commit checked on the value and on the key-check
+ * record; a value saved anew meanwhile is looked at again (left when it needs nothing). Logs the
+ * value, with its project and purpose, when it is rewritten or cannot be opened.
+ */
+export async function rewriteStoredSecret(
+  kv: Deno.Kv,
+  found: StoredSecret,
+  reseal: Reseal,
+): Promise<Outcome> {
+  const fields = { projectId: found.projectId, purpose: found.purpose };
   let sealed = found.sealed;
   for (let round = 0; round < ROUNDS_PER_VALUE; round++) {
-    let next: string;
-    try {
-      next = await encryptSecret(keys, await decryptSecret(keys, sealed, binding), binding);
-    } catch {
+    const next = await reseal(sealed);
+    if (next === "keep") return "unchanged";
+    if (next === null) {
       log("error", "Stored secret cannot be decrypted with SECRET or SECRET_PREVIOUS", {
-        projectId: found.projectId,
-        purpose: found.purpose,
+        ...fields,
         keyId: sealedKeyId(sealed),
       });
       return "unreadable";
     }
     const written = found.purpose === "wallet_key"
-      ? await replaceWalletKey(kv, found.projectId, sealed, next, keys.current.id)
-      : await replaceSetting(kv, found, sealed, next, keys.current.id);
+      ? await replaceWalletKey(kv, found.projectId, sealed, next.next, next.keyId)
+      : await replaceSetting(kv, found, sealed, next.next, next.keyId);
     if (written === true) {
       log("info", "Stored secret re-encrypted", {
-        projectId: found.projectId,
-        purpose: found.purpose,
+        ...fields,
         from: sealedKeyId(sealed),
-        to: keys.current.id,
+        to: next.keyId,
       });
       return "resealed";
     }
-    // Saved anew (or gone) meanwhile: that value is the one to keep, unless it is stale too.
-    if (written === null || sealedKeyId(written) === keys.current.id) return "unchanged";
+    // Saved anew (or gone) meanwhile: that value is the one to keep, unless it needs this too.
+    if (written === null) return "unchanged";
     sealed = written;
   }
   return "unchanged";
+}
+
+// Re-encrypts a value not sealed under the current SECRET with it.
+function underCurrentSecret(kv: Deno.Kv, keys: SecretKeys, found: StoredSecret): Promise<Outcome> {
+  const binding = { purpose: found.purpose, context: found.projectId };
+  return rewriteStoredSecret(kv, found, async (sealed) => {
+    if (sealedKeyId(sealed) === keys.current.id) return "keep";
+    try {
+      const next = await encryptSecret(keys, await decryptSecret(keys, sealed, binding), binding);
+      return { next, keyId: keys.current.id };
+    } catch {
+      return null;
+    }
+  });
 }
 
 // True when replaced; else what the store holds now (null: nothing), to look at again.

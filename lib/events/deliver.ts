@@ -2,11 +2,13 @@
 import { addDelivery, type DeliveryOutcome, trimDeliveries } from "../../kv/deliveries.ts";
 import { addEventJob, type DeliverEventJob, type PublishBatchJob } from "./job_payloads.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
+import type { EventContext } from "./runtime.ts";
 import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
 import { publishToTarget } from "./publish_to_target.ts";
 import { answerStatus, isRetryable, type PublishAnswer } from "./messaging_client.ts";
 import type { RecordedEvent } from "../../core/events.ts";
+import { publishTargetFor } from "./settings.ts";
 
 /** Attempts per event, the first included. */
 const MAX_DELIVERY_ATTEMPTS = 4;
@@ -37,7 +39,7 @@ export function describeAnswer(answer: PublishAnswer): string {
 
 /** Runs one publish attempt of a `deliver_event` job and logs the delivery when it ends. */
 export async function runDeliverEvent(
-  run: JobRun<DeliverEventJob>,
+  run: JobRun<DeliverEventJob, EventContext>,
 ): Promise<JobOutcome> {
   const { ctx, payload, attempt } = run;
   const { projectId, event } = payload;
@@ -57,7 +59,7 @@ export async function runDeliverEvent(
     return afterCommit;
   };
 
-  const target = await ctx.events.targets.get(projectId);
+  const target = await publishTargetFor(ctx, projectId);
   if (!target) {
     log("info", "Event not published: events are off", fields);
     return { kind: "done", afterCommit: finish("skipped", null, "Events are off") };
@@ -88,7 +90,7 @@ export async function runDeliverEvent(
 
 /** Fans a batch of recorded events out into one `deliver_event` job each, in the batch job's own commit. */
 export function runPublishBatch(
-  run: JobRun<PublishBatchJob>,
+  run: JobRun<PublishBatchJob, EventContext>,
 ): Promise<JobOutcome> {
   for (const event of run.payload.events) {
     addEventJob(run.op, { type: "deliver_event", projectId: run.payload.projectId, event }, {

@@ -7,7 +7,7 @@
  * sees every event once: nothing can appear later behind a cursor it was given.
  */
 import { findRecentFeedCursor, listFeedEvents } from "../../kv/event_feed.ts";
-import type { AppContext } from "../context.ts";
+import type { EventContext } from "./runtime.ts";
 import { ApiError } from "../../core/api_error.ts";
 import type { RecordedEvent, ServiceEventType } from "../../core/events.ts";
 
@@ -40,7 +40,7 @@ interface FeedAnswer {
  * knows it answers without a store read (`feed_heads.ts`).
  */
 export async function readFeed(
-  ctx: AppContext,
+  ctx: EventContext,
   projectId: string,
   query: {
     after?: string | undefined;

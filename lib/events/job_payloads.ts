@@ -1,12 +1,10 @@
 /**
- * The job kinds of events: deliveries in the `events` lane, watch polls in the `watch` lane (zod
- * and their adders only, so any module can add a job; the handlers are in `jobs.ts`).
+ * The job kinds of events: deliveries, in the `events` lane (zod and their adder only, so any
+ * module can add a job; the handlers are in `jobs.ts`).
  */
 import { z } from "zod";
-import { jobAdder } from "../job_handler.ts";
+import { jobAdder, payloadIdSchema } from "../job_handler.ts";
 import { recordedEventSchema } from "./event_schema.ts";
-
-const id = z.string().min(1).max(200);
 
 /**
  * Events one commit delivers with a `deliver_event` job each, and the most a `publish_batch` job
@@ -18,35 +16,23 @@ export const DIRECT_DELIVERY_MAX = 50;
 /** Publishes one recorded event to the project's game servers (with its own retry schedule). */
 export const deliverEventJobSchema = z.object({
   type: z.literal("deliver_event"),
-  projectId: id,
+  projectId: payloadIdSchema,
   event: recordedEventSchema,
 });
 
 /** Turns a batch of events into one `deliver_event` job each (keeps big polls within commit limits). */
 export const publishBatchJobSchema = z.object({
   type: z.literal("publish_batch"),
-  projectId: id,
+  projectId: payloadIdSchema,
   events: z.array(recordedEventSchema).min(1).max(DIRECT_DELIVERY_MAX),
-});
-
-/** One poll of a watched address; it reschedules itself for as long as the watch exists. */
-export const watchPollJobSchema = z.object({
-  type: z.literal("watch_poll"),
-  projectId: id,
-  watchId: id,
 });
 
 /** A `deliver_event` job's payload. */
 export type DeliverEventJob = z.infer<typeof deliverEventJobSchema>;
 /** A `publish_batch` job's payload. */
 export type PublishBatchJob = z.infer<typeof publishBatchJobSchema>;
-/** A `watch_poll` job's payload. */
-export type WatchPollJob = z.infer<typeof watchPollJobSchema>;
 
 const eventJobSchema = z.discriminatedUnion("type", [deliverEventJobSchema, publishBatchJobSchema]);
 
 /** Validates a delivery job and adds it, in the `events` lane, to the caller's atomic operation. */
 export const addEventJob = jobAdder(eventJobSchema, "events");
-
-/** Validates a watch poll job and adds it, in the `watch` lane, to the caller's atomic operation. */
-export const addWatchPollJob = jobAdder(watchPollJobSchema, "watch");

@@ -1,14 +1,14 @@
 /** Test pings: one event sent at once, the same way the job worker publishes every other event. */
 import { addDelivery, trimDeliveries } from "../../kv/deliveries.ts";
 import { getProject } from "../../kv/projects.ts";
-import type { AppContext } from "../context.ts";
+import type { EventContext } from "./runtime.ts";
 import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
 import { describeAnswer } from "./deliver.ts";
 import { recordEvents } from "./record.ts";
 import { publishToTarget } from "./publish_to_target.ts";
 import { answerStatus, isRetryable } from "./messaging_client.ts";
-import { publishTargetOf } from "./publish_targets.ts";
+import { publishTargetOf } from "./settings.ts";
 
 /** What the dashboard shows after a test ping. */
 export type TestPingResult =
@@ -19,7 +19,7 @@ export type TestPingResult =
  * Sends a `ping` event now, encoded and posted exactly like any event, and returns the platform's
  * answer. One attempt, not retried: the developer sees a 429 or 5xx as it is and can try again.
  */
-export async function sendTestPing(ctx: AppContext, projectId: string): Promise<TestPingResult> {
+export async function sendTestPing(ctx: EventContext, projectId: string): Promise<TestPingResult> {
   // Read fresh: the developer may have saved the settings a moment ago.
   const target = publishTargetOf(await getProject(ctx.kv, projectId));
   if (!target) {

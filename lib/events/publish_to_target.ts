@@ -1,14 +1,14 @@
 /** One publish attempt of one event to a project's target: the step deliveries and test pings share. */
-import type { AppContext } from "../context.ts";
+import type { EventContext } from "./runtime.ts";
 import { decryptSecretText } from "../crypto/encryption.ts";
 import { encodeEventMessage } from "./message.ts";
 import { type PublishAnswer, publishMessage } from "./messaging_client.ts";
-import type { PublishTarget } from "./publish_targets.ts";
+import type { PublishTarget } from "./runtime.ts";
 import type { RecordedEvent } from "../../core/events.ts";
 
 /** Decrypts the publishing key only for this attempt and publishes; null when the key cannot be decrypted. */
 export async function publishToTarget(
-  ctx: AppContext,
+  ctx: EventContext,
   projectId: string,
   input: { target: PublishTarget; event: RecordedEvent },
 ): Promise<PublishAnswer | null> {

@@ -13,8 +13,9 @@
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { addFeedEvents, getEventSeqEntry } from "../../kv/event_feed.ts";
 import { addEventJob, DIRECT_DELIVERY_MAX } from "./job_payloads.ts";
-import type { AppContext } from "../context.ts";
+import type { EventContext } from "./runtime.ts";
 import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
+import { publishTargetFor } from "./settings.ts";
 
 /** How a commit with events ended. */
 interface EventsCommit {
@@ -32,7 +33,7 @@ interface EventsCommit {
  * any checked commit when it is not ok.
  */
 export async function commitWithEvents(
-  ctx: AppContext,
+  ctx: EventContext,
   op: Deno.AtomicOperation,
   input: {
     projectId: string;
@@ -44,7 +45,7 @@ export async function commitWithEvents(
 ): Promise<EventsCommit> {
   const { projectId, events } = input;
   if (events.length === 0) return { ok: (await op.commit()).ok, events: [], delivering: false };
-  const target = input.deliver === false ? null : await ctx.events.targets.get(projectId);
+  const target = input.deliver === false ? null : await publishTargetFor(ctx, projectId);
   const committed = await ctx.events.feedLocks.run(projectId, async () => {
     const seq = await getEventSeqEntry(ctx.kv, projectId);
     const recorded = addFeedEvents(op, projectId, { seq, events, now: ctx.clock.now() });
@@ -64,7 +65,7 @@ export async function commitWithEvents(
  * ping), retrying when another instance took the next ids first.
  */
 export async function recordEvents(
-  ctx: AppContext,
+  ctx: EventContext,
   projectId: string,
   events: readonly ServiceEvent[],
   options: { deliver?: boolean } = {},

@@ -1,14 +1,49 @@
-/** Event settings of a project (universe ID, publishing key, topic): validation and saving for the dashboard. */
-import { getProject, type Project, updateProject } from "../../kv/projects.ts";
-import type { AppContext } from "../context.ts";
+/**
+ * Event settings of a project (universe ID, publishing key, topic): the rule that turns events on,
+ * and validation and saving for the dashboard.
+ */
+import {
+  DEFAULT_EVENT_TOPIC,
+  getProject,
+  type Project,
+  type ProjectSettings,
+  updateProject,
+} from "../../kv/projects.ts";
+import type { EventContext } from "./runtime.ts";
 import { encryptSecret } from "../crypto/encryption.ts";
-import { ApiError } from "../../core/api_error.ts";
+import { ApiError, projectNotFound } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
-import { eventsEnabled } from "../projects/project_view.ts";
+import type { PublishTarget } from "./runtime.ts";
 
-/** The topic a project gets until it sets one. */
-const DEFAULT_TOPIC = "svc";
 const MAX_KEY_LENGTH = 4_096;
+
+// Events are on while both the universe ID and the publishing key are saved: the target they go
+// to, or null while one is missing.
+function targetOf(settings: ProjectSettings): PublishTarget | null {
+  const { universeId, publishingKeyEnc, topic } = settings;
+  return universeId && publishingKeyEnc ? { universeId, publishingKeyEnc, topic } : null;
+}
+
+/** True when both event settings exist, so events are published. */
+export function eventsEnabled(project: Project): boolean {
+  return targetOf(project.settings) !== null;
+}
+
+/** The publish target of a project, or null when events are off (a setting missing) or it is deleted. */
+export function publishTargetOf(project: Project | null): PublishTarget | null {
+  return project && project.deletedAt === null ? targetOf(project.settings) : null;
+}
+
+/** The project's publish target (null when events are off), from this instance's cache: at most 10 s old. */
+export function publishTargetFor(
+  ctx: EventContext,
+  projectId: string,
+): Promise<PublishTarget | null> {
+  return ctx.events.targets.get(
+    projectId,
+    async () => publishTargetOf(await getProject(ctx.kv, projectId)),
+  );
+}
 
 /**
  * What the dashboard sends. Omitted fields keep their value. `universeId: ""` clears it;
@@ -78,7 +113,7 @@ export function validateEventSettings(input: EventSettingsInput): EventSettingsC
   }
 
   const topic = text("topic");
-  if (topic === "" || topic === null) change.topic = DEFAULT_TOPIC;
+  if (topic === "" || topic === null) change.topic = DEFAULT_EVENT_TOPIC;
   else if (topic !== undefined) {
     if (!/^[A-Za-z0-9_-]{1,80}$/.test(topic)) {
       problems.push("topic: must be 1 to 80 letters, digits, - or _");
@@ -93,7 +128,7 @@ export function validateEventSettings(input: EventSettingsInput): EventSettingsC
 export function eventSettingsView(project: Project): EventSettingsView {
   return {
     universeId: project.settings.universeId,
-    topic: project.settings.topic || DEFAULT_TOPIC,
+    topic: project.settings.topic,
     publishingKeySet: project.settings.publishingKeyEnc !== null,
     events: eventsEnabled(project),
   };
@@ -104,14 +139,14 @@ export function eventSettingsView(project: Project): EventSettingsView {
  * publishing key of this project). Applies at once on this instance and within 10 s on the others.
  */
 export async function saveEventSettings(
-  ctx: AppContext,
+  ctx: EventContext,
   projectId: string,
   input: EventSettingsInput,
 ): Promise<EventSettingsView> {
   const change = validateEventSettings(input);
   const current = await getProject(ctx.kv, projectId);
   if (!current || current.deletedAt !== null) {
-    throw new ApiError(404, "project_not_found", "Project not found");
+    throw projectNotFound();
   }
   const keyEnc = change.publishingKey
     ? await encryptSecret(ctx.keys, change.publishingKey, {
@@ -128,8 +163,8 @@ export async function saveEventSettings(
       ...(change.topic !== undefined ? { topic: change.topic } : {}),
     },
   }), { sealedUnder: keyEnc ? ctx.keys.current.id : undefined });
-  if (!saved) throw new ApiError(404, "project_not_found", "Project not found");
-  ctx.events.targets.forget(projectId);
+  if (!saved) throw projectNotFound();
+  ctx.events.targets.delete(projectId);
   ctx.apiKeys.forgetProject(projectId);
   const view = eventSettingsView(saved);
   log("info", "Event settings saved", {

@@ -3,9 +3,9 @@ import { consumeLinkNonce, createLinkNonce } from "../../kv/nonces.ts";
 import type { Project } from "../../kv/projects.ts";
 import type { Player } from "../../kv/sessions.ts";
 import { assertSignedBy, createSiwsMessage, createSiwsNonce, decodeAddress } from "../auth/siws.ts";
-import type { AppContext } from "../context.ts";
+import type { BaseContext } from "../base_context.ts";
 import { ApiError } from "../../core/api_error.ts";
-import { linkUrl } from "../projects/project_view.ts";
+import { linkUrl } from "./page_url.ts";
 
 /** How long a challenge can be answered. */
 const CHALLENGE_TTL_MS = 10 * 60_000;
@@ -23,7 +23,7 @@ function linkStatement(project: Project, player: Player): string {
  * `invalid_address` when it is not a wallet address.
  */
 export async function issueLinkChallenge(
-  ctx: AppContext,
+  ctx: BaseContext,
   request: { project: Project; player: Player; address: string; client: string },
 ): Promise<{ nonce: string; message: string }> {
   const { project, player, address } = request;
@@ -61,7 +61,7 @@ export async function issueLinkChallenge(
  * player and is unexpired, then checks the signature; returns the wallet address proven.
  */
 export async function verifyLinkChallenge(
-  ctx: AppContext,
+  ctx: BaseContext,
   request: { project: Project; player: Player; nonce: string; signature: string },
 ): Promise<string> {
   const record = await consumeLinkNonce(ctx.kv, request.nonce);

@@ -1,6 +1,6 @@
 /** Linking and unlinking a player's wallet, with the events the wallet link state table requires. */
 import { type LinkByUser, linkWallet, unlinkWallet } from "../../kv/links.ts";
-import type { AppContext } from "../context.ts";
+import type { EventContext } from "../events/runtime.ts";
 import { commitWithEvents } from "../events/record.ts";
 import type { ServiceEvent } from "../../core/events.ts";
 import { log } from "../../core/log.ts";
@@ -12,7 +12,7 @@ import { log } from "../../core/log.ts";
  * The events and their delivery jobs are written in the link's own commit, so no crash can lose them.
  */
 export async function linkPlayerWallet(
-  ctx: AppContext,
+  ctx: EventContext,
   projectId: string,
   link: { userId: number; address: string },
 ): Promise<LinkByUser> {
@@ -46,7 +46,7 @@ export async function linkPlayerWallet(
 
 /** Removes the player's link; records `wallet_unlinked` (in the same commit) only when there was one. */
 export async function unlinkPlayerWallet(
-  ctx: AppContext,
+  ctx: EventContext,
   projectId: string,
   userId: number,
 ): Promise<string | null> {

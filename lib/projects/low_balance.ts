@@ -12,6 +12,7 @@
 import type { AppContext } from "../context.ts";
 import { withDeadline } from "../../core/deadline.ts";
 import { formatUnits, parseUnits } from "../chain/amounts.ts";
+import { SOL_DECIMALS } from "../chain/sol_balance.ts";
 import { parseAddress } from "../chain/validation.ts";
 import { fetchMint } from "../chain/mints.ts";
 import { findAssetBudget, SOL_ASSET } from "../tx/policy.ts";
@@ -73,7 +74,7 @@ async function readWalletHoldings(
 }
 
 /** The wallet's holdings and their warnings; null without a wallet or when the chain is slow. */
-export async function checkLowBalance(
+export async function readLowBalanceWarnings(
   ctx: AppContext,
   project: Project,
   policy: TxPolicy,
@@ -130,7 +131,7 @@ export function lowBalanceWarnings(
 ): LowBalanceWarning[] {
   const { policy, holdings } = input;
   const warnings: LowBalanceWarning[] = [];
-  const threshold = input.threshold === null ? null : parseUnits(input.threshold, 9);
+  const threshold = input.threshold === null ? null : parseUnits(input.threshold, SOL_DECIMALS);
   let neededSol: bigint;
   let why: string;
   if (threshold !== null) {
@@ -138,7 +139,7 @@ export function lowBalanceWarnings(
     why = "your warning threshold in Settings";
   } else {
     const budgetText = findAssetBudget(policy, SOL_ASSET);
-    const budget = budgetText === null ? 0n : parseUnits(budgetText, 9) ?? 0n;
+    const budget = budgetText === null ? 0n : parseUnits(budgetText, SOL_DECIMALS) ?? 0n;
     const count = Math.max(MIN_TX_IN_FEE_ESTIMATE, input.txLastHour);
     neededSol = budget + TX_COST_LAMPORTS * BigInt(count);
     why = budgetText === null
@@ -148,8 +149,8 @@ export function lowBalanceWarnings(
   if (holdings.lamports < neededSol) {
     warnings.push({
       asset: "SOL",
-      held: formatUnits(holdings.lamports, 9),
-      needed: formatUnits(neededSol, 9),
+      held: formatUnits(holdings.lamports, SOL_DECIMALS),
+      needed: formatUnits(neededSol, SOL_DECIMALS),
       why,
     });
   }

@@ -1,7 +1,7 @@
 /** A developer's projects as the dashboard changes them: ownership, creation within the limit, deletion. */
 import type { Cluster } from "../../core/cluster.ts";
 import type { AppContext } from "../context.ts";
-import { ApiError } from "../../core/api_error.ts";
+import { ApiError, projectNotFound } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
 import {
   createProject,
@@ -18,10 +18,6 @@ import { nameProblem } from "../names.ts";
 /** Longest project name accepted. */
 export const MAX_PROJECT_NAME_LENGTH = 60;
 const CLUSTERS: readonly Cluster[] = ["devnet", "mainnet"];
-
-function projectNotFound(): ApiError {
-  return new ApiError(404, "project_not_found", "Project not found");
-}
 
 /**
  * Returns the developer's active project; 404 `project_not_found` when it does not exist, was
@@ -41,7 +37,7 @@ export async function getOwnedProject(
 }
 
 /** Checks a project name; returns the trimmed name or pushes a problem. */
-export function checkProjectName(value: unknown, problems: string[]): string | undefined {
+export function validateProjectName(value: unknown, problems: string[]): string | undefined {
   const name = readText(value);
   if (name === NOT_TEXT) problems.push("name: must be text");
   else if (name === undefined || name === null || name === "") {
@@ -66,7 +62,7 @@ export async function createDeveloperProject(
   fields: ActionFields,
 ): Promise<Project> {
   const problems: string[] = [];
-  const name = checkProjectName(fields.name, problems);
+  const name = validateProjectName(fields.name, problems);
   const cluster = readText(fields.cluster);
   if (!CLUSTERS.includes(cluster as Cluster)) problems.push("cluster: must be devnet or mainnet");
   if (problems.length > 0 || name === undefined) throw invalidSettings(problems);
@@ -101,7 +97,7 @@ export async function deleteDeveloperProject(
   if (!await deleteProject(ctx.kv, project.id, ctx.clock.now())) throw projectNotFound();
   // Other instances drop the project within their 10 s key cache; this one at once.
   ctx.apiKeys.forgetProject(project.id);
-  ctx.events.targets.forget(project.id);
+  ctx.events.targets.delete(project.id);
   log("info", "Project deleted", { projectId: project.id, developer });
   return project;
 }

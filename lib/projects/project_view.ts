@@ -1,5 +1,7 @@
 /** The spec's Project object, as `GET /v1/project` answers it. */
 import type { Project } from "../../kv/projects.ts";
+import { eventsEnabled } from "../events/settings.ts";
+import { linkUrl } from "../link/page_url.ts";
 
 /** Public view of a project. */
 interface ProjectView {
@@ -10,16 +12,6 @@ interface ProjectView {
   walletAddress: string | null;
   linkUrl: string;
   events: boolean;
-}
-
-/** URL of the project's hosted linking page. */
-export function linkUrl(baseUrl: string, slug: string): string {
-  return `${baseUrl}/link/${slug}`;
-}
-
-/** True when both event settings exist, so events are published. */
-export function eventsEnabled(project: Project): boolean {
-  return Boolean(project.settings.universeId && project.settings.publishingKeyEnc);
 }
 
 /** Builds the Project object from the stored record. */

@@ -4,7 +4,7 @@
  * one keeps its value, so each form of the settings page can post only its own fields.
  */
 import { getProject, type Project, updateProject } from "../../kv/projects.ts";
-import { encryptOauthClientSecret } from "../auth/oauth_app.ts";
+import { encryptOauthClientSecret, oauthRedirectUri } from "../auth/oauth_app.ts";
 import type { AppContext } from "../context.ts";
 import {
   type EventSettingsInput,
@@ -13,7 +13,7 @@ import {
   saveEventSettings,
   validateEventSettings,
 } from "../events/settings.ts";
-import { ApiError } from "../../core/api_error.ts";
+import { projectNotFound } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
 import type { ActionFields } from "./fields.ts";
 import {
@@ -24,8 +24,9 @@ import {
   readText,
   unknownFields,
 } from "./fields.ts";
-import { checkProjectName } from "./ownership.ts";
+import { validateProjectName } from "./ownership.ts";
 import { parseUnits } from "../chain/amounts.ts";
+import { SOL_DECIMALS } from "../chain/sol_balance.ts";
 
 const MAX_CLIENT_ID_LENGTH = 200;
 const MAX_SECRET_LENGTH = 4_096;
@@ -38,11 +39,6 @@ export interface SettingsView {
   events: EventSettingsView;
   /** SOL balance below which the dashboard warns; null: estimated from the policy. */
   lowSolBalance: string | null;
-}
-
-/** The redirect URI each project registers with its Roblox OAuth app. */
-function oauthRedirectUri(baseUrl: string): string {
-  return `${baseUrl}/auth/idp/callback`;
 }
 
 /** Builds the settings view of a project. */
@@ -85,7 +81,7 @@ interface OauthChange {
 
 function validateGeneral(fields: ActionFields, problems: string[]): OauthChange {
   const change: OauthChange = {};
-  if (fields.name !== undefined) change.name = checkProjectName(fields.name, problems);
+  if (fields.name !== undefined) change.name = validateProjectName(fields.name, problems);
 
   const clientId = readText(fields.oauthClientId);
   if (clientId === NOT_TEXT) problems.push("oauthClientId: must be text");
@@ -116,8 +112,10 @@ function validateGeneral(fields: ActionFields, problems: string[]): OauthChange 
   if (low === NOT_TEXT) problems.push("lowSolBalance: must be text");
   else if (low === "" || low === null) change.lowSolBalance = null;
   else if (low !== undefined) {
-    if (parseUnits(low, 9) === null) {
-      problems.push("lowSolBalance: must be an amount of SOL such as 0.5 (at most 9 decimals)");
+    if (parseUnits(low, SOL_DECIMALS) === null) {
+      problems.push(
+        `lowSolBalance: must be an amount of SOL such as 0.5 (at most ${SOL_DECIMALS} decimals)`,
+      );
     } else change.lowSolBalance = low;
   }
   return change;
@@ -174,7 +172,7 @@ export async function saveProjectSettings(
       },
     }), { sealedUnder: secretEnc ? ctx.keys.current.id : undefined });
     if (!saved || saved.deletedAt !== null) {
-      throw new ApiError(404, "project_not_found", "Project not found");
+      throw projectNotFound();
     }
   }
   if (events) await saveEventSettings(ctx, project.id, events);
@@ -184,6 +182,6 @@ export async function saveProjectSettings(
     fields: Object.keys(fields).sort(),
   });
   const current = await getProject(ctx.kv, project.id);
-  if (!current) throw new ApiError(404, "project_not_found", "Project not found");
+  if (!current) throw projectNotFound();
   return settingsView(current, ctx.config.baseUrl);
 }

@@ -6,6 +6,7 @@
  */
 import type { AppContext } from "../context.ts";
 import { formatUnits, parseUnits } from "../chain/amounts.ts";
+import { SOL_DECIMALS } from "../chain/sol_balance.ts";
 import { REQUESTS_PER_DAY, REQUESTS_PER_MINUTE } from "../quota/request_quota.ts";
 import { SOL_ASSET } from "../tx/policy.ts";
 import { type TxPolicy } from "../../kv/policy.ts";
@@ -78,7 +79,7 @@ export async function loadUsageFigures(
     failed: count,
   }));
   const budgets = policy.hourlyBudgets.map(({ asset, amount }, i) => {
-    const decimals = asset === SOL_ASSET ? 9 : holdings?.tokens.get(asset)?.decimals;
+    const decimals = asset === SOL_ASSET ? SOL_DECIMALS : holdings?.tokens.get(asset)?.decimals;
     const used = budgetWindows[i]?.value ?? null;
     const raw = windowTotal(pruneWindow(used, now - HOUR_WINDOW_MS));
     if (decimals === undefined) {

@@ -2,7 +2,7 @@
  * Per-project request quotas, counted durably before each answer, that cost almost no commits.
  *
  * Leases: a project busy on this instance takes allowance ahead of its requests, a block sized to
- * about `LEASE_MS` of its rate here (none below 2 requests a second, at most `MAX_LEASE`), and the
+ * about `LEASE_MS` of its rate here (`lease_sizes.ts`), and the
  * requests then answer from memory: that allowance is already counted in the store. Half used, a
  * lease is topped up by a round in the background, so a busy project's requests never wait; it is
  * settled (its unused part given back) when it runs out, `LEASE_MS` after its last top-up, or on
@@ -19,6 +19,7 @@ import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
 import { QuotaStore } from "./quota_store.ts";
 import { type Lease, LEASE_MS, type QuotaVerdict } from "./quota_plan.ts";
+import { LeaseSizes, MAX_LEASE } from "./lease_sizes.ts";
 
 export { REQUESTS_PER_DAY, REQUESTS_PER_MINUTE } from "./quota_plan.ts";
 export type { QuotaVerdict } from "./quota_plan.ts";
@@ -50,10 +51,6 @@ type Item = { id: string; entry: Entry };
 // stays within 100 checks and 1,000 mutations (5 each); a remote one within denokv's 10 checks.
 const LOCAL_ROUNDS = { projects: 100, inFlight: 2 };
 const REMOTE_ROUNDS = { projects: 10, inFlight: 16 };
-// Fewer requests than this in two seconds on this instance (2 a second) make blocks of one.
-const MIN_LEASE_REQUESTS = 4;
-/** A tenth of the minute's allowance: what one crash can lose at most per project and instance. */
-export const MAX_LEASE = 60;
 // How soon requests deferred for other instances' leases are tried again.
 const DEFER_MS = 50;
 
@@ -63,7 +60,7 @@ export class RequestQuota {
   #inRound = new Set<string>();
   #store: QuotaStore;
   #held = new Map<string, Held>();
-  #rates = new Map<string, { second: number; current: number; previous: number }>();
+  #sizes = new LeaseSizes();
   #deferred = new Set<ReturnType<typeof setTimeout>>();
   #scheduled = false;
   #closing = false;
@@ -78,12 +75,14 @@ export class RequestQuota {
 
   /** Counts one request for the project and says whether it is within both quotas. */
   count(projectId: string): Promise<QuotaVerdict> {
-    this.#noteRate(projectId);
+    this.#sizes.note(projectId);
     const held = this.#held.get(projectId);
     if (held && held.lease.remaining > 0 && this.#inWindow(held.lease)) {
       held.lease.remaining--;
       // Half used: top it up in the background, so a busy project's requests never wait.
-      if (!held.refilling && !this.#closing && held.lease.remaining * 2 < this.#block(projectId)) {
+      if (
+        !held.refilling && !this.#closing && held.lease.remaining * 2 < this.#sizes.block(projectId)
+      ) {
         held.refilling = true;
         this.#refill(projectId);
       }
@@ -166,27 +165,6 @@ export class RequestQuota {
     return lease.minute === Math.floor(now / 60_000) && lease.day === Math.floor(now / 86_400_000);
   }
 
-  #noteRate(projectId: string): void {
-    const second = Math.floor(performance.now() / 1000);
-    const rate = this.#rates.get(projectId);
-    if (rate?.second === second) rate.current++;
-    else {
-      if (this.#rates.size > 50_000) this.#rates.clear();
-      const previous = rate?.second === second - 1 ? rate.current : 0;
-      this.#rates.set(projectId, { second, current: 1, previous });
-    }
-  }
-
-  /** About `LEASE_MS` of the project's rate here: 1 (no lease) below 2 requests a second. */
-  #block(projectId: string): number {
-    const rate = this.#rates.get(projectId);
-    const second = Math.floor(performance.now() / 1000);
-    // Requests of the last two seconds: fewer than MIN_LEASE_REQUESTS means blocks of one.
-    const recent = rate && rate.second >= second - 1 ? rate.previous + rate.current : 0;
-    if (recent < MIN_LEASE_REQUESTS) return 1;
-    return Math.min(MAX_LEASE, Math.round(recent / 2 * LEASE_MS / 1000));
-  }
-
   /** Allowance worth taking beyond what `entry` waits for. */
   #prefetch(projectId: string, entry: Entry): number {
     const waiting = entry.waiters.length;
@@ -194,7 +172,7 @@ export class RequestQuota {
     // A round that only settles a lease means the project went quiet here: no new lease.
     if (waiting === 0 && !entry.refill) return 0;
     // Never more unused allowance here than MAX_LEASE: the most a crash can lose.
-    return Math.max(0, Math.min(this.#block(projectId), MAX_LEASE - held) - waiting);
+    return Math.max(0, Math.min(this.#sizes.block(projectId), MAX_LEASE - held) - waiting);
   }
 
   #schedule(): void {

@@ -29,7 +29,7 @@ import {
   getSetComputeUnitLimitInstruction,
   getSetComputeUnitPriceInstruction,
 } from "@solana-program/compute-budget";
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import type { MintInfo } from "../chain/mints.ts";
 import type { SignedTx } from "../../kv/tx_requests.ts";
 import { retryRead, rpcFailureReason } from "./chain_errors.ts";
@@ -71,7 +71,7 @@ interface BuiltTx {
 
 /** Builds and signs the plan's transaction; throws `BuildError` or `WalletUnavailableError`. */
 export async function buildSignedTx(
-  ctx: AppContext,
+  ctx: TxContext,
   plan: TxPlan,
   options: { deadline: Deadline },
 ): Promise<BuiltTx> {

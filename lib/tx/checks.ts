@@ -5,7 +5,7 @@
  * batch; the checks then run in the spec's order and the first failure is thrown.
  */
 import type { Address } from "@solana/kit";
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { parseUnits } from "../chain/amounts.ts";
 import { fetchMint, type MintInfo } from "../chain/mints.ts";
@@ -20,17 +20,14 @@ import { type Project, projectKey } from "../../kv/projects.ts";
 import { apiKeyKey, type ApiKeyRecord } from "../../kv/api_keys.ts";
 import { policyKey } from "../../kv/policy.ts";
 import { liveTxRequest, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import type { TxRequestInput } from "./body.ts";
-import { isSameRequest } from "./body.ts";
+import { isSameRequest, type TxRequestInput } from "./request_body.ts";
 import { retryRead, rpcFailureReason } from "./chain_errors.ts";
 import type { Deadline } from "./timing.ts";
 import { abortable } from "../../core/deadline.ts";
 import { findMintAllowance, SOL_ASSET } from "./policy.ts";
 import { emptyPolicy, type TxPolicy } from "../../kv/policy.ts";
 import type { TxKind } from "../../core/events.ts";
-
-/** SOL's decimals. */
-export const SOL_DECIMALS = 9;
+import { SOL_DECIMALS } from "../chain/sol_balance.ts";
 
 /** The API key a request came with and its project, as the guard resolved them. */
 export interface TxCaller {
@@ -65,7 +62,7 @@ type CheckOutcome =
 
 /** Runs steps 5 to 11 for a request of `kind` sent by `caller`. */
 export async function checkTxRequest(
-  ctx: AppContext,
+  ctx: TxContext,
   caller: TxCaller,
   kind: TxKind,
   input: TxRequestInput,
@@ -234,7 +231,7 @@ export function idempotencyConflict(): ApiError {
 }
 
 async function findMint(
-  ctx: AppContext,
+  ctx: TxContext,
   project: Project,
   mint: Address,
   deadline: Deadline,

@@ -17,7 +17,7 @@ import {
   type SolanaRpcApi,
 } from "@solana/kit";
 import type { Base64EncodedWireTransaction } from "@solana/kit";
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { log } from "../../core/log.ts";
 import { getTxRequest, type SignedTx, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { codedErrorText, isSimulationRejection, rpcFailureReason } from "./chain_errors.ts";
@@ -31,11 +31,11 @@ import {
 import { type CallSignals, callSignals } from "./timing.ts";
 import { EXPIRED_ERROR } from "./result.ts";
 import {
-  type ChainCheck,
+  type ChainVerdict,
   proveExpiry,
   type SentAttempt,
-  statusCheck,
   type StatusValue,
+  statusVerdict,
 } from "./expiry_proof.ts";
 
 /** Blocks past the last valid height after which a missing signature proves expiry (spec rule 2). */
@@ -83,17 +83,17 @@ export const MAX_STATUS_BATCH = 256;
  * the expiry margin, asks `proveExpiry` (the one rule for a dead attempt). `status` is the answer
  * of a lookup just made (the sweep reads statuses in batches).
  */
-export async function checkOnChain(
+export async function confirmOnChain(
   rpc: Rpc<SolanaRpcApi>,
   tx: SentAttempt,
   options: { signals: CallSignals; status?: StatusValue | undefined },
-): Promise<ChainCheck> {
+): Promise<ChainVerdict> {
   const { signals } = options;
   const first = options.status !== undefined ? options.status : (await rpc.getSignatureStatuses(
     [tx.signature],
     { searchTransactionHistory: true },
   ).send({ abortSignal: signals() })).value[0] ?? null;
-  const found = statusCheck(first);
+  const found = statusVerdict(first);
   if (found) return found;
   const finalized = await rpc.getEpochInfo({ commitment: "finalized" }).send({
     abortSignal: signals(),
@@ -110,12 +110,12 @@ export async function checkOnChain(
  * decided, otherwise sends the same bytes again when `rebroadcast` is set and it can still land.
  * Returns the record afterwards. RPC failures leave the attempt as it is, for the next round.
  */
-export async function checkAttempt(
-  ctx: AppContext,
+export async function confirmAttempt(
+  ctx: TxContext,
   known: TxRequestRecord,
   options: { rebroadcast: boolean; status?: StatusValue | undefined; signals?: CallSignals },
 ): Promise<TxRequestRecord> {
-  // Another path (the route, a check job, the sweep, another instance) may have settled it.
+  // Another path (the route, a confirmation job, the sweep, another instance) may have settled it.
   const record = await getTxRequest(ctx.kv, known.projectId, known.key) ?? known;
   if (record.attemptId !== known.attemptId) return record;
   if (isFinal(record) || !record.signed || !record.signature) return record;
@@ -127,9 +127,9 @@ export async function checkAttempt(
     idempotencyKey: record.key,
     signature: record.signature,
   };
-  let check: ChainCheck;
+  let verdict: ChainVerdict;
   try {
-    check = await checkOnChain(rpc, {
+    verdict = await confirmOnChain(rpc, {
       signature: record.signature as Signature,
       signed,
       attemptId: record.attemptId,
@@ -142,11 +142,11 @@ export async function checkAttempt(
     return record;
   }
   const ref = attemptRef(record);
-  switch (check.kind) {
+  switch (verdict.kind) {
     case "confirmed":
       return (await settleAttempt(ctx, ref, { status: "confirmed" })) ?? record;
     case "failed":
-      return (await settleAttempt(ctx, ref, { status: "failed", error: check.error })) ?? record;
+      return (await settleAttempt(ctx, ref, { status: "failed", error: verdict.error })) ?? record;
     case "expired":
       return (await settleAttempt(ctx, ref, { status: "failed", error: EXPIRED_ERROR })) ?? record;
     case "unproven":
@@ -154,7 +154,7 @@ export async function checkAttempt(
       log("warn", "Expiry cannot be proven: the attempt stays open and needs attention", fields);
       return (await markExpiryUnproven(ctx, ref)) ?? record;
   }
-  if (!options.rebroadcast || check.landed || !check.canLand) return record;
+  if (!options.rebroadcast || verdict.landed || !verdict.canLand) return record;
   const sent = await sendSignedTx(rpc, signed, { abortSignal: signals() });
   if (sent.kind === "accepted" && !signed.accepted) {
     return (await markAccepted(ctx, ref)) ?? record;

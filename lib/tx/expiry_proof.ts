@@ -1,7 +1,7 @@
 /**
  * The one rule for "this attempt is dead" (expired without landing). Settling an attempt as
  * expired, proving a failed key's last attempt dead before a retry signs anew, and the sweep all
- * reach it through `checkOnChain` (`confirm.ts`), and nothing else concludes an attempt is dead.
+ * reach it through `confirmOnChain` (`confirm.ts`), and nothing else concludes an attempt is dead.
  *
  * A node's `null` for the signature proves nothing on its own: a node run without transaction
  * history once its status cache has rolled over, or a pool whose members lag, answers `null` for
@@ -22,7 +22,7 @@ import type { SignedTx } from "../../kv/tx_requests.ts";
 import type { CallSignals } from "./timing.ts";
 
 /** What the chain says about a sent transaction. */
-export type ChainCheck =
+export type ChainVerdict =
   | { kind: "confirmed" }
   | { kind: "failed"; error: string }
   | { kind: "expired" }
@@ -52,11 +52,11 @@ export async function proveExpiry(
   rpc: Rpc<SolanaRpcApi>,
   tx: SentAttempt,
   options: { finalizedSlot: bigint; signals: CallSignals },
-): Promise<ChainCheck> {
+): Promise<ChainVerdict> {
   // 1. A node that has seen that finalized slot must still have no record of it.
   const lookup = await rpc.getSignatureStatuses([tx.signature], { searchTransactionHistory: true })
     .send({ abortSignal: options.signals() });
-  const late = statusCheck(lookup.value[0] ?? null);
+  const late = statusVerdict(lookup.value[0] ?? null);
   if (late) return late;
   if (lookup.context.slot < options.finalizedSlot) return { kind: "unproven" };
   // 2. And the wallet's own history, back past the blockhash, must not hold it either.
@@ -64,7 +64,7 @@ export async function proveExpiry(
 }
 
 /** The status lookup's verdict, or null when the node has no record. */
-export function statusCheck(status: StatusValue): ChainCheck | null {
+export function statusVerdict(status: StatusValue): ChainVerdict | null {
   if (!status) return null;
   const level = status.confirmationStatus;
   // A processed transaction may still be on a fork that is dropped, so only confirmed counts.
@@ -90,9 +90,9 @@ async function searchWalletHistory(
   rpc: Rpc<SolanaRpcApi>,
   tx: SentAttempt,
   options: { finalizedSlot: bigint; signals: CallSignals },
-): Promise<ChainCheck> {
+): Promise<ChainVerdict> {
   const wallet = feePayerOf(tx.signed);
-  const from = blockhashSlot(tx.signed);
+  const from = tx.signed.blockhashSlot;
   let before: Signature | undefined;
   for (let page = 0; page < HISTORY_PAGES; page++) {
     const abortSignal = options.signals();
@@ -112,7 +112,7 @@ async function searchWalletHistory(
     }
     for (const item of list) {
       if (item.signature === tx.signature) {
-        return statusCheck({ err: item.err, confirmationStatus: item.confirmationStatus }) ??
+        return statusVerdict({ err: item.err, confirmationStatus: item.confirmationStatus }) ??
           { kind: "unproven" };
       }
       if (item.memo?.includes(tx.attemptId)) return { kind: "unproven" };
@@ -123,12 +123,6 @@ async function searchWalletHistory(
     before = last.signature;
   }
   return { kind: "unproven" };
-}
-
-// Slot a transaction with this blockhash cannot land at or before. Older records lack the slot;
-// a block's slot is never below its height, so the height is a safe lower bound.
-function blockhashSlot(signed: SignedTx): bigint {
-  return signed.blockhashSlot ?? signed.lastValidBlockHeight - 150n;
 }
 
 function feePayerOf(signed: SignedTx): Address {

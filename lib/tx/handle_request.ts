@@ -25,7 +25,7 @@
  * reservation's commit is checked against both records, so once a revocation or a deletion was
  * answered no instance can reserve a payout with that key.
  *
- * After the answer, `check_job.ts` (every 1.5 s) and `sweep.ts` (every 30 s) follow the attempt
+ * After the answer, `confirm_job.ts` (every 1.5 s) and `sweep.ts` (every 30 s) follow the attempt
  * (`confirm.ts` judges landing and expiry) and every status change is one checked commit in
  * `transitions.ts`.
  *
@@ -38,11 +38,11 @@
  * - A `failed` key is sent again only after its latest attempt is proven dead (`retry_proof.ts`);
  *   one found landed makes the key `confirmed` instead, so a key pays at most once.
  */
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { txResultOf } from "./result.ts";
-import type { TxRequestInput } from "./body.ts";
+import type { TxRequestInput } from "./request_body.ts";
 import { checkTxRequest } from "./checks.ts";
-import { executeAttempt } from "./send_and_wait.ts";
+import { sendAndWait } from "./send_and_wait.ts";
 import { reserveTxRequest } from "./reserve.ts";
 import type { Deadline } from "./timing.ts";
 import type { TxResult } from "./result.ts";
@@ -55,7 +55,7 @@ import type { TxCaller } from "./checks.ts";
  * arrival by the route.
  */
 export async function handleTxRequest(
-  ctx: AppContext,
+  ctx: TxContext,
   caller: TxCaller,
   kind: TxKind,
   input: TxRequestInput,
@@ -67,7 +67,7 @@ export async function handleTxRequest(
   const request = checked.request;
   const reserved = await reserveTxRequest(ctx, request, { deadline });
   if (reserved.kind === "existing") return txResultOf(reserved.record);
-  return await executeAttempt(ctx, {
+  return await sendAndWait(ctx, {
     projectId: caller.projectId,
     attemptId: reserved.entry.value.attemptId,
     cluster: request.project.cluster,

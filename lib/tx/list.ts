@@ -1,7 +1,7 @@
 /** The project's transaction list (`GET /v1/tx`): TxResults with what was asked, newest first. */
 import { listTxRequests } from "../../kv/tx_requests.ts";
 import { txResultOf } from "./result.ts";
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import type { TxResult } from "./result.ts";
 import type { TxStatus } from "../../kv/tx_requests.ts";
 
@@ -25,7 +25,7 @@ interface TxListAnswer {
 
 /** Lists the project's requests newest first, optionally only those with `status`. */
 export async function listTransactions(
-  ctx: AppContext,
+  ctx: TxContext,
   projectId: string,
   query: { status?: TxStatus | undefined; after?: string | undefined; limit: number },
 ): Promise<TxListAnswer> {

@@ -9,6 +9,7 @@ import { ApiError } from "../../core/api_error.ts";
 import { DECIMAL_PATTERN } from "../chain/amounts.ts";
 import { parseAddress } from "../chain/validation.ts";
 import { type MintAllowance, setPolicy, type TxPolicy } from "../../kv/policy.ts";
+import { issueLines } from "../issue_text.ts";
 
 /** The asset name SOL has in budgets; tokens use their mint address. */
 export const SOL_ASSET = "SOL";
@@ -65,7 +66,7 @@ export function validatePolicy(input: unknown): TxPolicy {
   const result = policyInput.safeParse(input);
   const problems = result.success
     ? []
-    : result.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
+    : issueLines(result.error.issues, { whole: "policy", positions: "bracketed" });
   problems.push(...duplicates(input, "allowedMints", "mint"));
   problems.push(...duplicates(input, "hourlyBudgets", "asset"));
   if (!result.success || problems.length) {
@@ -95,13 +96,6 @@ function duplicates(input: unknown, list: string, field: string): string[] {
     seen.add(key);
   });
   return problems;
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return "policy";
-  return path.map((part, i) =>
-    typeof part === "number" ? `[${part}]` : `${i === 0 ? "" : "."}${String(part)}`
-  ).join("");
 }
 
 /** The allowance of `mint`, or null when the mint is not allowed. */

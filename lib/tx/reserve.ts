@@ -18,7 +18,7 @@
  * time by whichever instance runs that job.
  */
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { ulid } from "../../core/ids.ts";
 import {
   addToWindow,
@@ -45,7 +45,7 @@ import {
   type TxUnsettledRef,
 } from "../../kv/tx_requests.ts";
 import { log } from "../../core/log.ts";
-import { isSameRequest } from "./body.ts";
+import { isSameRequest } from "./request_body.ts";
 import { checkCaller, type CheckedRequest, idempotencyConflict } from "./checks.ts";
 import { apiKeyKey, type ApiKeyRecord } from "../../kv/api_keys.ts";
 import { type Project, projectKey } from "../../kv/projects.ts";
@@ -79,7 +79,7 @@ const MAX_PAST_ATTEMPTS = 50;
  * node must not hold the project's other requests back past their deadline.
  */
 export async function reserveTxRequest(
-  ctx: AppContext,
+  ctx: TxContext,
   request: CheckedRequest,
   options: { deadline?: Deadline } = {},
 ): Promise<ReserveOutcome> {
@@ -98,7 +98,7 @@ export async function reserveTxRequest(
 }
 
 async function reserve(
-  ctx: AppContext,
+  ctx: TxContext,
   request: CheckedRequest,
   state: ReserveState,
 ): Promise<QueueTurn> {
@@ -187,8 +187,8 @@ async function reserve(
     const timing = ctx.tx.timing;
     const op = ctx.kv.atomic().check(...entries);
     // First due when the route's wait is over; an unsigned attempt is abandoned once past signBy.
-    const checkJobId = addTxJob(op, { type: "tx_check", projectId, key, attemptId }, {
-      runAt: now + timing.confirmWaitMs + timing.checkIntervalMs,
+    const checkJobId = addTxJob(op, { type: "tx_confirm", projectId, key, attemptId }, {
+      runAt: now + timing.confirmWaitMs + timing.confirmIntervalMs,
     });
     const record: TxRequestRecord = {
       projectId,
@@ -246,7 +246,7 @@ async function reserve(
 
 /** The key's earlier signed attempts once `stored` gives way to a new one. */
 function pastAttempts(stored: TxRequestRecord): PastAttempt[] {
-  const past = [...(stored.previous ?? [])];
+  const past = [...stored.previous];
   if (stored.signed && stored.signature) {
     past.push({
       attempt: stored.attempt,

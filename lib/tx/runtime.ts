@@ -1,5 +1,6 @@
-/** Per-process state of the transaction routes, held in the app context. */
+/** Per-process state of the transaction routes, and the context of the transaction domain. */
 import type { Address, Blockhash } from "@solana/kit";
+import type { EventContext } from "../events/runtime.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Cluster } from "../../core/cluster.ts";
 import { KeyedLock } from "../../core/keyed_lock.ts";
@@ -67,6 +68,11 @@ export interface TxRuntime {
   settlements: KeyedLock;
   /** One `getLatestBlockhash` per cluster per second, shared by concurrent requests. */
   blockhashes: TtlCache<LatestBlockhash>;
+}
+
+/** What the transaction domain takes: the services, the event pipeline (a settled attempt records its event) and its own state. */
+export interface TxContext extends EventContext {
+  tx: TxRuntime;
 }
 
 /** Builds the runtime with the spec's timing. */

@@ -10,7 +10,7 @@
  * forward) are followed like an unclear answer.
  */
 import type { Signature } from "@solana/kit";
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
 import { WalletUnavailableError } from "../wallets/provider.ts";
@@ -26,12 +26,12 @@ import {
   settleAttempt,
 } from "./transitions.ts";
 import { callSignals, type Deadline, rpcSignal } from "./timing.ts";
-import { checkAttempt, sendSignedTx } from "./confirm.ts";
+import { confirmAttempt, sendSignedTx } from "./confirm.ts";
 import type { TxResult } from "./result.ts";
 
 /** Builds, signs, sends and waits for the reserved attempt; answers its TxResult or throws a 502. */
-export async function executeAttempt(
-  ctx: AppContext,
+export async function sendAndWait(
+  ctx: TxContext,
   plan: TxPlan,
   options: { entry: Deno.KvEntry<TxRequestRecord>; deadline: Deadline },
 ): Promise<TxResult> {
@@ -113,7 +113,7 @@ export async function executeAttempt(
     await new Promise((resolve) => setTimeout(resolve, Math.min(timing.routePollMs, left)));
     const rebroadcast = performance.now() - lastSent >= timing.rebroadcastMs;
     if (rebroadcast) lastSent = performance.now();
-    record = await checkAttempt(ctx, record, {
+    record = await confirmAttempt(ctx, record, {
       rebroadcast,
       signals: callSignals(timing, deadline),
     });
@@ -129,6 +129,6 @@ export async function executeAttempt(
   return txResultOf(submitted ?? record);
 }
 
-async function currentRecord(ctx: AppContext, fallback: TxRequestRecord): Promise<TxRequestRecord> {
+async function currentRecord(ctx: TxContext, fallback: TxRequestRecord): Promise<TxRequestRecord> {
   return (await getTxRequest(ctx.kv, fallback.projectId, fallback.key)) ?? fallback;
 }

@@ -4,11 +4,11 @@
  * time are abandoned. It runs as one self-rescheduling job; the minute cron's sweep
  * `ensureTxSweepLoop` restarts it if it is ever lost, so the worker drives it and the cron kicks it.
  */
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { forEachConcurrently } from "../../core/concurrently.ts";
 import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
-import { addJobRemoval, addJobReschedule, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
+import { addJobReschedule, ensureLoopJob } from "../../kv/jobs.ts";
 import type { Signature } from "@solana/kit";
 import {
   getTxRequestEntry,
@@ -26,7 +26,7 @@ import type { StatusValue } from "./expiry_proof.ts";
 import { ABANDONED_ERROR } from "./result.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
 import { addTxJob, type TxSweepJob } from "./job_payloads.ts";
-import { abandonTime, abandonUnsigned, ensureTxCheck, followAttempt } from "./check_job.ts";
+import { abandonTime, abandonUnsigned, ensureTxConfirmJob, followAttempt } from "./confirm_job.ts";
 /** Interval of the sweep. */
 const SWEEP_INTERVAL_MS = 30_000;
 const SWEEP_CONCURRENCY = 8;
@@ -34,12 +34,12 @@ const SWEEP_CONCURRENCY = 8;
 type UnsettledItem = { projectId: string; key: string } & TxUnsettledRef;
 
 /**
- * The sweep: checks every attempt that is not final, resumes lost check jobs, and abandons an
+ * The sweep: follows every attempt that is not final, resumes lost confirmation jobs, and abandons an
  * unsigned attempt past its time. Statuses are read in batches of up to 256 signatures per
  * `getSignatureStatuses` call; only attempts the chain has not decided are then followed one by one.
  */
 export async function sweepUnsettledTx(
-  ctx: AppContext,
+  ctx: TxContext,
 ): Promise<{ checked: number; abandoned: number }> {
   const unsettled = await listUnsettledTx(ctx.kv);
   const open: TxRequestRecord[] = [];
@@ -57,7 +57,7 @@ export async function sweepUnsettledTx(
       else if (ctx.clock.now() >= abandonTime(ctx, record)) {
         const after = await abandonUnsigned(ctx, record);
         if (after?.error === ABANDONED_ERROR) abandoned++;
-      } else await ensureTxCheck(ctx, record);
+      } else await ensureTxConfirmJob(ctx, record);
     }
   }
   const statuses = await readStatuses(ctx, open);
@@ -65,7 +65,7 @@ export async function sweepUnsettledTx(
   await forEachConcurrently(open, async (record) => {
     try {
       const current = await followAttempt(ctx, record, statuses.get(record.attemptId));
-      if (!isFinal(current)) await ensureTxCheck(ctx, current);
+      if (!isFinal(current)) await ensureTxConfirmJob(ctx, current);
       checked++;
     } catch (error) {
       log("error", "Sweep could not check a transaction request", {
@@ -80,7 +80,7 @@ export async function sweepUnsettledTx(
 
 /** Statuses of the attempts' signatures by attempt id; a batch the RPC failed is left out. */
 async function readStatuses(
-  ctx: AppContext,
+  ctx: TxContext,
   records: TxRequestRecord[],
 ): Promise<Map<string, StatusValue>> {
   const found = new Map<string, StatusValue>();
@@ -106,7 +106,7 @@ async function readStatuses(
   return found;
 }
 
-async function deleteStaleIndex(ctx: AppContext, item: UnsettledItem): Promise<void> {
+async function deleteStaleIndex(ctx: TxContext, item: UnsettledItem): Promise<void> {
   const entry = await ctx.kv.get<TxUnsettledRef>(txUnsettledKey(item.projectId, item.key));
   if (entry.value?.attemptId !== item.attemptId) return;
   const record = (await getTxRequestEntry(ctx.kv, item.projectId, item.key)).value;
@@ -118,7 +118,7 @@ async function deleteStaleIndex(ctx: AppContext, item: UnsettledItem): Promise<v
 const TX_SWEEP_JOB_ID = "tx_sweep";
 
 /** Runs the sweep, then asks to run again in 30 s. */
-export async function runTxSweepJob(run: JobRun<TxSweepJob>): Promise<JobOutcome> {
+export async function runTxSweepJob(run: JobRun<TxSweepJob, TxContext>): Promise<JobOutcome> {
   try {
     const result = await sweepUnsettledTx(run.ctx);
     if (result.checked || result.abandoned) log("info", "Transaction sweep done", result);
@@ -134,29 +134,22 @@ export async function runTxSweepJob(run: JobRun<TxSweepJob>): Promise<JobOutcome
  * instance left signed are followed again without waiting for its leases or the next sweep.
  */
 export async function ensureTxSweepLoop(
-  ctx: AppContext,
+  ctx: TxContext,
   options: { now?: boolean } = {},
 ): Promise<number> {
-  const job = await getJobEntry(ctx.kv, TX_SWEEP_JOB_ID);
-  if (job.value?.status === "pending") {
-    const now = ctx.clock.now();
-    const running = job.value.lease !== null && job.value.lease.expiresAt > now;
-    if (!options.now || running || job.value.runAt <= now) return 0;
-    const op = ctx.kv.atomic().check(job);
-    addJobReschedule(op, job as Deno.KvEntry<JobRecord>, { runAt: now, fresh: true });
-    if (!(await op.commit()).ok) return 0;
-    ctx.jobWaker.wake();
-    return 1;
+  const job = await ensureLoopJob(ctx.kv, TX_SWEEP_JOB_ID, (op) => {
+    addTxJob(op, { type: "tx_sweep" }, { id: TX_SWEEP_JOB_ID, runAt: ctx.clock.now() });
+  });
+  if (typeof job === "boolean") {
+    if (job) ctx.jobWaker.wake();
+    return job ? 1 : 0;
   }
-  if (job.value) {
-    // A loop job never finishes as "done"; clear such a record so the id can be used again.
-    const op = ctx.kv.atomic().check(job);
-    addJobRemoval(op, job as Deno.KvEntry<JobRecord>);
-    if (!(await op.commit()).ok) return 0;
-  }
-  const op = ctx.kv.atomic();
-  addTxJob(op, { type: "tx_sweep" }, { id: TX_SWEEP_JOB_ID, runAt: ctx.clock.now() });
-  const started = (await op.commit()).ok;
-  if (started) ctx.jobWaker.wake();
-  return started ? 1 : 0;
+  const now = ctx.clock.now();
+  const running = job.value.lease !== null && job.value.lease.expiresAt > now;
+  if (!options.now || running || job.value.runAt <= now) return 0;
+  const op = ctx.kv.atomic().check(job);
+  addJobReschedule(op, job, { runAt: now, fresh: true });
+  if (!(await op.commit()).ok) return 0;
+  ctx.jobWaker.wake();
+  return 1;
 }

@@ -10,25 +10,25 @@ export interface TxTiming {
   routePollMs: number;
   /** How often the same signed bytes are sent again while unconfirmed and unexpired. */
   rebroadcastMs: number;
-  /** Interval of the background confirmation check of one attempt. */
-  checkIntervalMs: number;
+  /** Interval of the background confirmation rounds of one attempt. */
+  confirmIntervalMs: number;
   /**
    * How long past its sign-by time (the route's answer deadline) an unsigned attempt is abandoned:
    * a margin for the clocks of different instances.
    */
   abandonMarginMs: number;
-  /** Timeout of each RPC call made while building, sending and checking. */
+  /** Timeout of each RPC call made while building, sending and confirming. */
   rpcTimeoutMs: number;
 }
 
-/** The spec's values: 15 s wait, checks every 1.5 s, rebroadcast every 2 s; answers within 20 s. */
+/** The spec's values: 15 s wait, confirmation rounds every 1.5 s, rebroadcast every 2 s; answers within 20 s. */
 export function defaultTxTiming(): TxTiming {
   return {
     answerWithinMs: 20_000,
     confirmWaitMs: 15_000,
     routePollMs: 400,
     rebroadcastMs: 2_000,
-    checkIntervalMs: 1_500,
+    confirmIntervalMs: 1_500,
     abandonMarginMs: 5_000,
     rpcTimeoutMs: 8_000,
   };

@@ -1,11 +1,11 @@
 /**
  * Status changes of an attempt after its reservation. Each is one checked commit on the request
- * record, so whichever of the route, the background check or the sweep gets there first decides,
+ * record, so whichever of the route, the confirmation job or the sweep gets there first decides,
  * and a final status, its `tx` event and the release of a failed attempt's usage land together:
  * exactly one event per attempt, and failed attempts never count against the limits.
  */
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { log } from "../../core/log.ts";
 import { commitWithEvents } from "../events/record.ts";
 import type { ServiceEvent } from "../../core/events.ts";
@@ -48,7 +48,7 @@ export function attemptRef(record: TxRequestRecord): AttemptRef {
  * `onlyIf` must hold for the record the commit is checked against, or nothing changes.
  */
 export async function settleAttempt(
-  ctx: AppContext,
+  ctx: TxContext,
   ref: AttemptRef,
   outcome: FinalOutcome,
   options: { onlyIf?: (record: TxRequestRecord) => boolean } = {},
@@ -57,7 +57,7 @@ export async function settleAttempt(
 }
 
 async function settle(
-  ctx: AppContext,
+  ctx: TxContext,
   ref: AttemptRef,
   outcome: FinalOutcome,
   options: { onlyIf?: (record: TxRequestRecord) => boolean },
@@ -88,7 +88,7 @@ async function settle(
     if (kept.expireIn) op.set(txAttemptByTimeKey(ref.projectId, next.attemptId), next.key, kept);
     addTxStatusMove(op, record, next, kept);
     await addSettledUsage(ctx, op, next, now);
-    await addCheckJobRemoval(ctx, op, record);
+    await addConfirmJobRemoval(ctx, op, record);
     const silent = outcome.status === "failed" && outcome.error === ABANDONED_ERROR;
     const events = silent ? [] : [txEventOf(next, outcome.status)];
     if ((await commitWithEvents(ctx, op, { projectId: ref.projectId, events })).ok) {
@@ -126,13 +126,13 @@ export function isFinal(record: TxRequestRecord): boolean {
  * (declared abandoned) or its time is up: then it must not be sent.
  */
 export async function recordSigned(
-  ctx: AppContext,
+  ctx: TxContext,
   entry: Deno.KvEntry<TxRequestRecord>,
   signed: { signature: string; tx: SignedTx },
 ): Promise<Deno.KvEntry<TxRequestRecord> | null> {
   const record = entry.value;
   const now = ctx.clock.now();
-  if (record.signBy !== undefined && now > record.signBy) return null;
+  if (now > record.signBy) return null;
   const next: TxRequestRecord = {
     ...record,
     signature: signed.signature,
@@ -144,12 +144,14 @@ export async function recordSigned(
 }
 
 /**
- * Turns a `failed` key back to `confirmed` when its latest attempt is found landed after all (a
- * record settled by an older version on a preflight refusal of a resend), with its `tx` event.
+ * Turns a `failed` key back to `confirmed` when the proof a retry needs finds its latest attempt
+ * landed after all, with its `tx` event. No path fails a signed attempt that can still land, so
+ * only a status settled wrongly (as versions before the expiry proof did on a resend's preflight
+ * refusal) gets here: a state only the chain can judge, so it is judged here and not migrated.
  * Returns the record afterwards; null when the entry changed meanwhile.
  */
 export async function confirmLandedAttempt(
-  ctx: AppContext,
+  ctx: TxContext,
   entry: Deno.KvEntry<TxRequestRecord>,
 ): Promise<TxRequestRecord | null> {
   const record = entry.value;
@@ -180,7 +182,7 @@ export async function confirmLandedAttempt(
  * preflight. Returns the record afterwards.
  */
 export async function markAccepted(
-  ctx: AppContext,
+  ctx: TxContext,
   ref: AttemptRef,
 ): Promise<TxRequestRecord | null> {
   return await updateUnsettled(
@@ -196,7 +198,7 @@ export async function markAccepted(
  * record afterwards.
  */
 export async function markSubmitted(
-  ctx: AppContext,
+  ctx: TxContext,
   ref: AttemptRef,
 ): Promise<TxRequestRecord | null> {
   return await updateUnsettled(
@@ -212,7 +214,7 @@ export async function markSubmitted(
  * dashboard shows it as needing attention. Returns the record afterwards.
  */
 export async function markExpiryUnproven(
-  ctx: AppContext,
+  ctx: TxContext,
   ref: AttemptRef,
 ): Promise<TxRequestRecord | null> {
   return await updateUnsettled(
@@ -227,7 +229,7 @@ export async function markExpiryUnproven(
 
 /** Applies `change` to a still-unsettled attempt; returns the record as it stands afterwards. */
 async function updateUnsettled(
-  ctx: AppContext,
+  ctx: TxContext,
   ref: AttemptRef,
   change: (record: TxRequestRecord) => TxRequestRecord | null,
 ): Promise<TxRequestRecord | null> {
@@ -246,11 +248,11 @@ async function updateUnsettled(
 }
 
 /**
- * Adds, to `op`, the removal of the attempt's check job when no worker is running it, so a request
+ * Adds, to `op`, the removal of the attempt's confirmation job when no worker is running it, so a request
  * settled by the route leaves no job behind (a running one finds the attempt final and stops).
  */
-async function addCheckJobRemoval(
-  ctx: AppContext,
+async function addConfirmJobRemoval(
+  ctx: TxContext,
   op: Deno.AtomicOperation,
   record: TxRequestRecord,
 ): Promise<void> {

@@ -5,7 +5,7 @@
  * they were signed, so a confirmed one, or one that failed before signing, gives its place back.
  * Every window changed is checked in the settling commit.
  */
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { must } from "../../core/must.ts";
 import type { TxRequestRecord } from "../../kv/tx_requests.ts";
 import {
@@ -25,7 +25,7 @@ import { addFailedTxUsage } from "../../kv/usage.ts";
 
 /** Adds, to `op`, the usage changes of an attempt settled as `settled` at `now`. */
 export async function addSettledUsage(
-  ctx: AppContext,
+  ctx: TxContext,
   op: Deno.AtomicOperation,
   settled: TxRequestRecord,
   now: number,
@@ -42,7 +42,7 @@ export async function addSettledUsage(
 
 /** Adds, to `op`, the removal of a failed attempt's entries from every usage window it counted in. */
 async function addUsageRelease(
-  ctx: AppContext,
+  ctx: TxContext,
   op: Deno.AtomicOperation,
   record: TxRequestRecord,
   now: number,

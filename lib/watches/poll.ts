@@ -11,13 +11,18 @@ import type { Address, Signature } from "@solana/kit";
 import { getProject } from "../../kv/projects.ts";
 import {
   getWatchEntry,
+  listAllWatches,
   takeWatchEventRoom,
   type Watch,
   watchKey,
+  watchPollJobId,
   type WatchPosition,
 } from "../../kv/watches.ts";
-import type { WatchPollJob } from "../events/job_payloads.ts";
+import { ensureLoopJob } from "../../kv/jobs.ts";
+import type { Clock } from "../../core/clock.ts";
+import { addWatchPoll, type WatchPollJob } from "./job_payloads.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
+import type { EventContext } from "../events/runtime.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { log } from "../../core/log.ts";
@@ -64,7 +69,7 @@ async function fetchNewSignatures(
 }
 
 /** Polls one watch: records the new position and one `watch` event per new transaction, in one commit. */
-export async function runWatchPoll(run: JobRun<WatchPollJob>): Promise<JobOutcome> {
+export async function runWatchPoll(run: JobRun<WatchPollJob, EventContext>): Promise<JobOutcome> {
   const { ctx, payload } = run;
   const { projectId, watchId } = payload;
   const entry = await getWatchEntry(ctx.kv, projectId, watchId);
@@ -142,4 +147,31 @@ export async function runWatchPoll(run: JobRun<WatchPollJob>): Promise<JobOutcom
     });
   }
   return { kind: "continue", at: now + WATCH_POLL_INTERVAL_MS };
+}
+
+/**
+ * Restarts the poll loop of every watch (of a live project) whose poll job is gone, for the minute
+ * cron's sweep; returns how many it restarted.
+ */
+export async function restartLostWatchPolls(
+  ctx: { kv: Deno.Kv; clock: Clock },
+): Promise<number> {
+  let restarted = 0;
+  const live = new Map<string, boolean>();
+  for await (const watch of listAllWatches(ctx.kv)) {
+    if (!live.has(watch.projectId)) {
+      const project = await getProject(ctx.kv, watch.projectId);
+      live.set(watch.projectId, Boolean(project && project.deletedAt === null));
+    }
+    if (!live.get(watch.projectId)) continue;
+    const id = watchPollJobId(watch.projectId, watch.id);
+    const started = await ensureLoopJob(ctx.kv, id, (op) => {
+      addWatchPoll(op, watch, ctx.clock.now());
+    });
+    if (started === true) {
+      restarted++;
+      log("warn", "Watch poll loop restarted", { projectId: watch.projectId, watch: watch.name });
+    }
+  }
+  return restarted;
 }

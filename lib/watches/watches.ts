@@ -8,11 +8,12 @@ import {
   WatchConflictError,
 } from "../../kv/watches.ts";
 import { getProject } from "../../kv/projects.ts";
-import type { AppContext } from "../context.ts";
-import { ApiError } from "../../core/api_error.ts";
+import type { BaseContext } from "../base_context.ts";
+import { ApiError, projectNotFound } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
 import { ULID_PATTERN } from "../../core/ids.ts";
 import { nameProblem } from "../names.ts";
+import { addWatchPoll } from "./job_payloads.ts";
 
 /** Most watches one project may have. */
 export const MAX_WATCHES_PER_PROJECT = 20;
@@ -52,10 +53,10 @@ export function validateWatch(input: { name?: unknown; address?: unknown }): {
   return { name, address };
 }
 
-async function requireProject(ctx: AppContext, projectId: string): Promise<void> {
+async function requireProject(ctx: BaseContext, projectId: string): Promise<void> {
   const project = await getProject(ctx.kv, projectId);
   if (!project || project.deletedAt !== null) {
-    throw new ApiError(404, "project_not_found", "Project not found");
+    throw projectNotFound();
   }
 }
 
@@ -66,7 +67,7 @@ function view(watch: Watch): WatchView {
 
 /** Adds a watch and starts its poll loop; its first poll only records where the history ends. */
 export async function addWatch(
-  ctx: AppContext,
+  ctx: BaseContext,
   projectId: string,
   input: { name?: unknown; address?: unknown },
 ): Promise<WatchView> {
@@ -79,6 +80,7 @@ export async function addWatch(
       address,
       now: ctx.clock.now(),
       max: MAX_WATCHES_PER_PROJECT,
+      addPollJob: (op, watch) => addWatchPoll(op, watch, watch.createdAt),
     });
     ctx.jobWaker.wake();
     log("info", "Watch added", { projectId, watch: name, address });
@@ -96,7 +98,7 @@ export async function addWatch(
 
 /** Removes a watch by id and stops its polling; returns it, or null when the project has no such watch. */
 export async function removeWatch(
-  ctx: AppContext,
+  ctx: BaseContext,
   projectId: string,
   watchId: string,
 ): Promise<WatchView | null> {
@@ -109,6 +111,6 @@ export async function removeWatch(
 }
 
 /** Lists a project's watches, oldest first. */
-export async function listWatches(ctx: AppContext, projectId: string): Promise<WatchView[]> {
+export async function listWatches(ctx: BaseContext, projectId: string): Promise<WatchView[]> {
   return (await listWatchesByProject(ctx.kv, projectId)).map(view);
 }

@@ -17,7 +17,13 @@ import {
   revokeToken,
 } from "../../lib/auth/idp_client.ts";
 import { DEFAULT_NEXT, parseNextPath, withErrorCode } from "../../lib/auth/next_path.ts";
-import { getOauthApp, hasOauthApp, type OauthApp } from "../../lib/auth/oauth_app.ts";
+import {
+  getOauthApp,
+  hasOauthApp,
+  OAUTH_CALLBACK_PATH,
+  type OauthApp,
+  oauthRedirectUri,
+} from "../../lib/auth/oauth_app.ts";
 import { startPlayerSession } from "../../http/player_session.ts";
 import { timingSafeEqual } from "../../core/hash.ts";
 import { randomToken } from "../../core/ids.ts";
@@ -33,7 +39,7 @@ const flowSchema = z.object({
 
 /** Player sign-in through the project's own identity-provider app: `/auth/idp/start` and `/callback`. */
 export function idpRoutes(ctx: AppContext): Hono {
-  const redirectUri = `${ctx.config.baseUrl}/auth/idp/callback`;
+  const redirectUri = oauthRedirectUri(ctx.config.baseUrl);
 
   function redirect(c: Context, location: string): Response {
     c.header("cache-control", "no-store");
@@ -69,7 +75,7 @@ export function idpRoutes(ctx: AppContext): Hono {
         }),
       );
     })
-    .get("/auth/idp/callback", async (c) => {
+    .get(OAUTH_CALLBACK_PATH, async (c) => {
       const parsed = flowSchema.safeParse(await readSignedCookie(ctx, c, OAUTH_FLOW_COOKIE));
       if (!parsed.success) {
         clearCookie(c, OAUTH_FLOW_COOKIE);

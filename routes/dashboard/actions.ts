@@ -11,7 +11,7 @@ import { addWatch, removeWatch, validateWatch } from "../../lib/watches/watches.
 import { log } from "../../core/log.ts";
 import { projectView } from "../../lib/projects/project_view.ts";
 import { savePolicy } from "../../lib/tx/policy.ts";
-import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
+import { createProjectWallet } from "../../lib/projects/wallet.ts";
 import { dashboardAction } from "../../http/form_action.ts";
 import { projectAction } from "./_action.ts";
 import { pickText, readText } from "../../lib/projects/fields.ts";

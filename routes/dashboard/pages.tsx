@@ -8,7 +8,8 @@ import { listWatches } from "../../lib/watches/watches.ts";
 import { ULID_PATTERN } from "../../core/ids.ts";
 import { withDeadline } from "../../core/deadline.ts";
 import { pageResponse } from "../../components/layout.tsx";
-import { eventsEnabled, linkUrl } from "../../lib/projects/project_view.ts";
+import { linkUrl } from "../../lib/link/page_url.ts";
+import { eventsEnabled } from "../../lib/events/settings.ts";
 import { EventsPage, TransactionsPage } from "../../components/dashboard/activity_pages.tsx";
 import { DeletePage } from "../../components/dashboard/delete_page.tsx";
 import { KeysPage } from "../../components/dashboard/keys_page.tsx";
@@ -24,7 +25,7 @@ import {
   SignInPage,
 } from "../../components/dashboard/sign_in_page.tsx";
 import { WatchesPage } from "../../components/dashboard/watches_page.tsx";
-import { checkLowBalance } from "../../lib/projects/low_balance.ts";
+import { readLowBalanceWarnings } from "../../lib/projects/low_balance.ts";
 import { loadUsageFigures } from "../../lib/projects/usage.ts";
 import { UsagePage } from "../../components/dashboard/usage_page.tsx";
 import { listApiKeys } from "../../kv/api_keys.ts";
@@ -34,6 +35,7 @@ import { getPolicy } from "../../kv/policy.ts";
 import { listProjectsByDeveloper, type Project } from "../../kv/projects.ts";
 import { listTxRequests, TX_STATUSES } from "../../kv/tx_requests.ts";
 import { developerPage, projectPage } from "./_page.tsx";
+import { parseUserId } from "../../lib/user_id.ts";
 
 const PLAYERS_PAGE_SIZE = 100;
 const TX_PAGE_SIZE = 50;
@@ -83,7 +85,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
           listApiKeys(ctx.kv, project.id, ctx.clock.now()),
           policyRead,
           readBalance(ctx, project),
-          policyRead.then((p) => checkLowBalance(ctx, project, p)),
+          policyRead.then((p) => readLowBalanceWarnings(ctx, project, p)),
         ]);
         return {
           title: `${project.name} · ${ctx.config.serviceName}`,
@@ -107,7 +109,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
     .get("/dashboard/projects/:id/usage", (c) =>
       projectPage(ctx, c, async (data, project) => {
         const policy = await getPolicy(ctx.kv, project.id);
-        const balance = await checkLowBalance(ctx, project, policy);
+        const balance = await readLowBalanceWarnings(ctx, project, policy);
         const holdings = balance?.holdings ?? null;
         return {
           title: `Usage · ${project.name}`,
@@ -265,8 +267,8 @@ async function findPlayers(
       truncated: links.length > PLAYERS_PAGE_SIZE,
     };
   }
-  if (/^[0-9]{1,16}$/.test(query) && Number(query) > 0 && Number.isSafeInteger(Number(query))) {
-    const userId = Number(query);
+  const userId = parseUserId(query);
+  if (userId !== null) {
     const link = await getLinkByUser(kv, projectId, userId);
     return { players: link ? [{ userId, ...link }] : [], queryProblem: null, truncated: false };
   }
@@ -280,7 +282,7 @@ async function findPlayers(
   }
   return {
     players: [],
-    queryProblem: "Enter a Roblox user ID (digits) or a Solana wallet address.",
+    queryProblem: "Enter a Roblox user ID (digits, no leading zero) or a Solana wallet address.",
     truncated: false,
   };
 }

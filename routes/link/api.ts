@@ -7,7 +7,7 @@ import { type Player } from "../../kv/sessions.ts";
 import { sameOrigin } from "../../http/same_origin.ts";
 import { issueLinkChallenge, verifyLinkChallenge } from "../../lib/link/challenge.ts";
 import { linkPlayerWallet, unlinkPlayerWallet } from "../../lib/link/linking.ts";
-import { ApiError } from "../../core/api_error.ts";
+import { ApiError, projectNotFound } from "../../core/api_error.ts";
 import { readJsonBody } from "../../http/validate.ts";
 import { acceptsHtml } from "../../components/layout.tsx";
 import { getLinkByUser } from "../../kv/links.ts";
@@ -23,7 +23,7 @@ export function linkApiRoutes(ctx: AppContext): Hono {
   async function projectOf(c: Context): Promise<Project> {
     const slug = c.req.param("slug") ?? "";
     const project = slug.length <= 100 ? await getActiveProjectBySlug(ctx.kv, slug) : null;
-    if (!project) throw new ApiError(404, "project_not_found", "No active project has this slug");
+    if (!project) throw projectNotFound("No active project has this slug");
     return project;
   }
 

@@ -4,7 +4,7 @@ import { hasOauthApp } from "../../lib/auth/oauth_app.ts";
 import { getPlayerSession } from "../../http/player_session.ts";
 import { LinkPage, NoGamePage } from "../../components/link_page.tsx";
 import { pageResponse } from "../../components/layout.tsx";
-import { linkUrl } from "../../lib/projects/project_view.ts";
+import { linkUrl } from "../../lib/link/page_url.ts";
 import { getLinkByUser } from "../../kv/links.ts";
 import { getActiveProjectBySlug } from "../../kv/projects.ts";
 

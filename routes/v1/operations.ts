@@ -6,7 +6,7 @@
  * route of the app has no entry.
  */
 import { z } from "zod";
-import { MAX_IDEMPOTENCY_KEY_CHARS, txBodySchema } from "./tx_body.ts";
+import { MAX_IDEMPOTENCY_KEY_CHARS, txBodySchema } from "../../lib/tx/request_body.ts";
 import {
   assetsAnswer,
   eventFeedAnswer,
@@ -21,7 +21,8 @@ import {
   txResultAnswer,
 } from "./answers.ts";
 import { BODY_ERRORS, type ErrorCode, SOL_TX_ERRORS, TOKEN_TX_ERRORS } from "./error_codes.ts";
-import { bulkSchema, USER_ID_PATTERN } from "./players.ts";
+import { bulkSchema } from "./players.ts";
+import { USER_ID_PATTERN } from "../../lib/user_id.ts";
 import { feedQuerySchema } from "./events.ts";
 import { FEED_READS_PER_SECOND } from "../../lib/quota/feed_reads.ts";
 import { txListQuerySchema } from "./tx_list.ts";

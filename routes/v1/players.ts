@@ -5,19 +5,10 @@ import { ApiError } from "../../core/api_error.ts";
 import { readJsonBody } from "../../http/validate.ts";
 import { getLinkByUser, getLinksByUsers } from "../../kv/links.ts";
 import type { V1Env } from "./guard.ts";
+import { parseUserId, userIdSchema } from "../../lib/user_id.ts";
 
-const userIdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
-/** Digits of a path user id, before the exact-integer check. */
-export const USER_ID_PATTERN = /^[1-9][0-9]{0,15}$/;
 /** Body of `POST /v1/players/wallets`. */
 export const bulkSchema = z.object({ userIds: z.array(userIdSchema).max(200) });
-
-/** Parses a path user id: digits only, positive, exactly representable. */
-function parseUserId(text: string): number | null {
-  if (!USER_ID_PATTERN.test(text)) return null;
-  const id = Number(text);
-  return Number.isSafeInteger(id) ? id : null;
-}
 
 /** Player wallet lookups, read from the service's own store. */
 export function playerRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<V1Env> {
@@ -27,7 +18,7 @@ export function playerRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): 
       if (userId === null) {
         throw new ApiError(400, "invalid_user_id", "userId must be a positive integer");
       }
-      const link = await getLinkByUser(ctx.kv, c.get("project").id, userId);
+      const link = await getLinkByUser(ctx.reads, c.get("project").id, userId);
       return c.json({ userId, address: link?.address ?? null, linkedAt: link?.linkedAt ?? null });
     })
     .post("/players/wallets", guard, async (c) => {

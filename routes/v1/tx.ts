@@ -2,8 +2,8 @@ import { Hono, type MiddlewareHandler } from "hono";
 import type { AppContext } from "../../lib/context.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { readJsonBody } from "../../http/validate.ts";
-import { ensureTxCheck } from "../../lib/tx/check_job.ts";
-import { MAX_IDEMPOTENCY_KEY_CHARS, toRequestInput, txBodySchema } from "./tx_body.ts";
+import { ensureTxConfirmJob } from "../../lib/tx/confirm_job.ts";
+import { isUsableKey, toRequestInput, txBodySchema } from "../../lib/tx/request_body.ts";
 import { handleTxRequest } from "../../lib/tx/handle_request.ts";
 import type { TxKind } from "../../core/events.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
@@ -40,13 +40,11 @@ export function txRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono
   }
   app.get("/tx/:idempotencyKey", guard, async (c) => {
     const key = c.req.param("idempotencyKey");
-    // A key no request could have used is not looked up: it may not even fit in a KV key.
-    const usable = key.isWellFormed() && [...key].length <= MAX_IDEMPOTENCY_KEY_CHARS;
-    const record = usable
-      ? await getTxRequest(ctx.kv, c.get("project").id, key, ctx.clock.now())
+    const record = isUsableKey(key)
+      ? await getTxRequest(ctx.reads, c.get("project").id, key, ctx.clock.now())
       : null;
     if (!record) throw new ApiError(404, "not_found", "No transaction request has this key");
-    if (record.status === "submitted") await ensureTxCheck(ctx, record);
+    if (record.status === "submitted") await ensureTxConfirmJob(ctx, record);
     return c.json(txResultOf(record));
   });
   return app;

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { launchBrowser, signInThroughRoutes } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
 import { getProject } from "../../kv/projects.ts";
+import { addWatchPoll } from "../../lib/watches/job_payloads.ts";
 import { createWatch, listWatchesByProject } from "../../kv/watches.ts";
 
 const WATCHED = "Vote111111111111111111111111111111111111111";
@@ -28,7 +29,14 @@ Deno.test("A watch named .. is removed alone in Chromium; the project and its wa
   const projectId = new URL(page.url()).pathname.split("/").pop()!;
   await page.getByTestId("create-wallet").click();
   await page.getByTestId("wallet-address").waitFor();
-  await createWatch(kv, { projectId, name: "..", address: WATCHED, now: Date.now(), max: 20 });
+  await createWatch(kv, {
+    projectId,
+    name: "..",
+    address: WATCHED,
+    now: Date.now(),
+    max: 20,
+    addPollJob: (op, watch) => addWatchPoll(op, watch, watch.createdAt),
+  });
   const watchesUrl = `${baseUrl}/dashboard/projects/${projectId}/watches`;
 
   await t.step("Remove on the watch named .. removes that watch, not the project", async () => {

@@ -112,7 +112,9 @@ Deno.test("From the dashboard: managed wallet, its balance, a transaction, linke
     const none = await (await getPage(app.app, `${base}/players?q=43`, dev.jar)).text();
     assert.ok(none.includes("No linked player matches.") && !none.includes(PLAYER_WALLET));
     const bad = await (await getPage(app.app, `${base}/players?q=hello`, dev.jar)).text();
-    assert.ok(bad.includes("Enter a Roblox user ID (digits) or a Solana wallet address."));
+    assert.ok(
+      bad.includes("Enter a Roblox user ID (digits, no leading zero) or a Solana wallet address."),
+    );
   });
 
   await t.step("a refused ping shows the platform's answer on the page", async () => {

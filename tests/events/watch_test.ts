@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { generateKeyPairSigner } from "@solana/kit";
 import { claimJob, getJobEntry, type JobRecord, listJobs } from "../../kv/jobs.ts";
 import { getWatchEntry, watchPollJobId } from "../../kv/watches.ts";
-import { sweepWatchLoops } from "../../jobs/sweeps.ts";
+import { restartLostWatchPolls } from "../../lib/watches/poll.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
 import { recordEvents } from "../../lib/events/record.ts";
 import { WATCH_POLL_INTERVAL_MS } from "../../lib/watches/poll.ts";
@@ -267,7 +267,7 @@ Deno.test("Removing a watch stops its polling for good", async () => {
   assert.equal((await removeWatch(h.a.ctx, h.project.id, watch.id))?.id, watch.id);
   await touch(chain, address, 2);
   await nextPoll(h.a);
-  await sweepWatchLoops(h.a.ctx);
+  await restartLostWatchPolls(h.a.ctx);
   await nextPoll(h.a);
 
   assert.deepEqual(h.standIn.inbox(), []);
@@ -276,7 +276,7 @@ Deno.test("Removing a watch stops its polling for good", async () => {
   assert.equal(await removeWatch(h.a.ctx, h.project.id, watch.id), null);
 });
 
-Deno.test("sweepWatchLoops() restarts a poll loop that died, from its position", async () => {
+Deno.test("restartLostWatchPolls() restarts a poll loop that died, from its position", async () => {
   await using env = await startWatchEnv();
   const { chain, h } = env;
   const address = (await generateKeyPairSigner()).address;
@@ -294,8 +294,8 @@ Deno.test("sweepWatchLoops() restarts a poll loop that died, from its position",
   assert.equal(h.standIn.inbox().length, 1);
 
   // When: the cron sweep runs (twice, as two instances would).
-  assert.equal(await sweepWatchLoops(h.a.ctx), 1);
-  assert.equal(await sweepWatchLoops(h.a.ctx), 0);
+  assert.equal(await restartLostWatchPolls(h.a.ctx), 1);
+  assert.equal(await restartLostWatchPolls(h.a.ctx), 0);
   await drain(h.a.worker);
 
   // Then

@@ -13,6 +13,7 @@ import { RETRY_DELAYS_MS } from "../../lib/events/deliver.ts";
 import { startEventsHarness } from "../support/events_harness.ts";
 import { createTestApp } from "../support/test_app.ts";
 import { until } from "../support/assertions.ts";
+import { txConfirmJobSchema } from "../../lib/tx/job_payloads.ts";
 
 /** A clock that follows real time, for the few tests about real waits. */
 class RealClock extends ManualClock {
@@ -24,7 +25,7 @@ class RealClock extends ManualClock {
 // A delivery job carries the event as the feed recorded it.
 const ping = (at: number) => ({ type: "ping" as const, at, id: String(at + 1), createdAt: at });
 const txCheck = (key: string) => ({
-  type: "tx_check" as const,
+  type: "tx_confirm" as const,
   projectId: "p",
   key,
   attemptId: "a",
@@ -45,7 +46,7 @@ Deno.test("JobWorker runs a due confirmation check before a backlog of deliverie
     ...jobHandlers,
     deliver_event: () => (order.push("deliver"), Promise.resolve({ kind: "done" })),
     watch_poll: () => (order.push("poll"), Promise.resolve({ kind: "done" })),
-    tx_check: () => (order.push("check"), Promise.resolve({ kind: "done" })),
+    tx_confirm: () => (order.push("check"), Promise.resolve({ kind: "done" })),
   };
   const worker = new JobWorker(app.ctx, { handlers, batchSize: 20 });
   // Given: 100 deliveries and 100 polls were due earlier than the confirmation check.
@@ -84,7 +85,7 @@ Deno.test("JobWorker.start(): slow jobs do not hold up other due jobs", async ()
       await release.promise;
       return { kind: "done" };
     },
-    tx_check: () => (ran.push("check"), Promise.resolve({ kind: "done" })),
+    tx_confirm: () => (ran.push("check"), Promise.resolve({ kind: "done" })),
   };
   const worker = new JobWorker(app.ctx, { handlers, pollIntervalMs: 50 });
   try {
@@ -184,4 +185,12 @@ Deno.test("A job that runs longer than its lease keeps it: two sweeps never over
   assert.equal(most, 1);
   assert.equal(runs, 1);
   assert.equal((await getJobEntry(a.kv, "tx_sweep")).value?.status, "done");
+});
+
+Deno.test("A confirmation job's idempotency key follows the route's rule: 1 to 128 characters", () => {
+  const payload = (key: string) => ({ type: "tx_confirm", projectId: "p", key, attemptId: "a" });
+  assert.ok(txConfirmJobSchema.safeParse(payload("k".repeat(128))).success);
+  assert.ok(txConfirmJobSchema.safeParse(payload("😀".repeat(128))).success);
+  assert.ok(!txConfirmJobSchema.safeParse(payload("k".repeat(129))).success);
+  assert.ok(!txConfirmJobSchema.safeParse(payload("")).success);
 });

@@ -25,6 +25,32 @@ const FLOORS: [folder: string, floor: number][] = [
   ["dev.ts", 8],
 ];
 
+/**
+ * The sub-floors of `lib/`, from the bottom (ARCHITECTURE.md): each folder or file imports only
+ * from itself and from the sub-floors below; entries sharing a sub-floor do not import each other.
+ * A new folder of `lib/` gets its place here.
+ */
+const LIB_FLOORS: [entry: string, floor: number][] = [
+  ["lib/names.ts", 1],
+  ["lib/quota/", 1],
+  ["lib/job_handler.ts", 1],
+  ["lib/user_id.ts", 1],
+  ["lib/issue_text.ts", 1],
+  ["lib/config.ts", 2],
+  ["lib/chain/", 3],
+  ["lib/crypto/", 3],
+  ["lib/auth/", 4],
+  ["lib/wallets/", 4],
+  ["lib/base_context.ts", 5],
+  ["lib/events/", 6],
+  ["lib/link/", 7],
+  ["lib/tx/", 7],
+  ["lib/watches/", 7],
+  ["lib/context.ts", 8],
+  ["lib/migrations/", 8],
+  ["lib/projects/", 9],
+];
+
 /** npm packages a floor must not use: the store knows nothing of HTTP or validation. */
 const FORBIDDEN_PACKAGES: Record<string, string[]> = {
   "core/": ["hono", "zod", "preact"],
@@ -37,6 +63,20 @@ const SPECIFIER =
 
 function floorOf(path: string): [string, number] | null {
   return FLOORS.find(([folder]) => path === folder || path.startsWith(folder)) ?? null;
+}
+
+function libFloorOf(path: string): [string, number] | null {
+  return LIB_FLOORS.find(([entry]) => path === entry || path.startsWith(entry)) ?? null;
+}
+
+// The rule inside `lib/`, for an import of `target` (a file of `lib/`) by `path` (one too).
+function libViolation(path: string, target: string): string | null {
+  const own = libFloorOf(path);
+  if (!own) return null; // Reported once, by `violationsOf`.
+  const other = libFloorOf(target);
+  if (!other) return `${path} -> ${target} (not on a sub-floor of lib/)`;
+  if (own[0] === other[0] || other[1] < own[1]) return null;
+  return `${path} -> ${target} (up inside lib/ from ${own[0]})`;
 }
 
 async function sourceFiles(dir: string): Promise<string[]> {
@@ -67,6 +107,9 @@ function importsOf(path: string, source: string): string[] {
 function violationsOf(path: string, imports: string[]): string[] {
   const broken: string[] = [];
   const own = floorOf(path);
+  if (path.startsWith("lib/") && !libFloorOf(path)) {
+    broken.push(`${path} (not on a sub-floor of lib/)`);
+  }
   for (const target of imports) {
     const isFile = /\.(tsx?|json)$/.test(target) && !target.includes(":");
     if (path.startsWith("sandbox/")) {
@@ -95,6 +138,9 @@ function violationsOf(path: string, imports: string[]): string[] {
     const rendersIsland = folder === "components/" && otherFolder === "islands/";
     if (otherFloor > floor || (otherFloor === floor && otherFolder !== folder && !rendersIsland)) {
       broken.push(`${path} -> ${target} (up from ${folder})`);
+    } else if (folder === "lib/" && otherFolder === "lib/") {
+      const inside = libViolation(path, target);
+      if (inside) broken.push(inside);
     }
   }
   return broken;
@@ -118,12 +164,46 @@ Deno.test("every service file imports only from its own floor or below", async (
   assert.deepEqual(broken, []);
 });
 
-Deno.test("the floor check sees an upward import", () => {
+/** The house's size for one module (style.md: about 300 lines at most). */
+const MAX_MODULE_LINES = 300;
+
+Deno.test("no service module is over 300 lines", async () => {
+  const roots = ["core/", "kv/", "lib/", "http/", "components/", "routes/", "jobs/", "islands/"];
+  const files = [...(await Promise.all(roots.map(sourceFiles))).flat(), "service.ts", "main.ts"];
+  const long: string[] = [];
+  for (const path of files) {
+    const lines = (await Deno.readTextFile(new URL(path, ROOT))).split("\n").length - 1;
+    if (lines > MAX_MODULE_LINES) long.push(`${path}: ${lines} lines`);
+  }
+  assert.deepEqual(long, []);
+});
+
+Deno.test("the floor check sees an upward import, also between the sub-floors of lib/", () => {
   const cases: [path: string, source: string, broken: string][] = [
     ["kv/x.ts", 'import { a } from "../lib/a.ts";', "kv/x.ts -> lib/a.ts (up from kv/)"],
-    ["lib/x.ts", 'import type { C } from "hono";', "lib/x.ts -> hono (package)"],
+    ["lib/tx/x.ts", 'import type { C } from "hono";', "lib/tx/x.ts -> hono (package)"],
     ["routes/x.ts", 'import "../jobs/a.ts";', "routes/x.ts -> jobs/a.ts (up from routes/)"],
     ["sandbox/x.ts", 'export * from "../kv/a.ts";', "sandbox/x.ts -> kv/a.ts (sandbox)"],
+    [
+      "lib/events/x.ts",
+      'import { a } from "../projects/a.ts";',
+      "lib/events/x.ts -> lib/projects/a.ts (up inside lib/ from lib/events/)",
+    ],
+    [
+      "lib/watches/x.ts",
+      'import type { A } from "../tx/a.ts";',
+      "lib/watches/x.ts -> lib/tx/a.ts (up inside lib/ from lib/watches/)",
+    ],
+    [
+      "lib/chain/x.ts",
+      'import { a } from "../context.ts";',
+      "lib/chain/x.ts -> lib/context.ts (up inside lib/ from lib/chain/)",
+    ],
+    [
+      "lib/shiny/x.ts",
+      'import { a } from "../names.ts";',
+      "lib/shiny/x.ts (not on a sub-floor of lib/)",
+    ],
   ];
   for (const [path, source, broken] of cases) {
     assert.deepEqual(violationsOf(path, importsOf(path, source)), [broken]);

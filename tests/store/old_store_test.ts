@@ -1,241 +1,420 @@
 /**
- * Stores written by earlier versions keep working after an upgrade: what they hold is moved to
- * the current layout by the instances that start on them, several at once, without loss or double
- * work.
+ * The store migration (`lib/migrations/`): a store holding what earlier versions wrote, written
+ * here by their shapes, is brought to the current one by the instances that start on it, several
+ * at once, without loss or double work; then the service reads one shape.
  */
 import assert from "node:assert/strict";
-import { openKv } from "../../kv/open_kv.ts";
-import type { JobRecord } from "../../kv/jobs.ts";
+import { ManualClock } from "../../core/clock.ts";
+import { encodeBase64Url, ulid } from "../../core/ids.ts";
+import { getJobEntry, type JobRecord, listJobs } from "../../kv/jobs.ts";
+import { apiKeyHashKey, apiKeyKey, createApiKey, listApiKeys } from "../../kv/api_keys.ts";
+import { getProject, updateProject } from "../../kv/projects.ts";
+import { getStoreVersion } from "../../kv/store_version.ts";
+import { getWalletKey, getWalletKeyEntry } from "../../kv/wallet_keys.ts";
+import { getSecretCheckEntry } from "../../kv/secret_check.ts";
 import {
+  getTxRequest,
   txAttemptByTimeKey,
   txRequestKey,
   type TxRequestRecord,
   type TxStatus,
 } from "../../kv/tx_requests.ts";
-import { ulid } from "../../core/ids.ts";
+import { decryptSecret, decryptSecretText } from "../../lib/crypto/encryption.ts";
+import type { SecretKeySet } from "../../lib/crypto/secret_keys.ts";
 import {
-  apiKeyHashKey,
-  apiKeyKey,
-  type ApiKeyRecord,
-  createApiKey,
-  listApiKeys,
-} from "../../kv/api_keys.ts";
-import { saveEventSettings } from "../../lib/events/settings.ts";
-import { startService } from "../../service.ts";
+  migratePreviousVersionWrites,
+  migrateStore,
+  STORE_VERSION,
+} from "../../lib/migrations/mod.ts";
+import { createProjectWallet } from "../../lib/projects/wallet.ts";
 import { startMessagingStandIn } from "../../sandbox/roblox/mod.ts";
-import { createTestApp, createTestProject, testConfig } from "../support/test_app.ts";
 import { PUBLISH_KEY, UNIVERSE } from "../support/events_harness.ts";
+import { startServiceProcess } from "../support/service_runner.ts";
+import { createTestApp, createTestProject, startOnStore } from "../support/test_app.ts";
 
-/** Starts `count` service instances on the store at `kvPath` at the same time; returns their ports and a closer. */
-async function startInstances(
-  kvPath: string,
-  count: number,
-  config: Parameters<typeof testConfig>[0],
-): Promise<{ ports: number[]; close: () => Promise<void> }> {
-  const started = await Promise.all(
-    Array.from({ length: count }, async () => {
-      const kv = await openKv(kvPath);
-      const service = await startService({
-        kv,
-        hostname: "127.0.0.1",
-        config: testConfig({ ...config, port: 0, kvPath }),
-      });
-      return { kv, service };
-    }),
+const SECRET = "old-store-secret-aaaaaaaaaaaaaaaaaaaaaaaaaa";
+const OTHER_SECRET = "old-store-other-secret-bbbbbbbbbbbbbbbbbbb";
+const DAY_MS = 24 * 3_600_000;
+const RECIPIENT = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
+
+/** Seals as the v1 format did: `v1.<iv>.<ciphertext>`, bound to `aad` alone. */
+async function sealV1(keySet: SecretKeySet, plain: Uint8Array | string, aad: string) {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const data = typeof plain === "string" ? new TextEncoder().encode(plain) : plain;
+  const body = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(aad) },
+    keySet.aes,
+    data as Uint8Array<ArrayBuffer>,
   );
+  return `v1.${encodeBase64Url(iv)}.${encodeBase64Url(new Uint8Array(body))}`;
+}
+
+/** A job record as versions before lanes stored it (no `lane`). */
+function oldJob(
+  id: string,
+  payload: JobRecord["payload"],
+  fields: Partial<JobRecord> = {},
+): Omit<JobRecord, "lane"> {
+  const at = Date.now() - 1_000;
   return {
-    ports: started.map(({ service }) => service.server.addr.port),
-    async close() {
-      for (const { kv, service } of started) {
-        await service.close();
-        kv.close();
-      }
-    },
+    id,
+    payload,
+    status: "pending",
+    runAt: at,
+    attempts: 0,
+    lease: null,
+    unique: false,
+    createdAt: at,
+    lastError: null,
+    doneAt: null,
+    ...fields,
   };
 }
 
-Deno.test("Deliveries queued by earlier versions run once after the upgrade, with two instances starting together", async () => {
+/**
+ * A request record as versions before the sign-by time, the list of earlier attempts and the
+ * blockhash's slot stored it.
+ */
+function oldRequest(projectId: string, key: string, status: TxStatus, at: number) {
+  const record = {
+    projectId,
+    key,
+    kind: "transfer-sol",
+    cluster: "devnet",
+    body: { to: { address: RECIPIENT }, mint: null, amount: "1" },
+    attempt: 1,
+    attemptId: ulid(at),
+    status,
+    recipient: RECIPIENT,
+    recipientUserId: null,
+    signature: status === "submitted" ? "5".repeat(88) : null,
+    error: status === "failed" ? "Abandoned before sending" : null,
+    usage: { at, asset: "SOL", amount: 1_000_000_000n, recipient: RECIPIENT, userId: null },
+    signed: status === "submitted"
+      ? {
+        wire: "AA==",
+        blockhash: "11111111111111111111111111111111",
+        lastValidBlockHeight: 1_000n,
+        signedAt: at,
+        accepted: true,
+      }
+      : null,
+    checkJobId: null as string | null,
+    createdAt: at,
+    updatedAt: at,
+  };
+  return record;
+}
+
+/** What the fixture wrote, to compare with what the migration made of it. */
+interface OldStore {
+  projectId: string;
+  apiKey: string;
+  revokedLongAgo: { id: string; hash: string };
+  revokedRecently: { id: string; hash: string };
+  walletSeed: Uint8Array;
+  submittedKey: string;
+  checkJobId: string;
+}
+
+/**
+ * Writes, on the store at `kvPath`, what earlier versions stored: a project whose wallet key,
+ * publishing key and OAuth client secret are sealed in the v1 format (and no key-check record, as
+ * before it existed); deliveries queued in the due indexes of earlier versions, by job records
+ * without a lane; the done record of the sweep loop without a lane; requests without a sign-by
+ * time, earlier attempts or a status index entry, one of them submitted with its `tx_check` job;
+ * keys revoked the old way; and the marker of an earlier one-off pass.
+ */
+async function writeOldStore(kvPath: string): Promise<OldStore> {
+  await using app = await createTestApp({
+    kvPath,
+    clock: new ManualClock(Date.now()),
+    config: { secret: SECRET },
+  });
+  const { kv, ctx } = app;
+  const keys = ctx.keys.current;
+  const { project, apiKey } = await createTestProject(app);
+  const projectId = project.id;
+
+  // Sealed values of the v1 format.
+  await createProjectWallet(ctx, projectId);
+  const wallet = (await getWalletKeyEntry(kv, projectId)) as Deno.KvEntry<{ secretKeyEnc: string }>;
+  const walletSeed = await decryptSecret(ctx.keys, wallet.value.secretKeyEnc, {
+    purpose: "wallet_key",
+    context: projectId,
+  });
+  await kv.set(wallet.key, {
+    ...wallet.value,
+    secretKeyEnc: await sealV1(keys, walletSeed, `wallet_key:${projectId}`),
+  });
+  const publishingKeyEnc = await sealV1(keys, PUBLISH_KEY, projectId);
+  const oauthClientSecretEnc = await sealV1(keys, "oauth-secret-1", projectId);
+  await updateProject(kv, projectId, (p) => ({
+    ...p,
+    settings: {
+      ...p.settings,
+      universeId: UNIVERSE,
+      publishingKeyEnc,
+      oauthClientId: "123",
+      oauthClientSecretEnc,
+    },
+  }));
+  await kv.delete(["secret_check"]);
+
+  // Jobs: two deliveries in the old due indexes, the sweep loop's done record, a tx_check job.
+  const delivery = (at: number) => ({
+    type: "deliver_event",
+    projectId,
+    event: { type: "ping", at, id: String(at), createdAt: Date.now() - 1_000 },
+  });
+  const lanes = oldJob("01OLDLANES0000000000000000", delivery(1));
+  const older = oldJob("01OLDER0000000000000000000", delivery(2));
+  const sweepDone = oldJob("tx_sweep", { type: "tx_sweep" }, {
+    status: "done",
+    unique: true,
+    doneAt: Date.now() - 60_000,
+  });
+  const submitted = oldRequest(projectId, "paid-later", "submitted", Date.now() - 90_000);
+  const checkJob = oldJob(
+    "01OLDCHECK0000000000000000",
+    { type: "tx_check", projectId, key: submitted.key, attemptId: submitted.attemptId },
+    { runAt: Date.now() + 60_000 },
+  );
+  submitted.checkJobId = checkJob.id;
+  const jobs = kv.atomic()
+    .set(["jobs", lanes.id], { ...lanes, lane: "events" })
+    .set(["job_queue", "events", lanes.runAt, lanes.id], projectId)
+    .set(["jobs", older.id], older)
+    .set(["jobs_due", older.runAt, older.id], projectId)
+    .set(["jobs", sweepDone.id], sweepDone)
+    .set(["jobs", checkJob.id], checkJob)
+    .set(["job_due", "tx", projectId, checkJob.runAt, checkJob.id], checkJob.id)
+    .set(["job_due_projects", "tx", Math.floor(checkJob.runAt / 1000) * 1000, projectId], "");
+  assert.ok((await jobs.commit()).ok);
+
+  // Requests: settled ones without a status index entry, and the submitted one.
+  const op = kv.atomic();
+  const settled: Array<[string, TxStatus]> = [["paid-1", "confirmed"], ["lost", "failed"], [
+    "paid-2",
+    "confirmed",
+  ]];
+  for (const [i, [key, status]] of settled.entries()) {
+    const record = oldRequest(projectId, key, status, Date.now() - 60_000 + i);
+    op.set(txRequestKey(projectId, key), record)
+      .set(txAttemptByTimeKey(projectId, record.attemptId), key);
+  }
+  op.set(txRequestKey(projectId, submitted.key), submitted)
+    .set(txAttemptByTimeKey(projectId, submitted.attemptId), submitted.key)
+    .set(["tx_unsettled", projectId, submitted.key], {
+      attemptId: submitted.attemptId,
+      since: submitted.createdAt,
+    });
+  assert.ok((await op.commit()).ok);
+
+  // Keys revoked the old way (record and hash entry kept), 31 days and 1 day ago.
+  const revokeOldWay = async (ago: number) => {
+    const { record } = await createApiKey(kv, projectId, Date.now() - ago - 1);
+    await kv.set(apiKeyKey(projectId, record.id), { ...record, revokedAt: Date.now() - ago });
+    return { id: record.id, hash: record.hash };
+  };
+  const revokedLongAgo = await revokeOldWay(31 * DAY_MS);
+  const revokedRecently = await revokeOldWay(DAY_MS);
+
+  await kv.set(["store_migrations", "tx_status_index"], { doneAt: 0 });
+  return {
+    projectId,
+    apiKey,
+    revokedLongAgo,
+    revokedRecently,
+    walletSeed,
+    submittedKey: submitted.key,
+    checkJobId: checkJob.id,
+  };
+}
+
+Deno.test("A store written by earlier versions is migrated once by three instances starting together, then read in one shape", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   const standIn = await startMessagingStandIn({
     keys: [{ apiKey: PUBLISH_KEY, universeId: UNIVERSE }],
   });
+  await using _cleanup = {
+    async [Symbol.asyncDispose]() {
+      await standIn.close();
+      await Deno.remove(kvPath).catch(() => {});
+    },
+  };
+  // Given: a store as earlier versions left it.
+  const old = await writeOldStore(kvPath);
+
+  // When: three instances of this version start on it at once.
+  const env = {
+    KV_PATH: kvPath,
+    SECRET,
+    PUBLISH_URL: standIn.url,
+    RPC_URL_DEVNET: "http://127.0.0.1:9",
+    RPC_URL_MAINNET: "http://127.0.0.1:9",
+    IDP_URL: "http://127.0.0.1:9/oauth",
+  };
+  const instances = await Promise.all([1, 2, 3].map(() => startServiceProcess(env)));
   try {
-    // Given: a project with events on, and one delivery queued in each due index of earlier
-    // versions: `["job_queue", lane, runAt, id]` (lanes) and `["jobs_due", runAt, id]` (before).
-    const runAt = Date.now() - 1_000;
-    {
-      await using app = await createTestApp({ kvPath });
-      const { project } = await createTestProject(app);
-      await saveEventSettings(app.ctx, project.id, {
-        universeId: UNIVERSE,
-        publishingKey: PUBLISH_KEY,
-      });
-      const old = (id: string, at: number, lane?: "events"): JobRecord => ({
-        id,
-        payload: {
-          type: "deliver_event",
-          projectId: project.id,
-          event: { type: "ping", at, id: String(at), createdAt: runAt },
-        },
-        ...(lane ? { lane } : {}),
-        status: "pending",
-        runAt,
-        attempts: 0,
-        lease: null,
-        unique: false,
-        createdAt: runAt,
-        lastError: null,
-        doneAt: null,
-      });
-      await app.kv.atomic()
-        .set(["jobs", "01OLDLANES0000000000000000"], old("01OLDLANES0000000000000000", 1, "events"))
-        .set(["job_queue", "events", runAt, "01OLDLANES0000000000000000"], project.id)
-        .set(["jobs", "01OLDER0000000000000000000"], old("01OLDER0000000000000000000", 2))
-        .set(["jobs_due", runAt, "01OLDER0000000000000000000"], project.id)
-        .commit();
-    }
+    // Then: each queued delivery reaches the game once.
+    await standIn.waitForMessages(2, 10_000);
+    await new Promise((r) => setTimeout(r, 1_500));
+    assert.deepEqual(standIn.inbox().map((m) => (m.data as { at: number }).at).sort(), [1, 2]);
 
-    // When: two instances of this version start on the store at once.
-    const { close } = await startInstances(kvPath, 2, { publishUrl: standIn.url });
-    try {
-      // Then: each delivery reaches the game, once.
-      await standIn.waitForMessages(2, 10_000);
-      await new Promise((r) => setTimeout(r, 1_500));
-      const pings = standIn.inbox().map((m) => (m.data as { at: number }).at).sort();
-      assert.deepEqual(pings, [1, 2]);
-    } finally {
-      await close();
-    }
-  } finally {
-    await standIn.close();
-    await Deno.remove(kvPath).catch(() => {});
-  }
-});
-
-Deno.test("Requests stored before the status index are listed by status after the upgrade, with two instances starting together", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    // Given: three settled requests as the previous version stored them: the record and its time
-    // index.
-    let apiKey = "";
-    const statuses: Array<[string, TxStatus]> = [
-      ["paid-1", "confirmed"],
-      ["lost", "failed"],
-      ["paid-2", "confirmed"],
-    ];
-    {
-      await using app = await createTestApp({ kvPath });
-      const created = await createTestProject(app);
-      apiKey = created.apiKey;
-      const op = app.kv.atomic();
-      for (const [i, [key, status]] of statuses.entries()) {
-        const record = oldRequest(created.project.id, key, status, Date.now() - 60_000 + i);
-        op.set(txRequestKey(record.projectId, key), record)
-          .set(txAttemptByTimeKey(record.projectId, record.attemptId), key);
-      }
-      assert.ok((await op.commit()).ok);
-    }
-
-    // When: two instances of this version start on the store at once.
-    const { ports, close } = await startInstances(kvPath, 2, {});
-    try {
-      // Then: every status lists its requests, newest first, on either instance.
-      const list = async (port: number, status: TxStatus) => {
-        const res = await fetch(`http://127.0.0.1:${port}/v1/tx?status=${status}`, {
-          headers: { "x-api-key": apiKey },
+    // The requests are listed by status, on every instance; the active key works, revoked ones
+    // do not.
+    for (const instance of instances) {
+      const list = async (status: TxStatus) => {
+        const res = await fetch(`${instance.url}/v1/tx?status=${status}`, {
+          headers: { "x-api-key": old.apiKey },
         });
         assert.equal(res.status, 200);
         const page = await res.json() as { transactions: Array<{ idempotencyKey: string }> };
         return page.transactions.map((t) => t.idempotencyKey);
       };
-      for (const port of ports) {
-        assert.deepEqual(await list(port, "confirmed"), ["paid-2", "paid-1"]);
-        assert.deepEqual(await list(port, "failed"), ["lost"]);
-        assert.deepEqual(await list(port, "submitted"), []);
-      }
-    } finally {
-      await close();
+      assert.deepEqual(await list("confirmed"), ["paid-2", "paid-1"]);
+      assert.deepEqual(await list("failed"), ["lost"]);
+      assert.deepEqual(await list("submitted"), [old.submittedKey]);
     }
+
+    // Every value sealed in the v1 format was sealed again once, in all three instances together.
+    const logs = instances.flatMap((i) => i.logs).filter((l) => l.startsWith("{"));
+    const resealed = logs.map((l) => JSON.parse(l)).filter((l) =>
+      l.msg === "Stored secret re-encrypted"
+    );
+    assert.deepEqual(resealed.map((l) => l.purpose).sort(), [
+      "oauth_client_secret",
+      "publishing_key",
+      "wallet_key",
+    ]);
+    assert.ok(logs.some((l) => l.includes('"msg":"Store migrated"')));
   } finally {
-    await Deno.remove(kvPath).catch(() => {});
+    for (const instance of instances) await instance.stop();
   }
+
+  // And the store holds only current shapes.
+  await using app = await createTestApp({ kvPath, config: { secret: SECRET } });
+  const { kv, ctx } = app;
+  assert.equal(await getStoreVersion(kv), STORE_VERSION);
+  for (const prefix of [["jobs_due"], ["job_queue"], ["store_migrations"]]) {
+    assert.deepEqual(await Array.fromAsync(kv.list({ prefix })), [], prefix.join());
+  }
+  for await (const { value } of kv.list<JobRecord>({ prefix: ["jobs"] })) {
+    assert.ok(value.lane, `${value.id} has its lane`);
+    assert.notEqual(value.payload.type, "tx_check");
+  }
+  const submitted = (await getTxRequest(kv, old.projectId, old.submittedKey))!;
+  const job = (await getJobEntry(kv, submitted.checkJobId!)).value!;
+  assert.deepEqual([job.id, job.payload.type, job.lane], [old.checkJobId, "tx_confirm", "tx"]);
+  assert.equal(submitted.signed?.blockhashSlot, 1_000n - 150n);
+  for await (const { value } of kv.list<TxRequestRecord>({ prefix: ["tx_requests"] })) {
+    assert.equal(value.signBy, value.usage.at + 20_000);
+    assert.deepEqual(value.previous, []);
+    const indexed = await Array.fromAsync(kv.list({ prefix: ["tx_by_status", old.projectId] }));
+    assert.equal(indexed.filter((e) => e.value === value.key).length, 1, value.key);
+  }
+  assert.equal((await kv.get(apiKeyKey(old.projectId, old.revokedLongAgo.id))).value, null);
+  const listed = await listApiKeys(kv, old.projectId, Date.now());
+  assert.deepEqual(listed.filter((k) => k.revokedAt !== null).map((k) => k.id), [
+    old.revokedRecently.id,
+  ]);
+  for (const key of [old.revokedLongAgo, old.revokedRecently]) {
+    assert.equal((await kv.get(apiKeyHashKey(key.hash))).value, null);
+  }
+  const project = (await getProject(kv, old.projectId))!;
+  const keyId = ctx.keys.current.id;
+  for (
+    const sealed of [project.settings.publishingKeyEnc!, project.settings.oauthClientSecretEnc!]
+  ) {
+    assert.ok(sealed.startsWith(`v2.${keyId}.`), sealed);
+  }
+  const bind = (purpose: "publishing_key" | "oauth_client_secret") => ({
+    purpose,
+    context: old.projectId,
+  });
+  assert.equal(
+    await decryptSecretText(ctx.keys, project.settings.publishingKeyEnc!, bind("publishing_key")),
+    PUBLISH_KEY,
+  );
+  assert.equal(
+    await decryptSecretText(
+      ctx.keys,
+      project.settings.oauthClientSecretEnc!,
+      bind("oauth_client_secret"),
+    ),
+    "oauth-secret-1",
+  );
+  const walletKey = (await getWalletKey(kv, old.projectId))!.secretKeyEnc;
+  assert.deepEqual(
+    await decryptSecret(ctx.keys, walletKey, { purpose: "wallet_key", context: old.projectId }),
+    old.walletSeed,
+  );
+  const check = (await getSecretCheckEntry(kv)).value!;
+  assert.deepEqual([check.keyId, check.previous, check.staleWrites], [keyId, null, 0]);
 });
 
-/** A request record as the previous version stored it. */
-function oldRequest(projectId: string, key: string, status: TxStatus, at: number): TxRequestRecord {
-  const recipient = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
-  return {
-    projectId,
-    key,
-    kind: "transfer-sol",
-    cluster: "devnet",
-    body: { to: { address: recipient }, mint: null, amount: "1" },
-    attempt: 1,
-    attemptId: ulid(at),
-    status,
-    recipient,
-    recipientUserId: null,
-    signature: null,
-    error: status === "failed" ? "Abandoned before sending" : null,
-    usage: { at, asset: "SOL", amount: 1_000_000_000n, recipient, userId: null },
-    signed: null,
-    checkJobId: null,
-    createdAt: at,
-    updatedAt: at,
-  };
-}
-
-Deno.test("Keys revoked by earlier versions are deleted 30 days after their revocation, with two instances starting together", async () => {
+Deno.test("migrateStore() is versioned: each step runs once per store, and a store at a version runs only the steps above it", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  const day = 24 * 3_600_000;
-  try {
-    // Given: an active key, and two keys revoked the previous version's way (record kept, hash
-    // entry kept), 31 days and 1 day ago.
-    const now = Date.now();
-    const { projectId, active, old, recent } = await (async () => {
-      await using app = await createTestApp({ kvPath });
-      const { project, apiKey } = await createTestProject(app);
-      const revokeOldWay = async (ago: number) => {
-        const { record } = await createApiKey(app.kv, project.id, now - ago - 1);
-        const revoked: ApiKeyRecord = { ...record, revokedAt: now - ago };
-        await app.kv.set(apiKeyKey(project.id, record.id), revoked);
-        return revoked;
-      };
-      return {
-        projectId: project.id,
-        active: apiKey,
-        old: await revokeOldWay(31 * day),
-        recent: await revokeOldWay(day),
-      };
-    })();
+  const old = await writeOldStore(kvPath);
+  await using app = await createTestApp({ kvPath, config: { secret: SECRET } });
+  const { kv } = app;
+  // Given: the store marked as migrated up to the step before the renaming of tx_check jobs.
+  await kv.set(["store_version"], { version: STORE_VERSION - 1, updatedAt: 0 });
 
-    // When: two instances of this version start on the store at once.
-    const { ports, close } = await startInstances(kvPath, 2, {});
-    try {
-      // Then: the old one is gone, the recent one listed until its 30 days are up, neither
-      // findable by its hash; the active key still works.
-      using kv = await openKv(kvPath);
-      assert.equal((await kv.get(apiKeyKey(projectId, old.id))).value, null);
-      const listed = await listApiKeys(kv, projectId, Date.now());
-      assert.deepEqual(
-        listed.map((k) => k.revokedAt === null ? "active" : k.id).sort(),
-        [
-          "active",
-          recent.id,
-        ].sort(),
-      );
-      for (const key of [old, recent]) {
-        assert.equal((await kv.get(apiKeyHashKey(key.hash))).value, null);
-      }
-      const res = await fetch(`http://127.0.0.1:${ports[0]}/v1/project`, {
-        headers: { "x-api-key": active },
-      });
-      assert.equal(res.status, 200);
-      await res.body?.cancel();
-    } finally {
-      await close();
-    }
-  } finally {
-    await Deno.remove(kvPath).catch(() => {});
+  // When: the migration runs, twice.
+  assert.equal(await migrateStore(app.ctx), STORE_VERSION);
+  const jobs = await listJobs(kv);
+  assert.equal(await migrateStore(app.ctx), STORE_VERSION);
+
+  // Then: the last step ran (the tx_check job is a tx_confirm job), the earlier ones did not (the
+  // old due index is still there), and the second run changed nothing.
+  assert.equal((await getJobEntry(kv, old.checkJobId)).value?.payload.type, "tx_confirm");
+  assert.equal((await Array.fromAsync(kv.list({ prefix: ["jobs_due"] }))).length, 1);
+  assert.deepEqual(await listJobs(kv), jobs);
+});
+
+Deno.test("A v1 value that no SECRET of the instance opens keeps the store below that step until an instance with its SECRET starts", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  await writeOldStore(kvPath);
+
+  // When: an instance with another SECRET starts: its key check refuses it, judged by the values.
+  await assert.rejects(startOnStore(kvPath, OTHER_SECRET), /SECRET does not match/);
+  {
+    await using app = await createTestApp({ kvPath, config: { secret: OTHER_SECRET } });
+    // Then: the steps before the v1 one are done; the store is not past it.
+    assert.equal(await getStoreVersion(app.kv), 4);
+    assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["jobs_due"] }))).length, 0);
   }
+
+  // And: with the store's SECRET the migration completes.
+  await using app = await startOnStore(kvPath, SECRET);
+  assert.equal(await getStoreVersion(app.kv), STORE_VERSION);
+});
+
+Deno.test("The minute sweep renames tx_check jobs that an instance of the previous version queues during a rolling deploy", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const old = await writeOldStore(kvPath);
+  await using app = await startOnStore(kvPath, SECRET);
+  // Given: after the migration, an instance of the previous version queues a tx_check job.
+  const job = oldJob(
+    "01LATECHECK000000000000000",
+    { type: "tx_check", projectId: old.projectId, key: "late", attemptId: ulid() },
+    { runAt: Date.now() + 60_000 },
+  );
+  await app.kv.atomic()
+    .set(["jobs", job.id], { ...job, lane: "tx" })
+    .set(["job_due", "tx", old.projectId, job.runAt, job.id], job.id)
+    .commit();
+
+  // When: the minute sweep's part runs, on two instances at once.
+  await using other = await startOnStore(kvPath, SECRET);
+  const moved = await Promise.all([
+    migratePreviousVersionWrites(app.ctx),
+    migratePreviousVersionWrites(other.ctx),
+  ]);
+
+  // Then: the job is a tx_confirm job, renamed once.
+  assert.deepEqual(moved.sort(), [0, 1]);
+  assert.equal((await getJobEntry(app.kv, job.id)).value?.payload.type, "tx_confirm");
 });

@@ -1,4 +1,4 @@
-/** Sealed secrets: purposes that cannot be swapped, the v1 format, and rotation with SECRET_PREVIOUS. */
+/** Sealed secrets: purposes that cannot be swapped, and rotation with SECRET_PREVIOUS. */
 import assert from "node:assert/strict";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { type Address, getAddressEncoder } from "@solana/kit";
@@ -10,11 +10,10 @@ import {
   SecretMismatchError,
   SecretStillNeededError,
 } from "../../lib/crypto/key_check.ts";
-import { encodeBase64Url } from "../../core/ids.ts";
 import { deriveSecretKeys } from "../../lib/crypto/secret_keys.ts";
 import { signToken, verifyToken } from "../../lib/crypto/signed_token.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
-import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
+import { createProjectWallet } from "../../lib/projects/wallet.ts";
 import { getProject, type Project, updateProject } from "../../kv/projects.ts";
 import {
   getSecretCheckEntry,
@@ -23,26 +22,16 @@ import {
   setSecretCheck,
 } from "../../kv/secret_check.ts";
 import { getWalletKey } from "../../kv/wallet_keys.ts";
-import { createTestApp, createTestProject, type TestApp } from "../support/test_app.ts";
+import {
+  createTestApp,
+  createTestProject,
+  startOnStore,
+  type TestApp,
+} from "../support/test_app.ts";
 
 const SECRET_A = "first-secret-aaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 const SECRET_B = "second-secret-bbbbbbbbbbbbbbbbbbbbbbbbbbb";
 const SECRET_C = "third-secret-ccccccccccccccccccccccccccccc";
-
-/** Opens the store at `path` as an instance would start: with the given SECRETs, checked. */
-async function start(path: string, secret: string, previous?: string): Promise<TestApp> {
-  const app = await createTestApp({
-    kvPath: path,
-    config: { secret, secretPrevious: previous },
-  });
-  try {
-    await checkSecret(app.ctx);
-    return app;
-  } catch (error) {
-    await app.close();
-    throw error;
-  }
-}
 
 /** A project with a managed wallet, a publishing key and an OAuth client secret. */
 async function projectWithSecrets(app: TestApp): Promise<Project> {
@@ -91,18 +80,18 @@ Deno.test("A sealed secret cannot be passed off as a secret of another purpose",
 Deno.test("checkSecret() rotates SECRET with SECRET_PREVIOUS: every stored secret is re-encrypted", async () => {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
   // Given: a store run under SECRET_A with a project holding all three kinds of secrets.
-  const first = await start(path, SECRET_A);
+  const first = await startOnStore(path, SECRET_A);
   const project = await projectWithSecrets(first);
   const before = await sealedValues(first, project.id);
   const oldKeyId = first.ctx.keys.current.id;
   await first.close();
-  await assert.rejects(start(path, SECRET_B), SecretMismatchError);
+  await assert.rejects(startOnStore(path, SECRET_B), SecretMismatchError);
 
   // When: one start with the new SECRET and the old one as SECRET_PREVIOUS.
-  await (await start(path, SECRET_B, SECRET_A)).close();
+  await (await startOnStore(path, SECRET_B, SECRET_A)).close();
 
   // Then: the new SECRET alone opens everything, and nothing is sealed under the old one.
-  await using after = await start(path, SECRET_B);
+  await using after = await startOnStore(path, SECRET_B);
   const sealed = await sealedValues(after, project.id);
   for (const [i, value] of sealed.entries()) {
     assert.notEqual(value, before[i]);
@@ -119,37 +108,7 @@ Deno.test("checkSecret() rotates SECRET with SECRET_PREVIOUS: every stored secre
     }),
     "pub-key-1",
   );
-  await assert.rejects(start(path, SECRET_A), SecretMismatchError);
-});
-
-Deno.test("checkSecret() reads values sealed in the v1 format and re-encrypts them as v2", async () => {
-  const path = await Deno.makeTempFile({ suffix: ".kv" });
-  const first = await start(path, SECRET_A);
-  const { project } = await createTestProject(first);
-  // Given: a publishing key sealed as v1 did (bound only to the project id), and no check record
-  // yet, as in a store written before key ids existed.
-  const iv = crypto.getRandomValues(new Uint8Array(12));
-  const body = await crypto.subtle.encrypt(
-    { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(project.id) },
-    first.ctx.keys.current.aes,
-    new TextEncoder().encode("legacy-key"),
-  );
-  const v1 = `v1.${encodeBase64Url(iv)}.${encodeBase64Url(new Uint8Array(body))}`;
-  await updateProject(first.kv, project.id, (p) => ({
-    ...p,
-    settings: { ...p.settings, universeId: "42", publishingKeyEnc: v1 },
-  }));
-  await first.kv.delete(SECRET_CHECK_KEY);
-  const binding = { purpose: "publishing_key" as const, context: project.id };
-  assert.equal(await decryptSecretText(first.ctx.keys, v1, binding), "legacy-key");
-  await first.close();
-
-  // Then: another SECRET is refused, judged by that value; the right one re-encrypts it as v2.
-  await assert.rejects(start(path, SECRET_B), /SECRET does not match/);
-  await using again = await start(path, SECRET_A);
-  const sealed = (await getProject(again.kv, project.id))!.settings.publishingKeyEnc!;
-  assert.ok(sealed.startsWith(`v2.${again.ctx.keys.current.id}.publishing_key.`), sealed);
-  assert.equal(await decryptSecretText(again.ctx.keys, sealed, binding), "legacy-key");
+  await assert.rejects(startOnStore(path, SECRET_A), SecretMismatchError);
 });
 
 Deno.test("checkSecret(): instances starting at once on a new store agree on one SECRET", async () => {
@@ -188,11 +147,11 @@ Deno.test("verifyToken() accepts a cookie signed under SECRET_PREVIOUS only whil
 
 Deno.test("checkSecret(): an instance of the old SECRET may start during the rotation, and seals nothing once it is closed", async () => {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
-  await (await start(path, SECRET_A)).close();
-  await using rotating = await start(path, SECRET_B, SECRET_A);
+  await (await startOnStore(path, SECRET_A)).close();
+  await using rotating = await startOnStore(path, SECRET_B, SECRET_A);
 
   // When: an instance with the old SECRET alone starts during the overlap and creates a wallet.
-  const old = await start(path, SECRET_A);
+  const old = await startOnStore(path, SECRET_A);
   const { project } = await createTestProject(old);
   await createProjectWallet(old.ctx, project.id);
   const sealed = (await getWalletKey(old.kv, project.id))!.secretKeyEnc;
@@ -201,59 +160,61 @@ Deno.test("checkSecret(): an instance of the old SECRET may start during the rot
   // Then: the instance with both opens it, a start with the new SECRET alone is refused, and once
   // the value is re-encrypted the rotation closes and the old instance can seal nothing more.
   assert.equal(await signsAsItsWallet(rotating, project.id), true);
-  await assert.rejects(start(path, SECRET_B), SecretStillNeededError);
-  await (await start(path, SECRET_B, SECRET_A)).close();
-  await using closed = await start(path, SECRET_B);
+  await assert.rejects(startOnStore(path, SECRET_B), SecretStillNeededError);
+  await (await startOnStore(path, SECRET_B, SECRET_A)).close();
+  await using closed = await startOnStore(path, SECRET_B);
   assert.equal(await signsAsItsWallet(closed, project.id), true);
   const { project: late } = await createTestProject(old);
   await assert.rejects(createProjectWallet(old.ctx, late.id), RetiredSecretError);
   assert.equal(await getWalletKey(old.kv, late.id), null);
   await old.close();
-  await assert.rejects(start(path, SECRET_A), SecretMismatchError);
+  await assert.rejects(startOnStore(path, SECRET_A), SecretMismatchError);
 });
 
 Deno.test("checkSecret(): a second rotation waits until no value is sealed under the SECRET before", async () => {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
-  await (await start(path, SECRET_A)).close();
-  await (await start(path, SECRET_B, SECRET_A)).close();
+  await (await startOnStore(path, SECRET_A)).close();
+  await (await startOnStore(path, SECRET_B, SECRET_A)).close();
   // Given: a wallet an instance still on SECRET_A sealed during the first rotation.
-  const old = await start(path, SECRET_A);
+  const old = await startOnStore(path, SECRET_A);
   const { project } = await createTestProject(old);
   await createProjectWallet(old.ctx, project.id);
   await old.close();
 
   // When: a start rotates on to SECRET_C, which would drop SECRET_A.
-  const refused = await start(path, SECRET_C, SECRET_B).then(() => null, (error) => error);
+  const refused = await startOnStore(path, SECRET_C, SECRET_B).then(() => null, (error) => error);
 
   // Then: it is refused, naming the value; after the first rotation finishes, it goes on.
   assert.ok(refused instanceof SecretStillNeededError, String(refused));
   assert.match(refused.message, /1 stored secret \(1 wallet key\) is still sealed under key id/);
-  await (await start(path, SECRET_B, SECRET_A)).close();
-  await (await start(path, SECRET_C, SECRET_B)).close();
-  await using rotated = await start(path, SECRET_C);
+  await (await startOnStore(path, SECRET_B, SECRET_A)).close();
+  await (await startOnStore(path, SECRET_C, SECRET_B)).close();
+  await using rotated = await startOnStore(path, SECRET_C);
   assert.equal(await signsAsItsWallet(rotated, project.id), true);
 });
 
-Deno.test("checkSecret() judges a check record of an earlier version by the values the store holds", async () => {
+Deno.test("A start completes a check record of an earlier version by the values the store holds", async () => {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
-  const first = await start(path, SECRET_A);
+  const first = await startOnStore(path, SECRET_A);
   const { project } = await createTestProject(first);
   await createProjectWallet(first.ctx, project.id);
   const keyB = (await deriveSecretKeys(SECRET_B)).current;
   // Given: a record as earlier versions wrote it after a rotation to SECRET_B, which let an
-  // instance still on SECRET_A seal this wallet key afterwards.
+  // instance still on SECRET_A seal this wallet key afterwards (and a store those versions left
+  // without a version).
   await first.kv.set(SECRET_CHECK_KEY, {
     keyId: keyB.id,
     check: keyB.check,
     resealed: true,
     updatedAt: 0,
   });
+  await first.kv.delete(["store_version"]);
   await first.close();
 
   // Then: SECRET_B alone is refused while the key needs SECRET_A; with both, it is re-encrypted.
-  await assert.rejects(start(path, SECRET_B), SecretStillNeededError);
-  await (await start(path, SECRET_B, SECRET_A)).close();
-  await using after = await start(path, SECRET_B);
+  await assert.rejects(startOnStore(path, SECRET_B), SecretStillNeededError);
+  await (await startOnStore(path, SECRET_B, SECRET_A)).close();
+  await using after = await startOnStore(path, SECRET_B);
   assert.equal(await signsAsItsWallet(after, project.id), true);
 });
 
@@ -261,9 +222,9 @@ const WALLETS_PER_CREATOR = 25;
 
 Deno.test("guardSealedWrite(): a value sealed under the previous SECRET changes the check record", async () => {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
-  await (await start(path, SECRET_A)).close();
-  await (await start(path, SECRET_B, SECRET_A)).close();
-  await using old = await start(path, SECRET_A);
+  await (await startOnStore(path, SECRET_A)).close();
+  await (await startOnStore(path, SECRET_B, SECRET_A)).close();
+  await using old = await startOnStore(path, SECRET_A);
   const { project } = await createTestProject(old);
   // Given: the record as a start closing the rotation reads it before counting the values.
   const before = await getSecretCheckEntry(old.kv);
@@ -280,10 +241,10 @@ Deno.test("guardSealedWrite(): a value sealed under the previous SECRET changes 
 Deno.test("checkSecret(): a start closing the rotation while old instances seal new values never strands one", async () => {
   for (let run = 0; run < 6; run++) {
     const path = await Deno.makeTempFile({ suffix: ".kv" });
-    await (await start(path, SECRET_A)).close();
-    await (await start(path, SECRET_B, SECRET_A)).close();
-    const old = await start(path, SECRET_A);
-    await using resealer = await start(path, SECRET_B, SECRET_A);
+    await (await startOnStore(path, SECRET_A)).close();
+    await (await startOnStore(path, SECRET_B, SECRET_A)).close();
+    const old = await startOnStore(path, SECRET_A);
+    await using resealer = await startOnStore(path, SECRET_B, SECRET_A);
     const keyIdA = old.ctx.keys.current.id;
 
     // When: an old instance creates wallets while one with both SECRETs re-encrypts and starts
@@ -308,7 +269,7 @@ Deno.test("checkSecret(): a start closing the rotation while old instances seal 
     })();
     while (!closed) {
       try {
-        await (await start(path, SECRET_B)).close();
+        await (await startOnStore(path, SECRET_B)).close();
         closed = true;
       } catch (error) {
         if (!(error instanceof SecretStillNeededError)) throw error;

@@ -12,7 +12,7 @@
  */
 import { type Address, createSolanaRpc, generateKeyPairSigner, type Signature } from "@solana/kit";
 import { createAppContext } from "../../lib/context.ts";
-import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
+import { createProjectWallet } from "../../lib/projects/wallet.ts";
 import { createApiKey } from "../../kv/api_keys.ts";
 import { openKv } from "../../kv/open_kv.ts";
 import { savePolicy } from "../../lib/tx/policy.ts";

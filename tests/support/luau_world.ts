@@ -16,7 +16,7 @@ import type { Project } from "../../kv/projects.ts";
 import { sendTestPing } from "../../lib/events/publish.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
 import { addWatch } from "../../lib/watches/watches.ts";
-import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
+import { createProjectWallet } from "../../lib/projects/wallet.ts";
 import { createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
 import { startChain } from "../../sandbox/chain/mod.ts";
 import {

@@ -9,6 +9,8 @@ import { createProject, type Project } from "../../kv/projects.ts";
 import { createApiKey } from "../../kv/api_keys.ts";
 import { openKv } from "../../kv/open_kv.ts";
 import { checkResponse } from "./openapi_conformance.ts";
+import { migrateStore } from "../../lib/migrations/mod.ts";
+import { checkSecret } from "../../lib/crypto/key_check.ts";
 
 /** Base URL the test app believes it is served at. */
 export const TEST_BASE_URL = "http://localhost:8000";
@@ -68,6 +70,26 @@ export async function createTestApp(
     kv.close();
   };
   return { app, ctx, kv, clock, close, [Symbol.asyncDispose]: close };
+}
+
+/**
+ * Opens the store at `kvPath` as an instance starts on it, with the given SECRETs: migrated
+ * (`lib/migrations/`) and its SECRET checked; a refused start closes the app and throws.
+ */
+export async function startOnStore(
+  kvPath: string,
+  secret: string,
+  previous?: string,
+): Promise<TestApp> {
+  const app = await createTestApp({ kvPath, config: { secret, secretPrevious: previous } });
+  try {
+    await migrateStore(app.ctx);
+    await checkSecret(app.ctx);
+    return app;
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
 }
 
 /** Creates a project with one API key; returns both. */

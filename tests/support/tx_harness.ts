@@ -16,7 +16,7 @@ import type { Config } from "../../lib/config.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
 import type { TxTiming } from "../../lib/tx/timing.ts";
 import type { SignedTx } from "../../kv/tx_requests.ts";
-import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
+import { createProjectWallet } from "../../lib/projects/wallet.ts";
 import { linkWallet } from "../../kv/links.ts";
 import { savePolicy } from "../../lib/tx/policy.ts";
 import type { Project } from "../../kv/projects.ts";
@@ -36,7 +36,7 @@ export function testTiming(overrides: Partial<TxTiming> = {}): TxTiming {
     confirmWaitMs: 3_000,
     routePollMs: 10,
     rebroadcastMs: 50,
-    checkIntervalMs: 1_500,
+    confirmIntervalMs: 1_500,
     abandonMarginMs: 5_000,
     rpcTimeoutMs: 3_000,
     ...overrides,
@@ -203,7 +203,7 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
     },
     txEvents,
     backgroundCheck: async () => {
-      a.clock.advance(a.ctx.tx.timing.confirmWaitMs + a.ctx.tx.timing.checkIntervalMs);
+      a.clock.advance(a.ctx.tx.timing.confirmWaitMs + a.ctx.tx.timing.confirmIntervalMs);
       await txEvents();
     },
     close,

@@ -51,7 +51,7 @@ Deno.test("Same key and body returns the stored attempt while pending, submitted
   });
   await t.step("confirmed", async () => {
     h.chain.advanceSlots(6);
-    h.a.clock.advance(h.a.ctx.tx.timing.confirmWaitMs + h.a.ctx.tx.timing.checkIntervalMs);
+    h.a.clock.advance(h.a.ctx.tx.timing.confirmWaitMs + h.a.ctx.tx.timing.confirmIntervalMs);
     await h.txEvents();
     const again = await okJson(await h.a.post("transfer-sol", body));
     assert.equal(again.status, "confirmed");

@@ -44,7 +44,9 @@ function requestRecord(
       userId: 1,
     },
     signed: null,
+    signBy: at + 20_000,
     checkJobId: null,
+    previous: [],
     createdAt: at,
     updatedAt: at,
   };

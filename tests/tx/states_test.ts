@@ -51,7 +51,7 @@ Deno.test("POST /v1/tx/transfer-sol is pending while it waits, then confirmed wi
   });
   assert.equal((await h.rpc.getBalance(to).send()).value, 1_500_000_000n);
   // Settled by the route: its background check job is gone with it.
-  assert.deepEqual((await listJobs(h.a.kv)).filter((j) => j.payload.type === "tx_check"), []);
+  assert.deepEqual((await listJobs(h.a.kv)).filter((j) => j.payload.type === "tx_confirm"), []);
   assert.deepEqual(await h.txEvents(), [{
     v: 1,
     type: "tx",

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { assertErrorCode } from "../support/assertions.ts";
 import { call, createTestApp, createTestProject } from "../support/test_app.ts";
 import { linkWallet } from "../../kv/links.ts";
+import { createKeyAs, createProjectAs, getPage, signInDeveloper } from "../support/dashboard.ts";
 
 const WALLET_A = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 const WALLET_B = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -33,6 +34,36 @@ Deno.test("GET /v1/players/:userId/wallet answers invalid_user_id for anything b
     await t.step(bad, async () => {
       const res = await call(env.app, `/v1/players/${bad}/wallet`, { apiKey });
       await assertErrorCode(res, 400, "invalid_user_id");
+    });
+  }
+});
+
+Deno.test("The dashboard's player search reads a user id as GET /v1/players does", async (t) => {
+  // Given: a developer's project with player 42 linked.
+  await using env = await createTestApp();
+  const dev = await signInDeveloper(env.app);
+  const { id: projectId } = await createProjectAs(env.app, dev);
+  const { key: apiKey } = await createKeyAs(env.app, dev, projectId);
+  await linkWallet(env.kv, projectId, { userId: 42, address: WALLET_A, now: 1 });
+
+  // (The search trims what is typed first; the text itself is read as the route reads it.)
+  for (const text of ["42", "0042", "042", "+42", "4.2e1", "0", "9007199254740993"]) {
+    await t.step(JSON.stringify(text), async () => {
+      // When: the same text is a path user id and a dashboard search.
+      const path = encodeURIComponent(text);
+      const api = await call(env.app, `/v1/players/${path}/wallet`, { apiKey });
+      const page = await (await getPage(
+        env.app,
+        `/dashboard/projects/${projectId}/players?q=${path}`,
+        dev.jar,
+      )).text();
+
+      // Then: either both read it as player 42, or the route refuses it and the search finds
+      // no player by it.
+      const apiReads = api.status === 200;
+      if (apiReads) assert.equal((await api.json()).address, WALLET_A);
+      else await assertErrorCode(api, 400, "invalid_user_id");
+      assert.equal(page.includes(WALLET_A), apiReads, `the search found ${text} as a player`);
     });
   }
 });

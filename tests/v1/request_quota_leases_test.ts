@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../core/clock.ts";
-import { MAX_LEASE, RequestQuota } from "../../lib/quota/request_quota.ts";
+import { RequestQuota } from "../../lib/quota/request_quota.ts";
+import { MAX_LEASE } from "../../lib/quota/lease_sizes.ts";
 import { LEASE_GRACE_MS, LEASE_MS } from "../../lib/quota/quota_plan.ts";
 import { type RequestCounts, requestCountsKey } from "../../kv/request_counts.ts";
 import { getRequestUsage } from "../../kv/usage.ts";

@@ -5,7 +5,7 @@ import { type Address, getAddressEncoder } from "@solana/kit";
 import { base58, base64, base64url, hex } from "@scure/base";
 import { decryptSecret } from "../../lib/crypto/encryption.ts";
 import { walletKeyBinding } from "../../lib/wallets/managed.ts";
-import { createProjectWallet } from "../../lib/wallets/project_wallet.ts";
+import { createProjectWallet } from "../../lib/projects/wallet.ts";
 import { getWalletKey } from "../../kv/wallet_keys.ts";
 import { getProject } from "../../kv/projects.ts";
 import { ApiError } from "../../core/api_error.ts";

@@ -1,6 +1,6 @@
 /** Creating a project's managed wallet (a dashboard action): at most one per project, ever. */
 import type { AppContext } from "../context.ts";
-import { ApiError } from "../../core/api_error.ts";
+import { ApiError, projectNotFound } from "../../core/api_error.ts";
 import { getProject, updateProject } from "../../kv/projects.ts";
 
 /** Creates the project's managed wallet and records its address on the project; refuses a second. */
@@ -10,7 +10,7 @@ export async function createProjectWallet(ctx: AppContext, projectId: string): P
   }
   const project = await getProject(ctx.kv, projectId);
   if (!project || project.deletedAt !== null) {
-    throw new ApiError(404, "project_not_found", "Project not found");
+    throw projectNotFound();
   }
   if (project.walletAddress) throw walletExists();
   // The provider returns the existing key when a previous attempt stored it but stopped before

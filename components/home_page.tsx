@@ -1,7 +1,7 @@
 /** The landing page at `/`: what the service does for a Roblox game, and where to go next. */
 import type { VNode } from "preact";
-import { DashboardStyles, TopBar } from "./frame.tsx";
-import { Cell } from "./cell.tsx";
+import { DashboardStyles, TopBar } from "./dashboard/frame.tsx";
+import { Cell } from "./dashboard/cell.tsx";
 
 /** What the landing page shows. */
 interface HomePageData {

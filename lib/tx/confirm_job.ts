@@ -1,14 +1,15 @@
 /**
- * Background confirmation: the per-attempt check job (every 1.5 s, created with the reservation).
+ * Background confirmation: the per-attempt `tx_confirm` job (every 1.5 s, created with the
+ * reservation).
  * It runs through the durable job layer, so it survives the instance that sent the transaction;
  * the sweep (`sweep.ts`) catches whatever a lost job leaves behind.
  */
-import type { AppContext } from "../context.ts";
+import type { TxContext } from "./runtime.ts";
 import { CommitConflictError, commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { log } from "../../core/log.ts";
 import { getJobEntry } from "../../kv/jobs.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
-import { addTxJob, type TxCheckJob } from "./job_payloads.ts";
+import { addTxJob, type TxConfirmJob } from "./job_payloads.ts";
 import { getTxRequestEntry, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import {
   type AttemptRef,
@@ -17,23 +18,23 @@ import {
   markSubmitted,
   settleAttempt,
 } from "./transitions.ts";
-import { checkAttempt } from "./confirm.ts";
+import { confirmAttempt } from "./confirm.ts";
 import type { StatusValue } from "./expiry_proof.ts";
 import { ABANDONED_ERROR } from "./result.ts";
 
-/** What a check run asks of the job layer. */
-type CheckVerdict = { kind: "done" } | { kind: "again"; at: number };
+/** What a confirmation round asks of the job layer. */
+type RoundVerdict = { kind: "done" } | { kind: "again"; at: number };
 
 /**
- * One run of an attempt's check job: abandons an unsigned attempt once its instance can no longer
+ * One round of an attempt's confirmation job: abandons an unsigned attempt once its instance can no longer
  * sign it, settles or rebroadcasts a signed one, or asks to run again. The next run is due one
- * interval after this one started, so checks keep their 1.5 s pace however long a check takes.
+ * interval after this one started, so rounds keep their 1.5 s pace however long a round takes.
  */
-async function runTxCheck(
-  ctx: AppContext,
+async function runConfirmRound(
+  ctx: TxContext,
   ref: AttemptRef,
   jobId: string,
-): Promise<CheckVerdict> {
+): Promise<RoundVerdict> {
   const startedAt = ctx.clock.now();
   const record = (await getTxRequestEntry(ctx.kv, ref.projectId, ref.key)).value;
   if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return { kind: "done" };
@@ -47,16 +48,15 @@ async function runTxCheck(
   } else if (isFinal(await followAttempt(ctx, record))) {
     return { kind: "done" };
   }
-  return { kind: "again", at: startedAt + ctx.tx.timing.checkIntervalMs };
+  return { kind: "again", at: startedAt + ctx.tx.timing.confirmIntervalMs };
 }
 
 /**
  * When an unsigned attempt counts as abandoned: its sign-by time (after which its own instance no
- * longer stores a signed transaction) plus a margin for clocks. Older records have no sign-by time.
+ * longer stores a signed transaction) plus a margin for clocks.
  */
-export function abandonTime(ctx: AppContext, record: TxRequestRecord): number {
-  const timing = ctx.tx.timing;
-  return (record.signBy ?? record.usage.at + timing.answerWithinMs) + timing.abandonMarginMs;
+export function abandonTime(ctx: TxContext, record: TxRequestRecord): number {
+  return record.signBy + ctx.tx.timing.abandonMarginMs;
 }
 
 /**
@@ -65,7 +65,7 @@ export function abandonTime(ctx: AppContext, record: TxRequestRecord): number {
  * record is stored, and this commit is checked against a record without it.
  */
 export async function abandonUnsigned(
-  ctx: AppContext,
+  ctx: TxContext,
   record: TxRequestRecord,
 ): Promise<TxRequestRecord | null> {
   return await settleAttempt(ctx, attemptRef(record), {
@@ -79,20 +79,18 @@ export async function abandonUnsigned(
  * sign-by time, which bounds the route, is over by more than the margin for clocks): only then do
  * background paths resend it.
  */
-function routeIsOver(ctx: AppContext, record: TxRequestRecord): boolean {
+function routeIsOver(ctx: TxContext, record: TxRequestRecord): boolean {
   if (record.status !== "pending") return true;
-  const { confirmWaitMs, abandonMarginMs } = ctx.tx.timing;
-  const end = record.signBy ?? (record.signed?.signedAt ?? 0) + confirmWaitMs;
-  return ctx.clock.now() > end + abandonMarginMs;
+  return ctx.clock.now() > record.signBy + ctx.tx.timing.abandonMarginMs;
 }
 
-/** One check of a signed attempt, and pending to submitted once its route is surely over. */
+/** One confirmation round of a signed attempt, and pending to submitted once its route is surely over. */
 export async function followAttempt(
-  ctx: AppContext,
+  ctx: TxContext,
   record: TxRequestRecord,
   status?: StatusValue,
 ): Promise<TxRequestRecord> {
-  const current = await checkAttempt(ctx, record, {
+  const current = await confirmAttempt(ctx, record, {
     rebroadcast: routeIsOver(ctx, record),
     status,
   });
@@ -102,10 +100,10 @@ export async function followAttempt(
 }
 
 /**
- * Makes sure an unsettled attempt has a live check job (the status route calls this so a
+ * Makes sure an unsettled attempt has a live confirmation job (the status route calls this so a
  * `submitted` request is followed again even if its job was lost).
  */
-export async function ensureTxCheck(ctx: AppContext, record: TxRequestRecord): Promise<void> {
+export async function ensureTxConfirmJob(ctx: TxContext, record: TxRequestRecord): Promise<void> {
   if (isFinal(record)) return;
   if (record.checkJobId) {
     const job = await getJobEntry(ctx.kv, record.checkJobId);
@@ -118,7 +116,7 @@ export async function ensureTxCheck(ctx: AppContext, record: TxRequestRecord): P
       if (!current || current.attemptId !== record.attemptId || isFinal(current)) return;
       if (current.checkJobId && current.checkJobId !== record.checkJobId) return;
       const op = ctx.kv.atomic().check(entry);
-      const checkJobId = addTxJob(op, { type: "tx_check", ...attemptRef(current) }, {
+      const checkJobId = addTxJob(op, { type: "tx_confirm", ...attemptRef(current) }, {
         runAt: ctx.clock.now(),
       });
       op.set(entry.key, { ...current, checkJobId });
@@ -135,11 +133,11 @@ export async function ensureTxCheck(ctx: AppContext, record: TxRequestRecord): P
   }
 }
 
-/** Job handler: checks the attempt once; runs again 1.5 s after this run started until it is final. */
-export async function runTxCheckJob(run: JobRun<TxCheckJob>): Promise<JobOutcome> {
+/** Job handler: one confirmation round; runs again 1.5 s after this run started until the attempt is final. */
+export async function runTxConfirmJob(run: JobRun<TxConfirmJob, TxContext>): Promise<JobOutcome> {
   const { projectId, key, attemptId } = run.payload;
   Object.assign(run.logFields, { projectId, idempotencyKey: key });
-  const verdict = await runTxCheck(run.ctx, { projectId, key, attemptId }, run.id);
+  const verdict = await runConfirmRound(run.ctx, { projectId, key, attemptId }, run.id);
   if (verdict.kind === "done") return { kind: "done" };
   // "continue" keeps the same job id (the attempt's record points at it) and resets attempts.
   return { kind: "continue", at: verdict.at };

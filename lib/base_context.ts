@@ -1,0 +1,81 @@
+/**
+ * The services every domain of `lib/` may use, built once per process and passed down
+ * explicitly. A domain with per-process state of its own extends it (`EventContext` in
+ * `lib/events/runtime.ts`, `TxContext` in `lib/tx/runtime.ts`); `lib/context.ts` puts them together
+ * as the `AppContext` routes and jobs hold.
+ */
+import { ApiKeyResolver } from "./auth/api_key_resolver.ts";
+import { type Clock, systemClock } from "../core/clock.ts";
+import type { Config } from "./config.ts";
+import { deriveSecretKeys, type SecretKeys } from "./crypto/secret_keys.ts";
+import { RequestQuota } from "./quota/request_quota.ts";
+import { AbuseLimiter } from "./quota/abuse_limits.ts";
+import { FeedReadLimit } from "./quota/feed_reads.ts";
+import { createRpcClients, type RpcClients } from "./chain/rpc_clients.ts";
+import { ChainReads } from "./chain/reads.ts";
+import { TtlCache } from "../core/ttl_cache.ts";
+import { createWalletProvider, type WalletProvider } from "./wallets/mod.ts";
+import { JobWaker } from "../core/job_waker.ts";
+import { isRemoteKvPath } from "../kv/open_kv.ts";
+import { type KvReader, requestReader } from "../kv/read_batches.ts";
+
+/** The process's shared services. */
+export interface BaseContext {
+  kv: Deno.Kv;
+  /**
+   * The point reads of the request paths, gathered per turn into batches on a local store file
+   * (`kv/read_batches.ts`); writes and reads checked by a commit go to `kv`.
+   */
+  reads: KvReader;
+  config: Config;
+  clock: Clock;
+  keys: SecretKeys;
+  apiKeys: ApiKeyResolver;
+  quota: RequestQuota;
+  /** Per-client caps on actions that need no API key (issue 12). */
+  abuse: AbuseLimiter;
+  /** The event feed's own per-instance limit (feed reads are not counted toward the quotas). */
+  feedReads: FeedReadLimit;
+  /** JSON-RPC clients per cluster. */
+  rpc: RpcClients;
+  /** Wakes this process's job workers when new work is due. */
+  jobWaker: JobWaker;
+  /** Holds the projects' managed wallets (`none` while they are turned off). */
+  wallets: WalletProvider;
+  /** Cached chain reads of the game API (balances, tokens, assets, signature status). */
+  chain: ChainReads;
+}
+
+/** Builds the services of one process (or one test). */
+export async function createBaseContext(
+  input: { kv: Deno.Kv; config: Config; clock?: Clock },
+): Promise<BaseContext> {
+  const clock = input.clock ?? systemClock;
+  const keys = await deriveSecretKeys(input.config.secret, {
+    previous: input.config.secretPrevious,
+  });
+  const rpc = createRpcClients(input.config);
+  const remote = isRemoteKvPath(input.config.kvPath);
+  const reads = requestReader(input.kv, { remote });
+  return {
+    kv: input.kv,
+    reads,
+    config: input.config,
+    clock,
+    keys,
+    apiKeys: new ApiKeyResolver(reads, clock),
+    quota: new RequestQuota(input.kv, clock, { remote }),
+    abuse: new AbuseLimiter(input.kv, clock, {
+      limits: input.config.abuseLimits,
+    }),
+    feedReads: new FeedReadLimit(clock),
+    rpc,
+    jobWaker: new JobWaker(),
+    wallets: createWalletProvider(input.config, { kv: input.kv, keys, clock }),
+    chain: new ChainReads(
+      rpc,
+      { rpc: input.config.rpcUrls, das: input.config.dasUrls },
+      new TtlCache(clock),
+    ),
+  };
+}

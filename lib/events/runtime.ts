@@ -1,0 +1,49 @@
+/**
+ * Per-process state of the event pipeline (where projects' events go, feed locks and feed ends),
+ * and the context of the domains that record events.
+ */
+import type { BaseContext } from "../base_context.ts";
+import type { Clock } from "../../core/clock.ts";
+import { KeyedLock } from "../../core/keyed_lock.ts";
+import { TtlCache } from "../../core/ttl_cache.ts";
+import { FeedHeads } from "./feed_heads.ts";
+
+/** A project's complete event settings; the key stays encrypted until the moment of publishing. */
+export interface PublishTarget {
+  universeId: string;
+  publishingKeyEnc: string;
+  topic: string;
+}
+
+// Settings changes must apply on every instance within about 30 s; 10 s leaves a wide margin.
+const TARGET_TTL_MS = 10_000;
+
+/** Per-process state of the event pipeline. */
+export interface EventRuntime {
+  /**
+   * Each project's publish target (null while its events are off), at most 10 s old
+   * (`publishTargetFor` in `settings.ts`); a change made by this instance drops its entry.
+   */
+  targets: TtlCache<PublishTarget | null>;
+  /** Serializes this process's event-recording commits per project (`lib/events/record.ts`). */
+  feedLocks: KeyedLock;
+  /** Where each project's feed ends, as this instance knows it (`feed_heads.ts`). */
+  heads: FeedHeads;
+  /** Timeout of one publish attempt (5 s per the spec; tests shorten it). */
+  attemptTimeoutMs: number;
+}
+
+/** The services and the event pipeline's state: what recording, publishing and reading events take. */
+export interface EventContext extends BaseContext {
+  events: EventRuntime;
+}
+
+/** Builds the event runtime of one process. */
+export function createEventRuntime(kv: Deno.Kv, clock: Clock): EventRuntime {
+  return {
+    targets: new TtlCache(clock, { ttlMs: TARGET_TTL_MS }),
+    feedLocks: new KeyedLock(),
+    heads: new FeedHeads(kv, clock),
+    attemptTimeoutMs: 5_000,
+  };
+}
