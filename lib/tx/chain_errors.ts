@@ -110,7 +110,8 @@ export async function retryRead<T>(
   }
 }
 
-function isTransportFailure(error: unknown): boolean {
+/** True for a failed transport: no connection, or an HTTP 5xx or 429 instead of an answer. */
+export function isTransportFailure(error: unknown): boolean {
   if (error instanceof TypeError) return true;
   if (!isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) return false;
   const status = (error.context as { statusCode?: number }).statusCode ?? 0;
