@@ -94,7 +94,7 @@ export async function buildSignedTx(
           const { context, value } = await retryRead(
             (abortSignal) =>
               rpc.getLatestBlockhash({ commitment: "confirmed" }).send({ abortSignal }),
-            { timing, deadline },
+            { timing },
           );
           // At "confirmed", the answer's context slot is the slot of the blockhash's own block.
           return { ...value, slot: context.slot };

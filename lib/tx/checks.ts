@@ -244,7 +244,7 @@ async function findMint(
       ctx.tx.mints.get(
         project.cluster,
         mint,
-        () => retryRead(read, { timing: ctx.tx.timing, deadline }),
+        () => retryRead(read, { timing: ctx.tx.timing }),
       ),
       deadline.signal,
     );
