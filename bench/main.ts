@@ -2,7 +2,7 @@
 import { hasWrk, resultTable } from "./load.ts";
 import { benchPlayerWallet } from "./player_wallet.ts";
 import { benchCachedBalance } from "./chain_reads.ts";
-import { benchTx } from "./tx.ts";
+import { benchTx, callTable } from "./tx.ts";
 import { benchEventFeed } from "./event_feed.ts";
 import { benchBackground } from "./background.ts";
 import { benchRemote } from "./remote.ts";
@@ -47,6 +47,7 @@ console.log();
 console.log("## POST /v1/tx/transfer-sol: the service's own overhead per request");
 const tx = await benchTx(seconds);
 console.log(resultTable(tx, tx[1]));
+console.log(callTable(tx));
 console.log();
 
 console.log(

@@ -19,17 +19,23 @@ import {
 } from "@solana/kit";
 import { signSolTransfer } from "../sandbox/chain/fixtures.ts";
 import { type LoadResult, resultTable, roundRobin, runLoad, startServer } from "./load.ts";
+import { type CallCounts, perRequest } from "./call_counts.ts";
 
 const PROJECTS = Number(Deno.env.get("BENCH_TX_PROJECTS") ?? 200);
 const AMOUNT = "0.001";
 const LAMPORTS = 1_000_000n;
 
+/** A run of the service, with its store commits, reads and RPC calls per request. */
+export interface TxLoadResult extends LoadResult {
+  calls?: string;
+}
+
 /** The four runs: baseline and service, at one connection and at 64. */
-export async function benchTx(seconds: number): Promise<LoadResult[]> {
+export async function benchTx(seconds: number): Promise<TxLoadResult[]> {
   const self = new URL(import.meta.url).pathname;
   const chain = await startServer(self, { BENCH_ROLE: "chain" });
   const rpcUrl = String(chain.info.rpcUrl);
-  const results: LoadResult[] = [];
+  const results: TxLoadResult[] = [];
   try {
     for (
       const [role, label] of [
@@ -49,11 +55,14 @@ export async function benchTx(seconds: number): Promise<LoadResult[]> {
           return connections === 1 ? { request: options.request } : options;
         };
         await runLoad(label, url, { connections, seconds: 1, ...pick("warm") });
-        const result = await runLoad(`${label}, ${connections} conn.`, url, {
+        const before = role === "service" ? await callCounts(url) : null;
+        const result: TxLoadResult = await runLoad(`${label}, ${connections} conn.`, url, {
           connections,
           seconds,
+          serverPid: server.pid,
           ...pick("run"),
         });
+        if (before) result.calls = perRequest(before, await callCounts(url), result.requests);
         results.push(result);
       }
       await server.stop();
@@ -62,6 +71,15 @@ export async function benchTx(seconds: number): Promise<LoadResult[]> {
     await chain.stop();
   }
   return results;
+}
+
+async function callCounts(url: string): Promise<CallCounts> {
+  return await (await fetch(`${url}/bench/calls`)).json();
+}
+
+/** The store commits, reads and RPC calls per request of each service run, one line each. */
+export function callTable(results: TxLoadResult[]): string {
+  return results.filter((r) => r.calls).map((r) => `- ${r.name}: ${r.calls}`).join("\n");
 }
 
 // Every request carries a fresh idempotency key and rotates over the projects' keys.
@@ -166,6 +184,7 @@ async function serveService() {
   const { savePolicy } = await import("../lib/tx/policy.ts");
   const { createProjectWallet } = await import("../lib/projects/wallet.ts");
   const { createBenchProject, seedStore } = await import("./seed_store.ts");
+  const { countCalls } = await import("./call_counts.ts");
   const rpcUrl = Deno.env.get("BENCH_RPC_URL")!;
   const dir = await Deno.makeTempDir();
   const config = loadConfig({
@@ -191,6 +210,7 @@ async function serveService() {
   });
   console.log = print;
   const kv = await openKv(`${dir}/bench.kv`);
+  const counts = countCalls(kv, rpcUrl);
   const ctx = await createAppContext({ kv, config });
   // Answer `submitted` right after sending: the bench measures the service, not the cluster.
   ctx.tx.timing = { ...ctx.tx.timing, confirmWaitMs: 0 };
@@ -198,7 +218,10 @@ async function serveService() {
     await Promise.all(wallets.slice(i, i + 50).map((wallet) => fund(rpcUrl, wallet)));
   }
   const app = createApp(ctx);
-  Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: announce({ keys }) }, app.fetch);
+  Deno.serve(
+    { port: 0, hostname: "127.0.0.1", onListen: announce({ keys }) },
+    (req) => new URL(req.url).pathname === "/bench/calls" ? Response.json(counts) : app.fetch(req),
+  );
 }
 
 if (import.meta.main) {
@@ -211,5 +234,6 @@ if (import.meta.main) {
     const results = await benchTx(seconds);
     console.log(`## POST /v1/tx/transfer-sol (submitted at once), ${PROJECTS} projects`);
     console.log(resultTable(results, results[1]));
+    console.log(callTable(results));
   }
 }

@@ -26,6 +26,6 @@ export async function createAppContext(
   return {
     ...base,
     events: createEventRuntime(base.kv, base.clock),
-    tx: createTxRuntime(base.clock),
+    tx: createTxRuntime(base.clock, base.rpc),
   };
 }

@@ -41,6 +41,8 @@ export async function commitWithEvents(
     deliver?: boolean | undefined;
     /** When the delivery of the i-th event falls due; at once by default. */
     dueAt?: (index: number) => number;
+    /** Gives up waiting for the project's turn when it aborts (rejecting with its reason). */
+    signal?: AbortSignal | undefined;
   },
 ): Promise<EventsCommit> {
   const { projectId, events } = input;
@@ -53,7 +55,7 @@ export async function commitWithEvents(
       addDeliveries(op, projectId, recorded, input.dueAt ?? (() => ctx.clock.now()));
     }
     return { ok: (await op.commit()).ok, events: recorded, delivering: target !== null };
-  });
+  }, { signal: input.signal });
   if (!committed.ok) return { ok: false, events: [], delivering: false };
   ctx.events.heads.moved(projectId, Number(committed.events.at(-1)!.id));
   if (committed.delivering) ctx.jobWaker.wake();

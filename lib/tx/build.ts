@@ -1,22 +1,22 @@
 /**
- * Step 14: builds the attempt's transaction with `@solana/kit` and signs the compiled message with
- * the wallet provider. Token instructions use the mint's own program (Token or Token-2022) both
- * for the associated account derivation and for the instruction itself.
+ * Step 14: builds a transaction with `@solana/kit` and signs the compiled message with the wallet
+ * provider. Token instructions use the mint's own program (Token or Token-2022) both for the
+ * associated account derivation and for the instruction itself. A transaction carries one or
+ * more payments of one kind and asset (a batch's items share one transaction and one fee, at most
+ * `MAX_SHARED_PAYMENTS` of their kind, which always fit Solana's 1,232 bytes), each the payment of
+ * one reserved attempt, whose id is in the memo.
  */
 import {
   type Address,
   address,
   appendTransactionMessageInstructions,
-  compileTransaction,
+  compileTransactionMessage,
   createNoopSigner,
   createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
   type Instruction,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
-  type SignatureBytes,
 } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import {
@@ -38,21 +38,36 @@ import { abortable } from "../../core/deadline.ts";
 import { computeUnitLimit, fetchComputeUnitPrice } from "./priority_fee.ts";
 import type { TxKind } from "../../core/events.ts";
 import type { Cluster } from "../../core/cluster.ts";
+import { encodeMessage, signedWire } from "../chain/wire.ts";
 
 /** The SPL Memo program (v3). */
 const MEMO_PROGRAM = address("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
 
-/** What the transaction does. */
+/** One payment of a transaction: a reserved attempt's recipient and amount. */
+export interface TxPayment {
+  /** The attempt's unique id, written in the memo. */
+  attemptId: string;
+  recipient: Address;
+  amount: bigint;
+}
+
+/** What the transaction does: payments of one kind and asset from the managed wallet. */
 export interface TxPlan {
   projectId: string;
-  /** The attempt's unique id, written as a memo. */
-  attemptId: string;
   cluster: Cluster;
   kind: TxKind;
   walletAddress: Address;
-  recipient: Address;
   mint: MintInfo | null;
-  amount: bigint;
+  payments: TxPayment[];
+}
+
+/**
+ * Most payments one transaction carries, by kind: what always fits in 1,232 bytes with the memo
+ * of their attempt ids and, on mainnet, the compute budget (`tests/tx/wire_test.ts` builds the
+ * largest); the store's 10 checks a commit allow 10 (`recordSigned`).
+ */
+export function maxSharedPayments(kind: TxKind): number {
+  return kind === "transfer-sol" ? 9 : 6;
 }
 
 /** The RPC could not be used to build the transaction; the attempt fails with 502 `rpc_error`. */
@@ -77,10 +92,16 @@ export async function buildSignedTx(
 ): Promise<BuiltTx> {
   const rpc = ctx.rpc[plan.cluster];
   const payer = createNoopSigner(plan.walletAddress);
+  if (plan.payments.length < 1 || plan.payments.length > maxSharedPayments(plan.kind)) {
+    throw new Error(`Cannot build a transaction of ${plan.payments.length} payments`);
+  }
   // The memo makes every attempt's transaction unique: two requests with the same recipient and
   // amount signed against the same blockhash would otherwise be byte-identical, and the network
-  // would drop the second as a duplicate of the first.
-  const instructions = [...await planInstructions(plan), memoInstruction(plan.attemptId)];
+  // would drop the second as a duplicate of the first. It names every attempt the transaction pays.
+  const instructions = [
+    ...(await planInstructions(plan)),
+    memoInstruction(plan.payments.map((p) => p.attemptId).join(" ")),
+  ];
   const writable = writableAccounts(instructions);
   const { deadline } = options;
   const timing = ctx.tx.timing;
@@ -109,7 +130,9 @@ export async function buildSignedTx(
     throw new BuildError(rpcFailureReason(error));
   }
   const budget = price === null ? [] : [
-    getSetComputeUnitLimitInstruction({ units: computeUnitLimit(plan.kind) }),
+    getSetComputeUnitLimitInstruction({
+      units: computeUnitLimit(plan.kind, plan.payments.length),
+    }),
     getSetComputeUnitPriceInstruction({ microLamports: price }),
   ];
   const message = pipe(
@@ -118,22 +141,20 @@ export async function buildSignedTx(
     (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
     (m) => appendTransactionMessageInstructions([...budget, ...instructions], m),
   );
-  const compiled = compileTransaction(message);
-  const signatureBytes = await ctx.wallets.signMessage(
-    plan.projectId,
-    new Uint8Array(compiled.messageBytes),
+  // Kit orders the accounts; the bytes are written without its codecs (`lib/chain/wire.ts`).
+  const compiled = compileTransactionMessage(message);
+  if (compiled.header.numSignerAccounts !== 1) {
+    throw new Error("Cannot build the transaction: the managed wallet must be its only signer");
+  }
+  const messageBytes = encodeMessage(compiled);
+  const { signature, wire } = signedWire(
+    messageBytes,
+    await ctx.wallets.signMessage(plan.projectId, messageBytes),
   );
-  const signed = {
-    ...compiled,
-    signatures: Object.freeze({
-      ...compiled.signatures,
-      [plan.walletAddress]: signatureBytes as SignatureBytes,
-    }),
-  };
   return {
-    signature: getSignatureFromTransaction(signed),
+    signature,
     tx: {
-      wire: getBase64EncodedWireTransaction(signed),
+      wire,
       blockhash: latest.blockhash,
       lastValidBlockHeight: latest.lastValidBlockHeight,
       blockhashSlot: latest.slot,
@@ -145,54 +166,53 @@ export async function buildSignedTx(
 async function planInstructions(plan: TxPlan): Promise<Instruction[]> {
   const payer = createNoopSigner(plan.walletAddress);
   if (plan.kind === "transfer-sol") {
-    return [getTransferSolInstruction({
-      source: payer,
-      destination: plan.recipient,
-      amount: plan.amount,
-    })];
+    return plan.payments.map((payment) =>
+      getTransferSolInstruction({
+        source: payer,
+        destination: payment.recipient,
+        amount: payment.amount,
+      })
+    );
   }
   const mint = plan.mint!;
   const tokenProgram = mint.programAddress;
-  const [destination] = await findAssociatedTokenPda({
-    owner: plan.recipient,
-    mint: mint.address,
-    tokenProgram,
-  });
-  const createDestination = getCreateAssociatedTokenIdempotentInstruction({
-    payer,
-    ata: destination,
-    owner: plan.recipient,
-    mint: mint.address,
-    tokenProgram,
-  });
-  if (plan.kind === "mint-token") {
-    return [
-      createDestination,
-      getMintToCheckedInstruction({
-        mint: mint.address,
-        token: destination,
-        mintAuthority: payer,
-        amount: plan.amount,
-        decimals: mint.decimals,
-      }, { programAddress: tokenProgram }),
-    ];
-  }
-  const [source] = await findAssociatedTokenPda({
-    owner: plan.walletAddress,
-    mint: mint.address,
-    tokenProgram,
-  });
-  return [
-    createDestination,
-    getTransferCheckedInstruction({
-      source,
+  const [source] = plan.kind === "transfer-token"
+    ? await findAssociatedTokenPda({ owner: plan.walletAddress, mint: mint.address, tokenProgram })
+    : [null];
+  const instructions: Instruction[] = [];
+  for (const payment of plan.payments) {
+    const [destination] = await findAssociatedTokenPda({
+      owner: payment.recipient,
       mint: mint.address,
-      destination,
-      authority: payer,
-      amount: plan.amount,
-      decimals: mint.decimals,
-    }, { programAddress: tokenProgram }),
-  ];
+      tokenProgram,
+    });
+    instructions.push(getCreateAssociatedTokenIdempotentInstruction({
+      payer,
+      ata: destination,
+      owner: payment.recipient,
+      mint: mint.address,
+      tokenProgram,
+    }));
+    instructions.push(
+      source === null
+        ? getMintToCheckedInstruction({
+          mint: mint.address,
+          token: destination,
+          mintAuthority: payer,
+          amount: payment.amount,
+          decimals: mint.decimals,
+        }, { programAddress: tokenProgram })
+        : getTransferCheckedInstruction({
+          source,
+          mint: mint.address,
+          destination,
+          authority: payer,
+          amount: payment.amount,
+          decimals: mint.decimals,
+        }, { programAddress: tokenProgram }),
+    );
+  }
+  return instructions;
 }
 
 function memoInstruction(text: string): Instruction {

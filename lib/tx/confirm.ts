@@ -72,9 +72,6 @@ export async function sendSignedTx(
   }
 }
 
-/** Most signatures one `getSignatureStatuses` call takes. */
-export const MAX_STATUS_BATCH = 256;
-
 /**
  * Looks the signature up (whole history); when it is missing, `judgeMissingAttempt` (the one rule
  * for a dead attempt) decides. `status` is the answer of a lookup just made (the sweep reads

@@ -67,14 +67,18 @@ export async function handleTxRequest(
   const request = checked.request;
   const reserved = await reserveTxRequest(ctx, request, { deadline });
   if (reserved.kind === "existing") return txResultOf(reserved.record);
-  return await sendAndWait(ctx, {
+  const [outcome] = await sendAndWait(ctx, {
     projectId: caller.projectId,
-    attemptId: reserved.entry.value.attemptId,
     cluster: request.project.cluster,
     kind,
     walletAddress: request.walletAddress,
-    recipient: request.recipient,
     mint: request.mint,
-    amount: request.amount,
-  }, { entry: reserved.entry, deadline });
+    payments: [{
+      attemptId: reserved.entry.value.attemptId,
+      recipient: request.recipient,
+      amount: request.amount,
+    }],
+  }, { entries: [reserved.entry], deadline });
+  if (outcome!.kind === "error") throw outcome!.error;
+  return outcome!.result;
 }

@@ -19,9 +19,13 @@ export const MIN_MICRO_LAMPORTS_PER_CU = 1_000n;
 /** Highest compute-unit price set on mainnet, in micro-lamports. */
 export const MAX_MICRO_LAMPORTS_PER_CU = 2_000_000n;
 
-/** The compute-unit limit set for each kind of transaction. */
-export function computeUnitLimit(kind: TxKind): number {
-  return kind === "transfer-sol" ? 2_000 : 100_000;
+/**
+ * The compute-unit limit set for a transaction of `payments` payments of one kind (a batch shares
+ * a transaction): 2,000 for a SOL transfer and 1,000 more per further one (a transfer costs 150,
+ * the memo a little more per attempt id it names), 100,000 per token transfer or mint.
+ */
+export function computeUnitLimit(kind: TxKind, payments = 1): number {
+  return kind === "transfer-sol" ? 1_000 + 1_000 * payments : 100_000 * payments;
 }
 
 /** The compute-unit price to pay now for a transaction writing `writable`. */

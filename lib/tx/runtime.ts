@@ -6,7 +6,9 @@ import type { Cluster } from "../../core/cluster.ts";
 import { KeyedLock } from "../../core/keyed_lock.ts";
 import { TtlCache } from "../../core/ttl_cache.ts";
 import type { MintInfo } from "../chain/mints.ts";
-import { defaultTxTiming, type TxTiming } from "./timing.ts";
+import { defaultTxTiming, rpcSignal, type TxTiming } from "./timing.ts";
+import { StatusPoller } from "./status_poller.ts";
+import type { RpcClients } from "../chain/rpc_clients.ts";
 
 // A mint's program and decimals never change, so a found mint can be remembered for a while;
 // a missing one is not remembered, so a mint created a moment ago is seen at once.
@@ -68,6 +70,8 @@ export interface TxRuntime {
   settlements: KeyedLock;
   /** One `getLatestBlockhash` per cluster per second, shared by concurrent requests. */
   blockhashes: TtlCache<LatestBlockhash>;
+  /** The routes' confirmation waits, one status lookup per cluster and poll interval. */
+  statuses: StatusPoller;
 }
 
 /** What the transaction domain takes: the services, the event pipeline (a settled attempt records its event) and its own state. */
@@ -76,12 +80,19 @@ export interface TxContext extends EventContext {
 }
 
 /** Builds the runtime with the spec's timing. */
-export function createTxRuntime(clock: Clock): TxRuntime {
-  return {
+export function createTxRuntime(clock: Clock, rpc: RpcClients): TxRuntime {
+  const runtime: TxRuntime = {
     timing: defaultTxTiming(),
     mints: new MintCache(clock),
     reservations: new KeyedLock(),
     settlements: new KeyedLock(),
     blockhashes: new TtlCache(realTime, { ttlMs: BLOCKHASH_TTL_MS }),
+    statuses: new StatusPoller({
+      rpc: (cluster) => rpc[cluster],
+      // Read at each poll: tests shorten the timing after the runtime is built.
+      intervalMs: () => runtime.timing.routePollMs,
+      callSignal: () => rpcSignal(runtime.timing),
+    }),
   };
+  return runtime;
 }

@@ -21,7 +21,7 @@ import {
 import { rpcFailureReason } from "./chain_errors.ts";
 import { isFinal } from "./transitions.ts";
 import { rpcSignal } from "./timing.ts";
-import { MAX_STATUS_BATCH } from "./confirm.ts";
+import { MAX_STATUS_BATCH } from "./status_poller.ts";
 import type { StatusValue } from "./expiry_proof.ts";
 import { ABANDONED_ERROR } from "./result.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";

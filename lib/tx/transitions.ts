@@ -41,28 +41,43 @@ export function attemptRef(record: TxRequestRecord): AttemptRef {
   return { projectId: record.projectId, key: record.key, attemptId: record.attemptId };
 }
 
+/** Options of `settleAttempt`. */
+interface SettleOptions {
+  /** Must hold for the record the commit is checked against, or nothing changes. */
+  onlyIf?: (record: TxRequestRecord) => boolean;
+  /**
+   * A route's deadline: once it aborts the settlement stops waiting for its turn among the
+   * project's and rejects with its reason, nothing written (the background settles it later).
+   */
+  signal?: AbortSignal | undefined;
+}
+
 /**
  * Moves a pending or submitted attempt to its final status, with its `tx` event (none for an
  * abandoned one) and, when failed, the release of its usage. Returns the record as it stands
  * afterwards (already final when another path settled it first), or null when the key is unknown.
- * `onlyIf` must hold for the record the commit is checked against, or nothing changes.
  */
 export async function settleAttempt(
   ctx: TxContext,
   ref: AttemptRef,
   outcome: FinalOutcome,
-  options: { onlyIf?: (record: TxRequestRecord) => boolean } = {},
+  options: SettleOptions = {},
 ): Promise<TxRequestRecord | null> {
-  return await ctx.tx.settlements.run(ref.projectId, () => settle(ctx, ref, outcome, options));
+  return await ctx.tx.settlements.run(
+    ref.projectId,
+    () => settle(ctx, ref, outcome, options),
+    { signal: options.signal },
+  );
 }
 
 async function settle(
   ctx: TxContext,
   ref: AttemptRef,
   outcome: FinalOutcome,
-  options: { onlyIf?: (record: TxRequestRecord) => boolean },
+  options: SettleOptions,
 ): Promise<TxRequestRecord | null> {
   return await commitWithRetry("settle the transaction request", async () => {
+    options.signal?.throwIfAborted();
     const entry = await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
     const record = entry.value;
     if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return record;
@@ -91,7 +106,12 @@ async function settle(
     await addConfirmJobRemoval(ctx, op, record);
     const silent = outcome.status === "failed" && outcome.error === ABANDONED_ERROR;
     const events = silent ? [] : [txEventOf(next, outcome.status)];
-    if ((await commitWithEvents(ctx, op, { projectId: ref.projectId, events })).ok) {
+    const committed = await commitWithEvents(ctx, op, {
+      projectId: ref.projectId,
+      events,
+      signal: options.signal,
+    });
+    if (committed.ok) {
       log(outcome.status === "confirmed" ? "info" : "warn", "Transaction request settled", {
         projectId: ref.projectId,
         idempotencyKey: ref.key,
@@ -121,26 +141,30 @@ export function isFinal(record: TxRequestRecord): boolean {
 }
 
 /**
- * Stores the signed transaction before its first send, in one commit checked against the reserved
- * record and made only before the attempt's sign-by time. Null when the attempt changed meanwhile
- * (declared abandoned) or its time is up: then it must not be sent.
+ * Stores the signed transaction with every attempt it pays before its first send, in one commit
+ * checked against each reserved record and made only before every attempt's sign-by time, so a
+ * transaction shared by several keys is stored with all of them or with none. Null when an
+ * attempt changed meanwhile (declared abandoned) or its time is up: then it must not be sent.
  */
 export async function recordSigned(
   ctx: TxContext,
-  entry: Deno.KvEntry<TxRequestRecord>,
+  entries: Deno.KvEntry<TxRequestRecord>[],
   signed: { signature: string; tx: SignedTx },
-): Promise<Deno.KvEntry<TxRequestRecord> | null> {
-  const record = entry.value;
+): Promise<TxRequestRecord[] | null> {
   const now = ctx.clock.now();
-  if (now > record.signBy) return null;
-  const next: TxRequestRecord = {
-    ...record,
-    signature: signed.signature,
-    signed: signed.tx,
-    updatedAt: now,
-  };
-  const result = await ctx.kv.atomic().check(entry).set(entry.key, next).commit();
-  return result.ok ? { key: entry.key, value: next, versionstamp: result.versionstamp } : null;
+  if (entries.some((entry) => now > entry.value.signBy)) return null;
+  const op = ctx.kv.atomic().check(...entries);
+  const stored = entries.map((entry) => {
+    const next: TxRequestRecord = {
+      ...entry.value,
+      signature: signed.signature,
+      signed: signed.tx,
+      updatedAt: now,
+    };
+    op.set(entry.key, next);
+    return next;
+  });
+  return (await op.commit()).ok ? stored : null;
 }
 
 /**
@@ -200,17 +224,21 @@ export async function markAccepted(
 
 /**
  * Moves a pending attempt to submitted (its route answered without a final status); returns the
- * record afterwards.
+ * record afterwards. `accepted`: a send of the route was accepted by a node, so every later send
+ * skips preflight (the route keeps that in memory until here, one commit fewer per payout).
  */
 export async function markSubmitted(
   ctx: TxContext,
   ref: AttemptRef,
+  options: { accepted?: boolean } = {},
 ): Promise<TxRequestRecord | null> {
-  return await updateUnsettled(
-    ctx,
-    ref,
-    (current) => current.status === "pending" ? { ...current, status: "submitted" } : null,
-  );
+  return await updateUnsettled(ctx, ref, (current) => {
+    if (current.status !== "pending") return null;
+    const signed = options.accepted && current.signed
+      ? { ...current.signed, accepted: true }
+      : current.signed;
+    return { ...current, status: "submitted", signed };
+  });
 }
 
 /**

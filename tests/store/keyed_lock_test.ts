@@ -27,3 +27,32 @@ Deno.test("KeyedLock.run() runs one task at a time per key, keys apart, and a fa
   assert.equal(await third, "a2");
   assert.deepEqual(log, ["a1 start", "b1 start", "b1 end", "a1 end", "a2 start", "a2 end"]);
 });
+
+Deno.test("KeyedLock.run() with a signal gives up waiting for its turn when it aborts, and the queue goes on", async () => {
+  const lock = new KeyedLock();
+  const gate = Promise.withResolvers<void>();
+  const ran: string[] = [];
+  // Given a held task, a waiter with a signal, and one after it
+  const first = lock.run("a", async () => {
+    await gate.promise;
+    ran.push("first");
+  });
+  const giveUp = new AbortController();
+  const waiting = lock.run("a", () => {
+    ran.push("gave up");
+    return Promise.resolve();
+  }, { signal: giveUp.signal });
+  const last = lock.run("a", () => {
+    ran.push("last");
+    return Promise.resolve();
+  });
+
+  // When the signal aborts while the first task still holds the key
+  giveUp.abort(new Error("deadline"));
+
+  // Then the waiter rejects at once and never runs; the last one runs after the first
+  await assert.rejects(waiting, /deadline/);
+  gate.resolve();
+  await Promise.all([first, last]);
+  assert.deepEqual(ran, ["first", "last"]);
+});
