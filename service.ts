@@ -51,6 +51,7 @@ export async function startService(
       await server.shutdown();
       await worker.stop();
       await ctx.quota.close();
+      await ctx.tx.allowances.close();
     },
   };
 }

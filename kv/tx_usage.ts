@@ -1,12 +1,13 @@
 /**
- * Rolling-window usage of the transaction limits: one small record per scope listing the
- * reservation times (and amounts, for budgets) of attempts that have not failed. A failed attempt
- * removes its own entries, so failed transactions never count.
+ * Rolling-hour usage of the per-recipient and per-player limits: one small record per recipient
+ * wallet or player listing the reservation times of attempts that have not failed. A failed
+ * attempt removes its own entries, so failed transactions never count.
  *
- * The failed-attempts window is the other way round: it lists attempts that failed after they
- * were signed, plus those not settled yet (which may still fail), so the daily cap on failures
- * holds against concurrent requests too; an attempt that confirms, or fails before it is signed,
- * removes its entry.
+ * The day's count, the failures' cap and each asset's budget were such lists too (the failures'
+ * listing attempts that failed after they were signed, plus those not settled yet); they are now
+ * leased ledgers (`tx_allowance.ts`). Their keys stay here for the store migration that moves
+ * them (`lib/migrations/tx_usage_ledgers.ts`) and for what instances of the previous version
+ * still write during a rolling deploy.
  */
 
 /** The reservations of one scope inside its window, oldest first. */
@@ -16,12 +17,10 @@ export interface UsageWindow {
   amounts: bigint[];
 }
 
-/** The project's transactions of the last 24 hours. */
-export const DAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** The per-recipient, per-player and per-asset windows. */
 export const HOUR_WINDOW_MS = 60 * 60 * 1000;
 
-/** Key of a project's 24-hour transaction count. */
+/** Key of a project's 24-hour transaction count (previous versions). */
 export function txDayUsageKey(projectId: string): Deno.KvKey {
   return ["tx_usage_day", projectId];
 }
@@ -33,12 +32,12 @@ export function txRecipientUsageKey(projectId: string, address: string): Deno.Kv
 export function txPlayerUsageKey(projectId: string, userId: number): Deno.KvKey {
   return ["tx_usage_player", projectId, userId];
 }
-/** Key of an asset's hourly amount (`SOL` or a mint). */
+/** Key of an asset's hourly amount (`SOL` or a mint; previous versions). */
 export function txAssetUsageKey(projectId: string, asset: string): Deno.KvKey {
   return ["tx_usage_asset", projectId, asset];
 }
 
-/** Key of a project's failed attempts of the last 24 hours (and attempts not settled yet). */
+/** Key of a project's failed attempts of the last 24 hours and unsettled ones (previous versions). */
 export function txFailedUsageKey(projectId: string): Deno.KvKey {
   return ["tx_usage_failed", projectId];
 }
@@ -83,20 +82,4 @@ export function removeFromWindow(window: UsageWindow, at: number, amount?: bigin
     times: window.times.filter((_, j) => j !== i),
     amounts: window.amounts.length ? window.amounts.filter((_, j) => j !== i) : [],
   };
-}
-
-/**
- * Appends to `op` the removal of an attempt reserved at `at` from the failed-attempts window read
- * as `entry`, checked against it (nothing when it is not there).
- */
-export function addFailedWindowRemoval(
-  op: Deno.AtomicOperation,
-  entry: Deno.KvEntryMaybe<UsageWindow>,
-  options: { at: number; now: number },
-): void {
-  const since = options.now - DAY_WINDOW_MS;
-  if (!entry.value || options.at <= since) return;
-  op.check(entry).set(entry.key, removeFromWindow(pruneWindow(entry.value, since), options.at), {
-    expireIn: DAY_WINDOW_MS + HOUR_WINDOW_MS,
-  });
 }

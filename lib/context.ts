@@ -14,7 +14,7 @@ import { createTxRuntime, type TxRuntime } from "./tx/runtime.ts";
 export type AppContext = BaseContext & {
   /** Event pipeline state: cached publish targets, feed locks and ends, attempt timeout. */
   events: EventRuntime;
-  /** Transaction routes' timing (tests shorten it), mint cache and reservation lock. */
+  /** Transaction routes' timing (tests shorten it), mint cache and leased limits. */
   tx: TxRuntime;
 };
 
@@ -26,6 +26,6 @@ export async function createAppContext(
   return {
     ...base,
     events: createEventRuntime(base.kv, base.clock),
-    tx: createTxRuntime(base.clock, base.rpc),
+    tx: createTxRuntime(base),
   };
 }

@@ -31,6 +31,7 @@ import { sealV1Values } from "./sealed_v1.ts";
 import type { MigrationDeps, MigrationStep, StepResult } from "./step.ts";
 import { renameTxCheckJobs } from "./tx_confirm_jobs.ts";
 import { migrateRecentTxRecords, migrateTxRecords } from "./tx_records.ts";
+import { moveTxUsageIntoLedgers } from "./tx_usage_ledgers.ts";
 
 interface Migration {
   /** The store version a store has once this step and every one before it completed. */
@@ -67,6 +68,12 @@ const MIGRATIONS: Migration[] = [
     name: "tx_confirm_jobs",
     step: renameTxCheckJobs,
     previousVersionWrites: renameTxCheckJobs,
+  },
+  {
+    version: 8,
+    name: "tx_usage_ledgers",
+    step: moveTxUsageIntoLedgers,
+    previousVersionWrites: moveTxUsageIntoLedgers,
   },
 ];
 

@@ -18,7 +18,8 @@ import { fetchMint } from "../chain/mints.ts";
 import { findAssetBudget, SOL_ASSET } from "../tx/policy.ts";
 import { type TxPolicy } from "../../kv/policy.ts";
 import type { Project } from "../../kv/projects.ts";
-import { HOUR_WINDOW_MS, pruneWindow, txDayUsageKey, type UsageWindow } from "../../kv/tx_usage.ts";
+import { HOUR_WINDOW_MS } from "../../kv/tx_usage.ts";
+import { getBucketUsage } from "../../kv/tx_allowance.ts";
 
 /** Worst-case SOL cost of one transaction, in lamports (fee + priority fee cap + account rent). */
 export const TX_COST_LAMPORTS = 5_000n + 200_000n + 2_039_280n;
@@ -81,10 +82,14 @@ export async function readLowBalanceWarnings(
 ): Promise<{ holdings: WalletHoldings; warnings: LowBalanceWarning[] } | null> {
   const [holdings, day] = await Promise.all([
     readWalletHoldings(ctx, project, mintsOfPolicy(policy)),
-    ctx.kv.get<UsageWindow>(txDayUsageKey(project.id)),
+    getBucketUsage(ctx.kv, project.id, "day", ctx.clock.now()),
   ]);
   if (!holdings) return null;
-  const txLastHour = pruneWindow(day.value, ctx.clock.now() - HOUR_WINDOW_MS).times.length;
+  // The last hour's payouts, to the 10 minutes of the day's buckets.
+  const since = ctx.clock.now() - HOUR_WINDOW_MS;
+  const txLastHour = Number(
+    day.filter((b) => b.start >= since - 10 * 60_000).reduce((sum, b) => sum + b.n, 0n),
+  );
   const threshold = project.settings.lowSolBalance ?? null;
   const input = { policy, holdings, threshold, txLastHour, mintable: new Set<string>() };
   const short = lowBalanceWarnings(input).filter((w) => w.asset !== SOL_ASSET);

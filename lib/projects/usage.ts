@@ -1,6 +1,6 @@
 /**
  * The figures of the usage page: how close the project is to every limit, read from counters the
- * service keeps anyway (`kv/usage.ts`, the transaction windows of `kv/tx_usage.ts`) plus the
+ * service keeps anyway (`kv/usage.ts`, the transaction ledgers of `kv/tx_allowance.ts`) plus the
  * managed wallet's balances for the low-balance warnings (`low_balance.ts`). Nothing here scans
  * requests: each figure is one short range read or one record.
  */
@@ -12,15 +12,7 @@ import { SOL_ASSET } from "../tx/policy.ts";
 import { type TxPolicy } from "../../kv/policy.ts";
 import { MAX_TX_PER_DAY } from "../tx/limits.ts";
 import type { Project } from "../../kv/projects.ts";
-import {
-  DAY_WINDOW_MS,
-  HOUR_WINDOW_MS,
-  pruneWindow,
-  txAssetUsageKey,
-  txDayUsageKey,
-  type UsageWindow,
-  windowTotal,
-} from "../../kv/tx_usage.ts";
+import { getBucketUsage } from "../../kv/tx_allowance.ts";
 import {
   type DeliveryBucket,
   getDeliveryUsage,
@@ -63,25 +55,24 @@ export async function loadUsageFigures(
 ): Promise<UsageFigures> {
   const { project, policy, holdings } = input;
   const now = ctx.clock.now();
-  const budgetKeys = policy.hourlyBudgets.map((b) => txAssetUsageKey(project.id, b.asset));
   await ctx.quota.settle(project.id);
-  const [requests, failed, events, day, ...budgetWindows] = await Promise.all([
+  await ctx.tx.allowances.settle(project.id);
+  const [requests, failed, events, day, ...budgetBuckets] = await Promise.all([
     getRequestUsage(ctx.kv, project.id, now),
     getFailedTxUsage(ctx.kv, project.id, now),
     getDeliveryUsage(ctx.kv, project.id, now),
-    ctx.kv.get<UsageWindow>(txDayUsageKey(project.id)),
-    ...budgetKeys.map((key) => ctx.kv.get<UsageWindow>(key)),
+    getBucketUsage(ctx.kv, project.id, "day", now),
+    ...policy.hourlyBudgets.map((b) => getBucketUsage(ctx.kv, project.id, `asset:${b.asset}`, now)),
   ]);
-  const counted = pruneWindow(day.value, now - DAY_WINDOW_MS);
+  // Counted in 10-minute buckets, each shown in the hour it starts in.
   const perHour = failed.map(({ at, count }) => ({
     at,
-    counted: counted.times.filter((t) => t >= at && t < at + HOUR_MS).length,
+    counted: Number(sumOf(day.filter((b) => b.start >= at && b.start < at + HOUR_MS))),
     failed: count,
   }));
   const budgets = policy.hourlyBudgets.map(({ asset, amount }, i) => {
     const decimals = asset === SOL_ASSET ? SOL_DECIMALS : holdings?.tokens.get(asset)?.decimals;
-    const used = budgetWindows[i]?.value ?? null;
-    const raw = windowTotal(pruneWindow(used, now - HOUR_WINDOW_MS));
+    const raw = sumOf(budgetBuckets[i] ?? []);
     if (decimals === undefined) {
       return { asset, used: `${raw} base units`, budget: amount, fraction: null };
     }
@@ -99,11 +90,15 @@ export async function loadUsageFigures(
     },
     tx: {
       perHour,
-      counted24h: counted.times.length,
+      counted24h: Number(sumOf(day)),
       failedShown: failed.reduce((sum, h) => sum + h.count, 0),
       limit: MAX_TX_PER_DAY,
     },
     budgets,
     events,
   };
+}
+
+function sumOf(buckets: Array<{ n: bigint }>): bigint {
+  return buckets.reduce((sum, bucket) => sum + bucket.n, 0n);
 }

@@ -21,13 +21,8 @@ import type { TxContext } from "./runtime.ts";
 import { log } from "../../core/log.ts";
 import { getTxRequest, type SignedTx, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { codedErrorText, isSimulationRejection, rpcFailureReason } from "./chain_errors.ts";
-import {
-  attemptRef,
-  isFinal,
-  markAccepted,
-  markExpiryUnproven,
-  settleAttempt,
-} from "./transitions.ts";
+import { attemptRef, isFinal, settleAttempt } from "./transitions.ts";
+import { markAccepted, markExpiryUnproven } from "./attempt_marks.ts";
 import { type CallSignals, callSignals } from "./timing.ts";
 import { EXPIRED_ERROR } from "./result.ts";
 import {

@@ -11,13 +11,8 @@ import { getJobEntry } from "../../kv/jobs.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
 import { addTxJob, type TxConfirmJob } from "./job_payloads.ts";
 import { getTxRequestEntry, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import {
-  type AttemptRef,
-  attemptRef,
-  isFinal,
-  markSubmitted,
-  settleAttempt,
-} from "./transitions.ts";
+import { type AttemptRef, attemptRef, isFinal, settleAttempt } from "./transitions.ts";
+import { markSubmitted } from "./attempt_marks.ts";
 import { confirmAttempt } from "./confirm.ts";
 import type { StatusValue } from "./expiry_proof.ts";
 import { ABANDONED_ERROR } from "./result.ts";

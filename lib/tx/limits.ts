@@ -1,14 +1,19 @@
 /**
- * Steps 12 and 13 of the transaction routes, then the daily cap on failures the service adds:
- * judged on the usage windows the reservation read (`reserve.ts`), which commits them checked, so
- * concurrent requests on any instance can never together pass a limit. The cap on failures comes
- * after every check of the spec, so a request the spec refuses always gets the spec's code.
+ * Steps 12 and 13 of the transaction routes, then the daily cap on failures the service adds.
+ * The project-wide ones (the day's count, the asset's budget, the cap on failures) are judged by
+ * the allowance a payout takes from its instance's leased blocks (`allowance.ts`); the recipient's
+ * and the player's on the windows the reservation read (`reserve.ts`), which commits them checked.
+ * Either way concurrent requests on any instance can never together pass a limit. The cap on
+ * failures comes after every check of the spec, so a request the spec refuses always gets the
+ * spec's code.
  */
 import { ApiError } from "../../core/api_error.ts";
 import { parseUnits } from "../chain/amounts.ts";
-import { type UsageWindow, windowTotal } from "../../kv/tx_usage.ts";
+import type { UsageWindow } from "../../kv/tx_usage.ts";
 import type { CheckedRequest } from "./checks.ts";
 import { findAssetBudget } from "./policy.ts";
+import type { AllowanceClaim } from "./allowance.ts";
+import type { AllowanceNeed } from "./allowance_grant.ts";
 
 /** Transactions a project may have in a rolling 24 hours, failed ones excluded. */
 export const MAX_TX_PER_DAY = 1_000;
@@ -22,13 +27,40 @@ export const MAX_TX_PER_DAY = 1_000;
  */
 export const MAX_FAILED_TX_PER_DAY = 2_000;
 
-/** The reservation's usage windows, pruned to their periods (`player` only with a recipient player). */
+/** The reservation's windows, pruned to their hour (`player` only with a recipient player). */
 interface LimitUsage {
-  day: UsageWindow;
   recipient: UsageWindow;
   player: UsageWindow | null;
-  asset: UsageWindow;
-  failed: UsageWindow;
+  /** The project-wide places the payout took, and those it found no room for. */
+  claim: AllowanceClaim;
+}
+
+/**
+ * The asset's hourly budget in raw units: null without one, or a 422 when its text cannot be
+ * represented with the asset's decimals (thrown at its place among the checks).
+ */
+function assetBudget(request: CheckedRequest): bigint | null | ApiError {
+  const budgetText = findAssetBudget(request.policy, request.asset);
+  if (budgetText === null) return null;
+  return parseUnits(budgetText, request.decimals) ?? new ApiError(
+    422,
+    "invalid_limit_config",
+    `The hourly budget ${budgetText} cannot be represented with ${request.decimals} decimals`,
+  );
+}
+
+/** The project-wide places `request` takes, and the limits they are held to. */
+export function limitNeed(request: CheckedRequest): AllowanceNeed {
+  const budget = assetBudget(request);
+  return {
+    asset: request.asset,
+    amount: request.amount,
+    limits: {
+      day: BigInt(MAX_TX_PER_DAY),
+      failed: BigInt(MAX_FAILED_TX_PER_DAY),
+      asset: budget instanceof ApiError ? null : budget,
+    },
+  };
 }
 
 /** Throws the first limit `request` would pass: step 12, step 13, then the cap on failures. */
@@ -37,7 +69,7 @@ export function checkLimits(
   usage: LimitUsage,
 ): void {
   // Step 12.
-  if (usage.day.times.length >= MAX_TX_PER_DAY) {
+  if (usage.claim.refused.has("day")) {
     throw new ApiError(
       429,
       "daily_tx_quota_exceeded",
@@ -66,26 +98,17 @@ export function checkLimits(
       "The player already received the most transactions allowed in the last hour",
     );
   }
-  const budgetText = findAssetBudget(policy, request.asset);
-  if (budgetText !== null) {
-    const budget = parseUnits(budgetText, request.decimals);
-    if (budget === null) {
-      throw new ApiError(
-        422,
-        "invalid_limit_config",
-        `The hourly budget ${budgetText} cannot be represented with ${request.decimals} decimals`,
-      );
-    }
-    if (windowTotal(usage.asset) + request.amount > budget) {
-      throw new ApiError(
-        429,
-        "hourly_budget_exceeded",
-        "This amount would take the asset past its hourly budget",
-      );
-    }
+  const budget = assetBudget(request);
+  if (budget instanceof ApiError) throw budget;
+  if (budget !== null && usage.claim.refused.has("asset")) {
+    throw new ApiError(
+      429,
+      "hourly_budget_exceeded",
+      "This amount would take the asset past its hourly budget",
+    );
   }
   // After every check of the spec (13b), so a request the spec refuses gets the spec's code.
-  if (usage.failed.times.length >= MAX_FAILED_TX_PER_DAY) {
+  if (usage.claim.refused.has("failed")) {
     throw new ApiError(
       429,
       "daily_failed_tx_quota_exceeded",

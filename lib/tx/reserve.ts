@@ -1,10 +1,18 @@
 /**
- * Steps 12 and 13, the daily cap on failures, and the reservation, in one atomic commit: the key
- * record and every usage window the limits read are checked by versionstamp and written together,
- * so concurrent requests can never together pass a limit, and of concurrent requests with one key
- * only one reserves it.
- * A conflict re-reads and re-checks (steps 1 and 7 included). Within one process, reservations of
- * a project run one at a time, so only other instances cause conflicts.
+ * Steps 12 and 13, the daily cap on failures, and the reservation. The project-wide limits (the
+ * day's count, the asset's budget, the cap on failures) are places the payout takes first from
+ * its instance's leased blocks (`allowance.ts`, which says why they stay exact); the reservation
+ * is then one atomic commit of the key record with the recipient's and the player's windows, all
+ * checked by versionstamp, so concurrent requests can never together pass a limit, and of
+ * concurrent requests with one key only one reserves it. A payout's commit touches no record of
+ * the project's shared by other payouts, so a round end's payouts of one project neither queue
+ * nor conflict (only payouts to one recipient or player do). A reservation that does not commit
+ * gives its places back.
+ * A conflict re-reads and re-checks (steps 1 and 7 included).
+ *
+ * Crash windows. Places are granted (a commit) before the reservation commits: an instance that
+ * dies between the two leaves them counted (its block counts whole until it leaves the window),
+ * so the limits may refuse early by them, never late; nothing is paid without its reservation.
  *
  * The commit is also checked against the project's record and the API key's: a deletion or a
  * revocation committed before it makes it fail, and the next round finds the key unusable (401),
@@ -12,7 +20,7 @@
  * on any instance, whatever the guard's key cache still holds.
  *
  * A retry of a `failed` key reserves a new attempt only once the earlier attempt is proven dead
- * (`retry_proof.ts`, made outside the project's queue since it reads the chain); the commit is
+ * (`retry_proof.ts`, made before places are taken since it reads the chain); the commit is
  * checked against the record that proof was made for. The new attempt gets its background check
  * job in the same commit, so even an attempt whose instance dies before signing is abandoned on
  * time by whichever instance runs that job.
@@ -22,17 +30,14 @@ import type { TxContext } from "./runtime.ts";
 import { ulid } from "../../core/ids.ts";
 import {
   addToWindow,
-  DAY_WINDOW_MS,
   HOUR_WINDOW_MS,
   pruneWindow,
-  txAssetUsageKey,
-  txDayUsageKey,
-  txFailedUsageKey,
   txPlayerUsageKey,
   txRecipientUsageKey,
   type UsageWindow,
 } from "../../kv/tx_usage.ts";
-import { checkLimits } from "./limits.ts";
+import { checkLimits, limitNeed } from "./limits.ts";
+import type { AllowanceClaim } from "./allowance.ts";
 import { addTxJob } from "./job_payloads.ts";
 import {
   addTxStatusMove,
@@ -58,7 +63,7 @@ type ReserveOutcome =
   | { kind: "reserved"; entry: Deno.KvEntry<TxRequestRecord> }
   | { kind: "existing"; record: TxRequestRecord };
 
-/** What one turn in the project's queue ends with: an outcome, or a failed attempt to prove. */
+/** What one turn ends with: an outcome, or a failed attempt to prove. */
 type QueueTurn = ReserveOutcome | { kind: "prove"; record: TxRequestRecord };
 
 /** What a request's turns share. */
@@ -75,8 +80,8 @@ const MAX_PAST_ATTEMPTS = 50;
 
 /**
  * Runs steps 12 and 13 and reserves the key with the new attempt's usage. The proof that a failed
- * key's last attempt is dead reads the chain, so it is made outside the project's queue: a slow
- * node must not hold the project's other requests back past their deadline.
+ * key's last attempt is dead reads the chain, so it is made before places are taken: a slow node
+ * must not hold the project's places while other payouts need them.
  */
 export async function reserveTxRequest(
   ctx: TxContext,
@@ -88,10 +93,18 @@ export async function reserveTxRequest(
   let failed = previous?.status === "failed" ? previous : null;
   for (;;) {
     if (failed) state.proofs.set(failed.attemptId, await proveEarlierAttempt(ctx, failed, options));
-    const turn = await ctx.tx.reservations.run(
-      request.project.id,
-      () => reserve(ctx, request, state),
-    );
+    const claim = await ctx.tx.allowances.take(request.project.id, limitNeed(request), {
+      signal: options.deadline?.signal,
+    });
+    let turn: QueueTurn;
+    try {
+      turn = await reserve(ctx, request, state, claim);
+    } catch (error) {
+      claim.release();
+      throw error;
+    }
+    if (turn.kind === "reserved") claim.commit();
+    else claim.release();
     if (turn.kind !== "prove") return turn;
     failed = turn.record;
   }
@@ -101,6 +114,7 @@ async function reserve(
   ctx: TxContext,
   request: CheckedRequest,
   state: ReserveState,
+  claim: AllowanceClaim,
 ): Promise<QueueTurn> {
   const projectId = request.project.id;
   const key = request.input.idempotencyKey;
@@ -108,34 +122,19 @@ async function reserve(
     txRequestKey(projectId, key),
     projectKey(projectId),
     apiKeyKey(projectId, request.keyId),
-    txDayUsageKey(projectId),
     txRecipientUsageKey(projectId, request.recipient),
-    txAssetUsageKey(projectId, request.asset),
-    txFailedUsageKey(projectId),
   ];
   if (request.recipientUserId !== null) {
     keys.push(txPlayerUsageKey(projectId, request.recipientUserId));
   }
   return await commitWithRetry("reserve the transaction request", async (round) => {
     const entries = await ctx.kv.getMany(keys);
-    // One entry per key above: the request, the project, the API key, four windows, and the
-    // player's when there is one.
-    const [
-      requestEntry,
-      projectEntry,
-      keyEntry,
-      dayEntry,
-      recipientEntry,
-      assetEntry,
-      failedEntry,
-      playerEntry,
-    ] = entries as [
+    // One entry per key above: the request, the project, the API key, the recipient's window,
+    // and the player's when there is one.
+    const [requestEntry, projectEntry, keyEntry, recipientEntry, playerEntry] = entries as [
       Deno.KvEntryMaybe<TxRequestRecord>,
       Deno.KvEntryMaybe<Project>,
       Deno.KvEntryMaybe<ApiKeyRecord>,
-      Deno.KvEntryMaybe<UsageWindow>,
-      Deno.KvEntryMaybe<UsageWindow>,
-      Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>?,
     ];
@@ -175,13 +174,13 @@ async function reserve(
         return { kind: "existing", record: stored };
       }
     }
+    // The time of the places taken: every window counts the payout from it, and gives it back
+    // to the bucket of that time.
+    const at = claim.at;
     const now = ctx.clock.now();
-    const day = pruneWindow(dayEntry.value, now - DAY_WINDOW_MS);
-    const recipient = pruneWindow(recipientEntry.value, now - HOUR_WINDOW_MS);
-    const asset = pruneWindow(assetEntry.value, now - HOUR_WINDOW_MS);
-    const player = playerEntry ? pruneWindow(playerEntry.value, now - HOUR_WINDOW_MS) : null;
-    const failed = pruneWindow(failedEntry.value, now - DAY_WINDOW_MS);
-    checkLimits(request, { day, recipient, player, asset, failed });
+    const recipient = pruneWindow(recipientEntry.value, at - HOUR_WINDOW_MS);
+    const player = playerEntry ? pruneWindow(playerEntry.value, at - HOUR_WINDOW_MS) : null;
+    checkLimits(request, { recipient, player, claim });
 
     const attemptId = ulid(now);
     state.tried = attemptId;
@@ -205,7 +204,7 @@ async function reserve(
       signature: null,
       error: null,
       usage: {
-        at: now,
+        at,
         asset: request.asset,
         amount: request.amount,
         recipient: request.recipient,
@@ -223,14 +222,9 @@ async function reserve(
     op.set(txAttemptByTimeKey(projectId, attemptId), key);
     addTxStatusMove(op, leftover, record);
     op.set(txUnsettledKey(projectId, key), { attemptId, since: now } satisfies TxUnsettledRef);
-    op.set(dayEntry.key, addToWindow(day, now), { expireIn: DAY_WINDOW_MS + HOUR_WINDOW_MS });
-    op.set(failedEntry.key, addToWindow(failed, now), { expireIn: DAY_WINDOW_MS + HOUR_WINDOW_MS });
-    op.set(recipientEntry.key, addToWindow(recipient, now), { expireIn: 2 * HOUR_WINDOW_MS });
-    op.set(assetEntry.key, addToWindow(asset, now, request.amount), {
-      expireIn: 2 * HOUR_WINDOW_MS,
-    });
+    op.set(recipientEntry.key, addToWindow(recipient, at), { expireIn: 2 * HOUR_WINDOW_MS });
     if (playerEntry && player) {
-      op.set(playerEntry.key, addToWindow(player, now), { expireIn: 2 * HOUR_WINDOW_MS });
+      op.set(playerEntry.key, addToWindow(player, at), { expireIn: 2 * HOUR_WINDOW_MS });
     }
     const result = await op.commit();
     if (result.ok) {

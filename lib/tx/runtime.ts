@@ -3,6 +3,7 @@ import type { Address, Blockhash } from "@solana/kit";
 import type { EventContext } from "../events/runtime.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Cluster } from "../../core/cluster.ts";
+import { TxAllowances } from "./allowance.ts";
 import { KeyedLock } from "../../core/keyed_lock.ts";
 import { TtlCache } from "../../core/ttl_cache.ts";
 import type { MintInfo } from "../chain/mints.ts";
@@ -60,14 +61,15 @@ const realTime: Clock = { now: () => performance.now() };
 export interface TxRuntime {
   timing: TxTiming;
   mints: MintCache;
-  /** Serialises reservations per project in this process, so they do not collide in KV. */
-  reservations: KeyedLock;
+  /** This instance's leased blocks of the project-wide transaction limits. */
+  allowances: TxAllowances;
   /**
-   * Serialises settlements per project in this process: a failed one rewrites the project's
-   * usage windows, and a burst of them (a drained wallet refusing a round's payouts) would
-   * otherwise retry against each other until they give up.
+   * Serialises a project's failed settlements in this process: each gives its places back in its
+   * recipient's and player's windows, and a burst of them (a drained wallet refusing a round's
+   * payouts, often to few players) would otherwise retry against each other until they give up.
+   * Confirmed settlements write no shared record but the event feed, and do not wait here.
    */
-  settlements: KeyedLock;
+  failedSettlements: KeyedLock;
   /** One `getLatestBlockhash` per cluster per second, shared by concurrent requests. */
   blockhashes: TtlCache<LatestBlockhash>;
   /** The routes' confirmation waits, one status lookup per cluster and poll interval. */
@@ -80,12 +82,13 @@ export interface TxContext extends EventContext {
 }
 
 /** Builds the runtime with the spec's timing. */
-export function createTxRuntime(clock: Clock, rpc: RpcClients): TxRuntime {
+export function createTxRuntime(input: { kv: Deno.Kv; clock: Clock; rpc: RpcClients }): TxRuntime {
+  const { kv, clock, rpc } = input;
   const runtime: TxRuntime = {
     timing: defaultTxTiming(),
     mints: new MintCache(clock),
-    reservations: new KeyedLock(),
-    settlements: new KeyedLock(),
+    allowances: new TxAllowances({ kv, clock }),
+    failedSettlements: new KeyedLock(),
     blockhashes: new TtlCache(realTime, { ttlMs: BLOCKHASH_TTL_MS }),
     statuses: new StatusPoller({
       rpc: (cluster) => rpc[cluster],

@@ -46,8 +46,9 @@ interface SettleOptions {
   /** Must hold for the record the commit is checked against, or nothing changes. */
   onlyIf?: (record: TxRequestRecord) => boolean;
   /**
-   * A route's deadline: once it aborts the settlement stops waiting for its turn among the
-   * project's and rejects with its reason, nothing written (the background settles it later).
+   * A route's deadline: once it aborts the settlement stops waiting for its turn (among the
+   * project's failed ones, and at its event feed) and rejects with its reason, nothing written
+   * (the background settles it later).
    */
   signal?: AbortSignal | undefined;
 }
@@ -63,7 +64,8 @@ export async function settleAttempt(
   outcome: FinalOutcome,
   options: SettleOptions = {},
 ): Promise<TxRequestRecord | null> {
-  return await ctx.tx.settlements.run(
+  if (outcome.status !== "failed") return await settle(ctx, ref, outcome, options);
+  return await ctx.tx.failedSettlements.run(
     ref.projectId,
     () => settle(ctx, ref, outcome, options),
     { signal: options.signal },
@@ -204,80 +206,6 @@ export async function confirmLandedAttempt(
     signature,
   });
   return next;
-}
-
-/**
- * Records that a send of the attempt was accepted, so every later send (from any path) skips
- * preflight. Returns the record afterwards.
- */
-export async function markAccepted(
-  ctx: TxContext,
-  ref: AttemptRef,
-): Promise<TxRequestRecord | null> {
-  return await updateUnsettled(
-    ctx,
-    ref,
-    (current) =>
-      current.signed ? { ...current, signed: { ...current.signed, accepted: true } } : null,
-  );
-}
-
-/**
- * Moves a pending attempt to submitted (its route answered without a final status); returns the
- * record afterwards. `accepted`: a send of the route was accepted by a node, so every later send
- * skips preflight (the route keeps that in memory until here, one commit fewer per payout).
- */
-export async function markSubmitted(
-  ctx: TxContext,
-  ref: AttemptRef,
-  options: { accepted?: boolean } = {},
-): Promise<TxRequestRecord | null> {
-  return await updateUnsettled(ctx, ref, (current) => {
-    if (current.status !== "pending") return null;
-    const signed = options.accepted && current.signed
-      ? { ...current.signed, accepted: true }
-      : current.signed;
-    return { ...current, status: "submitted", signed };
-  });
-}
-
-/**
- * Marks, once, an attempt whose expiry margin has passed but whose expiry cannot be proven (the
- * node hides its history, or the wallet's history is pruned): it stays unsettled, and the
- * dashboard shows it as needing attention. Returns the record afterwards.
- */
-export async function markExpiryUnproven(
-  ctx: TxContext,
-  ref: AttemptRef,
-): Promise<TxRequestRecord | null> {
-  return await updateUnsettled(
-    ctx,
-    ref,
-    (current) =>
-      current.expiryUnprovenAt === undefined
-        ? { ...current, expiryUnprovenAt: ctx.clock.now() }
-        : null,
-  );
-}
-
-/** Applies `change` to a still-unsettled attempt; returns the record as it stands afterwards. */
-async function updateUnsettled(
-  ctx: TxContext,
-  ref: AttemptRef,
-  change: (record: TxRequestRecord) => TxRequestRecord | null,
-): Promise<TxRequestRecord | null> {
-  return await commitWithRetry("update the transaction request", async () => {
-    const entry = await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
-    const record = entry.value;
-    if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return record;
-    const changed = change(record);
-    if (!changed) return record;
-    const next = { ...changed, updatedAt: ctx.clock.now() };
-    const op = ctx.kv.atomic().check(entry).set(entry.key, next);
-    if (next.status !== record.status) addTxStatusMove(op, record, next);
-    if ((await op.commit()).ok) return next;
-    return RETRY;
-  });
 }
 
 /**

@@ -1,28 +1,32 @@
 /**
  * What settling an attempt changes in the usage the limits count (`limits.ts`): a failed attempt
- * gives back its place in every window of the spec's limits (failed transactions never count) and
- * is counted on the usage page; the daily cap on failures keeps only attempts that failed after
+ * gives back its place in every limit of the spec (failed transactions never count) and is
+ * counted on the usage page; the daily cap on failures keeps only attempts that failed after
  * they were signed, so a confirmed one, or one that failed before signing, gives its place back.
- * A failed key found paid after all takes its place in the limits' windows again. Every window
- * changed is checked in the settling commit.
+ * A failed key found paid after all takes its place in the limits again.
+ *
+ * The project-wide limits give places back as blind sums into the bucket of the payout's time
+ * (`kv/tx_allowance.ts`), so settling conflicts neither with reservations nor with other
+ * settlements; the recipient's and the player's windows are changed checked in the settling commit.
  */
 import type { TxContext } from "./runtime.ts";
 import { must } from "../../core/must.ts";
 import type { TxRequestRecord } from "../../kv/tx_requests.ts";
 import {
-  addFailedWindowRemoval,
   addToWindow,
-  DAY_WINDOW_MS,
   HOUR_WINDOW_MS,
   pruneWindow,
   removeFromWindow,
-  txAssetUsageKey,
-  txDayUsageKey,
-  txFailedUsageKey,
   txPlayerUsageKey,
   txRecipientUsageKey,
   type UsageWindow,
 } from "../../kv/tx_usage.ts";
+import {
+  addLedgerUse,
+  addRelease,
+  allowanceKey,
+  type AllowanceLedger,
+} from "../../kv/tx_allowance.ts";
 import { addFailedTxUsage } from "../../kv/usage.ts";
 
 /** Adds, to `op`, the usage changes of an attempt settled as `settled` at `now`. */
@@ -32,18 +36,28 @@ export async function addSettledUsage(
   settled: TxRequestRecord,
   now: number,
 ): Promise<void> {
+  const { projectId, usage } = settled;
   if (settled.status === "failed") {
-    await addLimitWindowChanges(ctx, op, settled, { now, change: "release" });
-    addFailedTxUsage(op, settled.projectId, now);
+    await addHourWindowChanges(ctx, op, settled, { now, change: "release" });
+    addRelease(op, { projectId, scope: "day", at: usage.at, n: 1n, now });
+    addRelease(op, {
+      projectId,
+      scope: `asset:${usage.asset}`,
+      at: usage.at,
+      n: usage.amount,
+      now,
+    });
+    addFailedTxUsage(op, projectId, now);
   }
   if (settled.status === "confirmed" || !settled.signed) {
-    await addFailedWindowLeave(ctx, op, settled, now);
+    addRelease(op, { projectId, scope: "failed", at: usage.at, n: 1n, now });
   }
 }
 
 /**
  * Adds, to `op`, the usage of a `failed` key found paid after all (`confirmLandedAttempt`): its
- * payment counts again in every window of the limits, and its attempt leaves the failures' window.
+ * payment counts again in every limit, checked on the ledgers it is added to, and its attempt
+ * leaves the failures' cap.
  */
 export async function addLandedUsage(
   ctx: TxContext,
@@ -51,25 +65,26 @@ export async function addLandedUsage(
   record: TxRequestRecord,
   now: number,
 ): Promise<void> {
-  await addLimitWindowChanges(ctx, op, record, { now, change: "restore" });
-  await addFailedWindowLeave(ctx, op, record, now);
-}
-
-async function addFailedWindowLeave(
-  ctx: TxContext,
-  op: Deno.AtomicOperation,
-  record: TxRequestRecord,
-  now: number,
-): Promise<void> {
-  const failed = await ctx.kv.get<UsageWindow>(txFailedUsageKey(record.projectId));
-  addFailedWindowRemoval(op, failed, { at: record.usage.at, now });
+  const { projectId, usage } = record;
+  await addHourWindowChanges(ctx, op, record, { now, change: "restore" });
+  const scopes = [
+    { scope: "day" as const, n: 1n },
+    { scope: `asset:${usage.asset}` as const, n: usage.amount },
+  ];
+  const ledgers = await ctx.kv.getMany<AllowanceLedger[]>(
+    scopes.map(({ scope }) => allowanceKey(projectId, scope)),
+  );
+  scopes.forEach(({ scope, n }, i) => {
+    addLedgerUse(op, must(ledgers[i], `ledger of ${scope}`), { scope, at: usage.at, n, now });
+  });
+  addRelease(op, { projectId, scope: "failed", at: usage.at, n: 1n, now });
 }
 
 /**
- * Adds, to `op`, an attempt's entry leaving ("release") or coming back to ("restore") every usage
- * window of the limits it counts in, each window checked.
+ * Adds, to `op`, an attempt's entry leaving ("release") or coming back to ("restore") the
+ * recipient's and the player's windows, each checked.
  */
-async function addLimitWindowChanges(
+async function addHourWindowChanges(
   ctx: TxContext,
   op: Deno.AtomicOperation,
   record: TxRequestRecord,
@@ -77,36 +92,18 @@ async function addLimitWindowChanges(
 ): Promise<void> {
   const { now } = options;
   const { projectId, usage } = record;
-  const scopes: Array<{ key: Deno.KvKey; windowMs: number; withAmount: boolean }> = [
-    { key: txDayUsageKey(projectId), windowMs: DAY_WINDOW_MS, withAmount: false },
-    {
-      key: txRecipientUsageKey(projectId, usage.recipient),
-      windowMs: HOUR_WINDOW_MS,
-      withAmount: false,
-    },
-    { key: txAssetUsageKey(projectId, usage.asset), windowMs: HOUR_WINDOW_MS, withAmount: true },
-  ];
-  if (usage.userId !== null) {
-    scopes.push({
-      key: txPlayerUsageKey(projectId, usage.userId),
-      windowMs: HOUR_WINDOW_MS,
-      withAmount: false,
-    });
-  }
-  const entries = await ctx.kv.getMany<UsageWindow[]>(scopes.map((scope) => scope.key));
+  // An entry that already left its window needs no change.
+  if (usage.at <= now - HOUR_WINDOW_MS) return;
+  const keys = [txRecipientUsageKey(projectId, usage.recipient)];
+  if (usage.userId !== null) keys.push(txPlayerUsageKey(projectId, usage.userId));
+  const entries = await ctx.kv.getMany<UsageWindow[]>(keys);
   op.check(...entries);
-  scopes.forEach((scope, i) => {
-    const entry = must(entries[i], `getMany entry for ${scope.key.join("/")}`);
-    if (!entry.value && options.change === "release") return;
-    // An entry that already left its window needs no change.
-    if (usage.at <= now - scope.windowMs) return;
-    const live = pruneWindow(entry.value, now - scope.windowMs);
-    const amount = scope.withAmount ? usage.amount : undefined;
+  for (const entry of entries) {
+    if (!entry.value && options.change === "release") continue;
+    const live = pruneWindow(entry.value, now - HOUR_WINDOW_MS);
     const window = options.change === "release"
-      ? removeFromWindow(live, usage.at, amount)
-      : addToWindow(live, usage.at, amount);
-    op.set(scope.key, window, {
-      expireIn: scope.windowMs + HOUR_WINDOW_MS,
-    });
-  });
+      ? removeFromWindow(live, usage.at)
+      : addToWindow(live, usage.at);
+    op.set(entry.key, window, { expireIn: 2 * HOUR_WINDOW_MS });
+  }
 }

@@ -10,6 +10,7 @@ import { getJobEntry, type JobRecord, listJobs } from "../../kv/jobs.ts";
 import { apiKeyHashKey, apiKeyKey, createApiKey, listApiKeys } from "../../kv/api_keys.ts";
 import { getProject, updateProject } from "../../kv/projects.ts";
 import { getStoreVersion } from "../../kv/store_version.ts";
+import { type AllowanceScope, getBucketUsage } from "../../kv/tx_allowance.ts";
 import { getWalletKey, getWalletKeyEntry } from "../../kv/wallet_keys.ts";
 import { getSecretCheckEntry } from "../../kv/secret_check.ts";
 import {
@@ -124,7 +125,8 @@ interface OldStore {
  * before it existed); deliveries queued in the due indexes of earlier versions, by job records
  * without a lane; the done record of the sweep loop without a lane; requests without a sign-by
  * time, earlier attempts or a status index entry, one of them submitted with its `tx_check` job;
- * keys revoked the old way; and the marker of an earlier one-off pass.
+ * keys revoked the old way; the project-wide usage as lists of reservation times; and the marker
+ * of an earlier one-off pass.
  */
 async function writeOldStore(kvPath: string): Promise<OldStore> {
   await using app = await createTestApp({
@@ -211,6 +213,19 @@ async function writeOldStore(kvPath: string): Promise<OldStore> {
       since: submitted.createdAt,
     });
   assert.ok((await op.commit()).ok);
+
+  // The day's count, the failures' cap and the SOL budget as lists: the three payouts and the
+  // submitted one count in the day and the budget, the submitted one (unsettled) in the cap.
+  const times = [Date.now() - 90_000, Date.now() - 60_000, Date.now() - 59_999];
+  times.push(Date.now() - 59_998);
+  const usage = kv.atomic()
+    .set(["tx_usage_day", projectId], { times, amounts: [] })
+    .set(["tx_usage_failed", projectId], { times: [times[0]], amounts: [] })
+    .set(["tx_usage_asset", projectId, "SOL"], {
+      times,
+      amounts: times.map(() => 1_000_000_000n),
+    });
+  assert.ok((await usage.commit()).ok);
 
   // Keys revoked the old way (record and hash entry kept), 31 days and 1 day ago.
   const revokeOldWay = async (ago: number) => {
@@ -361,16 +376,25 @@ Deno.test("migrateStore() is versioned: each step runs once per store, and a sto
   await using app = await createTestApp({ kvPath, config: { secret: SECRET } });
   const { kv } = app;
   // Given: the store marked as migrated up to the step before the renaming of tx_check jobs.
-  await kv.set(["store_version"], { version: STORE_VERSION - 1, updatedAt: 0 });
+  await kv.set(["store_version"], { version: STORE_VERSION - 2, updatedAt: 0 });
 
   // When: the migration runs, twice.
   assert.equal(await migrateStore(app.ctx), STORE_VERSION);
   const jobs = await listJobs(kv);
   assert.equal(await migrateStore(app.ctx), STORE_VERSION);
 
-  // Then: the last step ran (the tx_check job is a tx_confirm job), the earlier ones did not (the
-  // old due index is still there), and the second run changed nothing.
+  // Then: the last steps ran (the tx_check job is a tx_confirm job, the usage lists are ledgers
+  // counting every entry once), the earlier ones did not (the old due index is still there), and
+  // the second run changed nothing.
   assert.equal((await getJobEntry(kv, old.checkJobId)).value?.payload.type, "tx_confirm");
+  const now = app.clock.now();
+  const counted = async (scope: AllowanceScope) =>
+    (await getBucketUsage(kv, old.projectId, scope, now)).reduce((sum, b) => sum + b.n, 0n);
+  assert.deepEqual(
+    [await counted("day"), await counted("failed"), await counted("asset:SOL")],
+    [4n, 1n, 4_000_000_000n],
+  );
+  assert.deepEqual(await Array.fromAsync(kv.list({ prefix: ["tx_usage_day"] })), []);
   assert.equal((await Array.fromAsync(kv.list({ prefix: ["jobs_due"] }))).length, 1);
   assert.deepEqual(await listJobs(kv), jobs);
 });

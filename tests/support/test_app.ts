@@ -67,6 +67,7 @@ export async function createTestApp(
   const close = async () => {
     // Gives back leased quota allowance (and stops its timers) while the store is still open.
     await ctx.quota.close();
+    await ctx.tx.allowances.close();
     kv.close();
   };
   return { app, ctx, kv, clock, close, [Symbol.asyncDispose]: close };

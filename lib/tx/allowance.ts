@@ -1,0 +1,300 @@
+/**
+ * The project-wide transaction limits (the 24-hour count, the failures' cap, each asset's hourly
+ * budget) taken in leased blocks, as the request quota is (`lib/quota/`), so a round end's payouts
+ * of one project neither queue nor conflict: a payout takes its places from blocks its instance
+ * holds, in memory, and only a payout that finds no room waits for a round, one commit per project
+ * for all the payouts waiting then.
+ *
+ * Exactness. A block is granted in a commit checked against its scope's ledger
+ * (`kv/tx_allowance.ts`) and the previous version's list (`previous_windows.ts`), and only if the
+ * ledger's count with it stays within the limit. The ledger counts an open block whole, whatever
+ * of it is used, until its holder settles it (what it gave out goes into its bucket; a round
+ * closes the blocks it settles before reading them, so nothing is taken from them meanwhile). So
+ * at every moment the places given out on all instances are at most the count, and the count is
+ * at most the limit. Usage given back (a failed payout; a settled attempt leaving the failures'
+ * cap; a place taken from a block already settled that its payout did not use) is a blind sum
+ * into the bucket of the payout's time, the bucket its place was counted in (a block lies inside
+ * one bucket, and a payout's time is when it took its places), so it lowers exactly what it
+ * added. A grant does not check the released counters: one it read late only counts too much.
+ *
+ * Waiting. A payout that does not fit while other instances hold open blocks waits for them, at
+ * most `DEFER_LIMIT_MS` (a block lives `LEASE_MS`) and within its deadline; the limit refuses it
+ * early by at most what those blocks held unused: `MAX_PREFETCH` places (times the largest amount
+ * of the round, for a budget) per other instance, only when a block granted before had room for
+ * them.
+ *
+ * Crash windows. A block is granted before its payouts reserve their keys (`reserve.ts`). An
+ * instance that dies holding blocks leaves them counted whole: once `LEASE_GRACE_MS` past their
+ * end, any instance counts them as used in their bucket, so its payouts' places (and up to
+ * `MAX_PREFETCH` more) are counted until they leave the window, though some were never paid:
+ * early, never late. A place given back by a failed commit of a settled block's payout is lost
+ * with its instance the same way.
+ *
+ * Bounds. A use counts until the latest use of its bucket leaves the window: up to 10 minutes
+ * after its 24 hours, or a minute after its hour, so a limit may refuse that much early.
+ */
+import type { Clock } from "../../core/clock.ts";
+import { ulid } from "../../core/ids.ts";
+import { log } from "../../core/log.ts";
+import { addRelease, type AllowanceScope, bucketOf } from "../../kv/tx_allowance.ts";
+import { LeaseSizes } from "../quota/lease_sizes.ts";
+import {
+  type AllowanceNeed,
+  amountOf,
+  NEED_SCOPES,
+  type NeedScope,
+  needScopeOf,
+  scopeOf,
+  type ScopeVerdict,
+} from "./allowance_grant.ts";
+import { commitRound, type HeldLease, LEASE_MS } from "./allowance_round.ts";
+
+/** Places taken beyond the waiting payouts, at most: what one crash can strand per scope. */
+const MAX_PREFETCH = 10n;
+/** How soon a payout waiting for other instances' blocks looks again. */
+const DEFER_MS = 50;
+/**
+ * How long a payout waits for other instances' blocks at most: one block's life and a margin, by
+ * when the blocks it saw were settled; after that, what they still hold is in use.
+ */
+const DEFER_LIMIT_MS = LEASE_MS + 1_000;
+
+/** A payout's places, held until its reservation commits or gives up. */
+export interface AllowanceClaim {
+  /** When the places were taken: the reservation's time, inside every block it took from. */
+  at: number;
+  /** Scopes without room (nothing is held in them). */
+  refused: Set<NeedScope>;
+  /** The reservation committed: its places are used. */
+  commit(): void;
+  /** The reservation did not commit: its places go back. */
+  release(): void;
+}
+
+interface Waiter {
+  need: AllowanceNeed;
+  signal: AbortSignal | undefined;
+  /** When it started waiting (real time). */
+  since: number;
+  resolve(claim: AllowanceClaim): void;
+  reject(error: unknown): void;
+}
+
+interface ProjectState {
+  leases: HeldLease[];
+  waiters: Waiter[];
+  round: Promise<void> | null;
+  timer: ReturnType<typeof setTimeout> | null;
+}
+
+/** This instance's blocks of every project's transaction limits. */
+export class TxAllowances {
+  #projects = new Map<string, ProjectState>();
+  #sizes = new LeaseSizes();
+  #holder = ulid();
+
+  constructor(private ctx: { kv: Deno.Kv; clock: Clock }) {}
+
+  /**
+   * A payout's places, from blocks held here or from new ones. A payout that only other
+   * instances' open blocks keep out waits for them, until `signal` (its deadline) aborts: then
+   * those scopes answer refused.
+   */
+  take(
+    projectId: string,
+    need: AllowanceNeed,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<AllowanceClaim> {
+    this.#sizes.note(projectId);
+    const state = this.#state(projectId);
+    const now = this.ctx.clock.now();
+    const held = NEED_SCOPES.map((s) =>
+      this.#usable(state, scopeOf(need, s), amountOf(need, s), now)
+    );
+    if (held.every((lease) => lease !== null)) {
+      return Promise.resolve(this.#claim(need, now, held as HeldLease[], new Set()));
+    }
+    return new Promise<AllowanceClaim>((resolve, reject) => {
+      const since = performance.now();
+      state.waiters.push({ need, signal: options.signal, since, resolve, reject });
+      this.#startRound(projectId, state);
+    });
+  }
+
+  /** Settles the project's blocks held here, so the ledgers show what they gave out. */
+  async settle(projectId: string): Promise<void> {
+    const state = this.#projects.get(projectId);
+    if (!state) return;
+    await state.round;
+    this.#startRound(projectId, state);
+    await state.round;
+  }
+
+  /** Settles every block held here (an instance stopping); one it cannot counts whole. */
+  async close(): Promise<void> {
+    for (const [projectId, state] of this.#projects) {
+      if (state.timer) clearTimeout(state.timer);
+      state.timer = null;
+      await state.round;
+      await this.#round(projectId, state, []).catch((error) =>
+        log("warn", "Cannot settle transaction allowance", { projectId, error })
+      );
+    }
+  }
+
+  #state(projectId: string): ProjectState {
+    let state = this.#projects.get(projectId);
+    if (!state) {
+      state = { leases: [], waiters: [], round: null, timer: null };
+      this.#projects.set(projectId, state);
+    }
+    return state;
+  }
+
+  /** A block of `scope` usable now with room for `n`, if one is held. */
+  #usable(state: ProjectState, scope: AllowanceScope, n: bigint, now: number): HeldLease | null {
+    return state.leases.find((l) =>
+      l.scope === scope && !l.closing && !l.settled && now <= l.until &&
+      bucketOf(scope, now) === l.b &&
+      l.granted - l.taken >= n
+    ) ?? null;
+  }
+
+  #claim(
+    need: AllowanceNeed,
+    at: number,
+    leases: HeldLease[],
+    refused: Set<NeedScope>,
+  ): AllowanceClaim {
+    const parts = leases.map((lease) => ({ lease, n: amountOf(need, needScopeOf(lease.scope)) }));
+    for (const { lease, n } of parts) {
+      lease.taken += n;
+      lease.lastUse = Math.max(lease.lastUse, at);
+    }
+    let done = false;
+    return {
+      at,
+      refused,
+      commit: () => {
+        done = true;
+      },
+      release: () => {
+        if (done) return;
+        done = true;
+        for (const { lease, n } of parts) {
+          if (!lease.closing) lease.taken -= n;
+          // Counted as used by the round settling its block: given back like a failed payout's.
+          else this.#releaseSettled(lease, n, at);
+        }
+      },
+    };
+  }
+
+  #releaseSettled(lease: HeldLease, n: bigint, at: number): void {
+    const op = this.ctx.kv.atomic();
+    const { projectId, scope } = lease;
+    addRelease(op, { projectId, scope, at, n, now: this.ctx.clock.now() });
+    // Lost, it only counts a place too many until its bucket leaves the window.
+    op.commit().catch((error) =>
+      log("warn", "Cannot give back a transaction limit's place", { projectId, error })
+    );
+  }
+
+  #startRound(projectId: string, state: ProjectState): void {
+    if (state.round) return;
+    const waiters = state.waiters.splice(0);
+    state.round = this.#round(projectId, state, waiters)
+      .catch((error) => {
+        log("error", "Cannot take transaction allowance", { projectId, error });
+        // The payouts of the round fail like a store error would fail them.
+        for (const waiter of waiters) waiter.reject(error);
+      })
+      .finally(() => {
+        state.round = null;
+        if (state.waiters.length > 0) this.#startRound(projectId, state);
+        else this.#scheduleSettle(projectId, state);
+      });
+  }
+
+  /** Settles the project's blocks `LEASE_MS` after the last round, unless a round comes first. */
+  #scheduleSettle(projectId: string, state: ProjectState): void {
+    if (state.timer) clearTimeout(state.timer);
+    state.timer = null;
+    if (!state.leases.some((l) => !l.settled)) return;
+    state.timer = setTimeout(() => {
+      state.timer = null;
+      this.#startRound(projectId, state);
+    }, LEASE_MS);
+  }
+
+  /**
+   * One round for a project (`allowance_round.ts`): settles this instance's blocks of the scopes
+   * it looks at and grants blocks for the waiting payouts; then answers them. A round comes when a
+   * payout finds no room in the blocks held here, and `LEASE_MS` after the last one.
+   */
+  async #round(projectId: string, state: ProjectState, waiters: Waiter[]): Promise<void> {
+    const scopes = new Set<AllowanceScope>(state.leases.map((l) => l.scope));
+    for (const w of waiters) for (const s of NEED_SCOPES) scopes.add(scopeOf(w.need, s));
+    if (scopes.size === 0) return;
+    const list = [...scopes];
+    // Closed before the round reads what they gave out, so no payout takes from them meanwhile.
+    const closing = state.leases.filter((l) => list.includes(l.scope) && !l.settled);
+    for (const lease of closing) lease.closing = true;
+    const needs = waiters.map((w) => w.need);
+    const decided = await commitRound(this.ctx, {
+      projectId,
+      holder: this.#holder,
+      scopes: list,
+      closing,
+      needs,
+      prefetch: this.#prefetch(projectId, needs.length),
+    });
+    for (const lease of closing) lease.settled = true;
+    state.leases = [...state.leases.filter((l) => !l.settled), ...decided.granted];
+    this.#answer(projectId, state, waiters, decided);
+  }
+
+  /** Answers a round's waiters: a claim, refused scopes included, or another turn. */
+  #answer(
+    projectId: string,
+    state: ProjectState,
+    waiters: Waiter[],
+    decided: { now: number; verdicts: Map<AllowanceScope, ScopeVerdict> },
+  ): void {
+    const { now, verdicts } = decided;
+    for (const [i, waiter] of waiters.entries()) {
+      const refused = new Set<NeedScope>();
+      const leases: HeldLease[] = [];
+      let again = false;
+      for (const s of NEED_SCOPES) {
+        const scope = scopeOf(waiter.need, s);
+        const verdict = verdicts.get(scope)!;
+        const lease = verdict.served.has(i)
+          ? this.#usable(state, scope, amountOf(waiter.need, s), now)
+          : null;
+        if (lease) leases.push(lease);
+        else if (verdict.served.has(i)) again = true;
+        else if (verdict.deferred && this.#mayWait(waiter)) again = true;
+        else refused.add(s);
+      }
+      if (!again) {
+        waiter.resolve(this.#claim(waiter.need, now, leases, refused));
+        continue;
+      }
+      setTimeout(() => {
+        state.waiters.push(waiter);
+        this.#startRound(projectId, state);
+      }, DEFER_MS);
+    }
+  }
+
+  #mayWait(waiter: Waiter): boolean {
+    return !waiter.signal?.aborted && performance.now() - waiter.since < DEFER_LIMIT_MS;
+  }
+
+  /** Places to take beyond `waiting` payouts: about two seconds of the project's rate here. */
+  #prefetch(projectId: string, waiting: number): bigint {
+    const extra = BigInt(Math.max(0, this.#sizes.block(projectId) - waiting));
+    return extra < MAX_PREFETCH ? extra : MAX_PREFETCH;
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * What one round of the leased allowance (`allowance.ts`) grants in one scope: the waiting
+ * payouts that fit under the limit, in their order, and the block that holds their places plus a
+ * few for the payouts expected next (never past the limit).
+ */
+import type { AllowanceScope } from "../../kv/tx_allowance.ts";
+
+/** What one payout takes, and the limits it is held to (`null`: the asset has no budget). */
+export interface AllowanceNeed {
+  asset: string;
+  amount: bigint;
+  limits: { day: bigint; failed: bigint; asset: bigint | null };
+}
+
+/** The scopes a payout's need refers to, in the order of their checks. */
+export type NeedScope = "day" | "asset" | "failed";
+
+/** Every scope of a need, in the order of the checks. */
+export const NEED_SCOPES: readonly NeedScope[] = ["day", "asset", "failed"];
+
+/** What a round decided for one scope. */
+export interface ScopeVerdict {
+  /** Waiters (by index) with a place in the new block. */
+  served: Set<number>;
+  /** Other instances hold open blocks that may come back: the others wait for them. */
+  deferred: boolean;
+}
+
+/** The ledger scope of a need's scope. */
+export function scopeOf(need: AllowanceNeed, scope: NeedScope): AllowanceScope {
+  return scope === "asset" ? `asset:${need.asset}` : scope;
+}
+
+/** What a need takes in one scope: its amount in the asset's, one place in the others. */
+export function amountOf(need: AllowanceNeed, scope: NeedScope): bigint {
+  return scope === "asset" ? need.amount : 1n;
+}
+
+/** The need's scope a ledger scope stands for. */
+export function needScopeOf(scope: AllowanceScope): NeedScope {
+  return scope.startsWith("asset:") ? "asset" : scope as NeedScope;
+}
+
+/**
+ * Which of `needs` (by index; those of other scopes are passed over) fit in `scope` after `used`,
+ * in order, and the block to grant: their places and `prefetch` more (times the largest amount in
+ * an asset's scope) when all fit, never past the limit. The others wait (`deferred`) when other
+ * instances hold open blocks that may give places back.
+ */
+export function decideGrant(
+  scope: AllowanceScope,
+  needs: readonly AllowanceNeed[],
+  input: { used: bigint; othersOpen: boolean; prefetch: bigint },
+): { served: Set<number>; deferred: boolean; grant: bigint } {
+  const s = needScopeOf(scope);
+  const mine = needs.map((need, i) => ({ need, i })).filter(({ need }) =>
+    scopeOf(need, s) === scope
+  );
+  const limits = mine.map(({ need }) => need.limits[s]).filter((l): l is bigint => l !== null);
+  const room = limits.length ? minBig(...limits) - input.used : null;
+  const served = new Set<number>();
+  let want = 0n;
+  for (const { need, i } of mine) {
+    const n = amountOf(need, s);
+    if (room !== null && want + n > room) break;
+    want += n;
+    served.add(i);
+  }
+  const deferred = served.size < mine.length && input.othersOpen;
+  if (want === 0n) return { served, deferred, grant: 0n };
+  const largest = mine.reduce((max, { need }) => {
+    const n = amountOf(need, s);
+    return n > max ? n : max;
+  }, 0n);
+  const extra = served.size === mine.length ? input.prefetch * largest : 0n;
+  const grant = room === null ? want + extra : minBig(want + extra, room);
+  return { served, deferred, grant };
+}
+
+function minBig(...values: bigint[]): bigint {
+  return values.reduce((a, b) => (a < b ? a : b));
+}
