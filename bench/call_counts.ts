@@ -7,6 +7,8 @@
 /** Calls made since the server started. */
 export interface CallCounts {
   commits: number;
+  /** Commits that lost to a concurrent change (a failed check): each one a retried round. */
+  conflicts: number;
   gets: number;
   getManys: number;
   /** Keys read by `getMany` calls. */
@@ -20,6 +22,7 @@ export interface CallCounts {
 export function countCalls(kv: Deno.Kv, rpcUrl: string): CallCounts {
   const counts: CallCounts = {
     commits: 0,
+    conflicts: 0,
     gets: 0,
     getManys: 0,
     getManyKeys: 0,
@@ -30,9 +33,11 @@ export function countCalls(kv: Deno.Kv, rpcUrl: string): CallCounts {
   kv.atomic = () => {
     const op = atomic();
     const commit = op.commit.bind(op);
-    op.commit = () => {
+    op.commit = async () => {
       counts.commits++;
-      return commit();
+      const result = await commit();
+      if (!result.ok) counts.conflicts++;
+      return result;
     };
     return op;
   };

@@ -2,6 +2,7 @@
 import { hasWrk, resultTable } from "./load.ts";
 import { benchPlayerWallet } from "./player_wallet.ts";
 import { benchCachedBalance } from "./chain_reads.ts";
+import { benchTxBurst } from "./tx_burst.ts";
 import { benchTx, callTable } from "./tx.ts";
 import { benchEventFeed } from "./event_feed.ts";
 import { benchBackground } from "./background.ts";
@@ -48,6 +49,10 @@ console.log("## POST /v1/tx/transfer-sol: the service's own overhead per request
 const tx = await benchTx(seconds);
 console.log(resultTable(tx, tx[1]));
 console.log(callTable(tx));
+console.log();
+
+console.log("## A round end: 500 payouts of one project within one second, two instances");
+console.log(await benchTxBurst());
 console.log();
 
 console.log(
