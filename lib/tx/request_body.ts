@@ -103,3 +103,18 @@ export function isSameRequest(
   return a.kind === b.kind && ta.userId === tb.userId && ta.address === tb.address &&
     a.body.mint === b.body.mint && a.body.amount === b.body.amount;
 }
+
+/** Most items one `POST /v1/tx/batch` carries. */
+export const MAX_BATCH_ITEMS = 50;
+
+/** The body of `POST /v1/tx/batch`: items of any kind, each the body of its single route. */
+export const txBatchSchema = z.object({
+  items: z.array(z.discriminatedUnion("kind", [
+    solSchema.extend({ kind: z.literal("transfer-sol") }),
+    tokenSchema.extend({ kind: z.literal("transfer-token") }),
+    tokenSchema.extend({ kind: z.literal("mint-token") }),
+  ])).min(1).max(MAX_BATCH_ITEMS),
+}).refine(
+  (batch) => new Set(batch.items.map((item) => item.idempotencyKey)).size === batch.items.length,
+  { message: "each item needs an idempotencyKey of its own", path: ["items"] },
+);

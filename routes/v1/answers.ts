@@ -99,6 +99,23 @@ export const txResultAnswer = z.object({
   error: z.string().nullable().meta({ description: "Why it failed, otherwise null" }),
 }).strict();
 
+/** `POST /v1/tx/batch`: each item's answer, in the items' order. */
+export const txBatchAnswer = z.object({
+  items: z.array(z.union([
+    txResultAnswer,
+    z.object({
+      idempotencyKey: z.string(),
+      error: z.object({
+        code: z.string().meta({
+          description: "What the item's single route would answer: a code of `transfer-sol`, " +
+            "`transfer-token` or `mint-token` after the body checks",
+        }),
+        message: z.string(),
+      }).strict(),
+    }).strict().meta({ description: "An item refused, or failed with a 502, alone" }),
+  ])),
+}).strict();
+
 const eventHead = {
   id: z.string().regex(/^[1-9][0-9]*$/).meta({
     description: "The event's position in the project's feed; published messages carry it too",

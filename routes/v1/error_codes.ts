@@ -20,7 +20,7 @@ export const ERROR_CODES = {
     when: "The body or query does not match the schema; the message lists `path: problem` items",
   },
   not_found: { status: 404, when: "No transaction request has this key in the project" },
-  payload_too_large: { status: 413, when: "The body is over 16 KB" },
+  payload_too_large: { status: 413, when: "The body is over 16 KB (64 KB for a batch of payouts)" },
   internal: { status: 500, when: "Unexpected error, most often an RPC failure during a read" },
   // Any /v1 route.
   unauthorized: {

@@ -6,7 +6,12 @@
  * route of the app has no entry.
  */
 import { z } from "zod";
-import { MAX_IDEMPOTENCY_KEY_CHARS, txBodySchema } from "../../lib/tx/request_body.ts";
+import {
+  MAX_BATCH_ITEMS,
+  MAX_IDEMPOTENCY_KEY_CHARS,
+  txBatchSchema,
+  txBodySchema,
+} from "../../lib/tx/request_body.ts";
 import {
   assetsAnswer,
   eventFeedAnswer,
@@ -17,6 +22,7 @@ import {
   signatureStatusAnswer,
   solBalanceAnswer,
   tokenBalancesAnswer,
+  txBatchAnswer,
   txListAnswer,
   txResultAnswer,
 } from "./answers.ts";
@@ -40,6 +46,7 @@ export const ANSWERS = {
   SignatureStatus: signatureStatusAnswer,
   TxResult: txResultAnswer,
   TxList: txListAnswer,
+  TxBatch: txBatchAnswer,
   EventFeed: eventFeedAnswer,
 } as const;
 
@@ -48,6 +55,7 @@ export const BODIES = {
   PlayerWalletsRequest: bulkSchema,
   TransferSolRequest: txBodySchema("transfer-sol"),
   TokenTxRequest: txBodySchema("transfer-token"),
+  TxBatchRequest: txBatchSchema,
 } as const;
 
 const addressParam = z.string().meta({ description: "Base58 Solana address" });
@@ -182,6 +190,22 @@ export const V1_OPERATIONS: readonly Operation[] = [
     body: "TokenTxRequest",
     answer: "TxResult",
     errors: [...BODY_ERRORS, ...TOKEN_TX_ERRORS],
+  },
+  {
+    method: "post",
+    path: "/v1/tx/batch",
+    summary: "Send a batch of payouts",
+    description: `Up to ${MAX_BATCH_ITEMS} items of any kind, each the body of its single route ` +
+      "plus its `kind`, with an `idempotencyKey` of its own; one counted request. Each item " +
+      "passes the single route's checks and limits in the items' order and answers what its " +
+      "route would (a TxResult, or its error: one item's error does not fail the others). Items " +
+      "of one kind and asset share transactions (up to 9 SOL transfers, or 6 token transfers or " +
+      "mints, each: one fee), and the keys of a shared transaction share its fate. Safe to " +
+      "retry: an item whose key was used, by a batch or a single request, answers as that " +
+      "request and sends nothing new. A malformed batch (or two items with one key) is one 400.",
+    body: "TxBatchRequest",
+    answer: "TxBatch",
+    errors: [...BODY_ERRORS],
   },
   {
     method: "get",

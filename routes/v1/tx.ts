@@ -3,8 +3,14 @@ import type { AppContext } from "../../lib/context.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { readJsonBody } from "../../http/validate.ts";
 import { ensureTxConfirmJob } from "../../lib/tx/confirm_job.ts";
-import { isUsableKey, toRequestInput, txBodySchema } from "../../lib/tx/request_body.ts";
+import {
+  isUsableKey,
+  toRequestInput,
+  txBatchSchema,
+  txBodySchema,
+} from "../../lib/tx/request_body.ts";
 import { handleTxRequest } from "../../lib/tx/handle_request.ts";
+import { handleTxBatch } from "../../lib/tx/handle_batch.ts";
 import type { TxKind } from "../../core/events.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import { txResultOf } from "../../lib/tx/result.ts";
@@ -26,7 +32,7 @@ function arrived(ctx: AppContext): MiddlewareHandler<TxEnv> {
   };
 }
 
-/** The three transaction routes and the status route. */
+/** The three transaction routes, the batch route and the status route. */
 export function txRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<TxEnv> {
   const app = new Hono<TxEnv>();
   for (const kind of KINDS) {
@@ -38,6 +44,13 @@ export function txRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono
       return c.json(await handleTxRequest(ctx, caller, kind, input, { deadline }));
     });
   }
+  app.post("/tx/batch", arrived(ctx), guard, async (c) => {
+    const { items } = await readJsonBody(c, txBatchSchema);
+    const caller = { projectId: c.get("project").id, keyId: c.get("keyId") };
+    const batch = items.map((item) => ({ kind: item.kind, input: toRequestInput(item) }));
+    const deadline = c.get("deadline");
+    return c.json({ items: await handleTxBatch(ctx, caller, batch, { deadline }) });
+  });
   app.get("/tx/:idempotencyKey", guard, async (c) => {
     const key = c.req.param("idempotencyKey");
     const record = isUsableKey(key)

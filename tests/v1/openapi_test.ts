@@ -219,6 +219,15 @@ Deno.test("Real answers of every route match the OpenAPI document", async () => 
     amount: "3",
     idempotencyKey: "mint-2",
   });
+  await post("/v1/tx/batch", {
+    items: [
+      { kind: "transfer-sol", to: { userId: 7 }, amount: "0.01", idempotencyKey: "sol-1" },
+      { kind: "transfer-sol", to: { userId: 7 }, amount: "0.03", idempotencyKey: "batch-1" },
+      { kind: "transfer-sol", to: { userId: 9 }, amount: "0.1", idempotencyKey: "batch-2" },
+      { kind: "mint-token", to: { userId: 7 }, mint: own, amount: "1", idempotencyKey: "batch-3" },
+    ],
+  });
+  await post("/v1/tx/batch", { items: [] });
   await get("/v1/tx/sol-1");
   await get("/v1/tx/none");
   await get("/v1/tx?limit=2");

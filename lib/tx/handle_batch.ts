@@ -1,0 +1,124 @@
+/**
+ * `POST /v1/tx/batch`: up to `MAX_BATCH_ITEMS` payouts in one request, one counted request. The
+ * guard checks the key and counts the request once (steps 1 and 2), the body is validated whole
+ * (steps 3 and 4: a malformed batch is one 400, nothing reserved); then every item runs the single
+ * routes' steps 5 to 13 exactly as if it came alone (`checks.ts`, `reserve.ts`), with its own
+ * idempotency key, answer and `tx` event: an item refused answers its error and the others go on.
+ * Reservations are made in the items' order, so a limit that runs out mid-batch refuses the later
+ * items, as it would requests sent one after another.
+ *
+ * The reserved items of one kind and asset share Solana transactions (`maxSharedPayments(kind)`
+ * each, in order): many transfers, one fee. The keys of a shared transaction share its fate
+ * (`send_and_wait.ts`): stored with it before it is sent, then refused, landed or expired
+ * together; each key's background confirmation follows the shared signature, and a key retried
+ * alone after its transaction failed gets an attempt of its own once the shared one is proven dead
+ * (`retry_proof.ts`, as for any attempt). A key already used, by a batch or a single request,
+ * answers as that request does (step 7), and nothing new is sent for it, so a retried batch pays
+ * each item at most once.
+ */
+import type { TxContext } from "./runtime.ts";
+import { ApiError } from "../../core/api_error.ts";
+import type { TxKind } from "../../core/events.ts";
+import { type CheckedRequest, checkTxRequest, type TxCaller } from "./checks.ts";
+import { reserveTxRequest } from "./reserve.ts";
+import { sendAndWait } from "./send_and_wait.ts";
+import { maxSharedPayments } from "./build.ts";
+import { type TxResult, txResultOf } from "./result.ts";
+import type { TxRequestInput } from "./request_body.ts";
+import type { TxRequestRecord } from "../../kv/tx_requests.ts";
+import type { Deadline } from "./timing.ts";
+
+/** One item of a batch: its kind and the body its single route would take. */
+export interface TxBatchItem {
+  kind: TxKind;
+  input: TxRequestInput;
+}
+
+/** One item's answer: what its single route would answer, a TxResult or an error. */
+export type TxBatchItemAnswer = TxResult | {
+  idempotencyKey: string;
+  error: { code: string; message: string };
+};
+
+interface Reserved {
+  index: number;
+  request: CheckedRequest;
+  entry: Deno.KvEntry<TxRequestRecord>;
+}
+
+/** Runs every item of a batch; answers in the items' order. */
+export async function handleTxBatch(
+  ctx: TxContext,
+  caller: TxCaller,
+  items: readonly TxBatchItem[],
+  options: { deadline: Deadline },
+): Promise<TxBatchItemAnswer[]> {
+  const { deadline } = options;
+  const answers: Array<TxBatchItemAnswer | undefined> = items.map(() => undefined);
+  const fail = (index: number, error: unknown) => {
+    if (!(error instanceof ApiError)) throw error;
+    const idempotencyKey = items[index]!.input.idempotencyKey;
+    answers[index] = { idempotencyKey, error: { code: error.code, message: error.message } };
+  };
+  // Steps 5 to 11 read, and write nothing: all at once.
+  const checked = await Promise.all(items.map(async (item, index) => {
+    try {
+      const outcome = await checkTxRequest(ctx, caller, item.kind, item.input, { deadline });
+      if (outcome.kind === "existing") answers[index] = txResultOf(outcome.record);
+      else return outcome.request;
+    } catch (error) {
+      fail(index, error);
+    }
+    return null;
+  }));
+  // Steps 12 and 13 and the reservations, in the items' order.
+  const reserved: Reserved[] = [];
+  for (const [index, request] of checked.entries()) {
+    if (!request) continue;
+    try {
+      const outcome = await reserveTxRequest(ctx, request, { deadline });
+      if (outcome.kind === "existing") answers[index] = txResultOf(outcome.record);
+      else reserved.push({ index, request, entry: outcome.entry });
+    } catch (error) {
+      fail(index, error);
+    }
+  }
+  // Step 14: one transaction per group of one kind and asset, up to its size.
+  await Promise.all(
+    sharedTransactions(reserved).map(async (group) => {
+      const first = group[0]!.request;
+      const outcomes = await sendAndWait(ctx, {
+        projectId: caller.projectId,
+        cluster: first.project.cluster,
+        kind: first.kind,
+        walletAddress: first.walletAddress,
+        mint: first.mint,
+        payments: group.map(({ request, entry }) => ({
+          attemptId: entry.value.attemptId,
+          recipient: request.recipient,
+          amount: request.amount,
+        })),
+      }, { entries: group.map((item) => item.entry), deadline });
+      for (const [i, outcome] of outcomes.entries()) {
+        const index = group[i]!.index;
+        if (outcome.kind === "result") answers[index] = outcome.result;
+        else fail(index, outcome.error);
+      }
+    }),
+  );
+  return answers.map((answer) => answer!);
+}
+
+/** The reserved items grouped by kind and asset, in order, cut to each kind's transaction size. */
+function sharedTransactions(reserved: Reserved[]): Reserved[][] {
+  const groups = new Map<string, Reserved[][]>();
+  for (const item of reserved) {
+    const key = `${item.request.kind}:${item.request.asset}`;
+    const chunks = groups.get(key) ?? [];
+    const last = chunks.at(-1);
+    if (last && last.length < maxSharedPayments(item.request.kind)) last.push(item);
+    else chunks.push([item]);
+    groups.set(key, chunks);
+  }
+  return [...groups.values()].flat();
+}

@@ -1,0 +1,153 @@
+// POST /v1/tx/batch: up to 50 payouts in one counted request, each item checked, reserved and
+// answered as if sent alone, items of one kind and asset sharing transactions whose keys share
+// their fate, retries idempotent item by item.
+import assert from "node:assert/strict";
+import type { Address } from "@solana/kit";
+import {
+  balanceOf,
+  fundWalletWithTokens,
+  okJson,
+  startTxHarness,
+  type TxHarness,
+} from "../support/tx_harness.ts";
+import { getRequestUsage } from "../../kv/usage.ts";
+
+type Item = Record<string, unknown>;
+
+function sol(userId: number, key: string, amount = "1"): Item {
+  return { kind: "transfer-sol", to: { userId }, amount, idempotencyKey: key };
+}
+
+async function batch(h: TxHarness, items: Item[]): Promise<Array<Record<string, unknown>>> {
+  return (await okJson(await h.a.post("batch", { items }))).items as Array<Record<string, unknown>>;
+}
+
+function outcome(item: Record<string, unknown>): string {
+  const error = item.error as { code: string } | null | undefined;
+  return typeof error === "object" && error !== null ? error.code : String(item.status);
+}
+
+async function requestsCounted(h: TxHarness): Promise<number> {
+  return (await getRequestUsage(h.a.kv, h.project.id, h.a.clock.now())).today;
+}
+
+Deno.test("A batch pays every item in one counted request, items of one kind and asset sharing transactions", async () => {
+  await using h = await startTxHarness();
+  const mint = await fundWalletWithTokens(h);
+  await h.policy({ maxSolPerTransfer: "1", allowedMints: [{ mint, maxPerTransaction: "1" }] });
+  const players: Address[] = [];
+  for (let i = 1; i <= 12; i++) players.push(await h.link(i));
+  const counted = await requestsCounted(h);
+  const items = [
+    ...players.slice(0, 11).map((_, i) => sol(i + 1, `sol-${i + 1}`, "0.5")),
+    { kind: "transfer-token", to: { userId: 12 }, mint, amount: "1", idempotencyKey: "token" },
+  ];
+
+  const answers = await batch(h, items);
+
+  // Then: every item answered as its single route would, in order
+  assert.deepEqual(answers.map(outcome), items.map(() => "confirmed"));
+  assert.deepEqual(answers.map((a) => a.idempotencyKey), items.map((i) => i.idempotencyKey));
+  assert.deepEqual(answers.map((a) => a.recipient), players);
+  // And: 9 SOL transfers in one transaction, the other 2 in another, the token in its own
+  const signatures = answers.map((a) => a.signature as string);
+  assert.equal(new Set(signatures.slice(0, 9)).size, 1);
+  assert.equal(new Set(signatures.slice(9, 11)).size, 1);
+  assert.equal(new Set(signatures).size, 3);
+  for (const player of players.slice(0, 11)) assert.equal(await balanceOf(h, player), 500_000_000n);
+  // And: one request counted, one tx event per item
+  assert.equal(await requestsCounted(h), counted + 1);
+  const events = await h.txEvents();
+  assert.deepEqual(events.map((e) => e.key).sort(), items.map((i) => i.idempotencyKey).sort());
+});
+
+Deno.test("Each batch item passes its checks and limits alone, in order: an item's error does not fail the others", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "3" }] });
+  for (let i = 1; i <= 5; i++) await h.link(i);
+  const answers = await batch(h, [
+    sol(1, "a"),
+    sol(99, "unlinked"),
+    sol(2, "b"),
+    sol(3, "too-much", "2"),
+    sol(3, "c"),
+    sol(4, "over-budget"),
+    sol(5, "also-over-budget", "0.5"),
+  ]);
+  assert.deepEqual(answers.map(outcome), [
+    "confirmed",
+    "wallet_not_linked",
+    "confirmed",
+    "amount_over_limit",
+    "confirmed",
+    "hourly_budget_exceeded",
+    "hourly_budget_exceeded",
+  ]);
+  // Refused items hold no key: fixed, they go through later
+  assert.equal((await h.a.status("unlinked")).status, 404);
+});
+
+Deno.test("A batch retried is idempotent item by item; a key used by a single request answers as that request", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "1" });
+  const to = [await h.link(1), await h.link(2), await h.link(3)];
+  const single = await okJson(await h.a.post("transfer-sol", sol(1, "single")));
+  const items = [sol(1, "single"), sol(2, "new")];
+
+  const first = await batch(h, items);
+  const again = await batch(h, items);
+
+  assert.deepEqual(first[0], { ...single, kind: "transfer-sol" });
+  assert.deepEqual(again, first);
+  assert.deepEqual([await balanceOf(h, to[0]!), await balanceOf(h, to[1]!)], [
+    1_000_000_000n,
+    1_000_000_000n,
+  ]);
+  // A used key with another body conflicts for that item only
+  const changed = await batch(h, [sol(3, "single"), sol(3, "third")]);
+  assert.deepEqual(changed.map(outcome), ["idempotency_conflict", "confirmed"]);
+});
+
+Deno.test("The keys of a shared transaction share its fate; one retried alone then pays alone", async () => {
+  await using h = await startTxHarness({ fund: 2_500_000_000n });
+  await h.policy({ maxSolPerTransfer: "1" });
+  const to = [await h.link(1), await h.link(2), await h.link(3)];
+  // Given: three payouts of 1 SOL sharing a transaction the wallet (2.5 SOL) cannot cover
+  const answers = await batch(h, [sol(1, "x"), sol(2, "y"), sol(3, "z")]);
+  assert.deepEqual(answers.map(outcome), ["failed", "failed", "failed"]);
+  assert.equal(new Set(answers.map((a) => a.signature)).size, 1);
+  assert.equal(await balanceOf(h, to[0]!), 0n);
+  // When: one key is sent again alone
+  const retried = await okJson(await h.a.post("transfer-sol", sol(1, "x")));
+  // Then: it pays alone, under a transaction of its own
+  assert.equal(retried.status, "confirmed");
+  assert.notEqual(retried.signature, answers[0]!.signature);
+  assert.equal(await balanceOf(h, to[0]!), 1_000_000_000n);
+  assert.equal(await balanceOf(h, to[1]!), 0n);
+});
+
+Deno.test("A malformed batch is one 400 and reserves nothing", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "1" });
+  await h.link(1);
+  const refused = async (body: unknown) => {
+    const res = await h.a.post("batch", body);
+    assert.equal(res.status, 400);
+    return ((await res.json()) as { error: { code: string } }).error.code;
+  };
+  assert.equal(
+    await refused({ items: [sol(1, "same"), sol(1, "same", "0.5")] }),
+    "invalid_request",
+  );
+  assert.equal(
+    await refused({ items: Array.from({ length: 51 }, (_, i) => sol(1, `k${i}`)) }),
+    "invalid_request",
+  );
+  assert.equal(await refused({ items: [] }), "invalid_request");
+  assert.equal(
+    await refused({ items: [{ ...sol(1, "no-kind"), kind: "burn" }] }),
+    "invalid_request",
+  );
+  assert.equal((await h.a.status("same")).status, 404);
+  assert.equal((await h.a.status("k0")).status, 404);
+});
