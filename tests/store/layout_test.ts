@@ -42,13 +42,14 @@ const LIB_FLOORS: [entry: string, floor: number][] = [
   ["lib/auth/", 4],
   ["lib/wallets/", 4],
   ["lib/base_context.ts", 5],
-  ["lib/events/", 6],
-  ["lib/link/", 7],
-  ["lib/tx/", 7],
-  ["lib/watches/", 7],
-  ["lib/context.ts", 8],
-  ["lib/migrations/", 8],
-  ["lib/projects/", 9],
+  ["lib/webhooks/", 6],
+  ["lib/events/", 7],
+  ["lib/link/", 8],
+  ["lib/tx/", 8],
+  ["lib/watches/", 8],
+  ["lib/context.ts", 9],
+  ["lib/migrations/", 9],
+  ["lib/projects/", 10],
 ];
 
 /** npm packages a floor must not use: the store knows nothing of HTTP or validation. */
