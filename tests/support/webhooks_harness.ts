@@ -39,6 +39,22 @@ export function standInResolver(names: Map<string, string[]>): HostResolver {
   };
 }
 
+/**
+ * Points an app's webhook delivery at the stand-ins: the DNS stand-in (answering
+ * `hooks.example.test` with 127.0.0.1 until changed through the map returned), the test CA, and an
+ * attempt timeout of `timeoutMs` (default 1 s).
+ */
+export function useWebhookStandIns(
+  t: TestApp,
+  options: { timeoutMs?: number | undefined } = {},
+): Map<string, string[]> {
+  const names = new Map([[HOOK_HOST, ["127.0.0.1"]]]);
+  t.ctx.webhooks.resolve = standInResolver(names);
+  t.ctx.webhooks.caCerts = [TEST_CA];
+  t.ctx.webhooks.attemptTimeoutMs = options.timeoutMs ?? 1_000;
+  return names;
+}
+
 /** A running harness; `close()` stops everything it started. */
 export interface WebhooksHarness extends AsyncDisposable {
   t: TestApp;
@@ -76,10 +92,7 @@ export async function startWebhooksHarness(options: {
     clock: options.clock,
     config: { webhooksAllowLoopback: true, ...options.config },
   });
-  const names = new Map([[HOOK_HOST, ["127.0.0.1"]]]);
-  t.ctx.webhooks.resolve = standInResolver(names);
-  t.ctx.webhooks.caCerts = [TEST_CA];
-  t.ctx.webhooks.attemptTimeoutMs = options.timeoutMs ?? 1_000;
+  const names = useWebhookStandIns(t, { timeoutMs: options.timeoutMs });
   const worker = new JobWorker(t.ctx, { owner: "w", ...options.worker });
   const receivers: WebhookReceiver[] = [];
   const receiverAt = async (receiverOptions: ReceiverOptions = { tls: RECEIVER_TLS }) => {
@@ -91,8 +104,9 @@ export async function startWebhooksHarness(options: {
   const { project, apiKey } = await createTestProject(t);
   const hookUrl = (path = "/hooks") => `https://${HOOK_HOST}:${receiver.port}${path}`;
   const close = async () => {
-    await worker.stop();
+    // Receivers first: a request they hold is answered, so a running attempt ends at once.
     for (const r of receivers) await r.close();
+    await worker.stop();
     await t.close();
   };
   return {

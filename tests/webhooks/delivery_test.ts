@@ -5,6 +5,7 @@ import { Webhook } from "standardwebhooks";
 import { ManualClock } from "../../core/clock.ts";
 import { recordEvents } from "../../lib/events/record.ts";
 import { listWebhookDeliveries } from "../../kv/webhook_deliveries.ts";
+import { deleteProject } from "../../kv/projects.ts";
 import { RETRY_DELAYS_MS } from "../../lib/webhooks/deliver.ts";
 import { removeWebhookEndpoint } from "../../lib/webhooks/endpoints.ts";
 import { verifyWebhook } from "../../sdk/webhooks/verify_webhook.ts";
@@ -231,4 +232,47 @@ Deno.test("A commit of many events goes through fan-out jobs: each endpoint gets
     const ids = receiver.received().map((r) => JSON.parse(r.body).id).sort((a, b) => a - b);
     assert.deepEqual(ids, recorded.map((e) => e.id));
   }
+});
+
+Deno.test("Each attempt writes one JSON log line naming the project, endpoint, event and status, never the secret", async () => {
+  await using h = await startWebhooksHarness();
+  const { endpoint, secret } = await h.addEndpoint();
+  h.receiver.answerNext({ status: 502 });
+  const lines: string[] = [];
+  const { log: out, error: err } = console;
+  console.log = (line: string) => lines.push(line);
+  console.error = (line: string) => lines.push(line);
+  let eventId: string | undefined;
+  try {
+    eventId = (await recordEvents(h.t.ctx, h.project.id, [linked(13)]))[0]?.id;
+    await h.drain();
+    h.t.clock.advance(RETRY_DELAYS_MS[0]);
+    await h.drain();
+  } finally {
+    console.log = out;
+    console.error = err;
+  }
+  const attempts = lines.map((line) => JSON.parse(line)).filter((line) =>
+    line.msg === "Webhook delivery attempt"
+  );
+  assert.deepEqual(
+    attempts.map((
+      a,
+    ) => [a.projectId, a.endpointId, a.eventType, a.eventId, a.attempt, a.status, a.outcome]),
+    [
+      [h.project.id, endpoint.id, "wallet_linked", eventId, 1, 502, "retrying"],
+      [h.project.id, endpoint.id, "wallet_linked", eventId, 2, 200, "delivered"],
+    ],
+  );
+  assert.ok(!lines.join("\n").includes(secret.slice(6)), "no line carries the secret");
+});
+
+Deno.test("A deleted project's webhooks are not sent", async () => {
+  await using h = await startWebhooksHarness();
+  await h.addEndpoint();
+  await recordEvents(h.t.ctx, h.project.id, [linked(14)]);
+  await deleteProject(h.t.kv, h.project.id, h.t.clock.now());
+  await h.drain();
+  assert.equal(h.receiver.received().length, 0);
+  assert.deepEqual(await deliveries(h), []);
 });
