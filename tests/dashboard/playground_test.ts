@@ -8,14 +8,20 @@ import { browse, CookieJar, toBase64 } from "../support/sign_in.ts";
 import { exampleRecipient, seedDemoProject } from "../../tasks/demo_project.ts";
 import { startChain } from "../../sandbox/chain/mod.ts";
 import { startMessagingStandIn, startOauthStandIn } from "../../sandbox/roblox/mod.ts";
+import { startWebhookReceiver } from "../../sandbox/webhooks/receiver.ts";
+import { JobWorker } from "../../jobs/worker.ts";
+import { drain } from "../support/events_harness.ts";
+import { verifyWebhook } from "../../sdk/webhooks/verify_webhook.ts";
 
 Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, events and sign-in", async (t) => {
   // Given the sandbox world deno task dev starts
   const chain = await startChain({ slotMs: 10 });
   const messaging = await startMessagingStandIn();
   const oauth = await startOauthStandIn();
+  const webhooks = await startWebhookReceiver();
   await using _stop = {
     async [Symbol.asyncDispose]() {
+      await webhooks.close();
       await oauth.close();
       await messaging.close();
       await chain.close();
@@ -26,12 +32,13 @@ Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, event
       rpcUrls: { devnet: chain.rpcUrl, mainnet: chain.rpcUrl },
       publishUrl: messaging.url,
       idpUrl: oauth.idpUrl,
+      webhooksAllowLoopback: true,
     },
   });
   app.ctx.tx.timing = testTiming();
 
   // When
-  const demo = await seedDemoProject(app.ctx, { chain, messaging, oauth });
+  const demo = await seedDemoProject(app.ctx, { chain, messaging, oauth, webhooks });
   const v1 = (path: string, json?: unknown) =>
     call(app.app, path, { apiKey: demo.apiKey, method: json ? "POST" : "GET", json });
 
@@ -62,15 +69,33 @@ Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, event
       assert.deepEqual([kind, result.status, result.error], [kind, "confirmed", null]);
     }
   });
+  await t.step(
+    "the settled transactions reach the sandbox's webhook receiver, signed",
+    async () => {
+      await drain(new JobWorker(app.ctx, { owner: "playground" }));
+      const got = webhooks.received().filter((r) => r.path === "/demo");
+      assert.deepEqual(got.map((r) => JSON.parse(r.body).type), ["tx", "tx", "tx"]);
+      const now = Math.floor(app.clock.now() / 1000);
+      for (const r of got) {
+        await verifyWebhook(
+          demo.webhook!.secret,
+          new Headers(r.headers),
+          r.body,
+          now,
+        );
+      }
+    },
+  );
   await t.step("a test ping reaches the messaging stand-in", async () => {
     const dev = await signInAs(demo.developerKey);
+    const before = messaging.inbox().length;
     const res = await browse(app.app, `/dashboard/projects/${demo.project.id}/ping`, {
       method: "POST",
       jar: dev,
       headers: { accept: "application/json" },
     });
     assert.deepEqual(await res.json(), { ok: true });
-    assert.deepEqual(messaging.inbox().length, 1);
+    assert.deepEqual(messaging.inbox().length, before + 1);
   });
   await t.step("players can sign in with Roblox on its linking page", async () => {
     const page = await (await browse(app.app, `/link/${demo.project.slug}`)).text();
