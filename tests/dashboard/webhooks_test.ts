@@ -11,6 +11,7 @@ import {
   type TestDeveloper,
 } from "../support/dashboard.ts";
 import { browse } from "../support/sign_in.ts";
+import { testConfig } from "../support/test_app.ts";
 import {
   HOOK_HOST,
   startWebhooksHarness,
@@ -242,16 +243,7 @@ Deno.test("Replay queues the event again, with the same id, as a new delivery", 
 
 Deno.test("Tests and replays count against the test event limit: rate_limited", async () => {
   await using h = await startWebhooksHarness({
-    config: {
-      abuseLimits: {
-        signin_challenge: 30,
-        developer_account: 10,
-        project_change: 20,
-        watch_create: 60,
-        key_create: 20,
-        test_ping: 2,
-      },
-    },
+    config: { abuseLimits: { ...testConfig().abuseLimits, test_ping: 2 } },
   });
   const s = await setUp(h);
   const { endpoint } = await (await addAs(s, h.hookUrl())).json();
