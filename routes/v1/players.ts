@@ -5,12 +5,14 @@ import { ApiError } from "../../core/api_error.ts";
 import { readJsonBody } from "../../http/validate.ts";
 import { getLinkByUser, getLinksByUsers } from "../../kv/links.ts";
 import type { V1Env } from "./guard.ts";
+import { userIdField } from "./fields.ts";
 
-const userIdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 /** Digits of a path user id, before the exact-integer check. */
-export const USER_ID_PATTERN = /^[1-9][0-9]{0,15}$/;
+const USER_ID_PATTERN = /^[1-9][0-9]{0,15}$/;
 /** Body of `POST /v1/players/wallets`. */
-export const bulkSchema = z.object({ userIds: z.array(userIdSchema).max(200) });
+export const bulkSchema = z.object({
+  userIds: z.array(userIdField).max(200).meta({ description: "Up to 200 Roblox user ids" }),
+}).strict();
 
 /** Parses a path user id: digits only, positive, exactly representable. */
 function parseUserId(text: string): number | null {

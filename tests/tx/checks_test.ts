@@ -67,6 +67,39 @@ Deno.test("Step 3: a body that is not JSON wins over the schema", async () => {
   }
 });
 
+Deno.test("Step 3: a JSON body sent as another type is invalid_json, before the schema (issue 27)", async (t) => {
+  await using h = await startTxHarness({ wallet: false });
+  const valid = JSON.stringify({ to: { userId: 1 }, amount: "1", idempotencyKey: "k" });
+  const send = (headers: Record<string, string>) =>
+    call(h.a.app, "/v1/tx/transfer-sol", {
+      method: "POST",
+      apiKey: h.apiKey,
+      body: valid,
+      headers,
+    });
+  await t.step("text/plain (what fetch labels a bare string) and a form: refused", async () => {
+    for (const type of ["text/plain;charset=UTF-8", "application/x-www-form-urlencoded"]) {
+      const res = await send({ "content-type": type });
+      const message = await expectError(res, 400, "invalid_json");
+      assert.match(message, /Content-Type: application\/json/, type);
+    }
+  });
+  await t.step(
+    "application/json with parameters, and +json types: read (then step 6)",
+    async () => {
+      for (
+        const type of [
+          "application/json; charset=utf-8",
+          "Application/JSON",
+          "application/vnd.api+json",
+        ]
+      ) {
+        await expectError(await send({ "content-type": type }), 409, "wallet_not_configured");
+      }
+    },
+  );
+});
+
 Deno.test("Step 4: the schema wins over the mint address and the wallet", async (t) => {
   await using h = await startTxHarness({ wallet: false });
   const valid = { to: { userId: 1 }, mint: "bad", amount: "1", idempotencyKey: "k" };
@@ -74,8 +107,10 @@ Deno.test("Step 4: the schema wins over the mint address and the wallet", async 
     ["to with both forms", { ...valid, to: { userId: 1, address: "x" } }, /^to: /],
     ["to with neither", { ...valid, to: {} }, /^to: /],
     ["to with another key", { ...valid, to: { userId: 1, name: "x" } }, /^to: /],
-    ["userId zero", { ...valid, to: { userId: 0 } }, /^to\.userId: /],
-    ["userId as a string", { ...valid, to: { userId: "1" } }, /^to\.userId: /],
+    ["userId zero", { ...valid, to: { userId: 0 } }, /^to: userId must be a positive integer/],
+    ["userId as a string", { ...valid, to: { userId: "1" } }, /^to: userId must be a positive/],
+    ["address as a number", { ...valid, to: { address: 1 } }, /^to: address must be a string$/],
+    ["an unknown field", { ...valid, memo: "x" }, /^body: Unrecognized key: "memo"$/],
     ["amount as a number", { ...valid, amount: 1 }, /^amount: /],
     ["amount with a trailing point", { ...valid, amount: "1." }, /^amount: /],
     ["amount without a whole part", { ...valid, amount: ".5" }, /^amount: /],
