@@ -28,6 +28,7 @@ import { abortable } from "../../core/deadline.ts";
 import { findMintAllowance, SOL_ASSET } from "./policy.ts";
 import { emptyPolicy, type TxPolicy } from "../../kv/policy.ts";
 import type { TxKind } from "../../core/events.ts";
+import { SOL_TRANSFER_PROGRAMS } from "./build.ts";
 
 /** SOL's decimals. */
 export const SOL_DECIMALS = 9;
@@ -134,6 +135,14 @@ export async function checkTxRequest(
     recipientUserId = to.userId;
   } else {
     if (!toAddress) throw new ApiError(400, "invalid_address", "to.address is not a valid address");
+    if (kind === "transfer-sol" && SOL_TRANSFER_PROGRAMS.includes(toAddress)) {
+      throw new ApiError(
+        400,
+        "invalid_address",
+        "to.address is a program the transfer itself calls (System, Compute Budget or Memo): " +
+          "it cannot receive SOL",
+      );
+    }
     recipient = toAddress;
     recipientUserId = (linkEntry?.value as LinkByAddress | null | undefined)?.userId ?? null;
   }

@@ -8,7 +8,14 @@
  */
 import { z } from "zod";
 import { TX_STATUSES } from "../../kv/tx_requests.ts";
-import { addressField as address, int32, signatureField, slotField, unixMsField, userIdField } from "./fields.ts";
+import {
+  addressField as address,
+  int32,
+  signatureField,
+  slotField,
+  unixMsField,
+  userIdField,
+} from "./fields.ts";
 
 const units = z.string().regex(/^[0-9]+$/).meta({ description: "Raw base units" });
 const tokenUnits = z.string().regex(/^[0-9]+(\.[0-9]+)?$/).meta({

@@ -94,7 +94,12 @@ export const EXAMPLES: Record<string, OperationExample> = {
   },
   mintToken: {
     body: { to: { userId: 1001 }, mint: MINT, amount: "10", idempotencyKey: "badge-9:1001" },
-    answer: { ...txResult, idempotencyKey: "badge-9:1001", kind: "mint-token", status: "submitted" },
+    answer: {
+      ...txResult,
+      idempotencyKey: "badge-9:1001",
+      kind: "mint-token",
+      status: "submitted",
+    },
   },
   getTx: { params: { idempotencyKey: "round-7:1001" }, answer: txResult },
   listTx: {

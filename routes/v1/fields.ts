@@ -42,20 +42,61 @@ export const signatureField = z.string().meta({
 const MAX_AMOUNT_CHARS = 64;
 
 /**
- * A positive decimal in token units, with at most `decimals` fraction digits when given. Written
- * without look-ahead, which some languages' regular expressions (Go's) do not have.
+ * A positive decimal in token units: with `decimals`, at most that many fraction digits and at
+ * most `maxRaw` base units (a u64, what a transfer can carry); without, any fraction (a token's
+ * decimals are its mint's). Written without look-ahead, which some languages' regular expressions
+ * (Go's) do not have.
  */
-export function amountMeta(decimals?: number): Record<string, unknown> {
-  const fraction = decimals === undefined ? "[0-9]+" : `[0-9]{1,${decimals}}`;
-  // Below 1: some zeros, a nonzero digit, and no more than `decimals` digits in all.
-  const small = decimals === undefined
-    ? "[0-9]*[1-9][0-9]*"
-    : Array.from({ length: decimals }, (_, zeros) => {
-      const rest = decimals - 1 - zeros;
-      return "0".repeat(zeros) + "[1-9]" + (rest > 0 ? `[0-9]{0,${rest}}` : "");
-    }).join("|");
-  const pattern = `^(0*[1-9][0-9]*(\\.${fraction})?|0+\\.(${small}))$`;
-  return { format: "decimal", pattern, minLength: 1, maxLength: MAX_AMOUNT_CHARS };
+export function amountMeta(decimals?: number, maxRaw?: bigint): Record<string, unknown> {
+  const base = { format: "decimal", minLength: 1, maxLength: MAX_AMOUNT_CHARS };
+  if (decimals === undefined || maxRaw === undefined) {
+    return { ...base, pattern: "^(0*[1-9][0-9]*(\\.[0-9]+)?|0+\\.[0-9]*[1-9][0-9]*)$" };
+  }
+  const digits = maxRaw.toString().padStart(decimals + 1, "0");
+  const whole = digits.slice(0, -decimals);
+  const fraction = digits.slice(-decimals);
+  const anyFraction = `(\\.[0-9]{1,${decimals}})?`;
+  // Below 1: zeros, a point, a nonzero digit within the first `decimals` places.
+  const small = Array.from({ length: decimals }, (_, zeros) => {
+    const rest = decimals - 1 - zeros;
+    return "0".repeat(zeros) + "[1-9]" + (rest > 0 ? `[0-9]{0,${rest}}` : "");
+  }).join("|");
+  const shorter = whole.length > 1 ? [`[1-9][0-9]{0,${whole.length - 2}}${anyFraction}`] : [];
+  const below = lessThan(whole, 1).map((head) => head + anyFraction);
+  const at = `${whole}(\\.(${atMost(fraction).join("|")}))?`;
+  const pattern = `^(0*(${[...shorter, ...below, at].join("|")})|0+\\.(${small}))$`;
+  return { ...base, pattern };
+}
+
+/** Patterns of the digit strings as long as `limit` and below it (first digit at least `low`). */
+function lessThan(limit: string, low = 0): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < limit.length; i++) {
+    const from = i === 0 ? low : 0;
+    const to = Number(limit[i]) - 1;
+    if (to < from) continue;
+    const rest = limit.length - i - 1;
+    out.push(limit.slice(0, i) + digitRange(from, to) + (rest > 0 ? `[0-9]{${rest}}` : ""));
+  }
+  return out;
+}
+
+/** Patterns of the fraction digits (1 or more) that, padded with zeros, are at most `limit`. */
+function atMost(limit: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < limit.length; i++) {
+    const to = Number(limit[i]) - 1;
+    const rest = limit.length - i - 1;
+    if (to >= 0) {
+      out.push(limit.slice(0, i) + digitRange(0, to) + (rest > 0 ? `[0-9]{0,${rest}}` : ""));
+    }
+    out.push(limit.slice(0, i + 1));
+  }
+  return out;
+}
+
+function digitRange(from: number, to: number): string {
+  return from === to ? String(from) : `[${from}-${to}]`;
 }
 
 /** A Roblox user id: a positive integer that a double holds exactly. */

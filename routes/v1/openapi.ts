@@ -176,7 +176,9 @@ function neverAsFalse(value: unknown): unknown {
   const entries = Object.entries(value);
   if (entries.length === 1 && entries[0]![0] === "not") {
     const inner = entries[0]![1];
-    if (typeof inner === "object" && inner !== null && Object.keys(inner).length === 0) return false;
+    if (typeof inner === "object" && inner !== null && Object.keys(inner).length === 0) {
+      return false;
+    }
   }
   return Object.fromEntries(entries.map(([key, inner]) => [key, neverAsFalse(inner)]));
 }

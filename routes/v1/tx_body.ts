@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { DECIMAL_PATTERN } from "../../lib/chain/amounts.ts";
 import { SOL_DECIMALS } from "../../lib/chain/sol_balance.ts";
+import { SOL_TRANSFER_PROGRAMS } from "../../lib/tx/build.ts";
 import type { TxTarget } from "../../kv/tx_requests.ts";
 import type { TxKind } from "../../core/events.ts";
 import type { TxRequestInput } from "../../lib/tx/body.ts";
@@ -19,13 +20,19 @@ export const MAX_IDEMPOTENCY_KEY_CHARS = 128;
  * as never present, so a type generated from the document refuses both keys at once (a union of
  * two closed objects alone lets a TypeScript literal carry both).
  */
-const target = z.xor([
-  z.object({ userId: userIdField, address: z.never().optional() }).strict(),
-  z.object({ address: addressField, userId: z.never().optional() }).strict(),
-], { error: (issue) => targetProblem(issue.input) }).meta({
-  description: "The recipient: a player who linked a wallet to this project (`userId`), or a " +
-    "wallet `address`. An address that is not one is `invalid_address` (checked after the key)",
-});
+function target(refused: readonly string[]) {
+  const address = refused.length === 0 ? addressField : addressField.meta({
+    description: "Base58 Solana address (32 bytes); not a program the transfer calls",
+    not: { enum: refused },
+  });
+  return z.xor([
+    z.object({ userId: userIdField, address: z.never().optional() }).strict(),
+    z.object({ address, userId: z.never().optional() }).strict(),
+  ], { error: (issue) => targetProblem(issue.input) }).meta({
+    description: "The recipient: a player who linked a wallet to this project (`userId`), or a " +
+      "wallet `address`. An address that is not one is `invalid_address` (checked after the key)",
+  });
+}
 
 /** What is wrong with a `to` that matches neither side, said in one line. */
 function targetProblem(to: unknown): string {
@@ -39,11 +46,14 @@ function targetProblem(to: unknown): string {
     : "address must be a string";
 }
 
+/** Largest amount in base units a transfer carries (a u64). */
+const MAX_RAW_AMOUNT = 2n ** 64n - 1n;
+
 function amount(decimals?: number) {
   return z.string().regex(DECIMAL_PATTERN, "must be a decimal string such as 1.5").meta({
     description: "In token units, as a decimal string: greater than zero, with no more decimals " +
       "than the asset has (9 for SOL, the mint's for a token), else `invalid_amount`",
-    ...amountMeta(decimals),
+    ...amountMeta(decimals, decimals === undefined ? undefined : MAX_RAW_AMOUNT),
   });
 }
 
@@ -65,11 +75,13 @@ export const idempotencyKeyField = z.string().refine(
   not: { enum: [".", ".."] },
 });
 
-const solSchema = z.object({ to: target, amount: amount(SOL_DECIMALS),
+const solSchema = z.object({
+  to: target(SOL_TRANSFER_PROGRAMS),
+  amount: amount(SOL_DECIMALS),
   idempotencyKey: idempotencyKeyField,
 }).strict();
 const tokenSchema = z.object({
-  to: target,
+  to: target([]),
   mint: addressField.meta({
     description: "The token's mint: an allowed mint of the policy (`invalid_address` when it is " +
       "not an address)",

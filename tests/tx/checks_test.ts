@@ -213,6 +213,41 @@ Deno.test("Step 8: an unresolvable recipient wins over the policy", async () => 
   await assertNotReserved(h, "k");
 });
 
+Deno.test("Step 8: SOL to a program the transfer calls is invalid_address, not a 500 after reserving the key", async () => {
+  // Given a policy that allows SOL, on mainnet (whose transfers also call the compute budget)
+  await using h = await startTxHarness({ cluster: "mainnet" });
+  await h.policy({ maxSolPerTransfer: "1" });
+  for (
+    const program of [
+      "11111111111111111111111111111111",
+      "ComputeBudget111111111111111111111111111111",
+      "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr",
+    ]
+  ) {
+    // When
+    const res = await h.a.post("transfer-sol", {
+      to: { address: program },
+      amount: "0.1",
+      idempotencyKey: `to-${program}`,
+    });
+    // Then: refused at step 8 with a clear message, nothing reserved
+    const message = await expectError(res, 400, "invalid_address");
+    assert.match(message, /a program the transfer itself calls/);
+    await assertNotReserved(h, `to-${program}`);
+  }
+  // A token transfer only writes the recipient's token account: the same owner is fine there.
+  const mint = await createMint(h.chain, { payer: await createFundedSigner(h.chain), decimals: 0 });
+  await h.policy({ maxSolPerTransfer: "1", allowedMints: [{ mint, maxPerTransaction: "5" }] });
+  const token = await h.a.post("transfer-token", {
+    to: { address: "11111111111111111111111111111111" },
+    mint,
+    amount: "1",
+    idempotencyKey: "token-to-system",
+  });
+  assert.deepEqual(token.status, 200);
+  await token.body?.cancel();
+});
+
 Deno.test("Step 9: a disallowed asset wins over the mint and the amount", async () => {
   await using h = await startTxHarness();
   const to = await h.link(1);
