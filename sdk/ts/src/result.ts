@@ -1,0 +1,52 @@
+/**
+ * What every call answers: the data, or an error as a value whose `code` is typed by the
+ * operation and narrowed by `status` (`if (!r.ok && r.status === 429) r.code` lists only that
+ * route's 429 codes), from the per-status lists of the API document.
+ */
+import type { components, operations } from "./schema.ts";
+
+/** An operation of the API, by its `operationId`. */
+export type OperationId = keyof operations;
+
+type Responses<Op extends OperationId> = operations[Op]["responses"];
+type JsonOf<R> = R extends { content: { "application/json": infer Body } }
+  ? Body
+  : never;
+
+/** The 200 answer of an operation. */
+export type Answer<Op extends OperationId> = JsonOf<
+  Responses<Op>[200 & keyof Responses<Op>]
+>;
+
+/** An error the service answered, with the codes the document lists for its status. */
+export type ServiceError<Op extends OperationId> = {
+  [S in keyof Responses<Op>]: S extends 200 ? never
+    : JsonOf<Responses<Op>[S]> extends { error: { code: infer Code } }
+      ? { ok: false; status: S; code: Code; message: string }
+    : never;
+}[keyof Responses<Op>];
+
+/** An error of the client itself: no answer, or an answer that is not the service's. */
+export type ClientError =
+  | { ok: false; status: 0; code: "network_error" | "timeout"; message: string }
+  | {
+    ok: false;
+    status: number;
+    code: "invalid_response" | "http_error";
+    message: string;
+  };
+
+/** The outcome of one call. */
+export type Result<Op extends OperationId, Data = Answer<Op>> =
+  | { ok: true; status: 200; data: Data }
+  | ServiceError<Op>
+  | ClientError;
+
+/** Every error code of the service. */
+export type ServiceErrorCode = ServiceError<OperationId>["code"];
+
+/** One event of the feed, of any type. */
+export type FeedEvent = components["schemas"]["EventFeed"]["events"][number];
+
+/** An event type. */
+export type EventType = FeedEvent["type"];
