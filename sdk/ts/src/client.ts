@@ -9,12 +9,7 @@
  */
 import createClient, { type Client } from "openapi-fetch";
 import type { components, operations, paths } from "./schema.ts";
-import {
-  holdUntil,
-  MAX_ATTEMPTS,
-  RETRY_DELAYS_MS,
-  shouldRetry,
-} from "./rules.ts";
+import { holdUntil, MAX_ATTEMPTS, RETRY_DELAYS_MS, shouldRetry } from "./rules.ts";
 import type { ClientError, EventType, OperationId, Result } from "./result.ts";
 import { EventReader, type EventReaderOptions } from "./feed.ts";
 import { sleep } from "./sleep.ts";
@@ -82,8 +77,7 @@ export class Blocklink {
   ): Promise<Result<"getPlayerWallet">> {
     const params = { path: { userId } };
     return this.#call(
-      (init) =>
-        this.#api.GET("/v1/players/{userId}/wallet", { ...init, params }),
+      (init) => this.#api.GET("/v1/players/{userId}/wallet", { ...init, params }),
       options,
     );
   }
@@ -107,8 +101,7 @@ export class Blocklink {
   ): Promise<Result<"getBalance">> {
     const params = { path: { address } };
     return this.#call(
-      (init) =>
-        this.#api.GET("/v1/wallets/{address}/balance", { ...init, params }),
+      (init) => this.#api.GET("/v1/wallets/{address}/balance", { ...init, params }),
       options,
     );
   }
@@ -121,8 +114,7 @@ export class Blocklink {
   ): Promise<Result<"getTokens">> {
     const params = { path: { address }, query };
     return this.#call(
-      (init) =>
-        this.#api.GET("/v1/wallets/{address}/tokens", { ...init, params }),
+      (init) => this.#api.GET("/v1/wallets/{address}/tokens", { ...init, params }),
       options,
     );
   }
@@ -135,8 +127,7 @@ export class Blocklink {
   ): Promise<Result<"getAssets">> {
     const params = { path: { address }, query };
     return this.#call(
-      (init) =>
-        this.#api.GET("/v1/wallets/{address}/assets", { ...init, params }),
+      (init) => this.#api.GET("/v1/wallets/{address}/assets", { ...init, params }),
       options,
     );
   }
@@ -148,8 +139,7 @@ export class Blocklink {
   ): Promise<Result<"getSignature">> {
     const params = { path: { signature } };
     return this.#call(
-      (init) =>
-        this.#api.GET("/v1/signatures/{signature}", { ...init, params }),
+      (init) => this.#api.GET("/v1/signatures/{signature}", { ...init, params }),
       options,
     );
   }
@@ -260,6 +250,7 @@ export class Blocklink {
       status: 0,
       code: "timeout",
       message: "The payout was not final in time",
+      httpStatus: null,
     };
   }
 
@@ -298,19 +289,25 @@ export class Blocklink {
         );
       } catch (error) {
         if (options?.signal?.aborted) throw error;
+        const message = `No answer from the service: ${(error as Error).name}`;
         result = {
           ok: false,
           status: 0,
           code: "network_error",
-          message: `No answer from the service: ${(error as Error).name}`,
+          message,
+          httpStatus: null,
         };
       }
       if (result.ok) return result;
-      const failure = result as { status: number; code: string };
+      const failure = result as {
+        status: number;
+        code: string;
+        httpStatus?: number | null;
+      };
       const until = holdUntil(failure.code, Date.now());
       if (until !== null) this.#heldUntil = Math.max(this.#heldUntil, until);
-      const status = failure.status === 0 ? null : failure.status;
-      const code = failure.code === "http_error" ? null : failure.code;
+      const status = failure.status === 0 ? failure.httpStatus ?? null : failure.status;
+      const code = failure.status === 0 ? null : failure.code;
       const retried = shouldRetry(status, code) &&
         !(options?.background && status === 429);
       if (!retried || attempt >= MAX_ATTEMPTS) return result;
@@ -339,8 +336,7 @@ function toResult<Op extends OperationId>(raw: Raw): Result<Op> {
       "The answer is not the service's JSON",
     );
   }
-  const error =
-    (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
   if (typeof error?.code === "string" && typeof error.message === "string") {
     return {
       ok: false,
@@ -356,12 +352,13 @@ function toResult<Op extends OperationId>(raw: Raw): Result<Op> {
   );
 }
 
-function clientError(
-  status: number,
+function clientError<Op extends OperationId>(
+  httpStatus: number,
   code: "invalid_response" | "http_error",
   message: string,
-) {
-  return { ok: false, status, code, message } as ClientError as never;
+): Result<Op> {
+  const error: ClientError = { ok: false, status: 0, code, message, httpStatus };
+  return error;
 }
 
 function parseJson(text: string): unknown {
@@ -374,8 +371,8 @@ function parseJson(text: string): unknown {
 
 /** Whether waiting may change the answer: no answer, a 5xx, or a limit that frees up. */
 function isTransient(error: { status: number; code: string }): boolean {
-  return error.status === 0 || error.status >= 500 ||
-    error.code === "rate_limited" ||
+  return error.code === "network_error" || error.code === "http_error" ||
+    error.status >= 500 || error.code === "rate_limited" ||
     error.code === "feed_rate_limited" || error.code === "daily_quota_exceeded";
 }
 

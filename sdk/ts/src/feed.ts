@@ -82,9 +82,7 @@ export class EventReader<T extends EventType = EventType>
     while (!signal?.aborted) {
       const from = this.#cursor;
       const query = {
-        ...(from === null
-          ? { after: "latest", recent: recentSince(startedAt) }
-          : { after: from }),
+        ...(from === null ? { after: "latest", recent: recentSince(startedAt) } : { after: from }),
         limit,
         ...(types ? { types: [...types] } : {}),
       };

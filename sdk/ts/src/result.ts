@@ -9,8 +9,7 @@ import type { components, operations } from "./schema.ts";
 export type OperationId = keyof operations;
 
 type Responses<Op extends OperationId> = operations[Op]["responses"];
-type JsonOf<R> = R extends { content: { "application/json": infer Body } }
-  ? Body
+type JsonOf<R> = R extends { content: { "application/json": infer Body } } ? Body
   : never;
 
 /** The 200 answer of an operation. */
@@ -26,15 +25,19 @@ export type ServiceError<Op extends OperationId> = {
     : never;
 }[keyof Responses<Op>];
 
-/** An error of the client itself: no answer, or an answer that is not the service's. */
-export type ClientError =
-  | { ok: false; status: 0; code: "network_error" | "timeout"; message: string }
-  | {
-    ok: false;
-    status: number;
-    code: "invalid_response" | "http_error";
-    message: string;
-  };
+/**
+ * An error of the client itself: no answer (`network_error`), a wait that ran out (`timeout`), or
+ * an answer that is not the service's (`invalid_response` for a success status without its JSON,
+ * `http_error` for an error status without its error body, from a proxy in between). `status` is
+ * 0, so a check of `status` narrows to the service's own errors; `httpStatus` is the answer's.
+ */
+export type ClientError = {
+  ok: false;
+  status: 0;
+  code: "network_error" | "timeout" | "invalid_response" | "http_error";
+  message: string;
+  httpStatus: number | null;
+};
 
 /** The outcome of one call. */
 export type Result<Op extends OperationId, Data = Answer<Op>> =

@@ -2,2340 +2,2304 @@
 // Do not edit: change the routes' schemas, then run the task again.
 /* eslint-disable */
 export interface paths {
-  "/health": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Service status
+         * @description No key needed; not counted toward any quota.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Service status
-     * @description No key needed; not counted toward any quota.
-     */
-    get: operations["getHealth"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/project": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/project": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key's project
+         * @description Read fresh, so dashboard changes show at once.
+         */
+        get: operations["getProject"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * The key's project
-     * @description Read fresh, so dashboard changes show at once.
-     */
-    get: operations["getProject"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/players/{userId}/wallet": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/players/{userId}/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One player's wallet
+         * @description Read from the service's own store, not the chain.
+         */
+        get: operations["getPlayerWallet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * One player's wallet
-     * @description Read from the service's own store, not the chain.
-     */
-    get: operations["getPlayerWallet"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/players/wallets": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/players/wallets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Many players' wallets
+         * @description Up to 200 user ids; the whole lookup counts as one request.
+         */
+        post: operations["getPlayerWallets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Many players' wallets
-     * @description Up to 200 user ids; the whole lookup counts as one request.
-     */
-    post: operations["getPlayerWallets"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/wallets/{address}/balance": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/wallets/{address}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SOL balance
+         * @description On the project's cluster at confirmed commitment; cached about 10 seconds.
+         */
+        get: operations["getBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * SOL balance
-     * @description On the project's cluster at confirmed commitment; cached about 10 seconds.
-     */
-    get: operations["getBalance"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/wallets/{address}/tokens": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/wallets/{address}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Token balances
+         * @description One entry per mint, Token and Token-2022 accounts summed. With `mint`, exactly one entry (zero amounts when none is held). Cached about 10 seconds.
+         */
+        get: operations["getTokens"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Token balances
-     * @description One entry per mint, Token and Token-2022 accounts summed. With `mint`, exactly one entry (zero amounts when none is held). Cached about 10 seconds.
-     */
-    get: operations["getTokens"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/wallets/{address}/assets": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/wallets/{address}/assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * NFTs owned
+         * @description Through the cluster's DAS endpoint when configured, otherwise classic NFTs read from the chain (`image` then null). At most the first 1,000; cached about 10 seconds.
+         */
+        get: operations["getAssets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * NFTs owned
-     * @description Through the cluster's DAS endpoint when configured, otherwise classic NFTs read from the chain (`image` then null). At most the first 1,000; cached about 10 seconds.
-     */
-    get: operations["getAssets"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/signatures/{signature}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/signatures/{signature}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Transaction signature status
+         * @description Searches the node's transaction history on the project's cluster; not cached.
+         */
+        get: operations["getSignature"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Transaction signature status
-     * @description Searches the node's transaction history on the project's cluster; not cached.
-     */
-    get: operations["getSignature"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/tx/transfer-sol": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/tx/transfer-sol": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send SOL
+         * @description Signed and sent by the managed wallet; waits up to 15 s for confirmation, then answers `submitted`. Safe to retry with the same `idempotencyKey`. A `failed` status is an answer, not an error.
+         */
+        post: operations["transferSol"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Send SOL
-     * @description Signed and sent by the managed wallet; waits up to 15 s for confirmation, then answers `submitted`. Safe to retry with the same `idempotencyKey`. A `failed` status is an answer, not an error.
-     */
-    post: operations["transferSol"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/tx/transfer-token": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/tx/transfer-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a token
+         * @description Checked transfer under the mint's own token program; the recipient's associated token account is created if needed. Same waiting and retry rules as SOL.
+         */
+        post: operations["transferToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Send a token
-     * @description Checked transfer under the mint's own token program; the recipient's associated token account is created if needed. Same waiting and retry rules as SOL.
-     */
-    post: operations["transferToken"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/tx/mint-token": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/tx/mint-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a token
+         * @description The managed wallet must be the mint authority, otherwise the answer is 200 with `failed`. Same waiting and retry rules as SOL.
+         */
+        post: operations["mintToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Mint a token
-     * @description The managed wallet must be the mint authority, otherwise the answer is 200 with `failed`. Same waiting and retry rules as SOL.
-     */
-    post: operations["mintToken"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/tx/{idempotencyKey}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/tx/{idempotencyKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Transaction request status
+         * @description Authoritative status of the key's latest attempt.
+         */
+        get: operations["getTx"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Transaction request status
-     * @description Authoritative status of the key's latest attempt.
-     */
-    get: operations["getTx"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/tx": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/tx": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Transaction list
+         * @description The project's transaction requests, newest first, a page at a time; pass `next` as `after` for the next (older) page.
+         */
+        get: operations["listTx"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Transaction list
-     * @description The project's transaction requests, newest first, a page at a time; pass `next` as `after` for the next (older) page.
-     */
-    get: operations["listTx"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/events": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Event feed
+         * @description Every event of the project, oldest first, kept 7 days; pass `next` as `after` to read on. A reader following `next` sees each event exactly once. `after=latest` answers no events and the end of the feed as `next`: where a new reader starts; with `recent=<seconds>` it starts at the first event recorded in the last seconds instead. Not counted toward the quotas: limited to 200 reads a second per project on each instance (`feed_rate_limited`) instead. An event recorded by another instance may take up to a second to appear.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Event feed
-     * @description Every event of the project, oldest first, kept 7 days; pass `next` as `after` to read on. A reader following `next` sees each event exactly once. `after=latest` answers no events and the end of the feed as `next`: where a new reader starts; with `recent=<seconds>` it starts at the first event recorded in the last seconds instead. Not counted toward the quotas: limited to 200 reads a second per project on each instance (`feed_rate_limited`) instead. An event recorded by another instance may take up to a second to appear.
-     */
-    get: operations["listEvents"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-  schemas: {
-    Health: {
-      ok: boolean;
-      /** @description The wallet provider (`managed`), or `none` */
-      wallets: string;
+    schemas: {
+        Health: {
+            ok: boolean;
+            /** @description The wallet provider (`managed`), or `none` */
+            wallets: string;
+        };
+        Project: {
+            id: string;
+            name: string;
+            /** @description Used in the linking URL; fixed at creation */
+            slug: string;
+            /** @enum {string} */
+            cluster: "devnet" | "mainnet";
+            /** @description Null until the wallet is created */
+            walletAddress: string | null;
+            /** @description URL of the hosted linking page */
+            linkUrl: string;
+            /** @description True when a universe ID and a publishing key are saved, so events are published */
+            events: boolean;
+        };
+        PlayerWallet: {
+            /** Format: int64 */
+            userId: number;
+            /** @description Null when the player linked no wallet */
+            address: string | null;
+            linkedAt: number | null;
+        };
+        PlayerWallets: {
+            /** @description One entry per requested user id (as a string): the linked wallet or null */
+            wallets: {
+                [key: string]: string | null;
+            };
+        };
+        SolBalance: {
+            /**
+             * Format: solana-address
+             * @description Base58 Solana address (32 bytes)
+             */
+            address: string;
+            /** @description Raw base units */
+            lamports: string;
+            /** @description Amount in token units, a decimal string without trailing zeros */
+            sol: string;
+        };
+        TokenBalances: {
+            /**
+             * Format: solana-address
+             * @description Base58 Solana address (32 bytes)
+             */
+            address: string;
+            tokens: {
+                /**
+                 * Format: solana-address
+                 * @description Base58 Solana address (32 bytes)
+                 */
+                mint: string;
+                /** @description Raw base units over every token account of the mint */
+                amount: string;
+                /** Format: int32 */
+                decimals: number;
+                /** @description Amount in token units, a decimal string without trailing zeros */
+                uiAmount: string;
+            }[];
+        };
+        Assets: {
+            /**
+             * Format: solana-address
+             * @description Base58 Solana address (32 bytes)
+             */
+            address: string;
+            assets: {
+                /**
+                 * Format: solana-address
+                 * @description Base58 Solana address (32 bytes)
+                 */
+                id: string;
+                name: string | null;
+                /** @description Set only for a verified collection */
+                collection: string | null;
+                /** @description Null when assets are read from the chain without a DAS endpoint */
+                image: string | null;
+                interface: string | null;
+            }[];
+        };
+        SignatureStatus: {
+            /**
+             * Format: solana-signature
+             * @description Base58 transaction signature (64 bytes)
+             */
+            signature: string;
+            /** @enum {string} */
+            status: "processed" | "confirmed" | "finalized" | "failed" | "unknown";
+            slot: number | null;
+            /** @description On-chain error as JSON when failed */
+            error: string | null;
+        };
+        TxResult: {
+            idempotencyKey: string;
+            /** @enum {string} */
+            kind: "transfer-sol" | "transfer-token" | "mint-token";
+            /** @enum {string} */
+            status: "pending" | "submitted" | "confirmed" | "failed";
+            /** @description Set once the managed wallet signed the transaction */
+            signature: string | null;
+            /**
+             * Format: solana-address
+             * @description The wallet the request resolved to
+             */
+            recipient: string;
+            /** @description Why it failed, otherwise null */
+            error: string | null;
+        };
+        TxList: {
+            transactions: {
+                idempotencyKey: string;
+                /** @enum {string} */
+                kind: "transfer-sol" | "transfer-token" | "mint-token";
+                /** @enum {string} */
+                status: "pending" | "submitted" | "confirmed" | "failed";
+                /** @description Set once the managed wallet signed the transaction */
+                signature: string | null;
+                /**
+                 * Format: solana-address
+                 * @description The wallet the request resolved to
+                 */
+                recipient: string;
+                /** @description Why it failed, otherwise null */
+                error: string | null;
+                /** @description The amount as sent */
+                amount: string;
+                /** @description Null for SOL */
+                mint: string | null;
+                /** @description The recipient player, when known */
+                userId: number | null;
+                /**
+                 * Format: int64
+                 * @description Unix time in milliseconds
+                 */
+                createdAt: number;
+            }[];
+            /** @description Cursor for the next (older) page; null once the oldest request was reached */
+            next: string | null;
+        };
+        EventFeed: {
+            events: ({
+                /** @description The event's position in the project's feed; published messages carry it too */
+                id: string;
+                /**
+                 * Format: int64
+                 * @description Unix time in milliseconds
+                 */
+                createdAt: number;
+                /** @constant */
+                type: "wallet_linked";
+                /** Format: int64 */
+                userId: number;
+                /**
+                 * Format: solana-address
+                 * @description Base58 Solana address (32 bytes)
+                 */
+                address: string;
+            } | {
+                /** @description The event's position in the project's feed; published messages carry it too */
+                id: string;
+                /**
+                 * Format: int64
+                 * @description Unix time in milliseconds
+                 */
+                createdAt: number;
+                /** @constant */
+                type: "wallet_unlinked";
+                /** Format: int64 */
+                userId: number;
+                /**
+                 * Format: solana-address
+                 * @description Base58 Solana address (32 bytes)
+                 */
+                address: string;
+            } | {
+                /** @description The event's position in the project's feed; published messages carry it too */
+                id: string;
+                /**
+                 * Format: int64
+                 * @description Unix time in milliseconds
+                 */
+                createdAt: number;
+                /** @constant */
+                type: "tx";
+                key: string;
+                /** @enum {string} */
+                kind: "transfer-sol" | "transfer-token" | "mint-token";
+                /** @enum {string} */
+                status: "confirmed" | "failed";
+                signature: string | null;
+                userId: number | null;
+                error: string | null;
+            } | {
+                /** @description The event's position in the project's feed; published messages carry it too */
+                id: string;
+                /**
+                 * Format: int64
+                 * @description Unix time in milliseconds
+                 */
+                createdAt: number;
+                /** @constant */
+                type: "watch";
+                name: string;
+                /**
+                 * Format: solana-address
+                 * @description Base58 Solana address (32 bytes)
+                 */
+                address: string;
+                /**
+                 * Format: solana-signature
+                 * @description Base58 transaction signature (64 bytes)
+                 */
+                signature: string;
+                /** Format: int64 */
+                slot: number;
+                failed: boolean;
+            } | {
+                /** @description The event's position in the project's feed; published messages carry it too */
+                id: string;
+                /**
+                 * Format: int64
+                 * @description Unix time in milliseconds
+                 */
+                createdAt: number;
+                /** @constant */
+                type: "ping";
+                /**
+                 * Format: int64
+                 * @description Unix time in milliseconds
+                 */
+                at: number;
+            })[];
+            /** @description The cursor to pass as `after` next time; the same cursor when nothing is new */
+            next: string;
+        };
+        PlayerWalletsRequest: {
+            /** @description Up to 200 Roblox user ids */
+            userIds: number[];
+        };
+        TransferSolRequest: {
+            /** @description The recipient: a player who linked a wallet to this project (`userId`), or a wallet `address`. An address that is not one is `invalid_address` (checked after the key) */
+            to: {
+                /** Format: int64 */
+                userId: number;
+                address?: never;
+            } | {
+                /**
+                 * Format: solana-address
+                 * @description Base58 Solana address (32 bytes); not a program the transfer calls
+                 */
+                address: string;
+                userId?: never;
+            };
+            /**
+             * Format: decimal
+             * @description In token units, as a decimal string: greater than zero, with no more decimals than the asset has (9 for SOL, the mint's for a token), else `invalid_amount`
+             */
+            amount: string;
+            /** @description Names one intended payment: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never pay twice */
+            idempotencyKey: string;
+        };
+        TokenTxRequest: {
+            /** @description The recipient: a player who linked a wallet to this project (`userId`), or a wallet `address`. An address that is not one is `invalid_address` (checked after the key) */
+            to: {
+                /** Format: int64 */
+                userId: number;
+                address?: never;
+            } | {
+                /**
+                 * Format: solana-address
+                 * @description Base58 Solana address (32 bytes)
+                 */
+                address: string;
+                userId?: never;
+            };
+            /**
+             * Format: solana-address
+             * @description The token's mint: an allowed mint of the policy (`invalid_address` when it is not an address)
+             */
+            mint: string;
+            /**
+             * Format: decimal
+             * @description In token units, as a decimal string: greater than zero, with no more decimals than the asset has (9 for SOL, the mint's for a token), else `invalid_amount`
+             */
+            amount: string;
+            /** @description Names one intended payment: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never pay twice */
+            idempotencyKey: string;
+        };
     };
-    Project: {
-      id: string;
-      name: string;
-      /** @description Used in the linking URL; fixed at creation */
-      slug: string;
-      /** @enum {string} */
-      cluster: "devnet" | "mainnet";
-      /** @description Null until the wallet is created */
-      walletAddress: string | null;
-      /** @description URL of the hosted linking page */
-      linkUrl: string;
-      /** @description True when a universe ID and a publishing key are saved, so events are published */
-      events: boolean;
-    };
-    PlayerWallet: {
-      /** Format: int64 */
-      userId: number;
-      /** @description Null when the player linked no wallet */
-      address: string | null;
-      linkedAt: number | null;
-    };
-    PlayerWallets: {
-      /** @description One entry per requested user id (as a string): the linked wallet or null */
-      wallets: {
-        [key: string]: string | null;
-      };
-    };
-    SolBalance: {
-      /**
-       * Format: solana-address
-       * @description Base58 Solana address (32 bytes)
-       */
-      address: string;
-      /** @description Raw base units */
-      lamports: string;
-      /** @description Amount in token units, a decimal string without trailing zeros */
-      sol: string;
-    };
-    TokenBalances: {
-      /**
-       * Format: solana-address
-       * @description Base58 Solana address (32 bytes)
-       */
-      address: string;
-      tokens: {
-        /**
-         * Format: solana-address
-         * @description Base58 Solana address (32 bytes)
-         */
-        mint: string;
-        /** @description Raw base units over every token account of the mint */
-        amount: string;
-        /** Format: int32 */
-        decimals: number;
-        /** @description Amount in token units, a decimal string without trailing zeros */
-        uiAmount: string;
-      }[];
-    };
-    Assets: {
-      /**
-       * Format: solana-address
-       * @description Base58 Solana address (32 bytes)
-       */
-      address: string;
-      assets: {
-        /**
-         * Format: solana-address
-         * @description Base58 Solana address (32 bytes)
-         */
-        id: string;
-        name: string | null;
-        /** @description Set only for a verified collection */
-        collection: string | null;
-        /** @description Null when assets are read from the chain without a DAS endpoint */
-        image: string | null;
-        interface: string | null;
-      }[];
-    };
-    SignatureStatus: {
-      /**
-       * Format: solana-signature
-       * @description Base58 transaction signature (64 bytes)
-       */
-      signature: string;
-      /** @enum {string} */
-      status: "processed" | "confirmed" | "finalized" | "failed" | "unknown";
-      slot: number | null;
-      /** @description On-chain error as JSON when failed */
-      error: string | null;
-    };
-    TxResult: {
-      idempotencyKey: string;
-      /** @enum {string} */
-      kind: "transfer-sol" | "transfer-token" | "mint-token";
-      /** @enum {string} */
-      status: "pending" | "submitted" | "confirmed" | "failed";
-      /** @description Set once the managed wallet signed the transaction */
-      signature: string | null;
-      /**
-       * Format: solana-address
-       * @description The wallet the request resolved to
-       */
-      recipient: string;
-      /** @description Why it failed, otherwise null */
-      error: string | null;
-    };
-    TxList: {
-      transactions: {
-        idempotencyKey: string;
-        /** @enum {string} */
-        kind: "transfer-sol" | "transfer-token" | "mint-token";
-        /** @enum {string} */
-        status: "pending" | "submitted" | "confirmed" | "failed";
-        /** @description Set once the managed wallet signed the transaction */
-        signature: string | null;
-        /**
-         * Format: solana-address
-         * @description The wallet the request resolved to
-         */
-        recipient: string;
-        /** @description Why it failed, otherwise null */
-        error: string | null;
-        /** @description The amount as sent */
-        amount: string;
-        /** @description Null for SOL */
-        mint: string | null;
-        /** @description The recipient player, when known */
-        userId: number | null;
-        /**
-         * Format: int64
-         * @description Unix time in milliseconds
-         */
-        createdAt: number;
-      }[];
-      /** @description Cursor for the next (older) page; null once the oldest request was reached */
-      next: string | null;
-    };
-    EventFeed: {
-      events: ({
-        /** @description The event's position in the project's feed; published messages carry it too */
-        id: string;
-        /**
-         * Format: int64
-         * @description Unix time in milliseconds
-         */
-        createdAt: number;
-        /** @constant */
-        type: "wallet_linked";
-        /** Format: int64 */
-        userId: number;
-        /**
-         * Format: solana-address
-         * @description Base58 Solana address (32 bytes)
-         */
-        address: string;
-      } | {
-        /** @description The event's position in the project's feed; published messages carry it too */
-        id: string;
-        /**
-         * Format: int64
-         * @description Unix time in milliseconds
-         */
-        createdAt: number;
-        /** @constant */
-        type: "wallet_unlinked";
-        /** Format: int64 */
-        userId: number;
-        /**
-         * Format: solana-address
-         * @description Base58 Solana address (32 bytes)
-         */
-        address: string;
-      } | {
-        /** @description The event's position in the project's feed; published messages carry it too */
-        id: string;
-        /**
-         * Format: int64
-         * @description Unix time in milliseconds
-         */
-        createdAt: number;
-        /** @constant */
-        type: "tx";
-        key: string;
-        /** @enum {string} */
-        kind: "transfer-sol" | "transfer-token" | "mint-token";
-        /** @enum {string} */
-        status: "confirmed" | "failed";
-        signature: string | null;
-        userId: number | null;
-        error: string | null;
-      } | {
-        /** @description The event's position in the project's feed; published messages carry it too */
-        id: string;
-        /**
-         * Format: int64
-         * @description Unix time in milliseconds
-         */
-        createdAt: number;
-        /** @constant */
-        type: "watch";
-        name: string;
-        /**
-         * Format: solana-address
-         * @description Base58 Solana address (32 bytes)
-         */
-        address: string;
-        /**
-         * Format: solana-signature
-         * @description Base58 transaction signature (64 bytes)
-         */
-        signature: string;
-        /** Format: int64 */
-        slot: number;
-        failed: boolean;
-      } | {
-        /** @description The event's position in the project's feed; published messages carry it too */
-        id: string;
-        /**
-         * Format: int64
-         * @description Unix time in milliseconds
-         */
-        createdAt: number;
-        /** @constant */
-        type: "ping";
-        /**
-         * Format: int64
-         * @description Unix time in milliseconds
-         */
-        at: number;
-      })[];
-      /** @description The cursor to pass as `after` next time; the same cursor when nothing is new */
-      next: string;
-    };
-    PlayerWalletsRequest: {
-      /** @description Up to 200 Roblox user ids */
-      userIds: number[];
-    };
-    TransferSolRequest: {
-      /** @description The recipient: a player who linked a wallet to this project (`userId`), or a wallet `address`. An address that is not one is `invalid_address` (checked after the key) */
-      to: {
-        /** Format: int64 */
-        userId: number;
-        address?: never;
-      } | {
-        /**
-         * Format: solana-address
-         * @description Base58 Solana address (32 bytes); not a program the transfer calls
-         */
-        address: string;
-        userId?: never;
-      };
-      /**
-       * Format: decimal
-       * @description In token units, as a decimal string: greater than zero, with no more decimals than the asset has (9 for SOL, the mint's for a token), else `invalid_amount`
-       */
-      amount: string;
-      /** @description Names one intended payment: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never pay twice */
-      idempotencyKey: string;
-    };
-    TokenTxRequest: {
-      /** @description The recipient: a player who linked a wallet to this project (`userId`), or a wallet `address`. An address that is not one is `invalid_address` (checked after the key) */
-      to: {
-        /** Format: int64 */
-        userId: number;
-        address?: never;
-      } | {
-        /**
-         * Format: solana-address
-         * @description Base58 Solana address (32 bytes)
-         */
-        address: string;
-        userId?: never;
-      };
-      /**
-       * Format: solana-address
-       * @description The token's mint: an allowed mint of the policy (`invalid_address` when it is not an address)
-       */
-      mint: string;
-      /**
-       * Format: decimal
-       * @description In token units, as a decimal string: greater than zero, with no more decimals than the asset has (9 for SOL, the mint's for a token), else `invalid_amount`
-       */
-      amount: string;
-      /** @description Names one intended payment: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never pay twice */
-      idempotencyKey: string;
-    };
-  };
-  responses: never;
-  parameters: never;
-  requestBodies: never;
-  headers: never;
-  pathItems: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-  getHealth: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Service status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "wallets": "managed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description Service status */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    getProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          /**
-           * @example {
-           *       "ok": true,
-           *       "wallets": "managed"
-           *     }
-           */
-          "application/json": components["schemas"]["Health"];
+        requestBody?: never;
+        responses: {
+            /** @description The key's project */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01JD8X6ZQ4M3N2P1R0S9T8V7W6",
+                     *       "name": "Space Miners",
+                     *       "slug": "space-miners",
+                     *       "cluster": "mainnet",
+                     *       "walletAddress": "5ovqdZXUwDgcE6LD39TrsGoDk4Loeed6U5myNMNnCKwJ",
+                     *       "linkUrl": "https://play.example.com/link/space-miners",
+                     *       "events": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
         };
-      };
     };
-  };
-  getProject: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    getPlayerWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The player's Roblox user id
+                 * @example 1001
+                 */
+                userId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One player's wallet */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": 1001,
+                     *       "address": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
+                     *       "linkedAt": 1795262400000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlayerWallet"];
+                };
+            };
+            /** @description `invalid_user_id`: `userId` is not a positive integer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_user_id";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description The key's project */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    getPlayerWallets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          /**
-           * @example {
-           *       "id": "01JD8X6ZQ4M3N2P1R0S9T8V7W6",
-           *       "name": "Space Miners",
-           *       "slug": "space-miners",
-           *       "cluster": "mainnet",
-           *       "walletAddress": "5ovqdZXUwDgcE6LD39TrsGoDk4Loeed6U5myNMNnCKwJ",
-           *       "linkUrl": "https://play.example.com/link/space-miners",
-           *       "events": true
-           *     }
-           */
-          "application/json": components["schemas"]["Project"];
-        };
-      };
-      /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "unauthorized";
-              /** @description For people; may change */
-              message: string;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userIds": [
+                 *         1001,
+                 *         1002
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlayerWalletsRequest"];
             };
-          };
         };
-      };
-      /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "rate_limited" | "daily_quota_exceeded";
-              /** @description For people; may change */
-              message: string;
+        responses: {
+            /** @description Many players' wallets */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "wallets": {
+                     *         "1001": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
+                     *         "1002": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlayerWallets"];
+                };
             };
-          };
-        };
-      };
-      /** @description `internal`: Unexpected error, most often an RPC failure during a read */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "internal";
-              /** @description For people; may change */
-              message: string;
+            /** @description `invalid_json`: The body is not valid JSON or is missing. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "invalid_request";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
             };
-          };
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The body is over 16 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
         };
-      };
     };
-  };
-  getPlayerWallet: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description The player's Roblox user id
-         * @example 1001
-         */
-        userId: number;
-      };
-      cookie?: never;
+    getBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Base58 Solana address (32 bytes)
+                 * @example 64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z
+                 */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SOL balance */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "address": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
+                     *       "lamports": "1500000000",
+                     *       "sol": "1.5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SolBalance"];
+                };
+            };
+            /** @description `invalid_address`: A value that must be a Solana address is not */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_address";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description One player's wallet */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "userId": 1001,
-           *       "address": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
-           *       "linkedAt": 1795262400000
-           *     }
-           */
-          "application/json": components["schemas"]["PlayerWallet"];
-        };
-      };
-      /** @description `invalid_user_id`: `userId` is not a positive integer */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "invalid_user_id";
-              /** @description For people; may change */
-              message: string;
+    getTokens: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this mint: exactly one entry
+                 * @example 8MiDzUbBVKT48CWiFibn5q3AVh8ekLFgcfT33YE2uhpQ
+                 */
+                mint?: string;
             };
-          };
-        };
-      };
-      /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "unauthorized";
-              /** @description For people; may change */
-              message: string;
+            header?: never;
+            path: {
+                /**
+                 * @description Base58 Solana address (32 bytes)
+                 * @example 64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z
+                 */
+                address: string;
             };
-          };
+            cookie?: never;
         };
-      };
-      /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "rate_limited" | "daily_quota_exceeded";
-              /** @description For people; may change */
-              message: string;
+        requestBody?: never;
+        responses: {
+            /** @description Token balances */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "address": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
+                     *       "tokens": [
+                     *         {
+                     *           "mint": "8MiDzUbBVKT48CWiFibn5q3AVh8ekLFgcfT33YE2uhpQ",
+                     *           "amount": "2500000",
+                     *           "decimals": 6,
+                     *           "uiAmount": "2.5"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TokenBalances"];
+                };
             };
-          };
-        };
-      };
-      /** @description `internal`: Unexpected error, most often an RPC failure during a read */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "internal";
-              /** @description For people; may change */
-              message: string;
+            /** @description `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not. `invalid_mint`: The mint does not exist on the project's cluster or is not a token mint */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request" | "invalid_address" | "invalid_mint";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
             };
-          };
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `read_budget_exceeded`: The wallet or collection needs more RPC calls or bytes than one read may use */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "read_budget_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
         };
-      };
     };
-  };
-  getPlayerWallets: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    getAssets: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only assets of this collection
+                 * @example 57veS2SureHEhxFtFpNB4gFBpPcrRavC7rpmd8xBQSZ
+                 */
+                collection?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Base58 Solana address (32 bytes)
+                 * @example 64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z
+                 */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description NFTs owned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "address": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
+                     *       "assets": [
+                     *         {
+                     *           "id": "CsgyRGffxKeqU36UJN9KC5GDFYbJwJXYYVwtxrEdLzxA",
+                     *           "name": "Miner #42",
+                     *           "collection": "57veS2SureHEhxFtFpNB4gFBpPcrRavC7rpmd8xBQSZ",
+                     *           "image": "https://example.com/miners/42.png",
+                     *           "interface": "V1_NFT"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Assets"];
+                };
+            };
+            /** @description `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request" | "invalid_address";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `read_budget_exceeded`: The wallet or collection needs more RPC calls or bytes than one read may use */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "read_budget_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
     };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "userIds": [
-         *         1001,
-         *         1002
-         *       ]
-         *     }
-         */
-        "application/json": components["schemas"]["PlayerWalletsRequest"];
-      };
+    getSignature: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Base58 transaction signature (64 bytes)
+                 * @example 4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb
+                 */
+                signature: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Transaction signature status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
+                     *       "status": "finalized",
+                     *       "slot": 312004117,
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SignatureStatus"];
+                };
+            };
+            /** @description `invalid_signature`: Not a base58 transaction signature */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_signature";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
     };
-    responses: {
-      /** @description Many players' wallets */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    transferSol: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          /**
-           * @example {
-           *       "wallets": {
-           *         "1001": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
-           *         "1002": null
-           *       }
-           *     }
-           */
-          "application/json": components["schemas"]["PlayerWallets"];
-        };
-      };
-      /** @description `invalid_json`: The body is not valid JSON or is missing. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "invalid_json" | "invalid_request";
-              /** @description For people; may change */
-              message: string;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": {
+                 *         "userId": 1001
+                 *       },
+                 *       "amount": "0.25",
+                 *       "idempotencyKey": "round-7:1001"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransferSolRequest"];
             };
-          };
         };
-      };
-      /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "unauthorized";
-              /** @description For people; may change */
-              message: string;
+        responses: {
+            /** @description Send SOL */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "idempotencyKey": "round-7:1001",
+                     *       "kind": "transfer-sol",
+                     *       "status": "confirmed",
+                     *       "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
+                     *       "recipient": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TxResult"];
+                };
             };
-          };
-        };
-      };
-      /** @description `payload_too_large`: The body is over 16 KB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "payload_too_large";
-              /** @description For people; may change */
-              message: string;
+            /** @description `invalid_json`: The body is not valid JSON or is missing. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not. `invalid_amount`: The amount is zero or has more decimals than the asset allows */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "invalid_request" | "invalid_address" | "invalid_amount";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
             };
-          };
-        };
-      };
-      /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "rate_limited" | "daily_quota_exceeded";
-              /** @description For people; may change */
-              message: string;
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
             };
-          };
-        };
-      };
-      /** @description `internal`: Unexpected error, most often an RPC failure during a read */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "internal";
-              /** @description For people; may change */
-              message: string;
+            /** @description `sol_transfers_disabled`: The policy has no Max SOL per transfer. `amount_over_limit`: The amount is above Max SOL per transfer or the mint's per-transaction maximum */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "sol_transfers_disabled" | "amount_over_limit";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
             };
-          };
+            /** @description `wallet_not_linked`: `to.userId` has no wallet linked to this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "wallet_not_linked";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `wallet_not_configured`: The project has no managed wallet. `idempotency_conflict`: The key was used in this project for a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "wallet_not_configured" | "idempotency_conflict";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The body is over 16 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_limit_config`: A stored limit cannot be represented with the asset's decimals */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_limit_config";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day. `daily_tx_quota_exceeded`: The project already has 1,000 transactions in the last 24 hours (failed ones excluded). `recipient_rate_limited`: The recipient wallet already received the policy's per-recipient maximum this hour. `player_rate_limited`: The recipient player already received the per-player maximum this hour. `hourly_budget_exceeded`: This amount would take the asset past its hourly budget. `daily_failed_tx_quota_exceeded`: The project already has 2,000 transactions that failed after signing (those not settled yet included) in the last 24 hours; checked after every limit of the spec */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded" | "daily_tx_quota_exceeded" | "recipient_rate_limited" | "player_rate_limited" | "hourly_budget_exceeded" | "daily_failed_tx_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `wallet_unavailable`: The managed wallet could not sign; the attempt is recorded as failed, nothing sent. `rpc_error`: The chain RPC could not be reached to build the transaction; recorded as failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "wallet_unavailable" | "rpc_error";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
         };
-      };
     };
-  };
-  getBalance: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Base58 Solana address (32 bytes)
-         * @example 64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z
-         */
-        address: string;
-      };
-      cookie?: never;
+    transferToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": {
+                 *         "address": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z"
+                 *       },
+                 *       "mint": "8MiDzUbBVKT48CWiFibn5q3AVh8ekLFgcfT33YE2uhpQ",
+                 *       "amount": "2.5",
+                 *       "idempotencyKey": "quest-3:1001"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TokenTxRequest"];
+            };
+        };
+        responses: {
+            /** @description Send a token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "idempotencyKey": "quest-3:1001",
+                     *       "kind": "transfer-token",
+                     *       "status": "confirmed",
+                     *       "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
+                     *       "recipient": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TxResult"];
+                };
+            };
+            /** @description `invalid_json`: The body is not valid JSON or is missing. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not. `invalid_mint`: The mint does not exist on the project's cluster or is not a token mint. `invalid_amount`: The amount is zero or has more decimals than the asset allows */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "invalid_request" | "invalid_address" | "invalid_mint" | "invalid_amount";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `mint_not_allowed`: The mint is not under the policy's allowed mints. `amount_over_limit`: The amount is above Max SOL per transfer or the mint's per-transaction maximum */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "mint_not_allowed" | "amount_over_limit";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `wallet_not_linked`: `to.userId` has no wallet linked to this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "wallet_not_linked";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `wallet_not_configured`: The project has no managed wallet. `idempotency_conflict`: The key was used in this project for a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "wallet_not_configured" | "idempotency_conflict";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The body is over 16 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_limit_config`: A stored limit cannot be represented with the asset's decimals */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_limit_config";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day. `daily_tx_quota_exceeded`: The project already has 1,000 transactions in the last 24 hours (failed ones excluded). `recipient_rate_limited`: The recipient wallet already received the policy's per-recipient maximum this hour. `player_rate_limited`: The recipient player already received the per-player maximum this hour. `hourly_budget_exceeded`: This amount would take the asset past its hourly budget. `daily_failed_tx_quota_exceeded`: The project already has 2,000 transactions that failed after signing (those not settled yet included) in the last 24 hours; checked after every limit of the spec */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded" | "daily_tx_quota_exceeded" | "recipient_rate_limited" | "player_rate_limited" | "hourly_budget_exceeded" | "daily_failed_tx_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `wallet_unavailable`: The managed wallet could not sign; the attempt is recorded as failed, nothing sent. `rpc_error`: The chain RPC could not be reached to build the transaction; recorded as failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "wallet_unavailable" | "rpc_error";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description SOL balance */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    mintToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          /**
-           * @example {
-           *       "address": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
-           *       "lamports": "1500000000",
-           *       "sol": "1.5"
-           *     }
-           */
-          "application/json": components["schemas"]["SolBalance"];
-        };
-      };
-      /** @description `invalid_address`: A value that must be a Solana address is not */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "invalid_address";
-              /** @description For people; may change */
-              message: string;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": {
+                 *         "userId": 1001
+                 *       },
+                 *       "mint": "8MiDzUbBVKT48CWiFibn5q3AVh8ekLFgcfT33YE2uhpQ",
+                 *       "amount": "10",
+                 *       "idempotencyKey": "badge-9:1001"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TokenTxRequest"];
             };
-          };
         };
-      };
-      /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "unauthorized";
-              /** @description For people; may change */
-              message: string;
+        responses: {
+            /** @description Mint a token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "idempotencyKey": "badge-9:1001",
+                     *       "kind": "mint-token",
+                     *       "status": "submitted",
+                     *       "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
+                     *       "recipient": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TxResult"];
+                };
             };
-          };
-        };
-      };
-      /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "rate_limited" | "daily_quota_exceeded";
-              /** @description For people; may change */
-              message: string;
+            /** @description `invalid_json`: The body is not valid JSON or is missing. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not. `invalid_mint`: The mint does not exist on the project's cluster or is not a token mint. `invalid_amount`: The amount is zero or has more decimals than the asset allows */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "invalid_request" | "invalid_address" | "invalid_mint" | "invalid_amount";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
             };
-          };
-        };
-      };
-      /** @description `internal`: Unexpected error, most often an RPC failure during a read */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "internal";
-              /** @description For people; may change */
-              message: string;
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
             };
-          };
+            /** @description `mint_not_allowed`: The mint is not under the policy's allowed mints. `amount_over_limit`: The amount is above Max SOL per transfer or the mint's per-transaction maximum */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "mint_not_allowed" | "amount_over_limit";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `wallet_not_linked`: `to.userId` has no wallet linked to this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "wallet_not_linked";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `wallet_not_configured`: The project has no managed wallet. `idempotency_conflict`: The key was used in this project for a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "wallet_not_configured" | "idempotency_conflict";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The body is over 16 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_limit_config`: A stored limit cannot be represented with the asset's decimals */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_limit_config";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day. `daily_tx_quota_exceeded`: The project already has 1,000 transactions in the last 24 hours (failed ones excluded). `recipient_rate_limited`: The recipient wallet already received the policy's per-recipient maximum this hour. `player_rate_limited`: The recipient player already received the per-player maximum this hour. `hourly_budget_exceeded`: This amount would take the asset past its hourly budget. `daily_failed_tx_quota_exceeded`: The project already has 2,000 transactions that failed after signing (those not settled yet included) in the last 24 hours; checked after every limit of the spec */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded" | "daily_tx_quota_exceeded" | "recipient_rate_limited" | "player_rate_limited" | "hourly_budget_exceeded" | "daily_failed_tx_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `wallet_unavailable`: The managed wallet could not sign; the attempt is recorded as failed, nothing sent. `rpc_error`: The chain RPC could not be reached to build the transaction; recorded as failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "wallet_unavailable" | "rpc_error";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
         };
-      };
     };
-  };
-  getTokens: {
-    parameters: {
-      query?: {
-        /**
-         * @description Only this mint: exactly one entry
-         * @example 8MiDzUbBVKT48CWiFibn5q3AVh8ekLFgcfT33YE2uhpQ
-         */
-        mint?: string;
-      };
-      header?: never;
-      path: {
-        /**
-         * @description Base58 Solana address (32 bytes)
-         * @example 64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z
-         */
-        address: string;
-      };
-      cookie?: never;
+    getTx: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The request's key, URL-encoded
+                 * @example round-7:1001
+                 */
+                idempotencyKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Transaction request status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "idempotencyKey": "round-7:1001",
+                     *       "kind": "transfer-sol",
+                     *       "status": "confirmed",
+                     *       "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
+                     *       "recipient": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TxResult"];
+                };
+            };
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `not_found`: No transaction request has this key in the project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description Token balances */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "address": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
-           *       "tokens": [
-           *         {
-           *           "mint": "8MiDzUbBVKT48CWiFibn5q3AVh8ekLFgcfT33YE2uhpQ",
-           *           "amount": "2500000",
-           *           "decimals": 6,
-           *           "uiAmount": "2.5"
-           *         }
-           *       ]
-           *     }
-           */
-          "application/json": components["schemas"]["TokenBalances"];
-        };
-      };
-      /** @description `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not. `invalid_mint`: The mint does not exist on the project's cluster or is not a token mint */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "invalid_request" | "invalid_address" | "invalid_mint";
-              /** @description For people; may change */
-              message: string;
+    listTx: {
+        parameters: {
+            query?: {
+                /** @example confirmed */
+                status?: "pending" | "submitted" | "confirmed" | "failed";
+                /** @description An answer's `next`: the page after it (older requests) */
+                after?: string;
+                /** @example 20 */
+                limit?: number;
             };
-          };
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
-      };
-      /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "unauthorized";
-              /** @description For people; may change */
-              message: string;
+        requestBody?: never;
+        responses: {
+            /** @description Transaction list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "transactions": [
+                     *         {
+                     *           "idempotencyKey": "round-7:1001",
+                     *           "kind": "transfer-sol",
+                     *           "status": "confirmed",
+                     *           "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
+                     *           "recipient": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
+                     *           "error": null,
+                     *           "amount": "0.25",
+                     *           "mint": null,
+                     *           "userId": 1001,
+                     *           "createdAt": 1795262400000
+                     *         }
+                     *       ],
+                     *       "next": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TxList"];
+                };
             };
-          };
-        };
-      };
-      /** @description `read_budget_exceeded`: The wallet or collection needs more RPC calls or bytes than one read may use */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "read_budget_exceeded";
-              /** @description For people; may change */
-              message: string;
+            /** @description `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
             };
-          };
-        };
-      };
-      /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "rate_limited" | "daily_quota_exceeded";
-              /** @description For people; may change */
-              message: string;
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
             };
-          };
-        };
-      };
-      /** @description `internal`: Unexpected error, most often an RPC failure during a read */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "internal";
-              /** @description For people; may change */
-              message: string;
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
             };
-          };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
         };
-      };
     };
-  };
-  getAssets: {
-    parameters: {
-      query?: {
-        /**
-         * @description Only assets of this collection
-         * @example 57veS2SureHEhxFtFpNB4gFBpPcrRavC7rpmd8xBQSZ
-         */
-        collection?: string;
-      };
-      header?: never;
-      path: {
-        /**
-         * @description Base58 Solana address (32 bytes)
-         * @example 64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z
-         */
-        address: string;
-      };
-      cookie?: never;
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A cursor: an answer's `next` (or an event's id), or `latest` for the end
+                 * @example 41
+                 */
+                after?: string;
+                /** @description With `after=latest` only: start at the first event recorded in the last `recent` seconds instead of at the end */
+                recent?: number;
+                /** @example 100 */
+                limit?: number;
+                /**
+                 * @description Only these types (`next` still moves past the others): repeated (`types=tx&types=watch`) or comma-separated (`types=tx,watch`)
+                 * @example [
+                 *       "tx",
+                 *       "wallet_linked"
+                 *     ]
+                 */
+                types?: ("wallet_linked" | "wallet_unlinked" | "tx" | "watch" | "ping")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Event feed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "id": "42",
+                     *           "type": "wallet_linked",
+                     *           "createdAt": 1795262400000,
+                     *           "userId": 1001,
+                     *           "address": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z"
+                     *         },
+                     *         {
+                     *           "id": "43",
+                     *           "type": "tx",
+                     *           "createdAt": 1795262402000,
+                     *           "key": "round-7:1001",
+                     *           "kind": "transfer-sol",
+                     *           "status": "confirmed",
+                     *           "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
+                     *           "userId": 1001,
+                     *           "error": null
+                     *         }
+                     *       ],
+                     *       "next": "43"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventFeed"];
+                };
+            };
+            /** @description `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `feed_rate_limited`: More than 200 feed reads this second for the project on one instance of the service (feed reads have this limit instead of the quotas) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "feed_rate_limited";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description NFTs owned */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "address": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
-           *       "assets": [
-           *         {
-           *           "id": "CsgyRGffxKeqU36UJN9KC5GDFYbJwJXYYVwtxrEdLzxA",
-           *           "name": "Miner #42",
-           *           "collection": "57veS2SureHEhxFtFpNB4gFBpPcrRavC7rpmd8xBQSZ",
-           *           "image": "https://example.com/miners/42.png",
-           *           "interface": "V1_NFT"
-           *         }
-           *       ]
-           *     }
-           */
-          "application/json": components["schemas"]["Assets"];
-        };
-      };
-      /** @description `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "invalid_request" | "invalid_address";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "unauthorized";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `read_budget_exceeded`: The wallet or collection needs more RPC calls or bytes than one read may use */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "read_budget_exceeded";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "rate_limited" | "daily_quota_exceeded";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `internal`: Unexpected error, most often an RPC failure during a read */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "internal";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-    };
-  };
-  getSignature: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Base58 transaction signature (64 bytes)
-         * @example 4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb
-         */
-        signature: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Transaction signature status */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
-           *       "status": "finalized",
-           *       "slot": 312004117,
-           *       "error": null
-           *     }
-           */
-          "application/json": components["schemas"]["SignatureStatus"];
-        };
-      };
-      /** @description `invalid_signature`: Not a base58 transaction signature */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "invalid_signature";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "unauthorized";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "rate_limited" | "daily_quota_exceeded";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `internal`: Unexpected error, most often an RPC failure during a read */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "internal";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-    };
-  };
-  transferSol: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "to": {
-         *         "userId": 1001
-         *       },
-         *       "amount": "0.25",
-         *       "idempotencyKey": "round-7:1001"
-         *     }
-         */
-        "application/json": components["schemas"]["TransferSolRequest"];
-      };
-    };
-    responses: {
-      /** @description Send SOL */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "idempotencyKey": "round-7:1001",
-           *       "kind": "transfer-sol",
-           *       "status": "confirmed",
-           *       "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
-           *       "recipient": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
-           *       "error": null
-           *     }
-           */
-          "application/json": components["schemas"]["TxResult"];
-        };
-      };
-      /** @description `invalid_json`: The body is not valid JSON or is missing. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not. `invalid_amount`: The amount is zero or has more decimals than the asset allows */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code:
-                | "invalid_json"
-                | "invalid_request"
-                | "invalid_address"
-                | "invalid_amount";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "unauthorized";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `sol_transfers_disabled`: The policy has no Max SOL per transfer. `amount_over_limit`: The amount is above Max SOL per transfer or the mint's per-transaction maximum */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "sol_transfers_disabled" | "amount_over_limit";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `wallet_not_linked`: `to.userId` has no wallet linked to this project */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "wallet_not_linked";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `wallet_not_configured`: The project has no managed wallet. `idempotency_conflict`: The key was used in this project for a different request */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "wallet_not_configured" | "idempotency_conflict";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `payload_too_large`: The body is over 16 KB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "payload_too_large";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `invalid_limit_config`: A stored limit cannot be represented with the asset's decimals */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "invalid_limit_config";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day. `daily_tx_quota_exceeded`: The project already has 1,000 transactions in the last 24 hours (failed ones excluded). `recipient_rate_limited`: The recipient wallet already received the policy's per-recipient maximum this hour. `player_rate_limited`: The recipient player already received the per-player maximum this hour. `hourly_budget_exceeded`: This amount would take the asset past its hourly budget. `daily_failed_tx_quota_exceeded`: The project already has 2,000 transactions that failed after signing (those not settled yet included) in the last 24 hours; checked after every limit of the spec */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code:
-                | "rate_limited"
-                | "daily_quota_exceeded"
-                | "daily_tx_quota_exceeded"
-                | "recipient_rate_limited"
-                | "player_rate_limited"
-                | "hourly_budget_exceeded"
-                | "daily_failed_tx_quota_exceeded";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `internal`: Unexpected error, most often an RPC failure during a read */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "internal";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `wallet_unavailable`: The managed wallet could not sign; the attempt is recorded as failed, nothing sent. `rpc_error`: The chain RPC could not be reached to build the transaction; recorded as failed */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "wallet_unavailable" | "rpc_error";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-    };
-  };
-  transferToken: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "to": {
-         *         "address": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z"
-         *       },
-         *       "mint": "8MiDzUbBVKT48CWiFibn5q3AVh8ekLFgcfT33YE2uhpQ",
-         *       "amount": "2.5",
-         *       "idempotencyKey": "quest-3:1001"
-         *     }
-         */
-        "application/json": components["schemas"]["TokenTxRequest"];
-      };
-    };
-    responses: {
-      /** @description Send a token */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "idempotencyKey": "quest-3:1001",
-           *       "kind": "transfer-token",
-           *       "status": "confirmed",
-           *       "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
-           *       "recipient": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
-           *       "error": null
-           *     }
-           */
-          "application/json": components["schemas"]["TxResult"];
-        };
-      };
-      /** @description `invalid_json`: The body is not valid JSON or is missing. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not. `invalid_mint`: The mint does not exist on the project's cluster or is not a token mint. `invalid_amount`: The amount is zero or has more decimals than the asset allows */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code:
-                | "invalid_json"
-                | "invalid_request"
-                | "invalid_address"
-                | "invalid_mint"
-                | "invalid_amount";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "unauthorized";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `mint_not_allowed`: The mint is not under the policy's allowed mints. `amount_over_limit`: The amount is above Max SOL per transfer or the mint's per-transaction maximum */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "mint_not_allowed" | "amount_over_limit";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `wallet_not_linked`: `to.userId` has no wallet linked to this project */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "wallet_not_linked";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `wallet_not_configured`: The project has no managed wallet. `idempotency_conflict`: The key was used in this project for a different request */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "wallet_not_configured" | "idempotency_conflict";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `payload_too_large`: The body is over 16 KB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "payload_too_large";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `invalid_limit_config`: A stored limit cannot be represented with the asset's decimals */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "invalid_limit_config";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day. `daily_tx_quota_exceeded`: The project already has 1,000 transactions in the last 24 hours (failed ones excluded). `recipient_rate_limited`: The recipient wallet already received the policy's per-recipient maximum this hour. `player_rate_limited`: The recipient player already received the per-player maximum this hour. `hourly_budget_exceeded`: This amount would take the asset past its hourly budget. `daily_failed_tx_quota_exceeded`: The project already has 2,000 transactions that failed after signing (those not settled yet included) in the last 24 hours; checked after every limit of the spec */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code:
-                | "rate_limited"
-                | "daily_quota_exceeded"
-                | "daily_tx_quota_exceeded"
-                | "recipient_rate_limited"
-                | "player_rate_limited"
-                | "hourly_budget_exceeded"
-                | "daily_failed_tx_quota_exceeded";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `internal`: Unexpected error, most often an RPC failure during a read */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "internal";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `wallet_unavailable`: The managed wallet could not sign; the attempt is recorded as failed, nothing sent. `rpc_error`: The chain RPC could not be reached to build the transaction; recorded as failed */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "wallet_unavailable" | "rpc_error";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-    };
-  };
-  mintToken: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "to": {
-         *         "userId": 1001
-         *       },
-         *       "mint": "8MiDzUbBVKT48CWiFibn5q3AVh8ekLFgcfT33YE2uhpQ",
-         *       "amount": "10",
-         *       "idempotencyKey": "badge-9:1001"
-         *     }
-         */
-        "application/json": components["schemas"]["TokenTxRequest"];
-      };
-    };
-    responses: {
-      /** @description Mint a token */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "idempotencyKey": "badge-9:1001",
-           *       "kind": "mint-token",
-           *       "status": "submitted",
-           *       "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
-           *       "recipient": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
-           *       "error": null
-           *     }
-           */
-          "application/json": components["schemas"]["TxResult"];
-        };
-      };
-      /** @description `invalid_json`: The body is not valid JSON or is missing. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not. `invalid_mint`: The mint does not exist on the project's cluster or is not a token mint. `invalid_amount`: The amount is zero or has more decimals than the asset allows */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code:
-                | "invalid_json"
-                | "invalid_request"
-                | "invalid_address"
-                | "invalid_mint"
-                | "invalid_amount";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "unauthorized";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `mint_not_allowed`: The mint is not under the policy's allowed mints. `amount_over_limit`: The amount is above Max SOL per transfer or the mint's per-transaction maximum */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "mint_not_allowed" | "amount_over_limit";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `wallet_not_linked`: `to.userId` has no wallet linked to this project */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "wallet_not_linked";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `wallet_not_configured`: The project has no managed wallet. `idempotency_conflict`: The key was used in this project for a different request */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "wallet_not_configured" | "idempotency_conflict";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `payload_too_large`: The body is over 16 KB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "payload_too_large";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `invalid_limit_config`: A stored limit cannot be represented with the asset's decimals */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "invalid_limit_config";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day. `daily_tx_quota_exceeded`: The project already has 1,000 transactions in the last 24 hours (failed ones excluded). `recipient_rate_limited`: The recipient wallet already received the policy's per-recipient maximum this hour. `player_rate_limited`: The recipient player already received the per-player maximum this hour. `hourly_budget_exceeded`: This amount would take the asset past its hourly budget. `daily_failed_tx_quota_exceeded`: The project already has 2,000 transactions that failed after signing (those not settled yet included) in the last 24 hours; checked after every limit of the spec */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code:
-                | "rate_limited"
-                | "daily_quota_exceeded"
-                | "daily_tx_quota_exceeded"
-                | "recipient_rate_limited"
-                | "player_rate_limited"
-                | "hourly_budget_exceeded"
-                | "daily_failed_tx_quota_exceeded";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `internal`: Unexpected error, most often an RPC failure during a read */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "internal";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `wallet_unavailable`: The managed wallet could not sign; the attempt is recorded as failed, nothing sent. `rpc_error`: The chain RPC could not be reached to build the transaction; recorded as failed */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "wallet_unavailable" | "rpc_error";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-    };
-  };
-  getTx: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description The request's key, URL-encoded
-         * @example round-7:1001
-         */
-        idempotencyKey: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Transaction request status */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "idempotencyKey": "round-7:1001",
-           *       "kind": "transfer-sol",
-           *       "status": "confirmed",
-           *       "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
-           *       "recipient": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
-           *       "error": null
-           *     }
-           */
-          "application/json": components["schemas"]["TxResult"];
-        };
-      };
-      /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "unauthorized";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `not_found`: No transaction request has this key in the project */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "not_found";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "rate_limited" | "daily_quota_exceeded";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `internal`: Unexpected error, most often an RPC failure during a read */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "internal";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-    };
-  };
-  listTx: {
-    parameters: {
-      query?: {
-        /** @example confirmed */
-        status?: "pending" | "submitted" | "confirmed" | "failed";
-        /** @description An answer's `next`: the page after it (older requests) */
-        after?: string;
-        /** @example 20 */
-        limit?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Transaction list */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "transactions": [
-           *         {
-           *           "idempotencyKey": "round-7:1001",
-           *           "kind": "transfer-sol",
-           *           "status": "confirmed",
-           *           "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
-           *           "recipient": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
-           *           "error": null,
-           *           "amount": "0.25",
-           *           "mint": null,
-           *           "userId": 1001,
-           *           "createdAt": 1795262400000
-           *         }
-           *       ],
-           *       "next": null
-           *     }
-           */
-          "application/json": components["schemas"]["TxList"];
-        };
-      };
-      /** @description `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "invalid_request";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "unauthorized";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "rate_limited" | "daily_quota_exceeded";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `internal`: Unexpected error, most often an RPC failure during a read */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "internal";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-    };
-  };
-  listEvents: {
-    parameters: {
-      query?: {
-        /**
-         * @description A cursor: an answer's `next` (or an event's id), or `latest` for the end
-         * @example 41
-         */
-        after?: string;
-        /** @description With `after=latest` only: start at the first event recorded in the last `recent` seconds instead of at the end */
-        recent?: number;
-        /** @example 100 */
-        limit?: number;
-        /**
-         * @description Only these types (`next` still moves past the others): repeated (`types=tx&types=watch`) or comma-separated (`types=tx,watch`)
-         * @example [
-         *       "tx",
-         *       "wallet_linked"
-         *     ]
-         */
-        types?:
-          ("wallet_linked" | "wallet_unlinked" | "tx" | "watch" | "ping")[];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Event feed */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "events": [
-           *         {
-           *           "id": "42",
-           *           "type": "wallet_linked",
-           *           "createdAt": 1795262400000,
-           *           "userId": 1001,
-           *           "address": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z"
-           *         },
-           *         {
-           *           "id": "43",
-           *           "type": "tx",
-           *           "createdAt": 1795262402000,
-           *           "key": "round-7:1001",
-           *           "kind": "transfer-sol",
-           *           "status": "confirmed",
-           *           "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
-           *           "userId": 1001,
-           *           "error": null
-           *         }
-           *       ],
-           *       "next": "43"
-           *     }
-           */
-          "application/json": components["schemas"]["EventFeed"];
-        };
-      };
-      /** @description `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "invalid_request";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "unauthorized";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `feed_rate_limited`: More than 200 feed reads this second for the project on one instance of the service (feed reads have this limit instead of the quotas) */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "feed_rate_limited";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-      /** @description `internal`: Unexpected error, most often an RPC failure during a read */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: {
-              /** @enum {string} */
-              code: "internal";
-              /** @description For people; may change */
-              message: string;
-            };
-          };
-        };
-      };
-    };
-  };
 }
