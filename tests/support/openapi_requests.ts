@@ -12,6 +12,7 @@ import { getBase58Decoder } from "@solana/kit";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import type { OpenApiDocument } from "../../routes/v1/openapi.ts";
 import { addFormats } from "./openapi_formats.ts";
+import { seededRandom } from "./rpc_fault_proxy.ts";
 
 /** A JSON Schema as the document writes it (`false` for "never present"). */
 type Schema = Record<string, unknown> | boolean;
@@ -39,18 +40,6 @@ interface Operation {
   operationId: string;
   parameters?: Parameter[];
   requestBody?: { content: { "application/json": { schema: Schema } } };
-}
-
-/** A seeded generator of random numbers in [0, 1) (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const base58 = getBase58Decoder();
