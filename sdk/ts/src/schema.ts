@@ -826,7 +826,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerWallets"];
                 };
             };
-            /** @description `invalid_json`: The body is not valid JSON or is missing. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items */
+            /** @description `invalid_json`: The body is missing, not sent as `application/json`, or not valid JSON. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1395,7 +1395,7 @@ export interface operations {
                     "application/json": components["schemas"]["TxResult"];
                 };
             };
-            /** @description `invalid_json`: The body is not valid JSON or is missing. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not. `invalid_amount`: The amount is zero or has more decimals than the asset allows */
+            /** @description `invalid_json`: The body is missing, not sent as `application/json`, or not valid JSON. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not. `invalid_amount`: The amount is zero or has more decimals than the asset allows */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1599,7 +1599,7 @@ export interface operations {
                     "application/json": components["schemas"]["TxResult"];
                 };
             };
-            /** @description `invalid_json`: The body is not valid JSON or is missing. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not. `invalid_mint`: The mint does not exist on the project's cluster or is not a token mint. `invalid_amount`: The amount is zero or has more decimals than the asset allows */
+            /** @description `invalid_json`: The body is missing, not sent as `application/json`, or not valid JSON. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not. `invalid_mint`: The mint does not exist on the project's cluster or is not a token mint. `invalid_amount`: The amount is zero or has more decimals than the asset allows */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1803,7 +1803,7 @@ export interface operations {
                     "application/json": components["schemas"]["TxResult"];
                 };
             };
-            /** @description `invalid_json`: The body is not valid JSON or is missing. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not. `invalid_mint`: The mint does not exist on the project's cluster or is not a token mint. `invalid_amount`: The amount is zero or has more decimals than the asset allows */
+            /** @description `invalid_json`: The body is missing, not sent as `application/json`, or not valid JSON. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not. `invalid_mint`: The mint does not exist on the project's cluster or is not a token mint. `invalid_amount`: The amount is zero or has more decimals than the asset allows */
             400: {
                 headers: {
                     [name: string]: unknown;
