@@ -1,35 +1,19 @@
 /**
  * The Blocklink client for game backends (Deno, Node 20+): one method per operation of the API
  * document (named by its `operationId`, as the Luau SDK names them), typed by the generated
- * `schema.ts` through openapi-fetch, with the client rules of `rules.ts` and errors as values.
- *
- * The API key comes from `BLOCKLINK_API_KEY` unless given; it lives in a private field, is sent
- * only in the `x-api-key` header to `baseUrl`, and never appears in an error, a log or an
- * inspection of the client.
+ * `schema.ts` through openapi-fetch, with errors as values. Calls go through `transport.ts`,
+ * which holds the API key and runs the client rules.
  */
-import createClient, { type Client } from "openapi-fetch";
-import type { components, operations, paths } from "./schema.ts";
-import { holdUntil, MAX_ATTEMPTS, RETRY_DELAYS_MS, shouldRetry } from "./rules.ts";
-import type { ClientError, EventType, OperationId, Result } from "./result.ts";
+import type { components, operations } from "./schema.ts";
+import type { EventType, OperationId, Result } from "./result.ts";
+import {
+  type Background,
+  type BlocklinkOptions,
+  type CallOptions,
+  Transport,
+} from "./transport.ts";
 import { EventReader, type EventReaderOptions } from "./feed.ts";
 import { sleep } from "./sleep.ts";
-
-/** Options of `new Blocklink()`. */
-export interface BlocklinkOptions {
-  /** The service's origin, such as `https://play.example.com`. */
-  baseUrl: string;
-  /** The project API key; `BLOCKLINK_API_KEY` from the environment when left out. */
-  apiKey?: string;
-  /** How long one attempt may take, in ms (default 30,000: a payout answers within 20 s). */
-  timeoutMs?: number;
-  /** The fetch to send with (default: the global one). */
-  fetch?: (request: Request) => Promise<Response>;
-}
-
-/** Options every call takes. */
-export interface CallOptions {
-  signal?: AbortSignal;
-}
 
 type Body<Op extends OperationId> = operations[Op] extends
   { requestBody: { content: { "application/json": infer B } } } ? B : never;
@@ -37,37 +21,23 @@ type Query<Op extends OperationId> = NonNullable<
   operations[Op]["parameters"]["query"]
 >;
 type Schemas = components["schemas"];
-type Raw = { data?: unknown; error?: unknown; response: Response };
 
 /** A client of one project. */
 export class Blocklink {
-  readonly #api: Client<paths>;
-  readonly #timeoutMs: number;
-  #heldUntil = 0;
+  readonly #transport: Transport;
 
   constructor(options: BlocklinkOptions) {
-    const apiKey = options.apiKey ?? readEnv("BLOCKLINK_API_KEY");
-    if (!apiKey) {
-      throw new TypeError(
-        "Blocklink needs an API key: set BLOCKLINK_API_KEY or pass apiKey",
-      );
-    }
-    this.#timeoutMs = options.timeoutMs ?? 30_000;
-    this.#api = createClient<paths>({
-      baseUrl: options.baseUrl.replace(/\/+$/, ""),
-      headers: { "x-api-key": apiKey },
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
+    this.#transport = new Transport(options);
   }
 
   /** `GET /health` */
   getHealth(options?: CallOptions): Promise<Result<"getHealth">> {
-    return this.#call((init) => this.#api.GET("/health", init), options);
+    return this.#transport.call((api, init) => api.GET("/health", init), options);
   }
 
   /** `GET /v1/project`: the key's project. */
   getProject(options?: CallOptions): Promise<Result<"getProject">> {
-    return this.#call((init) => this.#api.GET("/v1/project", init), options);
+    return this.#transport.call((api, init) => api.GET("/v1/project", init), options);
   }
 
   /** `GET /v1/players/{userId}/wallet`: the wallet a player linked, from the service's store. */
@@ -76,8 +46,8 @@ export class Blocklink {
     options?: CallOptions,
   ): Promise<Result<"getPlayerWallet">> {
     const params = { path: { userId } };
-    return this.#call(
-      (init) => this.#api.GET("/v1/players/{userId}/wallet", { ...init, params }),
+    return this.#transport.call(
+      (api, init) => api.GET("/v1/players/{userId}/wallet", { ...init, params }),
       options,
     );
   }
@@ -88,8 +58,8 @@ export class Blocklink {
     options?: CallOptions,
   ): Promise<Result<"getPlayerWallets">> {
     const body = { userIds };
-    return this.#call(
-      (init) => this.#api.POST("/v1/players/wallets", { ...init, body }),
+    return this.#transport.call(
+      (api, init) => api.POST("/v1/players/wallets", { ...init, body }),
       options,
     );
   }
@@ -100,8 +70,8 @@ export class Blocklink {
     options?: CallOptions,
   ): Promise<Result<"getBalance">> {
     const params = { path: { address } };
-    return this.#call(
-      (init) => this.#api.GET("/v1/wallets/{address}/balance", { ...init, params }),
+    return this.#transport.call(
+      (api, init) => api.GET("/v1/wallets/{address}/balance", { ...init, params }),
       options,
     );
   }
@@ -113,8 +83,8 @@ export class Blocklink {
     options?: CallOptions,
   ): Promise<Result<"getTokens">> {
     const params = { path: { address }, query };
-    return this.#call(
-      (init) => this.#api.GET("/v1/wallets/{address}/tokens", { ...init, params }),
+    return this.#transport.call(
+      (api, init) => api.GET("/v1/wallets/{address}/tokens", { ...init, params }),
       options,
     );
   }
@@ -126,8 +96,8 @@ export class Blocklink {
     options?: CallOptions,
   ): Promise<Result<"getAssets">> {
     const params = { path: { address }, query };
-    return this.#call(
-      (init) => this.#api.GET("/v1/wallets/{address}/assets", { ...init, params }),
+    return this.#transport.call(
+      (api, init) => api.GET("/v1/wallets/{address}/assets", { ...init, params }),
       options,
     );
   }
@@ -138,8 +108,8 @@ export class Blocklink {
     options?: CallOptions,
   ): Promise<Result<"getSignature">> {
     const params = { path: { signature } };
-    return this.#call(
-      (init) => this.#api.GET("/v1/signatures/{signature}", { ...init, params }),
+    return this.#transport.call(
+      (api, init) => api.GET("/v1/signatures/{signature}", { ...init, params }),
       options,
     );
   }
@@ -149,8 +119,8 @@ export class Blocklink {
     body: Body<"transferSol">,
     options?: CallOptions,
   ): Promise<Result<"transferSol">> {
-    return this.#call(
-      (init) => this.#api.POST("/v1/tx/transfer-sol", { ...init, body }),
+    return this.#transport.call(
+      (api, init) => api.POST("/v1/tx/transfer-sol", { ...init, body }),
       options,
     );
   }
@@ -160,8 +130,8 @@ export class Blocklink {
     body: Body<"transferToken">,
     options?: CallOptions,
   ): Promise<Result<"transferToken">> {
-    return this.#call(
-      (init) => this.#api.POST("/v1/tx/transfer-token", { ...init, body }),
+    return this.#transport.call(
+      (api, init) => api.POST("/v1/tx/transfer-token", { ...init, body }),
       options,
     );
   }
@@ -171,8 +141,8 @@ export class Blocklink {
     body: Body<"mintToken">,
     options?: CallOptions,
   ): Promise<Result<"mintToken">> {
-    return this.#call(
-      (init) => this.#api.POST("/v1/tx/mint-token", { ...init, body }),
+    return this.#transport.call(
+      (api, init) => api.POST("/v1/tx/mint-token", { ...init, body }),
       options,
     );
   }
@@ -183,8 +153,8 @@ export class Blocklink {
     options?: CallOptions & Background,
   ): Promise<Result<"getTx">> {
     const params = { path: { idempotencyKey } };
-    return this.#call(
-      (init) => this.#api.GET("/v1/tx/{idempotencyKey}", { ...init, params }),
+    return this.#transport.call(
+      (api, init) => api.GET("/v1/tx/{idempotencyKey}", { ...init, params }),
       options,
     );
   }
@@ -195,8 +165,8 @@ export class Blocklink {
     options?: CallOptions,
   ): Promise<Result<"listTx">> {
     const params = { query };
-    return this.#call(
-      (init) => this.#api.GET("/v1/tx", { ...init, params }),
+    return this.#transport.call(
+      (api, init) => api.GET("/v1/tx", { ...init, params }),
       options,
     );
   }
@@ -207,8 +177,8 @@ export class Blocklink {
     options?: CallOptions & Background,
   ): Promise<Result<"listEvents">> {
     const params = { query };
-    return this.#call(
-      (init) => this.#api.GET("/v1/events", { ...init, params }),
+    return this.#transport.call(
+      (api, init) => api.GET("/v1/events", { ...init, params }),
       options,
     );
   }
@@ -224,7 +194,7 @@ export class Blocklink {
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
     for (;;) {
       await sleep(
-        Math.min(this.#heldUntil, deadline) - Date.now(),
+        Math.min(this.#transport.heldUntil(), deadline) - Date.now(),
         options.signal,
       );
       if (Date.now() >= deadline) break;
@@ -268,104 +238,10 @@ export class Blocklink {
             background: true,
             ...(signal ? { signal } : {}),
           }),
-        heldUntil: () => this.#heldUntil,
+        heldUntil: () => this.#transport.heldUntil(),
       },
       options,
     );
-  }
-
-  /** Runs one call with the retry rules; a quota answer also holds background work. */
-  async #call<Op extends OperationId>(
-    send: (init: { signal: AbortSignal; parseAs: "text" }) => Promise<Raw>,
-    options: (CallOptions & Background) | undefined,
-  ): Promise<Result<Op>> {
-    for (let attempt = 1;; attempt++) {
-      const signals = [AbortSignal.timeout(this.#timeoutMs)];
-      if (options?.signal) signals.push(options.signal);
-      let result: Result<Op>;
-      try {
-        result = toResult<Op>(
-          await send({ signal: AbortSignal.any(signals), parseAs: "text" }),
-        );
-      } catch (error) {
-        if (options?.signal?.aborted) throw error;
-        const message = `No answer from the service: ${(error as Error).name}`;
-        result = {
-          ok: false,
-          status: 0,
-          code: "network_error",
-          message,
-          httpStatus: null,
-        };
-      }
-      if (result.ok) return result;
-      const failure = result as {
-        status: number;
-        code: string;
-        httpStatus?: number | null;
-      };
-      const until = holdUntil(failure.code, Date.now());
-      if (until !== null) this.#heldUntil = Math.max(this.#heldUntil, until);
-      const status = failure.status === 0 ? failure.httpStatus ?? null : failure.status;
-      const code = failure.status === 0 ? null : failure.code;
-      const retried = shouldRetry(status, code) &&
-        !(options?.background && status === 429);
-      if (!retried || attempt >= MAX_ATTEMPTS) return result;
-      await sleep(RETRY_DELAYS_MS[attempt - 1]!, options?.signal);
-    }
-  }
-}
-
-/** A call made by the client for itself: not retried on a 429, which holds it instead. */
-interface Background {
-  background?: boolean;
-}
-
-/** Turns openapi-fetch's answer (read as text) into a result. */
-function toResult<Op extends OperationId>(raw: Raw): Result<Op> {
-  const { status } = raw.response;
-  const text = typeof raw.data === "string" ? raw.data : raw.error;
-  const body = typeof text === "string" ? parseJson(text) : text;
-  if (raw.response.ok) {
-    if (status === 200 && typeof body === "object" && body !== null) {
-      return { ok: true, status: 200, data: body } as Result<Op>;
-    }
-    return clientError(
-      status,
-      "invalid_response",
-      "The answer is not the service's JSON",
-    );
-  }
-  const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-  if (typeof error?.code === "string" && typeof error.message === "string") {
-    return {
-      ok: false,
-      status,
-      code: error.code,
-      message: error.message,
-    } as Result<Op>;
-  }
-  return clientError(
-    status,
-    "http_error",
-    `HTTP ${status} without the service's error body`,
-  );
-}
-
-function clientError<Op extends OperationId>(
-  httpStatus: number,
-  code: "invalid_response" | "http_error",
-  message: string,
-): Result<Op> {
-  const error: ClientError = { ok: false, status: 0, code, message, httpStatus };
-  return error;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
   }
 }
 
@@ -374,12 +250,4 @@ function isTransient(error: { status: number; code: string }): boolean {
   return error.code === "network_error" || error.code === "http_error" ||
     error.status >= 500 || error.code === "rate_limited" ||
     error.code === "feed_rate_limited" || error.code === "daily_quota_exceeded";
-}
-
-function readEnv(name: string): string | undefined {
-  const runtime = globalThis as {
-    Deno?: { env: { get(name: string): string | undefined } };
-    process?: { env: Record<string, string | undefined> };
-  };
-  return runtime.Deno ? runtime.Deno.env.get(name) : runtime.process?.env[name];
 }

@@ -15,7 +15,8 @@
  * A verifier for signed webhooks (issue 24) will be exported from here once the service signs
  * them.
  */
-export { Blocklink, type BlocklinkOptions, type CallOptions } from "./client.ts";
+export { Blocklink } from "./client.ts";
+export type { BlocklinkOptions, CallOptions } from "./transport.ts";
 export { EventReader, type EventReaderOptions } from "./feed.ts";
 export { idempotencyKey } from "./idempotency_key.ts";
 export {

@@ -1,7 +1,8 @@
 /**
  * What every call answers: the data, or an error as a value whose `code` is typed by the
  * operation and narrowed by `status` (`if (!r.ok && r.status === 429) r.code` lists only that
- * route's 429 codes), from the per-status lists of the API document.
+ * route's 429 codes), from the per-status lists of the API document; and how an HTTP answer
+ * becomes one.
  */
 import type { components, operations } from "./schema.ts";
 
@@ -53,3 +54,54 @@ export type FeedEvent = components["schemas"]["EventFeed"]["events"][number];
 
 /** An event type. */
 export type EventType = FeedEvent["type"];
+
+/** openapi-fetch's answer, its body read as text. */
+export type Raw = { data?: unknown; error?: unknown; response: Response };
+
+/** Turns openapi-fetch's answer (read as text) into a result. */
+export function toResult<Op extends OperationId>(raw: Raw): Result<Op> {
+  const { status } = raw.response;
+  const text = typeof raw.data === "string" ? raw.data : raw.error;
+  const body = typeof text === "string" ? parseJson(text) : text;
+  if (raw.response.ok) {
+    if (status === 200 && typeof body === "object" && body !== null) {
+      return { ok: true, status: 200, data: body } as Result<Op>;
+    }
+    return clientError(
+      status,
+      "invalid_response",
+      "The answer is not the service's JSON",
+    );
+  }
+  const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  if (typeof error?.code === "string" && typeof error.message === "string") {
+    return {
+      ok: false,
+      status,
+      code: error.code,
+      message: error.message,
+    } as Result<Op>;
+  }
+  return clientError(
+    status,
+    "http_error",
+    `HTTP ${status} without the service's error body`,
+  );
+}
+
+function clientError<Op extends OperationId>(
+  httpStatus: number,
+  code: "invalid_response" | "http_error",
+  message: string,
+): Result<Op> {
+  const error: ClientError = { ok: false, status: 0, code, message, httpStatus };
+  return error;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
