@@ -8,13 +8,18 @@ import { openKv } from "./kv/open_kv.ts";
 import { startChain } from "./sandbox/chain/mod.ts";
 import { startMessagingStandIn, startOauthStandIn } from "./sandbox/roblox/mod.ts";
 import { exampleRecipient, seedDemoProject } from "./tasks/demo_project.ts";
+import { randomToken } from "./core/ids.ts";
 
 const env = Deno.env.toObject();
+// The sandbox chain starts empty each run, so the store does too unless KV_PATH says otherwise;
+// a fresh store needs no SECRET kept from an earlier run, so none is written to ./data.
+const freshStore = env.KV_PATH === undefined;
 const chain = await startChain({ port: freePort(Number(env.CHAIN_PORT ?? 8899)) });
 const messaging = await startMessagingStandIn();
 const oauth = await startOauthStandIn();
 const config = loadConfig({
   ...env,
+  SECRET: env.SECRET ?? (freshStore ? randomToken() : undefined),
   RPC_URL_DEVNET: chain.rpcUrl,
   RPC_URL_MAINNET: chain.rpcUrl,
   DAS_URL_DEVNET: chain.dasUrl,
@@ -22,7 +27,6 @@ const config = loadConfig({
   IDP_URL: oauth.idpUrl,
   PUBLISH_URL: messaging.url,
 });
-// The sandbox chain starts empty each run, so the store does too unless KV_PATH says otherwise.
 const kvPath = env.KV_PATH ?? `${await Deno.makeTempDir({ prefix: "blocklink-dev-" })}/dev.kv`;
 const kv = await openKv(kvPath);
 const service = await startService({ kv, config: { ...config, kvPath } });
