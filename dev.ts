@@ -9,8 +9,12 @@ import { startChain } from "./sandbox/chain/mod.ts";
 import { startMessagingStandIn, startOauthStandIn } from "./sandbox/roblox/mod.ts";
 import { startWebhookReceiver } from "./sandbox/webhooks/receiver.ts";
 import { exampleRecipient, seedDemoProject } from "./tasks/demo_project.ts";
+import { randomToken } from "./core/ids.ts";
 
 const env = Deno.env.toObject();
+// The sandbox chain starts empty each run, so the store does too unless KV_PATH says otherwise;
+// a fresh store needs no SECRET kept from an earlier run, so none is written to ./data.
+const freshStore = env.KV_PATH === undefined;
 const chain = await startChain({ port: freePort(Number(env.CHAIN_PORT ?? 8899)) });
 const messaging = await startMessagingStandIn();
 const oauth = await startOauthStandIn();
@@ -19,6 +23,7 @@ const config = loadConfig({
   // The demo's webhook endpoint is the receiver above, on this machine.
   WEBHOOKS_ALLOW_LOOPBACK: "1",
   ...env,
+  SECRET: env.SECRET ?? (freshStore ? randomToken() : undefined),
   RPC_URL_DEVNET: chain.rpcUrl,
   RPC_URL_MAINNET: chain.rpcUrl,
   DAS_URL_DEVNET: chain.dasUrl,
@@ -26,7 +31,6 @@ const config = loadConfig({
   IDP_URL: oauth.idpUrl,
   PUBLISH_URL: messaging.url,
 });
-// The sandbox chain starts empty each run, so the store does too unless KV_PATH says otherwise.
 const kvPath = env.KV_PATH ?? `${await Deno.makeTempDir({ prefix: "blocklink-dev-" })}/dev.kv`;
 const kv = await openKv(kvPath);
 const service = await startService({ kv, config: { ...config, kvPath } });

@@ -26,6 +26,11 @@ export function ulid(time = Date.now()): string {
   return timePart(time) + randomDigits().map((d) => ALPHABET[d]).join("");
 }
 
+/** The smallest ULID of `time`: every id made at or after it sorts at or after this one. */
+export function ulidFloor(time: number): string {
+  return timePart(time) + ALPHABET[0]!.repeat(16);
+}
+
 let lastTime = -1;
 let lastRandom: number[] = [];
 

@@ -161,7 +161,7 @@ async function keySetOfStoredSecret(
   for (const keySet of [keys.current, keys.previous]) {
     if (!keySet) continue;
     try {
-      await decryptSecret({ current: keySet, previous: null }, sample.sealed, binding);
+      await decryptSecret({ current: keySet, previous: null, next: null }, sample.sealed, binding);
       return keySet;
     } catch {
       // Not sealed under this SECRET.

@@ -129,3 +129,61 @@ Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, event
     return jar;
   }
 });
+
+Deno.test("deno task dev starts, serves the demo and a chunked body, and prints no warning", async () => {
+  // Given: dev.ts as `deno task dev` runs it, with nothing configured but free ports
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", "--unstable-cron", "dev.ts"],
+    env: { PORT: String(port), CHAIN_PORT: "0" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const output: string[] = [];
+  const read = (stream: ReadableStream<Uint8Array<ArrayBuffer>>) =>
+    (async () => {
+      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) output.push(chunk);
+    })();
+  const drained = Promise.all([read(child.stdout), read(child.stderr)]);
+  try {
+    const apiKey = await waitFor(() => output.join("").match(/API key\s+(\S+)/)?.[1]);
+    const base = `http://localhost:${port}`;
+
+    // When: a JSON body sent without a length (chunked), as some clients do, then a printed call
+    const chunked = await fetch(`${base}/v1/players/wallets`, {
+      method: "POST",
+      headers: { "x-api-key": apiKey, "content-type": "application/json" },
+      body: ReadableStream.from([new TextEncoder().encode('{"userIds":[1001]}')]),
+    });
+    assert.deepEqual(await chunked.json(), { wallets: { "1001": null } });
+    const project = await fetch(`${base}/v1/project`, { headers: { "x-api-key": apiKey } });
+    assert.deepEqual(project.status, 200);
+    await project.body?.cancel();
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await drained;
+  }
+
+  // Then: the playground's own lines, and no warning: none of Deno's (request.signal's legacy
+  // abort, ignored build scripts) and no warn-level log line
+  const text = output.join("");
+  assert.ok(text.includes("Blocklink playground"), text);
+  assert.doesNotMatch(text, /warn|legacy|deprecat|request\.signal/i);
+});
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  listener.close();
+  return (listener.addr as Deno.NetAddr).port;
+}
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const value = probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("dev.ts did not print its demo project in time");
+}

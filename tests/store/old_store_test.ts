@@ -14,6 +14,7 @@ import { getWalletKey, getWalletKeyEntry } from "../../kv/wallet_keys.ts";
 import { getSecretCheckEntry } from "../../kv/secret_check.ts";
 import {
   getTxRequest,
+  listTxRequests,
   txAttemptByTimeKey,
   txRequestKey,
   type TxRequestRecord,
@@ -417,4 +418,39 @@ Deno.test("The minute sweep renames tx_check jobs that an instance of the previo
   // Then: the job is a tx_confirm job, renamed once.
   assert.deepEqual(moved.sort(), [0, 1]);
   assert.equal((await getJobEntry(app.kv, job.id)).value?.payload.type, "tx_confirm");
+});
+
+Deno.test("During a deploy's overlap the minute sweep indexes requests an instance of the previous version writes, and stops after it", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const old = await writeOldStore(kvPath);
+  await using app = await startOnStore(kvPath, SECRET);
+  // Given: after the migration, an instance of the previous version stores a request its way
+  const write = async (key: string) => {
+    const record = oldRequest(old.projectId, key, "failed", Date.now());
+    await app.kv.atomic()
+      .set(txRequestKey(old.projectId, key), record)
+      .set(txAttemptByTimeKey(old.projectId, record.attemptId), key)
+      .commit();
+  };
+  await write("late");
+
+  // When: the minute sweep's part runs
+  const moved = await migratePreviousVersionWrites(app.ctx);
+
+  // Then: the request is in the current shape and listed by its status
+  assert.equal(moved, 1);
+  const listed = await listTxRequests(app.kv, old.projectId, {
+    now: app.clock.now(),
+    status: "failed",
+    limit: 100,
+  });
+  assert.ok(listed.records.some((r) => r.key === "late"), "listed by status");
+  assert.equal((await getTxRequest(app.kv, old.projectId, "late"))?.previous?.length, 0);
+
+  // When: the overlap is over, and an old instance were still writing
+  app.clock.advance(2 * 60 * 60_000);
+  await write("too-late");
+
+  // Then: the sweep no longer rereads the store for it
+  assert.equal(await migratePreviousVersionWrites(app.ctx), 0);
 });
