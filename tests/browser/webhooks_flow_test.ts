@@ -10,7 +10,7 @@ import { JobWorker } from "../../jobs/worker.ts";
 import { recordEvents } from "../../lib/events/record.ts";
 import { getIslandsBundle } from "../../components/islands_bundle.ts";
 import { startWebhookReceiver } from "../../sandbox/webhooks/receiver.ts";
-import { verifyWebhook } from "../../sdk/webhooks/verify_webhook.ts";
+import { verifyWebhook } from "../../sdk/ts/src/verify_webhook.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url);
 

@@ -11,7 +11,7 @@ import { startMessagingStandIn, startOauthStandIn } from "../../sandbox/roblox/m
 import { startWebhookReceiver } from "../../sandbox/webhooks/receiver.ts";
 import { JobWorker } from "../../jobs/worker.ts";
 import { drain } from "../support/events_harness.ts";
-import { verifyWebhook } from "../../sdk/webhooks/verify_webhook.ts";
+import { verifyWebhook } from "../../sdk/ts/src/verify_webhook.ts";
 
 Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, events and sign-in", async (t) => {
   // Given the sandbox world deno task dev starts

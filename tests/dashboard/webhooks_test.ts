@@ -19,7 +19,7 @@ import {
 } from "../support/webhooks_harness.ts";
 import { listWebhookEndpoints } from "../../kv/webhooks.ts";
 import { recordEvents } from "../../lib/events/record.ts";
-import { verifyWebhook } from "../../sdk/webhooks/verify_webhook.ts";
+import { verifyWebhook } from "../../sdk/ts/src/verify_webhook.ts";
 
 interface Setup {
   h: WebhooksHarness;

@@ -312,5 +312,6 @@ async function nodeSmoke(world: LuauWorld): Promise<void> {
     unlinked: [false, 404, "wallet_not_linked"],
     key: "round-reward:42:1001",
     keyShown: false,
+    webhook: ["wallet_linked", false],
   });
 }

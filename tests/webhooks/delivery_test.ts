@@ -8,7 +8,7 @@ import { listWebhookDeliveries } from "../../kv/webhook_deliveries.ts";
 import { deleteProject } from "../../kv/projects.ts";
 import { RETRY_DELAYS_MS } from "../../lib/webhooks/deliver.ts";
 import { removeWebhookEndpoint } from "../../lib/webhooks/endpoints.ts";
-import { verifyWebhook } from "../../sdk/webhooks/verify_webhook.ts";
+import { verifyWebhook } from "../../sdk/ts/src/verify_webhook.ts";
 import { call } from "../support/test_app.ts";
 import {
   HOOK_HOST,

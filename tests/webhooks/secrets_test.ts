@@ -12,7 +12,7 @@ import {
   useWebhookStandIns,
   type WebhooksHarness,
 } from "../support/webhooks_harness.ts";
-import { verifyWebhook } from "../../sdk/webhooks/verify_webhook.ts";
+import { verifyWebhook } from "../../sdk/ts/src/verify_webhook.ts";
 import { JobWorker } from "../../jobs/worker.ts";
 import { drain } from "../support/events_harness.ts";
 import { startWebhookReceiver } from "../../sandbox/webhooks/receiver.ts";

@@ -7,7 +7,7 @@ import { recordEvents } from "../../lib/events/record.ts";
 import { rotateWebhookSecret } from "../../lib/webhooks/endpoints.ts";
 import { resolveWithDns } from "../../lib/webhooks/runtime.ts";
 import { listWebhookDeliveries } from "../../kv/webhook_deliveries.ts";
-import { verifyWebhook } from "../../sdk/webhooks/verify_webhook.ts";
+import { verifyWebhook } from "../../sdk/ts/src/verify_webhook.ts";
 import { luauTools } from "../support/luau_world.ts";
 import { until } from "../support/assertions.ts";
 import type { ReceivedWebhook } from "../../sandbox/webhooks/receiver.ts";
@@ -22,7 +22,7 @@ const LINKED = {
 };
 
 Deno.test("The README shows the verification snippets as they are in sdk/webhooks/", () => {
-  for (const path of ["sdk/webhooks/verify_webhook.ts", "sdk/webhooks/lune_receiver.luau"]) {
+  for (const path of ["sdk/ts/src/verify_webhook.ts", "sdk/webhooks/lune_receiver.luau"]) {
     assert.ok(README.includes(snippet(path).trim()), `README.md shows ${path} word for word`);
   }
 });

@@ -12,13 +12,14 @@
  * if (!paid.ok) console.error(paid.status, paid.code, paid.message);
  * ```
  *
- * A verifier for signed webhooks (issue 24) will be exported from here once the service signs
- * them.
+ * `verifyWebhook` checks a signed webhook's signature and timestamp (`verifyWebhook<FeedEvent>`
+ * types the event as the feed's).
  */
 export { Blocklink } from "./client.ts";
 export type { BlocklinkOptions, CallOptions } from "./transport.ts";
 export { EventReader, type EventReaderOptions } from "./feed.ts";
 export { idempotencyKey } from "./idempotency_key.ts";
+export { verifyWebhook } from "./verify_webhook.ts";
 export {
   HOLD_JITTER_SECONDS,
   holdUntil,

@@ -1,14 +1,17 @@
 /**
  * Verifies a Blocklink webhook (Standard Webhooks signature) with Web Crypto only: runs as it is in
  * Deno, Node 18+, Bun and Cloudflare Workers. Pass the raw body text, before any JSON parsing.
- * Returns the event, or throws.
+ * Returns the event, or throws. With the client (`@blocklink/client`, which exports this function),
+ * `verifyWebhook<FeedEvent>(...)` types the event as the feed's.
  */
-export async function verifyWebhook(
+export async function verifyWebhook<
+  Event = { id: string; type: string; createdAt: number; [field: string]: unknown },
+>(
   secret: string, // whsec_... from the dashboard
   headers: Headers,
   body: string,
   nowSeconds = Math.floor(Date.now() / 1000),
-): Promise<{ id: string; type: string; createdAt: number; [field: string]: unknown }> {
+): Promise<Event> {
   const id = headers.get("webhook-id");
   const timestamp = headers.get("webhook-timestamp");
   const signatures = headers.get("webhook-signature");
