@@ -3,11 +3,12 @@
  * a replay and the dashboard's test share.
  *
  * The body is the event exactly as `GET /v1/events` lists it (`feedEntryOf`), signed at the
- * moment of sending (`signature.ts`). A 2xx answer delivers it. A timeout, a network error, 408,
- * 429 and 5xx are worth another attempt. Any other answer is final: a 4xx says the receiver
- * understood and refused (the same bytes would be refused again), a 3xx is not followed, and an
- * address the rules refuse (`destination.ts`) is not tried; such a delivery fails at once and can
- * be replayed from the dashboard once the receiver is fixed.
+ * moment of sending (`signature.ts`). A 2xx answer delivers it. Every other answer, a timeout and
+ * a network error are worth another attempt, as Standard Webhooks' senders do: a 404 or a 401 is
+ * as often a receiver in the middle of a deploy or a proxy misconfigured for an hour as a final
+ * refusal, and the schedule's 10 attempts cost a refusing receiver little. A 3xx is not followed
+ * (it could point anywhere) but retried at the same address. Only an address the rules refuse
+ * (`destination.ts`) fails at once, untried; any delivery can be replayed from the dashboard.
  */
 import type { WebhookEndpoint } from "../../kv/webhooks.ts";
 import { setWebhookDelivery, type WebhookDelivery } from "../../kv/webhook_deliveries.ts";
@@ -76,13 +77,10 @@ function judge(outcome: PostOutcome, timeoutMs: number): Omit<AttemptResult, "du
       if (status >= 200 && status < 300) {
         return { verdict: "delivered", responseStatus: status, error: null, answer };
       }
-      const retried = status === 408 || status === 429 || status >= 500;
       const error = status >= 300 && status < 400
         ? `HTTP ${status}: redirects are not followed`
-        : retried
-        ? `HTTP ${status}`
-        : `HTTP ${status}: not retried`;
-      return { verdict: retried ? "retry" : "failed", responseStatus: status, error, answer };
+        : `HTTP ${status}`;
+      return { verdict: "retry", responseStatus: status, error, answer };
     }
     case "refused":
       return { verdict: "failed", responseStatus: null, error: outcome.reason, answer: null };

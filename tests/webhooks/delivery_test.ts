@@ -105,20 +105,25 @@ Deno.test("A receiver answering 5xx is retried with backoff until it recovers, u
   await verifyWebhook(secret, new Headers(received[2]!.headers), received[2]!.body, now);
 });
 
-Deno.test("A 4xx answer is final: the delivery fails at once and is not retried", async () => {
+Deno.test("A 4xx answer is retried like a 5xx: a receiver mid-deploy or misconfigured gets the event once it recovers", async () => {
   await using h = await startWebhooksHarness();
   await h.addEndpoint();
   h.receiver.answerNext({ status: 404 });
+  h.receiver.answerNext({ status: 401 });
   await recordEvents(h.t.ctx, h.project.id, [linked(8)]);
   await h.drain();
-  h.t.clock.advance(24 * 60 * 60 * 1000);
+  const [first] = await deliveries(h);
+  assert.equal(first?.status, "retrying");
+  assert.equal(first?.responseStatus, 404);
+  assert.equal(first?.error, "HTTP 404");
+  assert.equal(first?.nextAttemptAt, h.t.clock.now() + RETRY_DELAYS_MS[0]!);
+  h.t.clock.advance(RETRY_DELAYS_MS[0]);
   await h.drain();
-  assert.equal(h.receiver.received().length, 1);
+  h.t.clock.advance(RETRY_DELAYS_MS[1]);
+  await h.drain();
+  assert.deepEqual(h.receiver.received().map((r) => r.status), [404, 401, 200]);
   const [logged] = await deliveries(h);
-  assert.equal(logged?.status, "failed");
-  assert.equal(logged?.responseStatus, 404);
-  assert.equal(logged?.error, "HTTP 404: not retried");
-  assert.equal(logged?.nextAttemptAt, null);
+  assert.equal(logged?.status, "delivered");
 });
 
 Deno.test("429 and 408 are retried like 5xx", async () => {
@@ -135,20 +140,22 @@ Deno.test("429 and 408 are retried like 5xx", async () => {
   assert.deepEqual(h.receiver.received().map((r) => r.status), [429, 408, 200]);
 });
 
-Deno.test("A redirect is not followed: the delivery fails and the other address gets nothing", async () => {
+Deno.test("A redirect is not followed: the retry goes to the endpoint's own address, the other address gets nothing", async () => {
   await using h = await startWebhooksHarness();
   const elsewhere = await h.receiverAt();
   await h.addEndpoint();
   h.receiver.answerNext({ status: 307, location: `https://${HOOK_HOST}:${elsewhere.port}/stolen` });
   await recordEvents(h.t.ctx, h.project.id, [linked(10)]);
   await h.drain();
+  const [first] = await deliveries(h);
+  assert.equal(first?.status, "retrying");
+  assert.equal(first?.error, "HTTP 307: redirects are not followed");
   h.t.clock.advance(RETRY_DELAYS_MS[0]);
   await h.drain();
-  assert.equal(h.receiver.received().length, 1);
+  assert.deepEqual(h.receiver.received().map((r) => r.status), [307, 200]);
   assert.equal(elsewhere.received().length, 0);
   const [logged] = await deliveries(h);
-  assert.equal(logged?.status, "failed");
-  assert.equal(logged?.error, "HTTP 307: redirects are not followed");
+  assert.equal(logged?.status, "delivered");
 });
 
 Deno.test("A slow receiver: an answer past the attempt's time limit is a timeout, retried", async () => {
