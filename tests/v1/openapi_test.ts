@@ -363,3 +363,16 @@ Deno.test("Real answers of every route match the OpenAPI document", async () => 
     ]
   ) assert.ok(samples.has(sample), `no sample ${sample}`);
 });
+
+Deno.test("The README's table of error codes is the catalogue: every code, its status, nothing else", () => {
+  const readme = Deno.readTextFileSync(new URL("../../README.md", import.meta.url));
+  const section = readme.slice(readme.indexOf("**Error codes.**"), readme.indexOf("**Clients.**"));
+  const rows = section.split("\n").filter((line) => line.startsWith("| `"));
+  const listed = rows.map((row) => {
+    const [code, status] = row.split("|").slice(1, 3).map((cell) => cell.trim());
+    return [code!.replaceAll("`", ""), Number(status)];
+  });
+  const catalogue = Object.entries(ERROR_CODES).map(([code, info]) => [code, info.status]);
+  assert.ok(catalogue.length > 20);
+  assert.deepEqual(listed, catalogue);
+});
