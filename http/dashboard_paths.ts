@@ -11,6 +11,7 @@ export const PROJECT_TABS = [
   { tab: "transactions", label: "Transactions" },
   { tab: "players", label: "Players" },
   { tab: "events", label: "Event log" },
+  { tab: "webhooks", label: "Webhooks" },
 ] as const;
 
 /** One project page's tab name (`""` is the overview). */

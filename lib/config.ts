@@ -37,6 +37,8 @@ export interface Config {
   clientIpHeader: string | undefined;
   /** How many of our proxies append to `clientIpHeader`: the client is that many entries from the end. */
   clientIpTrustedHops: number;
+  /** Webhooks may go to loopback addresses (and `http://` there): a sandbox's own receiver. */
+  webhooksAllowLoopback: boolean;
 }
 
 const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ""));
@@ -78,6 +80,9 @@ const envSchema = z.object({
   LIMIT_TEST_PINGS_PER_MINUTE: limit(10),
   CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "must be a header name").optional(),
   CLIENT_IP_TRUSTED_HOPS: z.coerce.number().int().min(1).max(10).optional(),
+  // Off everywhere but a sandbox: a webhook to loopback reaches this machine's own services.
+  WEBHOOKS_ALLOW_LOOPBACK: z.enum(["0", "1", "false", "true"], "must be 0 or 1").default("0")
+    .transform((value) => value === "1" || value === "true"),
 });
 
 /** Thrown when the environment holds a bad value; the message names each variable and problem. */
@@ -141,6 +146,7 @@ export function loadConfig(
     },
     clientIpHeader: e.CLIENT_IP_HEADER?.toLowerCase(),
     clientIpTrustedHops: e.CLIENT_IP_TRUSTED_HOPS ?? 1,
+    webhooksAllowLoopback: e.WEBHOOKS_ALLOW_LOOPBACK,
   };
 }
 

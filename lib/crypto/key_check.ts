@@ -190,6 +190,7 @@ const PURPOSE_NAMES: Record<SecretPurpose, string> = {
   wallet_key: "wallet key",
   oauth_client_secret: "OAuth client secret",
   publishing_key: "publishing key",
+  webhook_secret: "webhook signing secret",
   dashboard_flash: "dashboard message",
 };
 
