@@ -55,6 +55,8 @@ export interface SignedTx {
   accepted: boolean;
   /** True when its first send was refused in preflight: it never left the node. */
   refused?: boolean;
+  /** Payouts it carries when more than one (items of a batch sharing it); absent for one. */
+  shared?: number;
 }
 
 /** An earlier signed attempt of a key, proven dead before the key was retried. */

@@ -44,7 +44,8 @@ export function TransactionsPage(data: TransactionsPageData): VNode {
       <section class="card" aria-labelledby="tx-heading">
         <h2 id="tx-heading">Recent transactions</h2>
         <p class="muted">
-          The latest requests sent by your game servers, newest first. A failed one moved nothing.
+          The latest requests sent by your game servers, newest first, each item of a batch on its
+          own row. A failed one moved nothing.
         </p>
         <form method="get" action={path} data-testid="tx-filter">
           <label for="status">Status</label>
@@ -133,6 +134,11 @@ export function TransactionsPage(data: TransactionsPageData): VNode {
                           </a>
                         )
                         : <span class="muted">none</span>}
+                      {tx.signed?.shared && (
+                        <div class="hint" data-testid="tx-shared">
+                          One of {tx.signed.shared} payouts of a batch in this transaction (one fee)
+                        </div>
+                      )}
                     </Cell>
                     <Cell label="Requested">{formatTime(tx.usage.at)}</Cell>
                   </tr>

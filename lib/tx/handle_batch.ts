@@ -34,11 +34,12 @@ export interface TxBatchItem {
   input: TxRequestInput;
 }
 
-/** One item's answer: what its single route would answer, a TxResult or an error. */
-export type TxBatchItemAnswer = TxResult | {
+/** One item's answer: what its single route would answer, a TxResult or an error (the other null). */
+export interface TxBatchItemAnswer {
   idempotencyKey: string;
-  error: { code: string; message: string };
-};
+  result: TxResult | null;
+  error: { code: string; message: string } | null;
+}
 
 interface Reserved {
   index: number;
@@ -55,16 +56,23 @@ export async function handleTxBatch(
 ): Promise<TxBatchItemAnswer[]> {
   const { deadline } = options;
   const answers: Array<TxBatchItemAnswer | undefined> = items.map(() => undefined);
+  const answer = (index: number, result: TxResult) => {
+    answers[index] = { idempotencyKey: result.idempotencyKey, result, error: null };
+  };
   const fail = (index: number, error: unknown) => {
     if (!(error instanceof ApiError)) throw error;
     const idempotencyKey = items[index]!.input.idempotencyKey;
-    answers[index] = { idempotencyKey, error: { code: error.code, message: error.message } };
+    answers[index] = {
+      idempotencyKey,
+      result: null,
+      error: { code: error.code, message: error.message },
+    };
   };
   // Steps 5 to 11 read, and write nothing: all at once.
   const checked = await Promise.all(items.map(async (item, index) => {
     try {
       const outcome = await checkTxRequest(ctx, caller, item.kind, item.input, { deadline });
-      if (outcome.kind === "existing") answers[index] = txResultOf(outcome.record);
+      if (outcome.kind === "existing") answer(index, txResultOf(outcome.record));
       else return outcome.request;
     } catch (error) {
       fail(index, error);
@@ -77,7 +85,7 @@ export async function handleTxBatch(
     if (!request) continue;
     try {
       const outcome = await reserveTxRequest(ctx, request, { deadline });
-      if (outcome.kind === "existing") answers[index] = txResultOf(outcome.record);
+      if (outcome.kind === "existing") answer(index, txResultOf(outcome.record));
       else reserved.push({ index, request, entry: outcome.entry });
     } catch (error) {
       fail(index, error);
@@ -101,7 +109,7 @@ export async function handleTxBatch(
       }, { entries: group.map((item) => item.entry), deadline });
       for (const [i, outcome] of outcomes.entries()) {
         const index = group[i]!.index;
-        if (outcome.kind === "result") answers[index] = outcome.result;
+        if (outcome.kind === "result") answer(index, outcome.result);
         else fail(index, outcome.error);
       }
     }),

@@ -156,11 +156,12 @@ export async function recordSigned(
   const now = ctx.clock.now();
   if (entries.some((entry) => now > entry.value.signBy)) return null;
   const op = ctx.kv.atomic().check(...entries);
+  const tx = entries.length > 1 ? { ...signed.tx, shared: entries.length } : signed.tx;
   const stored = entries.map((entry) => {
     const next: TxRequestRecord = {
       ...entry.value,
       signature: signed.signature,
-      signed: signed.tx,
+      signed: tx,
       updatedAt: now,
     };
     op.set(entry.key, next);

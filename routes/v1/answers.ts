@@ -107,19 +107,21 @@ export const txResultAnswer = z.object({
 
 /** `POST /v1/tx/batch`: each item's answer, in the items' order. */
 export const txBatchAnswer = z.object({
-  items: z.array(z.union([
-    txResultAnswer,
+  items: z.array(
     z.object({
       idempotencyKey: z.string(),
+      result: txResultAnswer.nullable().meta({
+        description: "What the item's single route would answer with 200; null with an error",
+      }),
       error: z.object({
         code: z.string().meta({
-          description: "What the item's single route would answer: a code of `transfer-sol`, " +
-            "`transfer-token` or `mint-token` after the body checks",
+          description: "The error the item's single route would answer (a code of " +
+            "`transfer-sol`, `transfer-token` or `mint-token` after the body checks)",
         }),
         message: z.string(),
-      }).strict(),
-    }).strict().meta({ description: "An item refused, or failed with a 502, alone" }),
-  ])),
+      }).strict().nullable().meta({ description: "Null when the item has a result" }),
+    }).strict(),
+  ),
 }).strict();
 
 const eventHead = {

@@ -101,6 +101,58 @@ export const EXAMPLES: Record<string, OperationExample> = {
       status: "submitted",
     },
   },
+  transferBatch: {
+    body: {
+      items: [
+        {
+          kind: "transfer-sol",
+          to: { userId: 1001 },
+          amount: "0.25",
+          idempotencyKey: "round-8:1001",
+        },
+        {
+          kind: "transfer-sol",
+          to: { userId: 1002 },
+          amount: "0.25",
+          idempotencyKey: "round-8:1002",
+        },
+        {
+          kind: "mint-token",
+          to: { userId: 1001 },
+          mint: MINT,
+          amount: "1",
+          idempotencyKey: "badge-2:1001",
+        },
+      ],
+    },
+    answer: {
+      items: [
+        {
+          idempotencyKey: "round-8:1001",
+          result: { ...txResult, idempotencyKey: "round-8:1001" },
+          error: null,
+        },
+        {
+          idempotencyKey: "round-8:1002",
+          result: null,
+          error: {
+            code: "wallet_not_linked",
+            message: "The player has no wallet linked to this project",
+          },
+        },
+        {
+          idempotencyKey: "badge-2:1001",
+          result: {
+            ...txResult,
+            idempotencyKey: "badge-2:1001",
+            kind: "mint-token",
+            status: "submitted",
+          },
+          error: null,
+        },
+      ],
+    },
+  },
   getTx: { params: { idempotencyKey: "round-7:1001" }, answer: txResult },
   listTx: {
     params: { status: "confirmed", limit: 20 },

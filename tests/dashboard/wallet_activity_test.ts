@@ -183,6 +183,34 @@ Deno.test("From the dashboard: managed wallet, its balance, a transaction, linke
     assert.ok(older.includes("0.25 SOL") && older.includes("Back to the newest"));
     assert.deepEqual(loadMore(older), undefined);
   });
+
+  await t.step(
+    "a batch's payouts are listed one a row, marked as sharing their transaction",
+    async () => {
+      const res = await call(app.app, "/v1/tx/batch", {
+        method: "POST",
+        apiKey: key.key,
+        json: {
+          items: [0.002, 0.003, 0.004].map((amount, i) => ({
+            kind: "transfer-sol",
+            to: { userId: 42 },
+            amount: String(amount),
+            idempotencyKey: `batch-${i}`,
+          })),
+        },
+      });
+      const { items } = await res.json();
+      const signature = items[0].result.signature;
+      const page = await (await getPage(app.app, `${base}/transactions`, dev.jar)).text();
+      for (const amount of ["0.002 SOL", "0.003 SOL", "0.004 SOL"]) {
+        assert.ok(
+          page.includes(amount),
+        );
+      }
+      assert.deepEqual(page.split(`title="${signature}"`).length - 1, 3);
+      assert.deepEqual(page.split("One of 3 payouts of a batch in this transaction").length - 1, 3);
+    },
+  );
   await worker.stop();
 });
 

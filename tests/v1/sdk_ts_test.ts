@@ -172,6 +172,21 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
       });
       assert.ok(!unlinked.ok && unlinked.status === 404);
       assert.equal(unlinked.code, "wallet_not_linked");
+      // A batch: the key already paid answers as its request, the unlinked player as an error
+      const batch = await blocklink.transferBatch({
+        items: [
+          { kind: "transfer-sol", to: { userId: 2001 }, amount: "0.01", idempotencyKey: key },
+          {
+            kind: "transfer-sol",
+            to: { userId: 2002 },
+            amount: "0.01",
+            idempotencyKey: idempotencyKey("ts-round", 2, 2002),
+          },
+        ],
+      });
+      assert.ok(batch.ok, JSON.stringify(batch));
+      assert.equal(batch.data.items[0]?.result?.signature, first.data.signature);
+      assert.equal(batch.data.items[1]?.error?.code, "wallet_not_linked");
     },
   );
 

@@ -147,6 +147,20 @@ export class Blocklink {
     );
   }
 
+  /**
+   * `POST /v1/tx/batch`: up to 50 payouts in one request, each answered as its single route would
+   * (`result` or `error`); retried with the same keys, so each item pays at most once.
+   */
+  transferBatch(
+    body: Body<"transferBatch">,
+    options?: CallOptions,
+  ): Promise<Result<"transferBatch">> {
+    return this.#transport.call(
+      (api, init) => api.POST("/v1/tx/batch", { ...init, body }),
+      options,
+    );
+  }
+
   /** `GET /v1/tx/{idempotencyKey}`: the authoritative status of a payout. */
   getTx(
     idempotencyKey: string,

@@ -449,29 +449,32 @@ export interface components {
             next: string | null;
         };
         TxBatch: {
-            items: ({
+            items: {
                 idempotencyKey: string;
-                /** @enum {string} */
-                kind: "transfer-sol" | "transfer-token" | "mint-token";
-                /** @enum {string} */
-                status: "pending" | "submitted" | "confirmed" | "failed";
-                /** @description Set once the managed wallet signed the transaction */
-                signature: string | null;
-                /**
-                 * Format: solana-address
-                 * @description The wallet the request resolved to
-                 */
-                recipient: string;
-                /** @description Why it failed, otherwise null */
-                error: string | null;
-            } | {
-                idempotencyKey: string;
+                /** @description What the item's single route would answer with 200; null with an error */
+                result: {
+                    idempotencyKey: string;
+                    /** @enum {string} */
+                    kind: "transfer-sol" | "transfer-token" | "mint-token";
+                    /** @enum {string} */
+                    status: "pending" | "submitted" | "confirmed" | "failed";
+                    /** @description Set once the managed wallet signed the transaction */
+                    signature: string | null;
+                    /**
+                     * Format: solana-address
+                     * @description The wallet the request resolved to
+                     */
+                    recipient: string;
+                    /** @description Why it failed, otherwise null */
+                    error: string | null;
+                } | null;
+                /** @description Null when the item has a result */
                 error: {
-                    /** @description What the item's single route would answer: a code of `transfer-sol`, `transfer-token` or `mint-token` after the body checks */
+                    /** @description The error the item's single route would answer (a code of `transfer-sol`, `transfer-token` or `mint-token` after the body checks) */
                     code: string;
                     message: string;
-                };
-            })[];
+                } | null;
+            }[];
         };
         EventFeed: {
             events: ({
@@ -2101,6 +2104,37 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "kind": "transfer-sol",
+                 *           "to": {
+                 *             "userId": 1001
+                 *           },
+                 *           "amount": "0.25",
+                 *           "idempotencyKey": "round-8:1001"
+                 *         },
+                 *         {
+                 *           "kind": "transfer-sol",
+                 *           "to": {
+                 *             "userId": 1002
+                 *           },
+                 *           "amount": "0.25",
+                 *           "idempotencyKey": "round-8:1002"
+                 *         },
+                 *         {
+                 *           "kind": "mint-token",
+                 *           "to": {
+                 *             "userId": 1001
+                 *           },
+                 *           "mint": "8MiDzUbBVKT48CWiFibn5q3AVh8ekLFgcfT33YE2uhpQ",
+                 *           "amount": "1",
+                 *           "idempotencyKey": "badge-2:1001"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["TxBatchRequest"];
             };
         };
@@ -2111,6 +2145,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "idempotencyKey": "round-8:1001",
+                     *           "result": {
+                     *             "idempotencyKey": "round-8:1001",
+                     *             "kind": "transfer-sol",
+                     *             "status": "confirmed",
+                     *             "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
+                     *             "recipient": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
+                     *             "error": null
+                     *           },
+                     *           "error": null
+                     *         },
+                     *         {
+                     *           "idempotencyKey": "round-8:1002",
+                     *           "result": null,
+                     *           "error": {
+                     *             "code": "wallet_not_linked",
+                     *             "message": "The player has no wallet linked to this project"
+                     *           }
+                     *         },
+                     *         {
+                     *           "idempotencyKey": "badge-2:1001",
+                     *           "result": {
+                     *             "idempotencyKey": "badge-2:1001",
+                     *             "kind": "mint-token",
+                     *             "status": "submitted",
+                     *             "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
+                     *             "recipient": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
+                     *             "error": null
+                     *           },
+                     *           "error": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["TxBatch"];
                 };
             };
