@@ -3,6 +3,7 @@ import { hasWrk, resultTable } from "./load.ts";
 import { benchPlayerWallet } from "./player_wallet.ts";
 import { benchCachedBalance } from "./chain_reads.ts";
 import { benchTxBurst } from "./tx_burst.ts";
+import { benchTxBatch } from "./tx_batch.ts";
 import { benchTx, callTable } from "./tx.ts";
 import { benchEventFeed } from "./event_feed.ts";
 import { benchBackground } from "./background.ts";
@@ -53,6 +54,10 @@ console.log();
 
 console.log("## A round end: 500 payouts of one project within one second, two instances");
 console.log(await benchTxBurst());
+console.log();
+
+console.log("## POST /v1/tx/batch: 50 payouts in one request against 50 single requests");
+console.log(await benchTxBatch());
 console.log();
 
 console.log(

@@ -24,7 +24,7 @@ export async function benchTxBurst(): Promise<string> {
   const dir = await Deno.makeTempDir();
   const kvPath = `${dir}/burst.kv`;
   try {
-    const seeded = await seed(kvPath, rpcUrl);
+    const seeded = await seedPayoutProject(kvPath, rpcUrl);
     const env = { BENCH_ROLE: "burst", BENCH_RPC_URL: rpcUrl, BENCH_KV_PATH: kvPath };
     const servers = [await startServer(self, env), await startServer(self, env)];
     try {
@@ -83,8 +83,12 @@ async function callCounts(url: string): Promise<CallCounts> {
   return await (await fetch(`${url}/bench/calls`)).json();
 }
 
-/** One project with a funded wallet and `BURST` linked players, on a store of its own. */
-async function seed(kvPath: string, rpcUrl: string): Promise<{ apiKey: string }> {
+/** One project with a funded wallet and `players` linked players (ids from 1,000), on a store of its own. */
+export async function seedPayoutProject(
+  kvPath: string,
+  rpcUrl: string,
+  players = BURST,
+): Promise<{ apiKey: string; wallet: string }> {
   const { createAppContext } = await import("../lib/context.ts");
   const { loadConfig } = await import("../lib/config.ts");
   const { linkWallet } = await import("../kv/links.ts");
@@ -97,14 +101,14 @@ async function seed(kvPath: string, rpcUrl: string): Promise<{ apiKey: string }>
     const { project, apiKey } = await createBenchProject(kv, 0);
     const wallet = await createProjectWallet(ctx, project.id);
     await savePolicy(kv, project.id, { maxSolPerTransfer: "1" });
-    for (let i = 0; i < BURST; i++) {
+    for (let i = 0; i < players; i++) {
       const address = (await generateKeyPairSigner()).address;
       await linkWallet(kv, project.id, { userId: 1_000 + i, address, now: Date.now() });
     }
     await fund(rpcUrl, wallet as never);
     await ctx.quota.close();
     await ctx.tx.allowances.close();
-    return { apiKey };
+    return { apiKey, wallet: wallet as string };
   });
 }
 

@@ -29,6 +29,7 @@ interface ClusterPolls {
 /** Polls the statuses the routes wait for, one batch per cluster and interval. */
 export class StatusPoller {
   #clusters = new Map<Cluster, ClusterPolls>();
+  #inFlight = new Set<Promise<void>>();
 
   constructor(
     private deps: {
@@ -77,8 +78,18 @@ export class StatusPoller {
     const next = polls.lastStart + interval;
     polls.timer = setTimeout(() => {
       polls.timer = null;
-      void this.#poll(cluster, polls);
+      const poll = this.#poll(cluster, polls);
+      this.#inFlight.add(poll);
+      poll.finally(() => this.#inFlight.delete(poll));
     }, next > now ? next - now : interval);
+  }
+
+  /**
+   * Resolves once no poll is in flight: a route that stopped waiting leaves the call its last poll
+   * made running to its end (its answer is dropped), and a caller counting calls waits for it.
+   */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
   }
 
   async #poll(cluster: Cluster, polls: ClusterPolls): Promise<void> {

@@ -353,6 +353,8 @@ Deno.test("The sweep reads the statuses of many attempts in one getSignatureStat
   ));
   assert.deepEqual(sent.map((s) => s.status), ["submitted", "submitted", "submitted"]);
   h.chain.advanceSlots(5);
+  // (A call of the routes' last poll may still be on its way: not the sweep's.)
+  await h.a.ctx.tx.statuses.idle();
   const before = h.proxy.counts().getSignatureStatuses ?? 0;
 
   await sweepUnsettledTx(h.a.ctx);
