@@ -5,11 +5,15 @@ import assert from "node:assert/strict";
 import type { Address } from "@solana/kit";
 import {
   balanceOf,
+  finalizePast,
   fundWalletWithTokens,
   okJson,
   startTxHarness,
+  stepWhile,
   type TxHarness,
 } from "../support/tx_harness.ts";
+import { getTxRequest } from "../../kv/tx_requests.ts";
+import { EXPIRED_ERROR } from "../../lib/tx/result.ts";
 import { getRequestUsage } from "../../kv/usage.ts";
 
 type Item = Record<string, unknown>;
@@ -162,4 +166,39 @@ Deno.test("A malformed batch is one 400 and reserves nothing", async () => {
   );
   assert.equal((await h.a.status("same")).status, 404);
   assert.equal((await h.a.status("k0")).status, 404);
+});
+
+Deno.test("A shared transaction that never lands fails all its keys once expiry is proven; one retried alone pays alone", async () => {
+  await using h = await startTxHarness({ autoAdvance: false, timing: { confirmWaitMs: 100 } });
+  await h.policy({ maxSolPerTransfer: "1" });
+  const to = [await h.link(1), await h.link(2)];
+  h.chain.faults.neverLand(1);
+  const answers = await batch(h, [sol(1, "lost-1"), sol(2, "lost-2")]);
+  assert.deepEqual(answers.map(outcome), ["submitted", "submitted"]);
+  const signed = (await getTxRequest(h.a.kv, h.project.id, "lost-1"))!.signed!;
+  assert.equal(signed.shared, 2);
+
+  // When: its expiry is proven on the finalized chain
+  finalizePast(h, signed, 33);
+  await h.backgroundCheck();
+
+  // Then: both keys failed as expired, under the one signature, each with its event
+  for (const key of ["lost-1", "lost-2"]) {
+    const after = await okJson(await h.a.status(key));
+    assert.deepEqual([after.status, after.error], ["failed", EXPIRED_ERROR]);
+    assert.equal(after.signature, resultOf(answers[0]!).signature);
+  }
+  assert.deepEqual((await h.txEvents()).map((e) => e.key).sort(), ["lost-1", "lost-2"]);
+  // And: a key retried alone pays alone, the other stays failed (once the blockhash the service
+  // reuses for a second has been read again: the chain jumped 150 blocks in no time)
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  const retried = await stepWhile(h.chain, h.a.post("transfer-sol", alone(sol(1, "lost-1"))));
+  const body = await okJson(retried);
+  assert.notEqual(body.signature, resultOf(answers[0]!).signature);
+  h.chain.advanceSlots(5);
+  await h.backgroundCheck();
+  assert.equal((await okJson(await h.a.status("lost-1"))).status, "confirmed");
+  assert.equal(await balanceOf(h, to[0]!), 1_000_000_000n);
+  assert.equal(await balanceOf(h, to[1]!), 0n);
+  assert.equal((await okJson(await h.a.status("lost-2"))).status, "failed");
 });
