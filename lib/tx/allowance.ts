@@ -39,37 +39,28 @@ import { log } from "../../core/log.ts";
 import { addRelease, type AllowanceScope, bucketOf } from "../../kv/tx_allowance.ts";
 import { LeaseSizes } from "../quota/lease_sizes.ts";
 import {
+  type AllowanceClaim,
   type AllowanceNeed,
   amountOf,
   NEED_SCOPES,
   type NeedScope,
   needScopeOf,
   scopeOf,
-  type ScopeVerdict,
 } from "./allowance_grant.ts";
-import { commitRound, type HeldLease, LEASE_MS } from "./allowance_round.ts";
+import {
+  commitRound,
+  type HeldLease,
+  LEASE_MS,
+  RELEASES_READ_MS,
+  type RoundOutcome,
+} from "./allowance_round.ts";
 
 /** Places taken beyond the waiting payouts, at most: what one crash can strand per scope. */
 const MAX_PREFETCH = 10n;
 /** How soon a payout waiting for other instances' blocks looks again. */
 const DEFER_MS = 50;
-/**
- * How long a payout waits for other instances' blocks at most: one block's life and a margin, by
- * when the blocks it saw were settled; after that, what they still hold is in use.
- */
+/** Longest wait for other instances' blocks: by then those it saw were settled, or are in use. */
 const DEFER_LIMIT_MS = LEASE_MS + 1_000;
-
-/** A payout's places, held until its reservation commits or gives up. */
-export interface AllowanceClaim {
-  /** When the places were taken: the reservation's time, inside every block it took from. */
-  at: number;
-  /** Scopes without room (nothing is held in them). */
-  refused: Set<NeedScope>;
-  /** The reservation committed: its places are used. */
-  commit(): void;
-  /** The reservation did not commit: its places go back. */
-  release(): void;
-}
 
 interface Waiter {
   need: AllowanceNeed;
@@ -82,6 +73,8 @@ interface Waiter {
 
 interface ProjectState {
   leases: HeldLease[];
+  /** When a round last read the released counters (this instance's clock). */
+  releasesReadAt: number;
   waiters: Waiter[];
   round: Promise<void> | null;
   timer: ReturnType<typeof setTimeout> | null;
@@ -145,7 +138,7 @@ export class TxAllowances {
   #state(projectId: string): ProjectState {
     let state = this.#projects.get(projectId);
     if (!state) {
-      state = { leases: [], waiters: [], round: null, timer: null };
+      state = { leases: [], waiters: [], round: null, timer: null, releasesReadAt: -Infinity };
       this.#projects.set(projectId, state);
     }
     return state;
@@ -248,7 +241,9 @@ export class TxAllowances {
       closing,
       needs,
       prefetch: this.#prefetch(projectId, needs.length),
+      readReleases: this.ctx.clock.now() - state.releasesReadAt > RELEASES_READ_MS,
     });
+    if (decided.readReleases) state.releasesReadAt = decided.now;
     for (const lease of closing) lease.settled = true;
     state.leases = [...state.leases.filter((l) => !l.settled), ...decided.granted];
     this.#answer(projectId, state, waiters, decided);
@@ -259,7 +254,7 @@ export class TxAllowances {
     projectId: string,
     state: ProjectState,
     waiters: Waiter[],
-    decided: { now: number; verdicts: Map<AllowanceScope, ScopeVerdict> },
+    decided: RoundOutcome,
   ): void {
     const { now, verdicts } = decided;
     for (const [i, waiter] of waiters.entries()) {
@@ -269,9 +264,13 @@ export class TxAllowances {
       for (const s of NEED_SCOPES) {
         const scope = scopeOf(waiter.need, s);
         const verdict = verdicts.get(scope)!;
-        const lease = verdict.served.has(i)
-          ? this.#usable(state, scope, amountOf(waiter.need, s), now)
-          : null;
+        const n = amountOf(waiter.need, s);
+        // A grant counted as used at once is this round's only: nobody else takes from it.
+        const lease = !verdict.served.has(i)
+          ? null
+          : decided.granted.find((l) =>
+            l.direct && l.scope === scope && l.granted - l.taken >= n
+          ) ?? this.#usable(state, scope, n, now);
         if (lease) leases.push(lease);
         else if (verdict.served.has(i)) again = true;
         else if (verdict.deferred && this.#mayWait(waiter)) again = true;

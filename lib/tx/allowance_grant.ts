@@ -12,6 +12,18 @@ export interface AllowanceNeed {
   limits: { day: bigint; failed: bigint; asset: bigint | null };
 }
 
+/** A payout's places, held until its reservation commits or gives up. */
+export interface AllowanceClaim {
+  /** When the places were taken: the reservation's time, inside every block it took from. */
+  at: number;
+  /** Scopes without room (nothing is held in them). */
+  refused: Set<NeedScope>;
+  /** The reservation committed: its places are used. */
+  commit(): void;
+  /** The reservation did not commit: its places go back. */
+  release(): void;
+}
+
 /** The scopes a payout's need refers to, in the order of their checks. */
 export type NeedScope = "day" | "asset" | "failed";
 
@@ -51,7 +63,7 @@ export function decideGrant(
   scope: AllowanceScope,
   needs: readonly AllowanceNeed[],
   input: { used: bigint; othersOpen: boolean; prefetch: bigint },
-): { served: Set<number>; deferred: boolean; grant: bigint } {
+): { served: Set<number>; deferred: boolean; grant: bigint; want: bigint; all: boolean } {
   const s = needScopeOf(scope);
   const mine = needs.map((need, i) => ({ need, i })).filter(({ need }) =>
     scopeOf(need, s) === scope
@@ -66,15 +78,16 @@ export function decideGrant(
     want += n;
     served.add(i);
   }
-  const deferred = served.size < mine.length && input.othersOpen;
-  if (want === 0n) return { served, deferred, grant: 0n };
+  const all = served.size === mine.length;
+  const deferred = !all && input.othersOpen;
+  if (want === 0n) return { served, deferred, grant: 0n, want, all };
   const largest = mine.reduce((max, { need }) => {
     const n = amountOf(need, s);
     return n > max ? n : max;
   }, 0n);
-  const extra = served.size === mine.length ? input.prefetch * largest : 0n;
+  const extra = all ? input.prefetch * largest : 0n;
   const grant = room === null ? want + extra : minBig(want + extra, room);
-  return { served, deferred, grant };
+  return { served, deferred, grant, want, all };
 }
 
 function minBig(...values: bigint[]): bigint {

@@ -3,11 +3,19 @@
  * project, checked on the ledgers of the scopes it looks at and on the previous version's lists,
  * that settles the instance's blocks being closed, counts other instances' lost blocks whole,
  * and grants new blocks for the waiting payouts that fit.
+ *
+ * Two savings for a project paying now and then. A grant of exactly the waiting payouts' places
+ * (no places ahead) goes straight into its bucket as used, instead of a block settled later: a
+ * payout that then does not commit gives its place back like a failed one. And the released
+ * counters (a list read per scope) are read only when the payouts do not all fit without them
+ * (what they give back only lowers the count), or every `RELEASES_READ_MS` to delete those of
+ * buckets out of the window.
  */
 import type { Clock } from "../../core/clock.ts";
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { ulid } from "../../core/ids.ts";
 import {
+  addToBucket,
   allowanceKey,
   type AllowanceLedger,
   type AllowanceScope,
@@ -26,6 +34,8 @@ import { type AllowanceNeed, decideGrant, type ScopeVerdict } from "./allowance_
 export const LEASE_MS = 2_000;
 /** Past a block's end by this much its holder is taken to be gone (clocks differ a little). */
 export const LEASE_GRACE_MS = 5_000;
+/** How often a project's round reads the released counters at least, to delete the dead ones. */
+export const RELEASES_READ_MS = 10 * 60_000;
 
 /** A block this instance holds. */
 export interface HeldLease {
@@ -41,6 +51,8 @@ export interface HeldLease {
   /** A round is settling it: no payout takes from it any more. */
   closing: boolean;
   settled: boolean;
+  /** Granted for exactly its round's payouts and counted as used at once (nothing to settle). */
+  direct?: boolean;
 }
 
 /** What a round decided: its time, each scope's verdict on the needs, and the blocks granted. */
@@ -48,6 +60,8 @@ export interface RoundOutcome {
   now: number;
   verdicts: Map<AllowanceScope, ScopeVerdict>;
   granted: HeldLease[];
+  /** The released counters were read (and the dead ones deleted). */
+  readReleases: boolean;
 }
 
 /**
@@ -63,40 +77,56 @@ export async function commitRound(
     closing: readonly HeldLease[];
     needs: readonly AllowanceNeed[];
     prefetch: bigint;
+    /** Read the released counters whatever the count. */
+    readReleases: boolean;
   },
 ): Promise<RoundOutcome> {
   const { kv } = ctx;
   const { projectId, scopes } = input;
   return await commitWithRetry("take transaction allowance", async () => {
     const now = ctx.clock.now();
-    const entries = await kv.getMany<AllowanceLedger[]>(
-      scopes.map((scope) => allowanceKey(projectId, scope)),
-    );
-    const previous = await kv.getMany(scopes.map((scope) => previousWindowKey(projectId, scope)));
-    const op = kv.atomic().check(...entries, ...previous);
+    // One read: the ledgers, then the previous version's lists (at most 6 keys).
+    const read = await kv.getMany([
+      ...scopes.map((scope) => allowanceKey(projectId, scope)),
+      ...scopes.map((scope) => previousWindowKey(projectId, scope)),
+    ]);
+    const entries = read.slice(0, scopes.length) as Deno.KvEntryMaybe<AllowanceLedger>[];
+    const previous = read.slice(scopes.length);
+    const op = kv.atomic().check(...read);
     const verdicts = new Map<AllowanceScope, ScopeVerdict>();
     const granted: HeldLease[] = [];
+    let readReleases = input.readReleases;
     for (const [i, scope] of scopes.entries()) {
-      const released = await getReleased(kv, projectId, scope);
-      const { ledger, deadReleases } = settleLedger(scope, entries[i]!.value, {
-        own: input.closing.filter((lease) => lease.scope === scope),
-        released,
-        lostBefore: now - LEASE_GRACE_MS,
-        now,
-      });
-      for (const b of deadReleases) op.delete(releasedKey(projectId, scope, b));
-      const used = ledgerCount(scope, ledger, released, now) +
-        previousVersionUsage(scope, previous[i]!.value, now);
-      const decided = decideGrant(scope, input.needs, {
-        used,
-        othersOpen: ledger.leases.some((l) =>
-          l.holder !== input.holder && l.until + LEASE_GRACE_MS >= now
-        ),
-        prefetch: input.prefetch,
-      });
+      const decide = (released: ReadonlyMap<number, bigint>) => {
+        const { ledger, deadReleases } = settleLedger(scope, entries[i]!.value, {
+          own: input.closing.filter((lease) => lease.scope === scope),
+          released,
+          lostBefore: now - LEASE_GRACE_MS,
+          now,
+        });
+        const used = ledgerCount(scope, ledger, released, now) +
+          previousVersionUsage(scope, previous[i]!.value, now);
+        const decided = decideGrant(scope, input.needs, {
+          used,
+          othersOpen: ledger.leases.some((l) =>
+            l.holder !== input.holder && l.until + LEASE_GRACE_MS >= now
+          ),
+          prefetch: input.prefetch,
+        });
+        return { ledger, deadReleases, decided };
+      };
+      // Without the released counters the count is too high, never too low: enough when all fit.
+      let round = decide(new Map());
+      if (readReleases || !round.decided.all) {
+        readReleases = true;
+        round = decide(await getReleased(kv, projectId, scope));
+        for (const b of round.deadReleases) op.delete(releasedKey(projectId, scope, b));
+      }
+      const { ledger, decided } = round;
       verdicts.set(scope, { served: decided.served, deferred: decided.deferred });
       if (decided.grant > 0n) {
         const b = bucketOf(scope, now);
+        const direct = decided.grant === decided.want;
         const lease: HeldLease = {
           id: ulid(now),
           projectId,
@@ -106,22 +136,26 @@ export async function commitRound(
           granted: decided.grant,
           taken: 0n,
           lastUse: now,
-          closing: false,
-          settled: false,
+          closing: direct,
+          settled: direct,
+          direct,
         };
-        ledger.leases.push({
-          id: lease.id,
-          holder: input.holder,
-          b,
-          granted: lease.granted,
-          until: lease.until,
-        });
+        if (direct) addToBucket(ledger, b, lease.granted, now);
+        else {
+          ledger.leases.push({
+            id: lease.id,
+            holder: input.holder,
+            b,
+            granted: lease.granted,
+            until: lease.until,
+          });
+        }
         granted.push(lease);
       }
       const { windowMs, bucketMs } = scopeTiming(scope);
       op.set(allowanceKey(projectId, scope), ledger, { expireIn: windowMs + bucketMs + LEASE_MS });
     }
     if (!(await op.commit()).ok) return RETRY;
-    return { now, verdicts, granted };
+    return { now, verdicts, granted, readReleases };
   });
 }

@@ -12,8 +12,7 @@ import { parseUnits } from "../chain/amounts.ts";
 import type { UsageWindow } from "../../kv/tx_usage.ts";
 import type { CheckedRequest } from "./checks.ts";
 import { findAssetBudget } from "./policy.ts";
-import type { AllowanceClaim } from "./allowance.ts";
-import type { AllowanceNeed } from "./allowance_grant.ts";
+import type { AllowanceClaim, AllowanceNeed } from "./allowance_grant.ts";
 
 /** Transactions a project may have in a rolling 24 hours, failed ones excluded. */
 export const MAX_TX_PER_DAY = 1_000;

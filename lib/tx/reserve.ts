@@ -37,7 +37,7 @@ import {
   type UsageWindow,
 } from "../../kv/tx_usage.ts";
 import { checkLimits, limitNeed } from "./limits.ts";
-import type { AllowanceClaim } from "./allowance.ts";
+import type { AllowanceClaim } from "./allowance_grant.ts";
 import { addTxJob } from "./job_payloads.ts";
 import {
   addTxStatusMove,
