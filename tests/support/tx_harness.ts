@@ -250,6 +250,19 @@ export async function balanceOf(h: TxHarness, to: Address): Promise<bigint> {
   return (await h.rpc.getBalance(to, { commitment: "processed" }).send()).value;
 }
 
+/** What a transaction route answered: the status of a 200, otherwise the error code. */
+export async function outcomeOf(res: Response): Promise<string> {
+  const body = await res.json();
+  return res.status === 200 ? body.status : body.error.code;
+}
+
+/** How many times each outcome came. */
+export function tally(outcomes: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const o of outcomes) counts[o] = (counts[o] ?? 0) + 1;
+  return counts;
+}
+
 /** The JSON body of a 200 answer; any other status fails with the body in the message. */
 export async function okJson(res: Response): Promise<Record<string, unknown>> {
   const body = await res.json();

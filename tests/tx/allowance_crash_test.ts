@@ -3,7 +3,7 @@
 // places of its blocks early.
 import assert from "node:assert/strict";
 import { generateKeyPairSigner } from "@solana/kit";
-import { startTxHarness } from "../support/tx_harness.ts";
+import { outcomeOf, startTxHarness } from "../support/tx_harness.ts";
 import { startServiceProcess } from "../support/service_runner.ts";
 
 const TEST_SECRET = "test-secret-test-secret-test-secret-0123";
@@ -18,8 +18,7 @@ async function pay(url: string, apiKey: string, key: string): Promise<string> {
     headers: { "x-api-key": apiKey, "content-type": "application/json" },
     body: JSON.stringify({ to: { address: to }, amount: "1", idempotencyKey: key }),
   });
-  const body = await res.json();
-  return res.status === 200 ? body.status : body.error.code;
+  return await outcomeOf(res);
 }
 
 Deno.test("An instance killed holding blocks of the hourly budget: the others never pass it", async () => {
@@ -54,8 +53,7 @@ Deno.test("An instance killed holding blocks of the hourly budget: the others ne
         amount: "1",
         idempotencyKey: `survivor-${i}`,
       });
-      const body = await res.json();
-      outcomes.push(res.status === 200 ? body.status : body.error.code);
+      outcomes.push(await outcomeOf(res));
     }
     // Then: never past the budget; refused early by at most the unused places it held
     const paidHere = outcomes.filter((s) => s === "confirmed" || s === "submitted").length;

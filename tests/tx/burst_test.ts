@@ -2,26 +2,21 @@
 // once over two instances on one store. Every one is answered confirmed or submitted, none is
 // refused or fails because of contention, and the limits stay exact.
 import assert from "node:assert/strict";
-import { startTxHarness, type TxHarness, type TxInstance } from "../support/tx_harness.ts";
+import {
+  outcomeOf,
+  startTxHarness,
+  tally,
+  type TxHarness,
+  type TxInstance,
+} from "../support/tx_harness.ts";
 
 const BURST = 500;
-
-async function answer(res: Response): Promise<string> {
-  const body = await res.json();
-  return res.status === 200 ? body.status : body.error.code;
-}
-
-function tally(outcomes: string[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const o of outcomes) counts[o] = (counts[o] ?? 0) + 1;
-  return counts;
-}
 
 async function burst(h: TxHarness, instances: TxInstance[], n: number, offset = 0) {
   await Promise.all(Array.from({ length: n }, (_, i) => h.link(10_000 + offset + i)));
   return tally(
     await Promise.all(Array.from({ length: n }, async (_, i) =>
-      await answer(
+      await outcomeOf(
         await instances[i % instances.length]!.post("transfer-sol", {
           to: { userId: 10_000 + offset + i },
           amount: "0.001",

@@ -2,21 +2,16 @@
 // concurrent requests, within one instance or across two sharing a store.
 import assert from "node:assert/strict";
 import { READ_TRIES } from "../../lib/tx/chain_errors.ts";
-import { startTxHarness, type TxHarness, type TxInstance } from "../support/tx_harness.ts";
+import {
+  outcomeOf,
+  startTxHarness,
+  tally,
+  type TxHarness,
+  type TxInstance,
+} from "../support/tx_harness.ts";
 import { txFailedUsageKey } from "../../kv/tx_usage.ts";
 
 const HOUR = 60 * 60 * 1000;
-
-async function answer(res: Response): Promise<string> {
-  const body = await res.json();
-  return res.status === 200 ? body.status : body.error.code;
-}
-
-function tally(outcomes: string[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const o of outcomes) counts[o] = (counts[o] ?? 0) + 1;
-  return counts;
-}
 
 /** Sends `n` one-SOL transfers to `n` different players at once, spread over the instances. */
 async function spend(
@@ -28,7 +23,7 @@ async function spend(
   const outcomes = await Promise.all(Array.from({ length: n }, async (_, i) => {
     const instance = instances[i % instances.length];
     assert.ok(instance);
-    return await answer(
+    return await outcomeOf(
       await instance.post("transfer-sol", {
         to: { userId: 1000 + i },
         amount: "1",
@@ -45,7 +40,7 @@ Deno.test("Concurrent requests with different keys never take an asset past its 
   assert.deepEqual(await spend(h, [h.a], 20), { confirmed: 5, hourly_budget_exceeded: 15 });
   // The budget is per rolling hour.
   h.a.clock.advance(HOUR);
-  const again = await answer(
+  const again = await outcomeOf(
     await h.a.post("transfer-sol", { to: { userId: 1000 }, amount: "1", idempotencyKey: "later" }),
   );
   assert.equal(again, "confirmed");
@@ -73,16 +68,16 @@ Deno.test("Failed attempts do not count against the hourly limits or the budget"
   });
   await h.link(1);
   // Given: an attempt that fails in simulation (the wallet holds 2 SOL)
-  const failed = await answer(
+  const failed = await outcomeOf(
     await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "5", idempotencyKey: "too-much" }),
   );
   assert.equal(failed, "failed");
   // Then: the recipient, the player and the whole budget are still free
-  const sent = await answer(
+  const sent = await outcomeOf(
     await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "fits" }),
   );
   assert.equal(sent, "confirmed");
-  const next = await answer(
+  const next = await outcomeOf(
     await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "third" }),
   );
   assert.equal(next, "recipient_rate_limited");
@@ -93,7 +88,7 @@ Deno.test("The recipient and player limits are rolling hours", async () => {
   await h.policy({ maxSolPerTransfer: "1", perPlayerPerHour: 2 });
   await h.link(1);
   const send = async (key: string) =>
-    await answer(
+    await outcomeOf(
       await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "0.1", idempotencyKey: key }),
     );
   assert.equal(await send("a"), "confirmed");
@@ -112,7 +107,7 @@ Deno.test("The daily transaction quota: 1,000 in a rolling 24 hours, failed ones
   await h.policy({ maxSolPerTransfer: "100" });
   await h.link(1);
   const send = async (key: string, amount = "0.001") =>
-    await answer(
+    await outcomeOf(
       await h.a.post("transfer-sol", { to: { userId: 1 }, amount, idempotencyKey: key }),
     );
   // Given: 999 transactions and one that fails in simulation
@@ -144,7 +139,7 @@ Deno.test("The daily cap on failed transactions: 2,000 failures after signing in
   await h.link(1);
   await h.link(2);
   const send = async (key: string, options: { to?: number; amount?: string } = {}) =>
-    await answer(
+    await outcomeOf(
       await h.a.post("transfer-sol", {
         to: { userId: options.to ?? 2 },
         amount: options.amount ?? "0.001",
@@ -203,7 +198,7 @@ Deno.test("Requests on two instances at once never pass the cap on failures", as
     // When: 30 payouts the wallet cannot cover arrive at once, half on each instance
     const outcomes = await Promise.all(Array.from({ length: 30 }, async (_, i) => {
       const instance = i % 2 === 0 ? h.a : b;
-      return await answer(
+      return await outcomeOf(
         await instance.post("transfer-sol", {
           to: { userId: 2 },
           amount: "50",
