@@ -165,6 +165,7 @@ export class RequestGenerator {
     const schema = this.#resolve(raw);
     if (typeof schema === "boolean") throw new Error("No value fits the schema false");
     if (schema.oneOf) return this.#valid(this.#pick(schema.oneOf as Schema[]));
+    if ("const" in schema) return schema.const;
     if (schema.enum) return this.#pick(schema.enum as unknown[]);
     switch (schema.type) {
       case "string":
@@ -172,8 +173,12 @@ export class RequestGenerator {
       case "integer":
         return this.#integer(schema);
       case "array": {
-        const max = Math.min(Number(schema.maxItems ?? 5), 5);
-        return Array.from({ length: this.#int(0, max) }, () => this.#valid(schema.items as Schema));
+        const min = Number(schema.minItems ?? 0);
+        const max = Math.max(min, Math.min(Number(schema.maxItems ?? 5), 5));
+        return Array.from(
+          { length: this.#int(min, max) },
+          () => this.#valid(schema.items as Schema),
+        );
       }
       case "object": {
         const properties = (schema.properties ?? {}) as Record<string, Schema>;
