@@ -19,6 +19,7 @@
 import type { Signature } from "@solana/kit";
 import type { TxContext } from "./runtime.ts";
 import { ApiError } from "../../core/api_error.ts";
+import { CommitConflictError } from "../../core/commit_retry.ts";
 import { log } from "../../core/log.ts";
 import { WalletUnavailableError } from "../wallets/provider.ts";
 import { getTxRequest, type SignedTx, type TxRequestRecord } from "../../kv/tx_requests.ts";
@@ -135,7 +136,8 @@ export async function sendAndWait(
 
 /**
  * Settles every attempt of the transaction; an attempt whose settlement could not take its turn
- * before the deadline is answered `submitted` (the background settles it).
+ * before the deadline, or kept losing to concurrent changes, is answered `submitted` (the
+ * background settles it).
  */
 async function settleAll(
   ctx: TxContext,
@@ -150,10 +152,14 @@ async function settleAll(
     try {
       settled = await settleAttempt(ctx, ref, outcome, settleOptions);
     } catch (error) {
-      if (!options.signal?.aborted) throw error;
-      log("warn", "Settlement left to the background: the route's deadline came first", {
+      // The deadline came first, or the project's records kept changing (a round end on many
+      // instances): the payout was sent either way, and the background settles it.
+      const contended = error instanceof CommitConflictError;
+      if (!options.signal?.aborted && !contended) throw error;
+      log("warn", "Settlement left to the background", {
         projectId: ref.projectId,
         idempotencyKey: ref.key,
+        reason: contended ? "contention" : "deadline",
       });
       settled = await markSubmitted(ctx, ref, { accepted });
     }
