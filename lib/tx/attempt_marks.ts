@@ -32,7 +32,7 @@ export async function markAccepted(
 export async function markSubmitted(
   ctx: TxContext,
   ref: AttemptRef,
-  options: { accepted?: boolean } = {},
+  options: { accepted?: boolean; known?: Deno.KvEntry<TxRequestRecord> | undefined } = {},
 ): Promise<TxRequestRecord | null> {
   return await updateUnsettled(ctx, ref, (current) => {
     if (current.status !== "pending") return null;
@@ -40,7 +40,7 @@ export async function markSubmitted(
       ? { ...current.signed, accepted: true }
       : current.signed;
     return { ...current, status: "submitted", signed };
-  });
+  }, options.known);
 }
 
 /**
@@ -62,14 +62,20 @@ export async function markExpiryUnproven(
   );
 }
 
-/** Applies `change` to a still-unsettled attempt; returns the record as it stands afterwards. */
+/**
+ * Applies `change` to a still-unsettled attempt; returns the record as it stands afterwards.
+ * `known`: the record as the caller last wrote it, committed against without a read first.
+ */
 async function updateUnsettled(
   ctx: TxContext,
   ref: AttemptRef,
   change: (record: TxRequestRecord) => TxRequestRecord | null,
+  known?: Deno.KvEntry<TxRequestRecord>,
 ): Promise<TxRequestRecord | null> {
-  return await commitWithRetry("update the transaction request", async () => {
-    const entry = await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
+  return await commitWithRetry("update the transaction request", async (round) => {
+    const entry = round === 0 && known
+      ? known
+      : await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
     const record = entry.value;
     if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return record;
     const changed = change(record);

@@ -65,8 +65,9 @@ export async function sendAndWait(
   }
 
   const tx: SignedTx = { ...built.tx, signedAt: ctx.clock.now() };
-  const stored = await recordSigned(ctx, entries, { signature: built.signature, tx });
-  if (!stored) return await notStored(ctx, entries);
+  const storedEntries = await recordSigned(ctx, entries, { signature: built.signature, tx });
+  if (!storedEntries) return await notStored(ctx, entries);
+  const stored = storedEntries.map((entry) => entry.value);
 
   const timing = ctx.tx.timing;
   const rpc = ctx.rpc[plan.cluster];
@@ -79,7 +80,7 @@ export async function sendAndWait(
   const first = await sendSignedTx(rpc, tx, { abortSignal: rpcSignal(timing, deadline) });
   if (first.kind === "rejected" && !first.harmless) {
     // Preflight refused the transaction itself, so the node did not forward it: nothing was sent.
-    return await settleAll(ctx, stored, {
+    return await settleAll(ctx, storedEntries, {
       status: "failed",
       error: first.error,
       refused: true,
@@ -114,7 +115,7 @@ export async function sendAndWait(
       const outcome = verdict.kind === "confirmed"
         ? { status: "confirmed" as const }
         : { status: "failed" as const, error: verdict.error };
-      return await settleAll(ctx, stored, outcome, { signal: deadline.signal, accepted });
+      return await settleAll(ctx, storedEntries, outcome, { signal: deadline.signal, accepted });
     }
     if (performance.now() - lastSent < timing.rebroadcastMs || verdict?.kind === "unconfirmed") {
       continue;
@@ -128,8 +129,9 @@ export async function sendAndWait(
     });
     if (sent.kind === "accepted") accepted = true;
   }
-  return await Promise.all(stored.map(async (record) => {
-    const now = (await markSubmitted(ctx, attemptRef(record), { accepted })) ?? record;
+  return await Promise.all(storedEntries.map(async (known) => {
+    const record = known.value;
+    const now = (await markSubmitted(ctx, attemptRef(record), { accepted, known })) ?? record;
     return { kind: "result", result: txResultOf(now) } as const;
   }));
 }
@@ -141,16 +143,17 @@ export async function sendAndWait(
  */
 async function settleAll(
   ctx: TxContext,
-  records: TxRequestRecord[],
+  storedEntries: Deno.KvEntry<TxRequestRecord>[],
   outcome: Parameters<typeof settleAttempt>[2],
   options: NonNullable<Parameters<typeof settleAttempt>[3]> & { accepted: boolean },
 ): Promise<AttemptOutcome[]> {
   const { accepted, ...settleOptions } = options;
-  return await Promise.all(records.map(async (record) => {
+  return await Promise.all(storedEntries.map(async (known) => {
+    const record = known.value;
     const ref = attemptRef(record);
     let settled: TxRequestRecord | null;
     try {
-      settled = await settleAttempt(ctx, ref, outcome, settleOptions);
+      settled = await settleAttempt(ctx, ref, outcome, { ...settleOptions, known });
     } catch (error) {
       // The deadline came first, or the project's records kept changing (a round end on many
       // instances): the payout was sent either way, and the background settles it.

@@ -51,6 +51,8 @@ interface SettleOptions {
    * (the background settles it later).
    */
   signal?: AbortSignal | undefined;
+  /** The record as this path last wrote it: the first round commits against it without a read. */
+  known?: Deno.KvEntry<TxRequestRecord> | undefined;
 }
 
 /**
@@ -78,9 +80,11 @@ async function settle(
   outcome: FinalOutcome,
   options: SettleOptions,
 ): Promise<TxRequestRecord | null> {
-  return await commitWithRetry("settle the transaction request", async () => {
+  return await commitWithRetry("settle the transaction request", async (round) => {
     options.signal?.throwIfAborted();
-    const entry = await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
+    const entry = round === 0 && options.known
+      ? options.known
+      : await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
     const record = entry.value;
     if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return record;
     // Re-checked on every read, inside the same checked commit: e.g. "still unsigned".
@@ -147,12 +151,13 @@ export function isFinal(record: TxRequestRecord): boolean {
  * checked against each reserved record and made only before every attempt's sign-by time, so a
  * transaction shared by several keys is stored with all of them or with none. Null when an
  * attempt changed meanwhile (declared abandoned) or its time is up: then it must not be sent.
+ * Answers the stored entries (the route's later changes commit against them without a read).
  */
 export async function recordSigned(
   ctx: TxContext,
   entries: Deno.KvEntry<TxRequestRecord>[],
   signed: { signature: string; tx: SignedTx },
-): Promise<TxRequestRecord[] | null> {
+): Promise<Deno.KvEntry<TxRequestRecord>[] | null> {
   const now = ctx.clock.now();
   if (entries.some((entry) => now > entry.value.signBy)) return null;
   const op = ctx.kv.atomic().check(...entries);
@@ -167,7 +172,13 @@ export async function recordSigned(
     op.set(entry.key, next);
     return next;
   });
-  return (await op.commit()).ok ? stored : null;
+  const result = await op.commit();
+  if (!result.ok) return null;
+  return entries.map((entry, i) => ({
+    key: entry.key,
+    value: stored[i]!,
+    versionstamp: result.versionstamp,
+  }));
 }
 
 /**
