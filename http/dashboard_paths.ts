@@ -11,6 +11,8 @@ export const PROJECT_TABS = [
   { tab: "transactions", label: "Transactions" },
   { tab: "players", label: "Players" },
   { tab: "events", label: "Event log" },
+  { tab: "team", label: "Team" },
+  { tab: "audit", label: "Audit log" },
 ] as const;
 
 /** One project page's tab name (`""` is the overview). */

@@ -32,7 +32,8 @@ import { listApiKeys } from "../../kv/api_keys.ts";
 import { listDeliveries } from "../../kv/deliveries.ts";
 import { getLinkByAddress, getLinkByUser, listLinks } from "../../kv/links.ts";
 import { getPolicy } from "../../kv/policy.ts";
-import { listProjectsByDeveloper, type Project } from "../../kv/projects.ts";
+import type { Project } from "../../kv/projects.ts";
+import { listDeveloperProjects } from "../../lib/projects/listing.ts";
 import { listTxRequests, TX_STATUSES } from "../../kv/tx_requests.ts";
 import { developerPage, projectPage } from "./_page.tsx";
 import { parseUserId } from "../../lib/user_id.ts";
@@ -70,7 +71,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
             <ProjectsPage
               {...data}
               baseUrl={baseUrl}
-              projects={await listProjectsByDeveloper(ctx.kv, data.developer)}
+              {...await listDeveloperProjects(ctx, data.developer)}
               errorMessage={dashboardErrorMessage(error)}
             />
           ),
@@ -236,7 +237,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
             />
           ),
         };
-      }));
+      }, { can: "delete" }));
 }
 
 async function readBalance(
