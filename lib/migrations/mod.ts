@@ -25,6 +25,7 @@ import { sealV1Values } from "./sealed_v1.ts";
 import type { MigrationDeps, MigrationStep } from "./step.ts";
 import { renameTxCheckJobs } from "./tx_confirm_jobs.ts";
 import { migrateTxRecords } from "./tx_records.ts";
+import { addProjectOwners } from "./project_owners.ts";
 
 interface Migration {
   /** The store version a store has once this step and every one before it completed. */
@@ -44,6 +45,7 @@ const MIGRATIONS: Migration[] = [
   { version: 5, name: "sealed_v1", step: sealV1Values },
   { version: 6, name: "secret_check_record", step: completeSecretCheckRecord },
   { version: 7, name: "tx_confirm_jobs", step: renameTxCheckJobs, previousVersionWrites: true },
+  { version: 8, name: "project_owners", step: addProjectOwners, previousVersionWrites: true },
 ];
 
 /** The version of the store this code reads. */
