@@ -44,12 +44,28 @@ export function monotonicUlid(): string {
   if (now > lastTime) {
     lastTime = now;
     lastRandom = randomDigits();
-  } else {
-    // Add one: the last digit below 31 goes up, the 31s after it wrap to 0 (all 31s: all wrap).
-    const i = lastRandom.findLastIndex((d) => d !== 31);
-    lastRandom = lastRandom.map((d, j) => j < i ? d : j === i ? d + 1 : 0);
-  }
+  } else lastRandom = nextDigits(lastRandom);
   return timePart(lastTime) + lastRandom.map((d) => ALPHABET[d]).join("");
+}
+
+let lastGiven = -1;
+let lastGivenRandom: number[] = [];
+
+/**
+ * Returns a new ULID of the given time (a clock's, which tests may hold still), greater than the
+ * last one this function returned for the same millisecond: records made one after the other in
+ * one process list in that order.
+ */
+export function orderedUlid(time: number): string {
+  lastGivenRandom = time === lastGiven ? nextDigits(lastGivenRandom) : randomDigits();
+  lastGiven = time;
+  return timePart(time) + lastGivenRandom.map((d) => ALPHABET[d]).join("");
+}
+
+// Adds one: the last digit below 31 goes up, the 31s after it wrap to 0 (all 31s: all wrap).
+function nextDigits(digits: number[]): number[] {
+  const i = digits.findLastIndex((d) => d !== 31);
+  return digits.map((d, j) => j < i ? d : j === i ? d + 1 : 0);
 }
 
 /** Returns `bytes` random bytes encoded as base64url without padding. */

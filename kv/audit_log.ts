@@ -5,7 +5,7 @@
  * the earliest deletion, and `expiresAt`, re-checked on read). They say that a secret changed,
  * never its value: callers put names, ids, addresses and amounts in `details`, nothing sealed.
  */
-import { ulid, ulidFloor } from "../core/ids.ts";
+import { orderedUlid, ulidFloor } from "../core/ids.ts";
 
 /** Every action the log records, by what happened. */
 export const AUDIT_ACTIONS = [
@@ -47,7 +47,7 @@ export interface AuditInput {
 
 /** An entry as stored. */
 export interface AuditEntry extends Required<AuditInput> {
-  /** A ULID of `at`: entries list in time order. */
+  /** A ULID of `at`: entries list in time order (in the order made, within a millisecond). */
   id: string;
   expiresAt: number;
 }
@@ -64,7 +64,7 @@ export function addAuditEntry(op: Deno.AtomicOperation, input: AuditInput): Audi
   const entry: AuditEntry = {
     details: {},
     ...input,
-    id: ulid(input.at),
+    id: orderedUlid(input.at),
     expiresAt: input.at + AUDIT_KEPT_MS,
   };
   op.set(auditKey(input.projectId, entry.id), entry, { expireIn: AUDIT_KEPT_MS });
