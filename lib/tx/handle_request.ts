@@ -6,6 +6,7 @@
  * | ---- | ------------------------------------------------- | ----------------------------------- |
  * | 1    | API key (read again, and checked by the reservation) | `routes/v1/guard.ts`, `lib/tx/checks.ts`, `lib/tx/reserve.ts` |
  * | 2    | Request quota                                     | `routes/v1/guard.ts`, `lib/quota/request_quota.ts` |
+ * |      | (beyond the spec) the key has the `pay` scope     | `routes/v1/guard.ts`                |
  * | 3    | Body is JSON                                      | `http/validate.ts`                  |
  * | 4    | Body matches schema                               | `routes/v1/tx_body.ts`              |
  * | 5    | `mint` is an address                              | `lib/tx/checks.ts`                  |

@@ -37,10 +37,13 @@ export function buildOpenApiDocument(
       description: "Game servers call `/v1` with a project API key in `x-api-key`. Errors are " +
         "`{ error: { code, message } }`: branch on `code`, the message may change. Every keyed " +
         "request counts toward the quotas (600 a minute, 100,000 a UTC day), whatever its " +
-        "answer, except reads of the event feed, which have a limit of their own.",
+        "answer, except reads of the event feed, which have a limit of their own. A key has " +
+        "scopes: `read` for every route but the transaction routes, which need `pay` (each " +
+        "operation's `security` names its scope); a key without it gets 403 " +
+        "`insufficient_scope`, after the request was counted.",
     },
     servers: [{ url: options.serverUrl }],
-    security: [{ apiKey: [] }],
+    security: [{ apiKey: ["read"] }],
     paths,
     components: {
       schemas,
@@ -49,7 +52,8 @@ export function buildOpenApiDocument(
           type: "apiKey",
           in: "header",
           name: "x-api-key",
-          description: "A project API key, created in the dashboard",
+          description: "A project API key, created in the dashboard with the scopes `read` " +
+            "and/or `pay` (keys made before scopes have both)",
         },
       },
     },
@@ -99,7 +103,8 @@ function operationObject(op: Operation): Record<string, unknown> {
     operationId: operationId(op),
     summary: op.summary,
     description: op.description,
-    ...(op.keyed === false ? { security: [] } : {}),
+    // OpenAPI 3.1 lets a non-OAuth scheme list the roles an operation needs: here, its scope.
+    security: op.keyed === false ? [] : [{ apiKey: [op.scope ?? "read"] }],
     ...(parameters.length ? { parameters } : {}),
     ...(op.body
       ? {

@@ -6,6 +6,7 @@
  * route of the app has no entry.
  */
 import { z } from "zod";
+import type { ApiKeyScope } from "../../kv/api_keys.ts";
 import { MAX_IDEMPOTENCY_KEY_CHARS, txBodySchema } from "../../lib/tx/request_body.ts";
 import {
   assetsAnswer,
@@ -61,6 +62,8 @@ export interface Operation {
   description: string;
   /** False only for `/health`: every `/v1` route needs the API key. */
   keyed?: false;
+  /** The key's scope the route needs: `read` unless given (the transaction routes need `pay`). */
+  scope?: ApiKeyScope;
   /** `feed_reads` for the event feed, limited on its own instead of counted toward the quotas. */
   limit?: "feed_reads";
   pathParams?: Record<string, z.ZodType>;
@@ -155,6 +158,7 @@ export const V1_OPERATIONS: readonly Operation[] = [
   {
     method: "post",
     path: "/v1/tx/transfer-sol",
+    scope: "pay",
     summary: "Send SOL",
     description: "Signed and sent by the managed wallet; waits up to 15 s for confirmation, then " +
       "answers `submitted`. Safe to retry with the same `idempotencyKey`. A `failed` status is " +
@@ -166,6 +170,7 @@ export const V1_OPERATIONS: readonly Operation[] = [
   {
     method: "post",
     path: "/v1/tx/transfer-token",
+    scope: "pay",
     summary: "Send a token",
     description: "Checked transfer under the mint's own token program; the recipient's " +
       "associated token account is created if needed. Same waiting and retry rules as SOL.",
@@ -176,6 +181,7 @@ export const V1_OPERATIONS: readonly Operation[] = [
   {
     method: "post",
     path: "/v1/tx/mint-token",
+    scope: "pay",
     summary: "Mint a token",
     description: "The managed wallet must be the mint authority, otherwise the answer is 200 " +
       "with `failed`. Same waiting and retry rules as SOL.",

@@ -26,11 +26,14 @@ function arrived(ctx: AppContext): MiddlewareHandler<TxEnv> {
   };
 }
 
-/** The three transaction routes and the status route. */
-export function txRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<TxEnv> {
+/** The three transaction routes (`pay` scope) and the status route (`read`). */
+export function txRoutes(
+  ctx: AppContext,
+  guards: { read: MiddlewareHandler<V1Env>; pay: MiddlewareHandler<V1Env> },
+): Hono<TxEnv> {
   const app = new Hono<TxEnv>();
   for (const kind of KINDS) {
-    app.post(`/tx/${kind}`, arrived(ctx), guard, async (c) => {
+    app.post(`/tx/${kind}`, arrived(ctx), guards.pay, async (c) => {
       const parsed = await readJsonBody(c, txBodySchema(kind));
       const input = toRequestInput(parsed);
       const caller = { projectId: c.get("project").id, keyId: c.get("keyId") };
@@ -38,7 +41,7 @@ export function txRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono
       return c.json(await handleTxRequest(ctx, caller, kind, input, { deadline }));
     });
   }
-  app.get("/tx/:idempotencyKey", guard, async (c) => {
+  app.get("/tx/:idempotencyKey", guards.read, async (c) => {
     const key = c.req.param("idempotencyKey");
     const record = isUsableKey(key)
       ? await getTxRequest(ctx.reads, c.get("project").id, key, ctx.clock.now())
