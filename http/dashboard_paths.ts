@@ -15,8 +15,8 @@ export const PROJECT_TABS = [
   { tab: "audit", label: "Audit log" },
 ] as const;
 
-/** One project page's tab name (`""` is the overview). */
-export type ProjectTab = typeof PROJECT_TABS[number]["tab"] | "delete";
+/** One project page's tab name (`""` is the overview); the last three are reached by links. */
+export type ProjectTab = typeof PROJECT_TABS[number]["tab"] | "delete" | "withdraw" | "export";
 
 /** The sign-in page, landing on `next` afterwards. */
 export function signInPath(next: string): string {

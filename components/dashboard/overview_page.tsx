@@ -1,4 +1,5 @@
 /** A project's overview: cluster, managed wallet and its balance, linking URL, events status. */
+import { roleAllows } from "../../lib/auth/roles.ts";
 import type { VNode } from "preact";
 import { DashboardCopyButton } from "../../islands/dashboard_copy.tsx";
 import type { Project } from "../../kv/projects.ts";
@@ -134,6 +135,17 @@ export function OverviewPage(data: OverviewPageData): VNode {
             <p class="hint">
               Send SOL (for fees and transfers) and the tokens you give out to this address. For
               mints, make it the token's mint authority.
+            </p>
+          )}
+          {project.walletAddress && roleAllows(data.role ?? "viewer", "withdraw") && (
+            <p class="actions">
+              <a
+                class="button secondary"
+                href={projectPath(project.id, "withdraw")}
+                data-testid="withdraw-link"
+              >
+                Withdraw
+              </a>
             </p>
           )}
         </section>

@@ -13,6 +13,7 @@
  * `lib/projects/access.ts` is the one function pages and actions call with their capability.
  */
 import { type Role, ROLES } from "../../kv/members.ts";
+import { ApiError } from "../../core/api_error.ts";
 
 /** Each capability and the weakest role that has it. */
 export const CAPABILITIES = {
@@ -34,6 +35,16 @@ export const CAPABILITIES = {
 
 /** Something a page or action needs a role for. */
 export type Capability = keyof typeof CAPABILITIES;
+
+/** 403 `insufficient_role`: the member's `role` is below `needed` for `what` (default "This"). */
+export function insufficientRole(role: Role, needed: Role, what = "This"): ApiError {
+  const who = needed === "owner"
+    ? "the project's owner"
+    : needed === "admin"
+    ? "an admin or the owner"
+    : "a developer, an admin or the owner";
+  return new ApiError(403, "insufficient_role", `${what} needs ${who}; your role is ${role}`);
+}
 
 /** True when `role` has `capability`. */
 export function roleAllows(role: Role, capability: Capability): boolean {

@@ -6,10 +6,10 @@
  * `insufficient_role`.
  */
 import type { AppContext } from "../context.ts";
-import { ApiError, projectNotFound } from "../../core/api_error.ts";
+import { projectNotFound } from "../../core/api_error.ts";
 import { getProject, type Project } from "../../kv/projects.ts";
 import { getMemberEntry, type Role } from "../../kv/members.ts";
-import { CAPABILITIES, type Capability, roleAllows } from "../auth/roles.ts";
+import { CAPABILITIES, type Capability, insufficientRole, roleAllows } from "../auth/roles.ts";
 
 /** A member's access to a project: the project as read, who they are and their role. */
 export interface ProjectAccess {
@@ -36,14 +36,4 @@ export async function authorizeProject(
   const { role } = member.value;
   if (!roleAllows(role, request.can)) throw insufficientRole(role, CAPABILITIES[request.can]);
   return { project, developer, role };
-}
-
-/** 403 `insufficient_role`: the member's `role` is below `needed` for `what` (default "This"). */
-export function insufficientRole(role: Role, needed: Role, what = "This"): ApiError {
-  const who = needed === "owner"
-    ? "the project's owner"
-    : needed === "admin"
-    ? "an admin or the owner"
-    : "a developer, an admin or the owner";
-  return new ApiError(403, "insufficient_role", `${what} needs ${who}; your role is ${role}`);
 }

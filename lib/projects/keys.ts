@@ -12,7 +12,8 @@ import {
   revokeApiKey,
 } from "../../kv/api_keys.ts";
 import type { ActionFields } from "./fields.ts";
-import { invalidSettings, unknownFields } from "./fields.ts";
+import { unknownFields } from "./fields.ts";
+import { invalidSettings } from "../issue_text.ts";
 
 /**
  * The scopes a key creation asks for: `scopes`, a JSON list of `read` and `pay`, or text listing

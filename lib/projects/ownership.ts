@@ -11,7 +11,8 @@ import {
 } from "../../kv/projects.ts";
 import { MAX_PROJECTS_PER_DEVELOPER } from "../../kv/members.ts";
 import type { ActionFields } from "./fields.ts";
-import { invalidSettings, NOT_TEXT, readText } from "./fields.ts";
+import { NOT_TEXT, readText } from "./fields.ts";
+import { invalidSettings } from "../issue_text.ts";
 import { nameProblem } from "../names.ts";
 import { authorizeProject } from "./access.ts";
 

@@ -8,9 +8,8 @@ import type { AppContext } from "../context.ts";
 import { log } from "../../core/log.ts";
 import type { TxPolicy } from "../../kv/policy.ts";
 import { policyLoosenings, savePolicy } from "../tx/policy.ts";
-import { roleAllows } from "../auth/roles.ts";
+import { insufficientRole, roleAllows } from "../auth/roles.ts";
 import type { ProjectAccess } from "./access.ts";
-import { insufficientRole } from "./access.ts";
 import { policyInputOf } from "./policy_form.ts";
 import type { ActionFields } from "./fields.ts";
 

@@ -17,14 +17,8 @@ import {
 import { projectNotFound } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
 import type { ActionFields } from "./fields.ts";
-import {
-  invalidSettings,
-  NOT_TEXT,
-  problemsOf,
-  readFlag,
-  readText,
-  unknownFields,
-} from "./fields.ts";
+import { NOT_TEXT, problemsOf, readFlag, readText, unknownFields } from "./fields.ts";
+import { invalidSettings } from "../issue_text.ts";
 import { validateProjectName } from "./ownership.ts";
 import { parseUnits } from "../chain/amounts.ts";
 import { SOL_DECIMALS } from "../chain/sol_balance.ts";

@@ -26,7 +26,8 @@ import {
 import { MAX_PROJECTS_PER_DEVELOPER } from "../../kv/members.ts";
 import { decodeAddress } from "../auth/siws.ts";
 import type { ProjectAccess } from "./access.ts";
-import { type ActionFields, invalidSettings, readText, unknownFields } from "./fields.ts";
+import { type ActionFields, readText, unknownFields } from "./fields.ts";
+import { invalidSettings } from "../issue_text.ts";
 
 const INVITED_ROLES: readonly MemberRole[] = ["viewer", "developer", "admin"];
 

@@ -36,7 +36,7 @@ import { retryRead, rpcFailureReason } from "./chain_errors.ts";
 import { type Deadline, rpcSignal } from "./timing.ts";
 import { abortable } from "../../core/deadline.ts";
 import { computeUnitLimit, fetchComputeUnitPrice } from "./priority_fee.ts";
-import type { TxKind } from "../../core/events.ts";
+import type { TxKind, TxRouteKind } from "../../core/events.ts";
 import type { Cluster } from "../../core/cluster.ts";
 
 /** The SPL Memo program (v3). */
@@ -80,7 +80,11 @@ export async function buildSignedTx(
   // The memo makes every attempt's transaction unique: two requests with the same recipient and
   // amount signed against the same blockhash would otherwise be byte-identical, and the network
   // would drop the second as a duplicate of the first.
-  const instructions = [...await planInstructions(plan), memoInstruction(plan.attemptId)];
+  // A withdrawal moves SOL or a token as a transfer of it does.
+  const kind = plan.kind === "withdraw"
+    ? (plan.mint ? "transfer-token" : "transfer-sol")
+    : plan.kind;
+  const instructions = [...await planInstructions(plan, kind), memoInstruction(plan.attemptId)];
   const writable = writableAccounts(instructions);
   const { deadline } = options;
   const timing = ctx.tx.timing;
@@ -109,7 +113,7 @@ export async function buildSignedTx(
     throw new BuildError(rpcFailureReason(error));
   }
   const budget = price === null ? [] : [
-    getSetComputeUnitLimitInstruction({ units: computeUnitLimit(plan.kind) }),
+    getSetComputeUnitLimitInstruction({ units: computeUnitLimit(kind) }),
     getSetComputeUnitPriceInstruction({ microLamports: price }),
   ];
   const message = pipe(
@@ -142,9 +146,9 @@ export async function buildSignedTx(
   };
 }
 
-async function planInstructions(plan: TxPlan): Promise<Instruction[]> {
+async function planInstructions(plan: TxPlan, kind: TxRouteKind): Promise<Instruction[]> {
   const payer = createNoopSigner(plan.walletAddress);
-  if (plan.kind === "transfer-sol") {
+  if (kind === "transfer-sol") {
     return [getTransferSolInstruction({
       source: payer,
       destination: plan.recipient,
@@ -165,7 +169,7 @@ async function planInstructions(plan: TxPlan): Promise<Instruction[]> {
     mint: mint.address,
     tokenProgram,
   });
-  if (plan.kind === "mint-token") {
+  if (kind === "mint-token") {
     return [
       createDestination,
       getMintToCheckedInstruction({

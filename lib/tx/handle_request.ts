@@ -47,8 +47,8 @@ import { sendAndWait } from "./send_and_wait.ts";
 import { reserveTxRequest } from "./reserve.ts";
 import type { Deadline } from "./timing.ts";
 import type { TxResult } from "./result.ts";
-import type { TxKind } from "../../core/events.ts";
-import type { TxCaller } from "./checks.ts";
+import type { TxRouteKind } from "../../core/events.ts";
+import type { CheckedRequest, TxCaller } from "./checks.ts";
 
 /**
  * Checks, reserves and sends a request; answers its TxResult or throws the first failing check.
@@ -58,21 +58,32 @@ import type { TxCaller } from "./checks.ts";
 export async function handleTxRequest(
   ctx: TxContext,
   caller: TxCaller,
-  kind: TxKind,
+  kind: TxRouteKind,
   input: TxRequestInput,
   options: { deadline: Deadline },
 ): Promise<TxResult> {
-  const { deadline } = options;
-  const checked = await checkTxRequest(ctx, caller, kind, input, { deadline });
+  const checked = await checkTxRequest(ctx, caller, kind, input, options);
   if (checked.kind === "existing") return txResultOf(checked.record);
-  const request = checked.request;
+  return await reserveAndSend(ctx, checked.request, options);
+}
+
+/**
+ * Reserves a checked request (steps 12 and 13 with the key, `reserve.ts`) and builds, signs and
+ * sends it (step 14): the one money path of payouts and withdrawals (`withdraw.ts`).
+ */
+export async function reserveAndSend(
+  ctx: TxContext,
+  request: CheckedRequest,
+  options: { deadline: Deadline },
+): Promise<TxResult> {
+  const { deadline } = options;
   const reserved = await reserveTxRequest(ctx, request, { deadline });
   if (reserved.kind === "existing") return txResultOf(reserved.record);
   return await sendAndWait(ctx, {
-    projectId: caller.projectId,
+    projectId: request.project.id,
     attemptId: reserved.entry.value.attemptId,
     cluster: request.project.cluster,
-    kind,
+    kind: request.kind,
     walletAddress: request.walletAddress,
     recipient: request.recipient,
     mint: request.mint,

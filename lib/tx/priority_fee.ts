@@ -12,7 +12,7 @@
  * token transaction pays at most 0.0002 SOL in priority fee.
  */
 import type { Address, Rpc, SolanaRpcApi } from "@solana/kit";
-import type { TxKind } from "../../core/events.ts";
+import type { TxRouteKind } from "../../core/events.ts";
 
 /** Lowest compute-unit price set on mainnet, in micro-lamports. */
 export const MIN_MICRO_LAMPORTS_PER_CU = 1_000n;
@@ -20,7 +20,7 @@ export const MIN_MICRO_LAMPORTS_PER_CU = 1_000n;
 export const MAX_MICRO_LAMPORTS_PER_CU = 2_000_000n;
 
 /** The compute-unit limit set for each kind of transaction. */
-export function computeUnitLimit(kind: TxKind): number {
+export function computeUnitLimit(kind: TxRouteKind): number {
   return kind === "transfer-sol" ? 2_000 : 100_000;
 }
 

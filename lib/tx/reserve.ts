@@ -32,7 +32,7 @@ import {
   txRecipientUsageKey,
   type UsageWindow,
 } from "../../kv/tx_usage.ts";
-import { checkLimits } from "./limits.ts";
+import { checkLimits, countsAgainstLimits } from "./limits.ts";
 import { addTxJob } from "./job_payloads.ts";
 import {
   addTxStatusMove,
@@ -46,8 +46,8 @@ import {
 } from "../../kv/tx_requests.ts";
 import { log } from "../../core/log.ts";
 import { isSameRequest } from "./request_body.ts";
-import { checkCaller, type CheckedRequest, idempotencyConflict } from "./checks.ts";
-import { apiKeyKey, type ApiKeyRecord } from "../../kv/api_keys.ts";
+import { type CheckedRequest, idempotencyConflict } from "./checks.ts";
+import { checkSender, senderKey } from "./sender.ts";
 import { type Project, projectKey } from "../../kv/projects.ts";
 import { proveEarlierAttempt, type RetryProof } from "./retry_proof.ts";
 import { confirmLandedAttempt } from "./transitions.ts";
@@ -107,7 +107,7 @@ async function reserve(
   const keys: Deno.KvKey[] = [
     txRequestKey(projectId, key),
     projectKey(projectId),
-    apiKeyKey(projectId, request.keyId),
+    senderKey(projectId, request.sender),
     txDayUsageKey(projectId),
     txRecipientUsageKey(projectId, request.recipient),
     txAssetUsageKey(projectId, request.asset),
@@ -118,12 +118,12 @@ async function reserve(
   }
   return await commitWithRetry("reserve the transaction request", async (round) => {
     const entries = await ctx.kv.getMany(keys);
-    // One entry per key above: the request, the project, the API key, four windows, and the
-    // player's when there is one.
+    // One entry per key above: the request, the project, the sender's record (API key or
+    // member), four windows, and the player's when there is one.
     const [
       requestEntry,
       projectEntry,
-      keyEntry,
+      senderEntry,
       dayEntry,
       recipientEntry,
       assetEntry,
@@ -132,7 +132,7 @@ async function reserve(
     ] = entries as [
       Deno.KvEntryMaybe<TxRequestRecord>,
       Deno.KvEntryMaybe<Project>,
-      Deno.KvEntryMaybe<ApiKeyRecord>,
+      Deno.KvEntryMaybe<unknown>,
       Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>,
@@ -146,8 +146,8 @@ async function reserve(
     if (stored && stored.attemptId === state.tried) {
       return { kind: "reserved", entry: requestEntry as Deno.KvEntry<TxRequestRecord> };
     }
-    // Step 1 again: revoked or deleted since the checks.
-    checkCaller(projectEntry.value, keyEntry.value);
+    // Step 1 again: revoked, deleted or no longer on the team since the checks.
+    checkSender(projectEntry.value, senderEntry.value, request.sender);
     // Step 7 again: another request with this key may have reserved it since.
     if (stored) {
       if (!isSameRequest(stored, { kind: request.kind, body: request.input.body })) {
@@ -180,7 +180,9 @@ async function reserve(
     const asset = pruneWindow(assetEntry.value, now - HOUR_WINDOW_MS);
     const player = playerEntry ? pruneWindow(playerEntry.value, now - HOUR_WINDOW_MS) : null;
     const failed = pruneWindow(failedEntry.value, now - DAY_WINDOW_MS);
-    checkLimits(request, { day, recipient, player, asset, failed });
+    // A withdrawal counts in no window (`limits.ts`): they are read and checked, left unchanged.
+    const counted = countsAgainstLimits(request.kind);
+    if (counted) checkLimits(request, { day, recipient, player, asset, failed });
 
     const attemptId = ulid(now);
     state.tried = attemptId;
@@ -216,20 +218,25 @@ async function reserve(
       previous: stored ? pastAttempts(stored) : [],
       createdAt: stored?.createdAt ?? now,
       updatedAt: now,
+      ...("member" in request.sender ? { requestedBy: request.sender.member } : {}),
     };
     op.set(requestEntry.key, record);
     if (leftover) op.delete(txAttemptByTimeKey(projectId, leftover.attemptId));
     op.set(txAttemptByTimeKey(projectId, attemptId), key);
     addTxStatusMove(op, leftover, record);
     op.set(txUnsettledKey(projectId, key), { attemptId, since: now } satisfies TxUnsettledRef);
-    op.set(dayEntry.key, addToWindow(day, now), { expireIn: DAY_WINDOW_MS + HOUR_WINDOW_MS });
-    op.set(failedEntry.key, addToWindow(failed, now), { expireIn: DAY_WINDOW_MS + HOUR_WINDOW_MS });
-    op.set(recipientEntry.key, addToWindow(recipient, now), { expireIn: 2 * HOUR_WINDOW_MS });
-    op.set(assetEntry.key, addToWindow(asset, now, request.amount), {
-      expireIn: 2 * HOUR_WINDOW_MS,
-    });
-    if (playerEntry && player) {
-      op.set(playerEntry.key, addToWindow(player, now), { expireIn: 2 * HOUR_WINDOW_MS });
+    if (counted) {
+      op.set(dayEntry.key, addToWindow(day, now), { expireIn: DAY_WINDOW_MS + HOUR_WINDOW_MS });
+      op.set(failedEntry.key, addToWindow(failed, now), {
+        expireIn: DAY_WINDOW_MS + HOUR_WINDOW_MS,
+      });
+      op.set(recipientEntry.key, addToWindow(recipient, now), { expireIn: 2 * HOUR_WINDOW_MS });
+      op.set(assetEntry.key, addToWindow(asset, now, request.amount), {
+        expireIn: 2 * HOUR_WINDOW_MS,
+      });
+      if (playerEntry && player) {
+        op.set(playerEntry.key, addToWindow(player, now), { expireIn: 2 * HOUR_WINDOW_MS });
+      }
     }
     const result = await op.commit();
     if (result.ok) {

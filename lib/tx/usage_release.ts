@@ -22,14 +22,16 @@ import {
   type UsageWindow,
 } from "../../kv/tx_usage.ts";
 import { addFailedTxUsage } from "../../kv/usage.ts";
+import { countsAgainstLimits } from "./limits.ts";
 
-/** Adds, to `op`, the usage changes of an attempt settled as `settled` at `now`. */
+/** Adds, to `op`, the usage changes of an attempt settled as `settled` at `now` (none for a withdrawal). */
 export async function addSettledUsage(
   ctx: TxContext,
   op: Deno.AtomicOperation,
   settled: TxRequestRecord,
   now: number,
 ): Promise<void> {
+  if (!countsAgainstLimits(settled.kind)) return;
   if (settled.status === "failed") {
     await addUsageRelease(ctx, op, settled, now);
     addFailedTxUsage(op, settled.projectId, now);

@@ -4,6 +4,7 @@ import { dashboardActionRoutes } from "./actions.ts";
 import { dashboardPageRoutes } from "./pages.tsx";
 import { teamActionRoutes } from "./team_actions.ts";
 import { teamPageRoutes } from "./team_pages.tsx";
+import { withdrawRoutes } from "./withdraw_routes.tsx";
 
 /** The developer dashboard under `/dashboard`: server-rendered pages and their form actions. */
 export function dashboardRoutes(ctx: AppContext): Hono {
@@ -11,5 +12,6 @@ export function dashboardRoutes(ctx: AppContext): Hono {
     .route("/", dashboardPageRoutes(ctx))
     .route("/", teamPageRoutes(ctx))
     .route("/", dashboardActionRoutes(ctx))
-    .route("/", teamActionRoutes(ctx));
+    .route("/", teamActionRoutes(ctx))
+    .route("/", withdrawRoutes(ctx));
 }

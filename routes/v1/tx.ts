@@ -5,13 +5,11 @@ import { readJsonBody } from "../../http/validate.ts";
 import { ensureTxConfirmJob } from "../../lib/tx/confirm_job.ts";
 import { isUsableKey, toRequestInput, txBodySchema } from "../../lib/tx/request_body.ts";
 import { handleTxRequest } from "../../lib/tx/handle_request.ts";
-import type { TxKind } from "../../core/events.ts";
+import { TX_ROUTE_KINDS } from "../../core/events.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import { txResultOf } from "../../lib/tx/result.ts";
 import type { V1Env } from "./guard.ts";
 import { type Deadline, startDeadline } from "../../lib/tx/timing.ts";
-
-const KINDS: readonly TxKind[] = ["transfer-sol", "transfer-token", "mint-token"];
 
 type TxEnv = { Variables: V1Env["Variables"] & { deadline: Deadline } };
 
@@ -32,7 +30,7 @@ export function txRoutes(
   guards: { read: MiddlewareHandler<V1Env>; pay: MiddlewareHandler<V1Env> },
 ): Hono<TxEnv> {
   const app = new Hono<TxEnv>();
-  for (const kind of KINDS) {
+  for (const kind of TX_ROUTE_KINDS) {
     app.post(`/tx/${kind}`, arrived(ctx), guards.pay, async (c) => {
       const parsed = await readJsonBody(c, txBodySchema(kind));
       const input = toRequestInput(parsed);

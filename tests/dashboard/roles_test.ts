@@ -64,6 +64,31 @@ const CASES: RouteCase[] = [
     .map(page),
   ...["/events", "/team", "/audit", "/audit/export"].map(page),
   { ...page("/delete"), can: "delete" },
+  { ...page("/withdraw"), can: "withdraw" },
+  {
+    ...page("/withdraw/confirm"),
+    can: "withdraw",
+    request: (w) => ({ path: `${base(w)}/withdraw/confirm?nonce=unknown` }),
+  },
+  {
+    method: "POST",
+    route: "/dashboard/projects/:id/withdraw/prepare",
+    can: "withdraw",
+    request: (w) => ({
+      path: `${base(w)}/withdraw/prepare`,
+      body: { recipient: createTestWallet().address, asset: "SOL", amount: "1" },
+    }),
+    // The role is checked first; this team's project has no wallet (withdraw_test.ts sends).
+    ok: 409,
+  },
+  {
+    method: "POST",
+    route: "/dashboard/projects/:id/withdraw",
+    can: "withdraw",
+    request: (w) => ({ path: `${base(w)}/withdraw`, body: { nonce: "unknown", signature: "" } }),
+    // The role is checked first; the statement is unknown (withdraw_test.ts signs real ones).
+    ok: 400,
+  },
   {
     method: "POST",
     route: "/dashboard/projects/:id/keys",
