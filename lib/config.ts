@@ -31,6 +31,8 @@ export interface Config {
   clientIpHeader: string | undefined;
   /** How many of our proxies append to `clientIpHeader`: the client is that many entries from the end. */
   clientIpTrustedHops: number;
+  /** False when owners may not export their managed wallet's key on this deployment (`KEY_EXPORT=off`). */
+  keyExport: boolean;
 }
 
 const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ""));
@@ -70,6 +72,7 @@ const envSchema = z.object({
   LIMIT_TEST_PINGS_PER_MINUTE: limit(10),
   CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "must be a header name").optional(),
   CLIENT_IP_TRUSTED_HOPS: z.coerce.number().int().min(1).max(10).optional(),
+  KEY_EXPORT: z.enum(["on", "off"]).default("on"),
 });
 
 /** Thrown when the environment holds a bad value; the message names each variable and problem. */
@@ -127,6 +130,7 @@ export function loadConfig(
     },
     clientIpHeader: e.CLIENT_IP_HEADER?.toLowerCase(),
     clientIpTrustedHops: e.CLIENT_IP_TRUSTED_HOPS ?? 1,
+    keyExport: e.KEY_EXPORT === "on",
   };
 }
 

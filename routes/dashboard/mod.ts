@@ -5,6 +5,7 @@ import { dashboardPageRoutes } from "./pages.tsx";
 import { teamActionRoutes } from "./team_actions.ts";
 import { teamPageRoutes } from "./team_pages.tsx";
 import { withdrawRoutes } from "./withdraw_routes.tsx";
+import { keyExportRoutes } from "./key_export_routes.tsx";
 
 /** The developer dashboard under `/dashboard`: server-rendered pages and their form actions. */
 export function dashboardRoutes(ctx: AppContext): Hono {
@@ -13,5 +14,6 @@ export function dashboardRoutes(ctx: AppContext): Hono {
     .route("/", teamPageRoutes(ctx))
     .route("/", dashboardActionRoutes(ctx))
     .route("/", teamActionRoutes(ctx))
-    .route("/", withdrawRoutes(ctx));
+    .route("/", withdrawRoutes(ctx))
+    .route("/", keyExportRoutes(ctx));
 }

@@ -14,6 +14,7 @@ import { EventsPage, TransactionsPage } from "../../components/dashboard/activit
 import { DeletePage } from "../../components/dashboard/delete_page.tsx";
 import { KeysPage } from "../../components/dashboard/keys_page.tsx";
 import { OverviewPage } from "../../components/dashboard/overview_page.tsx";
+import { getKeyExports } from "../../kv/key_exports.ts";
 import { type PlayerRow, PlayersPage } from "../../components/dashboard/players_page.tsx";
 import { PolicyPage } from "../../components/dashboard/policy_page.tsx";
 import { ProjectsPage } from "../../components/dashboard/projects_page.tsx";
@@ -82,11 +83,12 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
       projectPage(ctx, c, async (data, project) => {
         const policyRead = getPolicy(ctx.kv, project.id);
         // Both chain reads wait up to 4 s each: in parallel, a slow node costs the page 4 s, not 8.
-        const [keys, policy, balance, lowBalance] = await Promise.all([
+        const [keys, policy, balance, lowBalance, exported] = await Promise.all([
           listApiKeys(ctx.kv, project.id, ctx.clock.now()),
           policyRead,
           readBalance(ctx, project),
           policyRead.then((p) => readLowBalanceWarnings(ctx, project, p)),
+          getKeyExports(ctx.kv, project.id),
         ]);
         return {
           title: `${project.name} · ${ctx.config.serviceName}`,
@@ -103,6 +105,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               activeKeys={keys.filter((k) => k.revokedAt === null).length}
               policySet={policy.maxSolPerTransfer !== null || policy.allowedMints.length > 0}
               lowBalance={lowBalance?.warnings ?? []}
+              keyExported={exported.value}
             />
           ),
         };

@@ -70,6 +70,27 @@ const CASES: RouteCase[] = [
     can: "withdraw",
     request: (w) => ({ path: `${base(w)}/withdraw/confirm?nonce=unknown` }),
   },
+  { ...page("/export"), can: "export_key" },
+  {
+    ...page("/export/confirm"),
+    can: "export_key",
+    request: (w) => ({ path: `${base(w)}/export/confirm?nonce=unknown` }),
+  },
+  {
+    method: "POST",
+    route: "/dashboard/projects/:id/export/prepare",
+    can: "export_key",
+    request: (w) => ({ path: `${base(w)}/export/prepare` }),
+    // The role is checked first; this team's project has no wallet (key_export_test.ts exports).
+    ok: 409,
+  },
+  {
+    method: "POST",
+    route: "/dashboard/projects/:id/export",
+    can: "export_key",
+    request: (w) => ({ path: `${base(w)}/export`, body: { nonce: "unknown", signature: "" } }),
+    ok: 409,
+  },
   {
     method: "POST",
     route: "/dashboard/projects/:id/withdraw/prepare",
@@ -241,13 +262,13 @@ Deno.test("Every project page and action checks the member's role", async (t) =>
       const before = await snapshot(shared);
       for (const role of ROLES.filter((r) => !ALLOWED[c.can].includes(r))) {
         const res = await send(shared, c, role);
-        if (c.method === "GET" && !c.route.endsWith("/export")) {
+        if (c.method === "GET" && !c.route.endsWith("/audit/export")) {
           assert.equal(res.status, 403, `${role}`);
           assert.ok((await res.text()).includes('data-testid="insufficient-role"'));
         } else await assertErrorCode(res, 403, "insufficient_role");
       }
       const outsider = await send(shared, c, "outsider");
-      if (c.method === "GET" && !c.route.endsWith("/export")) {
+      if (c.method === "GET" && !c.route.endsWith("/audit/export")) {
         assert.equal(outsider.status, 404);
         await outsider.body?.cancel();
       } else await assertErrorCode(outsider, 404, "project_not_found");
