@@ -75,7 +75,9 @@ export function ExportedKeyPage(
   return (
     <ProjectFrame data={data} project={project} tab="export">
       <section class="card" aria-labelledby="exported-heading">
-        <h2 id="exported-heading">The key of {key.walletAddress}</h2>
+        <h2 id="exported-heading">
+          The key of <span class="mono">{key.walletAddress}</span>
+        </h2>
         <p class="notice error" role="alert">
           Shown this once: copy it now to somewhere safe and offline. Reloading will not show it
           again, and anyone who sees it can take the wallet's funds.

@@ -46,9 +46,10 @@ export function StatementPage(data: StatementPageData): VNode {
             <>
               {data.children}
               <p>
-                Sign this message with the wallet you signed in with ({data.developer}). Signing is
-                free and sends no transaction; the message can be used once, until{" "}
-                {formatTime(statement.expiresAt)}.
+                Sign this message with the wallet you signed in with (<span class="mono">
+                  {data.developer}
+                </span>). Signing is free and sends no transaction; the message can be used once,
+                until {formatTime(statement.expiresAt)}.
               </p>
               <pre class="mono statement" data-testid="statement-message">{statement.message}</pre>
               <Island
