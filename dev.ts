@@ -7,14 +7,23 @@ import { startService } from "./service.ts";
 import { openKv } from "./kv/open_kv.ts";
 import { startChain } from "./sandbox/chain/mod.ts";
 import { startMessagingStandIn, startOauthStandIn } from "./sandbox/roblox/mod.ts";
+import { startWebhookReceiver } from "./sandbox/webhooks/receiver.ts";
 import { exampleRecipient, seedDemoProject } from "./tasks/demo_project.ts";
+import { randomToken } from "./core/ids.ts";
 
 const env = Deno.env.toObject();
+// The sandbox chain starts empty each run, so the store does too unless KV_PATH says otherwise;
+// a fresh store needs no SECRET kept from an earlier run, so none is written to ./data.
+const freshStore = env.KV_PATH === undefined;
 const chain = await startChain({ port: freePort(Number(env.CHAIN_PORT ?? 8899)) });
 const messaging = await startMessagingStandIn();
 const oauth = await startOauthStandIn();
+const webhooks = await startWebhookReceiver();
 const config = loadConfig({
+  // The demo's webhook endpoint is the receiver above, on this machine.
+  WEBHOOKS_ALLOW_LOOPBACK: "1",
   ...env,
+  SECRET: env.SECRET ?? (freshStore ? randomToken() : undefined),
   RPC_URL_DEVNET: chain.rpcUrl,
   RPC_URL_MAINNET: chain.rpcUrl,
   DAS_URL_DEVNET: chain.dasUrl,
@@ -22,11 +31,15 @@ const config = loadConfig({
   IDP_URL: oauth.idpUrl,
   PUBLISH_URL: messaging.url,
 });
-// The sandbox chain starts empty each run, so the store does too unless KV_PATH says otherwise.
 const kvPath = env.KV_PATH ?? `${await Deno.makeTempDir({ prefix: "blocklink-dev-" })}/dev.kv`;
 const kv = await openKv(kvPath);
 const service = await startService({ kv, config: { ...config, kvPath } });
-const demo = await seedDemoProject(service.ctx, { chain, messaging, oauth });
+const demo = await seedDemoProject(service.ctx, {
+  chain,
+  messaging,
+  oauth,
+  ...(config.webhooksAllowLoopback ? { webhooks } : {}),
+});
 
 console.log(`
 Blocklink playground
@@ -35,6 +48,7 @@ Blocklink playground
   Sandbox Solana RPC ${chain.rpcUrl}   (DAS: ${chain.dasUrl})
   Roblox OAuth       ${oauth.idpUrl}
   Messaging inbox    ${messaging.url}/_inbox.html
+  Webhook inbox      ${webhooks.url}/_inbox.html
 `);
 printDemo(config.baseUrl, await exampleRecipient());
 
@@ -53,6 +67,8 @@ function printDemo(base: string, to: string) {
     `  Managed wallet     ${wallet} (10 SOL, 1,000 demo tokens)`,
     `  Token mint         ${demo.mint ?? "none"} (6 decimals, minted by the managed wallet)`,
     `  Policy             1 SOL and 100 tokens per transaction, 5 SOL an hour in all`,
+    `  Webhook endpoint   ${demo.webhook?.url ?? "none (WEBHOOKS_ALLOW_LOOPBACK=0)"}`,
+    `  Signing secret     ${demo.webhook?.secret ?? "none"}`,
     `  Linking page       ${base}/link/${demo.project.slug} (Roblox stand-in players)`,
     "",
     "Try it:",

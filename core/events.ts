@@ -44,3 +44,12 @@ export type ServiceEventType = ServiceEvent["type"];
  * and when it was recorded (Unix ms). Published messages carry the same id.
  */
 export type RecordedEvent = ServiceEvent & { id: string; createdAt: number };
+
+/**
+ * An event as the feed lists it (`GET /v1/events`) and a webhook posts it: `id`, `type`,
+ * `createdAt`, then the payload's fields (null ones kept as null).
+ */
+export function feedEntryOf(event: RecordedEvent): Record<string, unknown> {
+  const { id, type, createdAt, ...payload } = event;
+  return { id, type, createdAt, ...payload };
+}

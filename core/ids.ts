@@ -21,14 +21,14 @@ function randomDigits(): number[] {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte % 32);
 }
 
-/** The lowest ULID of a millisecond: a key bound for listing ULID keys by time. */
-export function ulidFloor(time: number): string {
-  return timePart(time) + "0".repeat(16);
-}
-
 /** Returns a new ULID for the given time (default now). */
 export function ulid(time = Date.now()): string {
   return timePart(time) + randomDigits().map((d) => ALPHABET[d]).join("");
+}
+
+/** The smallest ULID of `time`: every id made at or after it sorts at or after this one. */
+export function ulidFloor(time: number): string {
+  return timePart(time) + ALPHABET[0]!.repeat(16);
 }
 
 let lastTime = -1;

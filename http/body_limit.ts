@@ -1,12 +1,16 @@
 /**
  * Request body limits, applied app-wide so a new route is bounded without asking: 64 KB under
  * `/dashboard/` (forms with a policy or settings), 16 KB everywhere else (every JSON body the API
- * takes is far smaller). Hono's `bodyLimit` refuses by `Content-Length` before reading, and counts
- * a body sent without one while it streams in, stopping at the limit; both answer 413
- * `payload_too_large`.
+ * takes is far smaller). A body announced by `Content-Length` is refused before it is read; one
+ * sent without it (chunked) is counted while it streams in and refused at the limit. Both answer
+ * 413 `payload_too_large`.
+ *
+ * A chunked body that fits is read whole and handed on in a new request built from the method,
+ * URL, headers and those bytes. Hono's own `bodyLimit` builds it from the request itself
+ * (`new Request(raw, { body })`), which copies `request.signal`: reading that signal makes
+ * Deno.serve warn about its legacy abort behaviour to everyone running the service.
  */
-import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import type { Context, MiddlewareHandler } from "hono";
 import { ApiError } from "../core/api_error.ts";
 
 // Largest JSON body, in bytes.
@@ -14,17 +18,50 @@ const JSON_BODY_LIMIT = 16 * 1024;
 // Largest dashboard form body, in bytes.
 const FORM_BODY_LIMIT = 64 * 1024;
 
+function tooLarge(maxSize: number): never {
+  throw new ApiError(
+    413,
+    "payload_too_large",
+    `The request body is larger than ${maxSize / 1024} KB`,
+  );
+}
+
+/** Reads a body sent without a length, at most `maxSize` bytes, and hands the bytes on. */
+async function readBounded(c: Context, body: ReadableStream<Uint8Array>, maxSize: number) {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > maxSize) {
+      await reader.cancel();
+      tooLarge(maxSize);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  const { method, url, headers } = c.req.raw;
+  c.req.raw = new Request(url, { method, headers, body: bytes });
+}
+
 function limitOf(maxSize: number): MiddlewareHandler {
-  return bodyLimit({
-    maxSize,
-    onError: () => {
-      throw new ApiError(
-        413,
-        "payload_too_large",
-        `The request body is larger than ${maxSize / 1024} KB`,
-      );
-    },
-  });
+  return async function limit(c, next) {
+    const { headers, body } = c.req.raw;
+    const length = headers.get("content-length");
+    if (length !== null && !headers.has("transfer-encoding")) {
+      if (Number.parseInt(length, 10) > maxSize) tooLarge(maxSize);
+    } else if (body !== null) {
+      await readBounded(c, body, maxSize);
+    }
+    await next();
+  };
 }
 
 /** Middleware bounding every request body by its path's limit. */

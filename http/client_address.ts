@@ -16,6 +16,7 @@
  */
 import type { Context } from "hono";
 import type { AppContext } from "../lib/context.ts";
+import { ipv4Octets, ipv6Groups, mappedIpv4 } from "../core/ip_address.ts";
 
 /** The requesting client: an IPv4 address, an IPv6 /64 (`2001:db8:0:1::/64`), or what the proxy wrote. */
 export function clientAddress(ctx: AppContext, c: Context): string {
@@ -43,18 +44,14 @@ function forwardedFor(entry: string): string {
   return match[1]!.replace(/^"|"$/g, "").trim();
 }
 
-const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-
 // The key an entry is counted under.
 function clientKey(entry: string): string {
   const host = withoutPort(entry);
-  if (IPV4.test(host)) return host;
+  if (ipv4Octets(host)) return host;
   const groups = ipv6Groups(host);
   if (!groups) return entry;
-  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
-  if (mapped) {
-    return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join(".");
-  }
+  const mapped = mappedIpv4(groups);
+  if (mapped) return mapped.join(".");
   return `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
 }
 
@@ -64,21 +61,4 @@ function withoutPort(entry: string): string {
   if (bracketed) return bracketed[1]!;
   const v4WithPort = /^([\d.]+):\d+$/.exec(entry);
   return v4WithPort ? v4WithPort[1]! : entry;
-}
-
-// The eight 16-bit groups of an IPv6 address (zone dropped), or null when it is not one. The URL
-// parser validates it and writes any embedded IPv4 part as two groups.
-function ipv6Groups(host: string): number[] | null {
-  if (!host.includes(":")) return null;
-  let canonical: string;
-  try {
-    canonical = new URL(`http://[${host.replace(/%.*$/, "")}]/`).hostname.slice(1, -1);
-  } catch {
-    return null;
-  }
-  const [head = "", tail] = canonical.split("::");
-  const left = head ? head.split(":") : [];
-  const right = tail ? tail.split(":") : [];
-  const zeros = Array<string>(8 - left.length - right.length).fill("0");
-  return [...left, ...(tail === undefined ? [] : zeros), ...right].map((g) => parseInt(g, 16));
 }

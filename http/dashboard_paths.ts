@@ -13,6 +13,7 @@ export const PROJECT_TABS = [
   { tab: "events", label: "Event log" },
   { tab: "team", label: "Team" },
   { tab: "audit", label: "Audit log" },
+  { tab: "webhooks", label: "Webhooks" },
 ] as const;
 
 /** One project page's tab name (`""` is the overview); the last three are reached by links. */

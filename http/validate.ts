@@ -1,6 +1,6 @@
 /** Body and query validation that turns zod issues into the spec's `invalid_request` message. */
 import type { Context } from "hono";
-import type { z } from "zod";
+import { z } from "zod";
 import { ApiError } from "../core/api_error.ts";
 import { issueText } from "../lib/issue_text.ts";
 
@@ -21,7 +21,12 @@ export async function readJsonBody<S extends z.ZodType>(
   return validate(schema, await readJson(c));
 }
 
-/** Reads the raw JSON body; 400 `invalid_json` when it is missing or not JSON. */
+/**
+ * Reads the raw JSON body; 400 `invalid_json` when it is missing, not sent as JSON
+ * (`Content-Type: application/json`, or another `+json` type), or not JSON. A body sent as
+ * `text/plain` (what `fetch` labels a bare string) is refused even when it parses: the document
+ * says JSON, and a type browsers may send across sites without asking is never taken as JSON.
+ */
 export async function readJson(c: Context): Promise<unknown> {
   let text: string;
   try {
@@ -30,6 +35,13 @@ export async function readJson(c: Context): Promise<unknown> {
     throw new ApiError(400, "invalid_json", "The request body could not be read");
   }
   if (text.trim() === "") throw new ApiError(400, "invalid_json", "The request body is missing");
+  if (!isJsonMediaType(c.req.header("content-type"))) {
+    throw new ApiError(
+      400,
+      "invalid_json",
+      "The request body must be sent as JSON, with the header Content-Type: application/json",
+    );
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -78,7 +90,41 @@ function assertWellFormed(body: unknown): void {
   }
 }
 
-/** Validates the query string (single values) or throws 400 `invalid_request`. */
-export function readQuery<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
-  return validate(schema, c.req.query());
+/** True for `application/json` and `application/<name>+json`, with any parameters. */
+function isJsonMediaType(header: string | undefined): boolean {
+  const type = header?.split(";")[0]?.trim().toLowerCase() ?? "";
+  return type === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(type);
+}
+
+/**
+ * Validates the query string against an object schema, or throws 400 `invalid_request`. Values
+ * are read as the document describes them: a list (an array field) takes repeated parameters and
+ * comma-separated ones alike (`types=tx&types=watch`, `types=tx,watch`); an integer field takes
+ * digits; any other parameter given twice is refused rather than one of its values dropped.
+ */
+export function readQuery<S extends z.ZodObject>(c: Context, schema: S): z.output<S> {
+  const values: Record<string, unknown> = {};
+  for (const [name, all] of Object.entries(c.req.queries())) {
+    const field = unwrap(schema.shape[name]);
+    if (field instanceof z.ZodArray) {
+      values[name] = all.flatMap((value) => value.split(","));
+      continue;
+    }
+    if (all.length > 1) throw new ApiError(400, "invalid_request", `${name}: must be given once`);
+    const value = all[0]!;
+    if (field instanceof z.ZodNumber) {
+      if (!/^-?[0-9]{1,16}$/.test(value)) {
+        throw new ApiError(400, "invalid_request", `${name}: must be a whole number`);
+      }
+      values[name] = Number(value);
+    } else values[name] = value;
+  }
+  return validate(schema, values);
+}
+
+/** The schema under `.optional()` and `.default()`. */
+function unwrap(schema: unknown): unknown {
+  let inner = schema;
+  while (inner instanceof z.ZodOptional || inner instanceof z.ZodDefault) inner = inner.unwrap();
+  return inner;
 }

@@ -2,6 +2,7 @@
 import { eventJobHandlers } from "../lib/events/jobs.ts";
 import { txJobHandlers } from "../lib/tx/jobs.ts";
 import { watchJobHandlers } from "../lib/watches/jobs.ts";
+import { webhookJobHandlers } from "../lib/webhooks/jobs.ts";
 import type { JobHandler } from "../lib/job_handler.ts";
 import type { AppContext } from "../lib/context.ts";
 import type { JobPayloadOf, JobType } from "./payloads.ts";
@@ -14,4 +15,5 @@ export const jobHandlers: JobHandlers = {
   ...eventJobHandlers,
   ...watchJobHandlers,
   ...txJobHandlers,
+  ...webhookJobHandlers,
 };

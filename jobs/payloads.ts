@@ -10,6 +10,7 @@ import { z } from "zod";
 import { deliverEventJobSchema, publishBatchJobSchema } from "../lib/events/job_payloads.ts";
 import { watchPollJobSchema } from "../lib/watches/job_payloads.ts";
 import { txConfirmJobSchema, txSweepJobSchema } from "../lib/tx/job_payloads.ts";
+import { webhookDeliverJobSchema, webhookFanOutJobSchema } from "../lib/webhooks/job_payloads.ts";
 
 /** Validates any job payload. */
 export const jobPayloadSchema = z.discriminatedUnion("type", [
@@ -18,6 +19,8 @@ export const jobPayloadSchema = z.discriminatedUnion("type", [
   watchPollJobSchema,
   txConfirmJobSchema,
   txSweepJobSchema,
+  webhookDeliverJobSchema,
+  webhookFanOutJobSchema,
 ]);
 
 /** Any job payload. */

@@ -2,6 +2,7 @@
 import { ulid } from "../core/ids.ts";
 import type { ServiceEventType } from "../core/events.ts";
 import { addDeliveryUsage } from "./usage.ts";
+import { trimToNewest } from "./log_trim.ts";
 
 /** How a delivery ended. */
 export type DeliveryOutcome =
@@ -68,21 +69,5 @@ export async function listDeliveries(
 
 /** Deletes all but the newest 100 entries of the project's log. */
 export async function trimDeliveries(kv: Deno.Kv, projectId: string): Promise<void> {
-  const iter = kv.list({ prefix: ["deliveries", projectId] }, {
-    reverse: true,
-    limit: DELIVERY_LOG_SIZE + 200,
-  });
-  let seen = 0;
-  let op = kv.atomic();
-  let pending = 0;
-  for await (const entry of iter) {
-    if (++seen <= DELIVERY_LOG_SIZE) continue;
-    op.delete(entry.key);
-    if (++pending === 100) {
-      await op.commit();
-      op = kv.atomic();
-      pending = 0;
-    }
-  }
-  if (pending > 0) await op.commit();
+  await trimToNewest(kv, ["deliveries", projectId], DELIVERY_LOG_SIZE);
 }

@@ -149,3 +149,21 @@ export async function findRecentFeedCursor(
   }
   return cursor;
 }
+
+/** Returns the event at position `id` (a feed id), or null when the feed no longer holds it. */
+export async function getFeedEvent(
+  kv: Deno.Kv,
+  projectId: string,
+  input: { id: string; now: number },
+): Promise<RecordedEvent | null> {
+  const position = Number(input.id);
+  const page = await listFeedEvents(kv, projectId, {
+    after: position - 1,
+    limit: 1,
+    types: null,
+    now: input.now,
+    maxExamined: 1,
+  });
+  const [event] = page.events;
+  return event?.id === input.id ? event : null;
+}

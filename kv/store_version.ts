@@ -13,9 +13,14 @@ export interface StoreVersion {
 
 const STORE_VERSION_KEY: Deno.KvKey = ["store_version"];
 
+/** The store's version record; null before its first migration. */
+export async function getStoreVersionEntry(kv: Deno.Kv): Promise<StoreVersion | null> {
+  return (await kv.get<StoreVersion>(STORE_VERSION_KEY)).value;
+}
+
 /** The store's version; 0 before its first migration. */
 export async function getStoreVersion(kv: Deno.Kv): Promise<number> {
-  return (await kv.get<StoreVersion>(STORE_VERSION_KEY)).value?.version ?? 0;
+  return (await getStoreVersionEntry(kv))?.version ?? 0;
 }
 
 /**

@@ -53,6 +53,7 @@ export async function createBaseContext(
   const clock = input.clock ?? systemClock;
   const keys = await deriveSecretKeys(input.config.secret, {
     previous: input.config.secretPrevious,
+    next: input.config.secretNext,
   });
   const rpc = createRpcClients(input.config);
   const remote = isRemoteKvPath(input.config.kvPath);

@@ -18,6 +18,12 @@ export interface Config {
   // --- SECRET rotation (issue 11) ---
   /** The SECRET being rotated away: opens what is still sealed under it, which is re-encrypted under `secret`. */
   secretPrevious?: string | undefined;
+  /**
+   * The SECRET about to replace `secret`, announced before a rotation: it only opens values sealed
+   * and verifies sessions signed under it, so this instance keeps working beside instances that
+   * already rotated to it.
+   */
+  secretNext?: string | undefined;
   // --- end SECRET rotation ---
   walletProvider: "managed" | "none";
   rpcUrls: Record<Cluster, string>;
@@ -33,6 +39,8 @@ export interface Config {
   clientIpTrustedHops: number;
   /** False when owners may not export their managed wallet's key on this deployment (`KEY_EXPORT=off`). */
   keyExport: boolean;
+  /** Webhooks may go to loopback addresses (and `http://` there): a sandbox's own receiver. */
+  webhooksAllowLoopback: boolean;
 }
 
 const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ""));
@@ -50,6 +58,8 @@ const envSchema = z.object({
   SECRET: z.string().min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters`)
     .optional(),
   SECRET_PREVIOUS: z.string()
+    .min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters`).optional(),
+  SECRET_NEXT: z.string()
     .min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters`).optional(),
   WALLET_PROVIDER: z.enum(["managed", "none"]).default("managed"),
   RPC_URL_DEVNET: url.default("https://api.devnet.solana.com"),
@@ -73,6 +83,9 @@ const envSchema = z.object({
   CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "must be a header name").optional(),
   CLIENT_IP_TRUSTED_HOPS: z.coerce.number().int().min(1).max(10).optional(),
   KEY_EXPORT: z.enum(["on", "off"]).default("on"),
+  // Off everywhere but a sandbox: a webhook to loopback reaches this machine's own services.
+  WEBHOOKS_ALLOW_LOOPBACK: z.enum(["0", "1", "false", "true"], "must be 0 or 1").default("0")
+    .transform((value) => value === "1" || value === "true"),
 });
 
 /** Thrown when the environment holds a bad value; the message names each variable and problem. */
@@ -103,6 +116,11 @@ export function loadConfig(
     throw new ConfigError("Invalid configuration: SECRET: required on Deno Deploy");
   }
   checkRemoteStore(e.KV_PATH, e.SECRET, cleaned);
+  if (e.SECRET_NEXT !== undefined && e.SECRET_NEXT === (e.SECRET ?? localSecret(dataDir))) {
+    throw new ConfigError(
+      "Invalid configuration: SECRET_NEXT: is SECRET itself (it names the SECRET that will replace it)",
+    );
+  }
   if (e.CLIENT_IP_TRUSTED_HOPS !== undefined && !e.CLIENT_IP_HEADER) {
     throw new ConfigError(
       "Invalid configuration: CLIENT_IP_TRUSTED_HOPS: needs CLIENT_IP_HEADER (the header the proxies append to)",
@@ -114,6 +132,7 @@ export function loadConfig(
     kvPath: e.KV_PATH ?? (options.onDeploy ? undefined : `${dataDir}/blocklink.kv`),
     secret: e.SECRET ?? localSecret(dataDir),
     secretPrevious: e.SECRET_PREVIOUS,
+    secretNext: e.SECRET_NEXT,
     walletProvider: e.WALLET_PROVIDER,
     rpcUrls: { devnet: e.RPC_URL_DEVNET, mainnet: e.RPC_URL_MAINNET },
     dasUrls: { devnet: e.DAS_URL_DEVNET, mainnet: e.DAS_URL_MAINNET },
@@ -131,6 +150,7 @@ export function loadConfig(
     clientIpHeader: e.CLIENT_IP_HEADER?.toLowerCase(),
     clientIpTrustedHops: e.CLIENT_IP_TRUSTED_HOPS ?? 1,
     keyExport: e.KEY_EXPORT === "on",
+    webhooksAllowLoopback: e.WEBHOOKS_ALLOW_LOOPBACK,
   };
 }
 

@@ -15,5 +15,10 @@ export function parseUserId(text: string): number | null {
   return Number.isSafeInteger(id) ? id : null;
 }
 
-/** A user id in a JSON body: a positive integer a number holds exactly. */
-export const userIdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+/**
+ * A user id in a JSON body (or a path, in the API document): a positive integer a number holds
+ * exactly; `int64` in the document, since other languages' 32-bit integers cannot hold it.
+ */
+export const userIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).meta({
+  format: "int64",
+});

@@ -11,10 +11,12 @@
 #
 # typecheck runs luau-lsp (a prebuilt binary, not on npm: $LUAU_LSP, default
 # ../shared/tools/luau-lsp/luau-lsp beside this repository) twice, and fails on any problem:
-#   - the SDK and its examples in strict mode against Roblox's type definitions
+#   - the SDK, its examples and the webhook verifier (sdk/webhooks/verify_webhook.luau, plain Luau
+#     that runs anywhere) in strict mode against Roblox's type definitions
 #     ($LUAU_DEFINITIONS, default globalTypes.None.d.luau beside the binary), with a sourcemap of a
 #     game using the package written by sdk/luau/sourcemap.luau (Rojo is not available);
-#   - the Lune scripts (the SDK's tests, the build and sourcemap scripts, the SDK bench's server) in
+#   - the Lune scripts (the SDK's tests, the build and sourcemap scripts, the SDK bench's server,
+#     the webhook receiver example and the verifier's test) in
 #     strict mode against
 #     Lune's own type definitions, which `lune setup` writes (kept in the cache), since they run in
 #     Lune, not in Roblox. They reach the SDK only through the test Engine's loader.
@@ -145,11 +147,12 @@ typecheck() {
   # Problems go to stdout; luau-lsp's own [INFO]/[WARN] lines about its setup are left out.
   roblox=$("$lsp" analyze --platform=roblox --sourcemap="$work/sourcemap.json" \
     --definitions=@roblox="$definitions" --base-luaurc="$work/roblox.luaurc" \
-    sdk/luau/src sdk/luau/examples 2>&1) || status=1
+    sdk/luau/src sdk/luau/examples sdk/webhooks/verify_webhook.luau 2>&1) || status=1
   lune=$("$lsp" analyze --platform=standard --base-luaurc="$work/lune.luaurc" \
-    sdk/luau/tests sdk/luau/build.luau sdk/luau/sourcemap.luau bench/sdk_server.luau 2>&1) || status=1
+    sdk/luau/tests sdk/luau/build.luau sdk/luau/sourcemap.luau bench/sdk_server.luau \
+    sdk/webhooks/lune_receiver.luau tests/webhooks/verify_webhook.luau 2>&1) || status=1
   printf '%s\n%s\n' "$roblox" "$lune" | grep -v -e '^\[' -e '^$' || true
-  [ "$status" -eq 0 ] && echo "luau-lsp: sdk/luau passes strict mode (Roblox: src, examples; Lune: tests, scripts)"
+  [ "$status" -eq 0 ] && echo "luau-lsp: sdk/luau and sdk/webhooks pass strict mode (Roblox: src, examples, verifier; Lune: tests, scripts)"
   return "$status"
 }
 

@@ -1,7 +1,8 @@
 /**
  * The playground's demo project (`deno task dev`): owned by a throwaway developer key, with an API
- * key, a funded managed wallet, a token mint it controls allowed in its policy, and an OAuth app
- * and publishing key registered on the Roblox stand-ins, so a newcomer can call `/v1` at once.
+ * key, a funded managed wallet, a token mint it controls allowed in its policy, an OAuth app and
+ * publishing key registered on the Roblox stand-ins, and a webhook endpoint on the sandbox's
+ * receiver, so a newcomer can call `/v1` and watch events arrive at once.
  */
 import { type Address, generateKeyPairSigner } from "@solana/kit";
 import { AuthorityType, getSetAuthorityInstruction } from "@solana-program/token";
@@ -24,6 +25,8 @@ import {
 } from "../sandbox/chain/fixtures.ts";
 import type { MessagingStandIn } from "../sandbox/roblox/messaging.ts";
 import type { OauthStandIn } from "../sandbox/roblox/oauth.ts";
+import type { WebhookReceiver } from "../sandbox/webhooks/receiver.ts";
+import { addWebhookEndpoint } from "../lib/webhooks/endpoints.ts";
 
 /** Universe ID of the demo experience on the messaging stand-in. */
 export const DEMO_UNIVERSE_ID = "1000001";
@@ -42,12 +45,20 @@ export interface DemoProject {
   walletAddress: string | null;
   /** Null when managed wallets are turned off. */
   mint: string | null;
+  /** The webhook endpoint on the sandbox's receiver and its signing secret; null without one. */
+  webhook: { url: string; secret: string } | null;
 }
 
 /** Creates and funds the demo project on the sandbox cluster and the Roblox stand-ins. */
 export async function seedDemoProject(
   ctx: AppContext,
-  sandbox: { chain: FixtureChain; messaging: MessagingStandIn; oauth: OauthStandIn },
+  sandbox: {
+    chain: FixtureChain;
+    messaging: MessagingStandIn;
+    oauth: OauthStandIn;
+    /** A receiver on this machine (needs `WEBHOOKS_ALLOW_LOOPBACK`). */
+    webhooks?: WebhookReceiver;
+  },
 ): Promise<DemoProject> {
   const secret = ed25519.utils.randomSecretKey();
   const publicKey = ed25519.getPublicKey(secret);
@@ -94,8 +105,17 @@ export async function seedDemoProject(
       hourlyBudgets: [{ asset: "SOL", amount: "5" }],
     });
   }
+  let webhook: DemoProject["webhook"] = null;
+  if (sandbox.webhooks) {
+    const added = await addWebhookEndpoint(ctx, {
+      projectId: project.id,
+      url: `${sandbox.webhooks.url}/demo`,
+      actor: developerAddress,
+    });
+    webhook = { url: added.endpoint.url, secret: added.secret };
+  }
   project = { ...project, walletAddress };
-  return { project, developerKey, developerAddress, apiKey, walletAddress, mint };
+  return { project, developerKey, developerAddress, apiKey, walletAddress, mint, webhook };
 }
 
 /** A Token mint holding 1,000 tokens in the managed wallet, whose mint authority is that wallet. */

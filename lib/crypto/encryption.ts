@@ -1,6 +1,6 @@
 /**
  * AES-256-GCM encryption at rest for secrets (wallet keys, OAuth client secrets, publishing keys,
- * dashboard flashes).
+ * webhook signing secrets, dashboard flashes).
  *
  * A sealed value reads `v2.<key id>.<purpose>.<iv>.<ciphertext>`. The key id names the SECRET
  * that sealed it (so a rotation knows what to re-encrypt and which key opens it), the purpose
@@ -16,6 +16,7 @@ const SECRET_PURPOSES = [
   "wallet_key",
   "oauth_client_secret",
   "publishing_key",
+  "webhook_secret",
   "dashboard_flash",
 ] as const;
 

@@ -161,7 +161,7 @@ async function keySetOfStoredSecret(
   for (const keySet of [keys.current, keys.previous]) {
     if (!keySet) continue;
     try {
-      await decryptSecret({ current: keySet, previous: null }, sample.sealed, binding);
+      await decryptSecret({ current: keySet, previous: null, next: null }, sample.sealed, binding);
       return keySet;
     } catch {
       // Not sealed under this SECRET.
@@ -190,6 +190,7 @@ const PURPOSE_NAMES: Record<SecretPurpose, string> = {
   wallet_key: "wallet key",
   oauth_client_secret: "OAuth client secret",
   publishing_key: "publishing key",
+  webhook_secret: "webhook signing secret",
   dashboard_flash: "dashboard message",
 };
 

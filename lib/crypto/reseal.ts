@@ -19,6 +19,11 @@ import {
   listWalletKeyEntries,
   updateWalletKeySealed,
 } from "../../kv/wallet_keys.ts";
+import {
+  listAllWebhookEndpointEntries,
+  listWebhookEndpointEntries,
+  updateWebhookEndpointSecrets,
+} from "../../kv/webhooks.ts";
 import { log } from "../../core/log.ts";
 import { decryptSecret, encryptSecret, sealedKeyId, type SecretPurpose } from "./encryption.ts";
 import type { SecretKeys } from "./secret_keys.ts";
@@ -46,8 +51,9 @@ const SETTINGS_FIELDS = [
 const ROUNDS_PER_VALUE = 5;
 
 /**
- * Every sealed value in the store: the wallet keys, then the projects' sealed settings, deleted
- * projects included (a deleted project's wallet may still hold funds).
+ * Every sealed value in the store: the wallet keys, the projects' sealed settings, deleted
+ * projects included (a deleted project's wallet may still hold funds), then the webhook signing
+ * secrets (with the one before a rotation while it still signs).
  */
 export async function* listStoredSecrets(kv: Deno.Kv): AsyncGenerator<StoredSecret> {
   for await (const entry of listWalletKeyEntries(kv)) {
@@ -58,6 +64,13 @@ export async function* listStoredSecrets(kv: Deno.Kv): AsyncGenerator<StoredSecr
     for (const [field, purpose] of SETTINGS_FIELDS) {
       const sealed = project.settings[field];
       if (sealed) yield { projectId: project.id, purpose, sealed };
+    }
+  }
+  for await (const { value: endpoint } of listAllWebhookEndpointEntries(kv)) {
+    const { projectId } = endpoint;
+    yield { projectId, purpose: "webhook_secret", sealed: endpoint.secretEnc };
+    if (endpoint.previous) {
+      yield { projectId, purpose: "webhook_secret", sealed: endpoint.previous.secretEnc };
     }
   }
 }
@@ -127,6 +140,8 @@ export async function rewriteStoredSecret(
     }
     const written = found.purpose === "wallet_key"
       ? await replaceWalletKey(kv, found.projectId, sealed, next.next, next.keyId)
+      : found.purpose === "webhook_secret"
+      ? await replaceWebhookSecret(kv, found.projectId, sealed, next)
       : await replaceSetting(kv, found, sealed, next.next, next.keyId);
     if (written === true) {
       log("info", "Stored secret re-encrypted", {
@@ -191,4 +206,28 @@ async function replaceSetting(
       : project;
   }, { sealedUnder: keyId });
   return now === sealed ? true : now;
+}
+
+// The endpoint holding `sealed` (as its secret or the one before) gets `next` in its place.
+async function replaceWebhookSecret(
+  kv: Deno.Kv,
+  projectId: string,
+  sealed: string,
+  next: { next: string; keyId: string },
+): Promise<true | null> {
+  for (const entry of await listWebhookEndpointEntries(kv, projectId)) {
+    const { secretEnc, previous, rotatedAt } = entry.value;
+    if (secretEnc !== sealed && previous?.secretEnc !== sealed) continue;
+    const ok = await updateWebhookEndpointSecrets(kv, entry, {
+      secretEnc: secretEnc === sealed ? next.next : secretEnc,
+      previous: previous && previous.secretEnc === sealed
+        ? { ...previous, secretEnc: next.next }
+        : previous,
+      rotatedAt,
+      sealedUnder: next.keyId,
+    });
+    // Changed meanwhile (a rotation): looked at again by the next pass, if it still needs it.
+    return ok ? true : null;
+  }
+  return null;
 }

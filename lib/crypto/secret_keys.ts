@@ -4,6 +4,8 @@
  *
  * During a rotation (`SECRET_PREVIOUS`) the previous SECRET's keys are kept beside the current
  * ones: they only decrypt and verify what was made before the rotation, never make anything new.
+ * Before one, `SECRET_NEXT` announces the SECRET to come the same way: its keys only open what
+ * instances already rotated to it made, so an instance not rotated yet keeps working beside them.
  */
 
 /** The keys of one SECRET; never exported or logged (the id and check value may be). */
@@ -16,31 +18,36 @@ export interface SecretKeySet {
   hmac: CryptoKey;
 }
 
-/** The current SECRET's keys, and the previous SECRET's while a rotation is configured. */
+/** The current SECRET's keys, the previous SECRET's during a rotation, the next one's before it. */
 export interface SecretKeys {
   current: SecretKeySet;
   previous: SecretKeySet | null;
+  next: SecretKeySet | null;
 }
 
 const encoder = new TextEncoder();
 const KEY_ID_LENGTH = 12;
 
-/** Derives the keys of `secret` (and of `previous`, when rotating). */
+/** Derives the keys of `secret` (and of `previous` when rotating, of `next` before it). */
 export async function deriveSecretKeys(
   secret: string,
-  options: { previous?: string | undefined } = {},
+  options: { previous?: string | undefined; next?: string | undefined } = {},
 ): Promise<SecretKeys> {
   return {
     current: await deriveKeySet(secret),
     previous: options.previous ? await deriveKeySet(options.previous) : null,
+    next: options.next ? await deriveKeySet(options.next) : null,
   };
 }
 
-/** The key set that sealed something with key id `id`, or null when neither SECRET did. */
+/** Every key set that may open a value or verify a signature, the current one first. */
+export function openingKeySets(keys: SecretKeys): SecretKeySet[] {
+  return [keys.current, keys.previous, keys.next].filter((set) => set !== null);
+}
+
+/** The key set that sealed something with key id `id`, or null when no SECRET of ours did. */
 export function keySetById(keys: SecretKeys, id: string): SecretKeySet | null {
-  if (keys.current.id === id) return keys.current;
-  if (keys.previous?.id === id) return keys.previous;
-  return null;
+  return openingKeySets(keys).find((set) => set.id === id) ?? null;
 }
 
 // HKDF with a separate label per use, so one leaked key cannot forge another.

@@ -9,7 +9,7 @@
 import { findRecentFeedCursor, listFeedEvents } from "../../kv/event_feed.ts";
 import type { EventContext } from "./runtime.ts";
 import { ApiError } from "../../core/api_error.ts";
-import type { RecordedEvent, ServiceEventType } from "../../core/events.ts";
+import { feedEntryOf, type ServiceEventType } from "../../core/events.ts";
 
 /** The `after` value that asks for the end of the feed instead of events. */
 export const LATEST = "latest";
@@ -73,10 +73,5 @@ export async function readFeed(
     now: ctx.clock.now(),
     maxExamined: FEED_MAX_EXAMINED,
   });
-  return { events: page.events.map(feedEventView), next: String(page.next) };
-}
-
-function feedEventView(event: RecordedEvent): Record<string, unknown> {
-  const { id, type, createdAt, ...payload } = event;
-  return { id, type, createdAt, ...payload };
+  return { events: page.events.map(feedEntryOf), next: String(page.next) };
 }

@@ -1,8 +1,9 @@
 /**
  * Recording events: each event gets its feed id in the same atomic commit as the change it reports,
- * and, when the project's events are on, its delivery job in that commit too. The feed entry is
- * written whether events are on or off, so a game can follow the feed alone (`kv/event_feed.ts`
- * explains the ordering guarantee).
+ * and, when the project's events are on, its delivery job in that commit too, with its deliveries
+ * to the project's webhook endpoints (`lib/webhooks/fan_out.ts`). The feed entry is written
+ * whether events are on or off, so a game can follow the feed alone (`kv/event_feed.ts` explains
+ * the ordering guarantee).
  *
  * Every such commit checks the project's feed counter, so two of them racing for the same ids
  * cannot both succeed. Within one process they are therefore queued per project: the counter is
@@ -17,21 +18,24 @@ import type { EventContext } from "./runtime.ts";
 import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
 import { publishTargetFor } from "./settings.ts";
 import { addAuditEntry, type AuditInput } from "../../kv/audit_log.ts";
+import { getWebhookTargetsEntry } from "../../kv/webhooks.ts";
+import { addWebhookDeliveries } from "../webhooks/fan_out.ts";
 
 /** How a commit with events ended. */
 interface EventsCommit {
   /** False when one of the operation's checks failed: nothing was written. */
   ok: boolean;
   events: RecordedEvent[];
-  /** True when delivery jobs were written (the job worker was woken). */
+  /** True when Roblox delivery jobs were written (the job worker was woken). */
   delivering: boolean;
 }
 
 /**
  * Commits the caller's atomic operation together with `events`: their feed entries under fresh ids
- * (one more check, on the project's feed counter) and, when events are on and `deliver` is not
- * false, their delivery jobs. Use it instead of `op.commit()`, once per operation, and retry like
- * any checked commit when it is not ok.
+ * (one more check, on the project's feed counter) and, unless `deliver` is false, their delivery
+ * jobs (to Roblox when events are on; to each webhook endpoint, one more check on the project's
+ * endpoints). Use it instead of `op.commit()`, once per operation, and retry like any checked
+ * commit when it is not ok. `deliver: false` is for an event its caller sends itself (a test).
  */
 export async function commitWithEvents(
   ctx: EventContext,
@@ -46,19 +50,26 @@ export async function commitWithEvents(
 ): Promise<EventsCommit> {
   const { projectId, events } = input;
   if (events.length === 0) return { ok: (await op.commit()).ok, events: [], delivering: false };
-  const target = input.deliver === false ? null : await publishTargetFor(ctx, projectId);
+  const deliver = input.deliver !== false;
+  const target = deliver ? await publishTargetFor(ctx, projectId) : null;
   const committed = await ctx.events.feedLocks.run(projectId, async () => {
-    const seq = await getEventSeqEntry(ctx.kv, projectId);
-    const recorded = addFeedEvents(op, projectId, { seq, events, now: ctx.clock.now() });
-    if (target) {
-      addDeliveries(op, projectId, recorded, input.dueAt ?? (() => ctx.clock.now()));
-    }
-    return { ok: (await op.commit()).ok, events: recorded, delivering: target !== null };
+    const [seq, hooks] = await Promise.all([
+      getEventSeqEntry(ctx.kv, projectId),
+      deliver ? getWebhookTargetsEntry(ctx.kv, projectId) : null,
+    ]);
+    const now = ctx.clock.now();
+    const dueAt = input.dueAt ?? (() => ctx.clock.now());
+    const recorded = addFeedEvents(op, projectId, { seq, events, now });
+    if (target) addDeliveries(op, projectId, recorded, dueAt);
+    const hooked = hooks !== null &&
+      addWebhookDeliveries(op, hooks, { projectId, events: recorded, now, dueAt });
+    const ok = (await op.commit()).ok;
+    return { ok, events: recorded, delivering: target !== null, woke: target !== null || hooked };
   });
   if (!committed.ok) return { ok: false, events: [], delivering: false };
   ctx.events.heads.moved(projectId, Number(committed.events.at(-1)!.id));
-  if (committed.delivering) ctx.jobWaker.wake();
-  return committed;
+  if (committed.woke) ctx.jobWaker.wake();
+  return { ok: true, events: committed.events, delivering: committed.delivering };
 }
 
 /**

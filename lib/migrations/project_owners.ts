@@ -6,23 +6,26 @@
  * without members has nobody who may change its team.
  *
  * Instances of the previous version create such projects until the last of them stops, so this
- * also runs in the minute sweep. A project's id is a ULID of its creation, so after one complete
- * pass (recorded with its start time) a later pass only reads projects created from 10 minutes
- * before that start on (a margin for the clocks of other instances).
+ * also runs in the minute sweep (`addRecentProjectOwners`), over the projects created since the
+ * time it is given only: a project's id is a ULID of its creation.
  */
 import { ulidFloor } from "../../core/ids.ts";
 import type { Project } from "../../kv/projects.ts";
 import { addFounder, listMembers, memberKey } from "../../kv/members.ts";
-import type { MigrationStep } from "./step.ts";
-
-const PASS_KEY: Deno.KvKey = ["store_migration_passes", "project_owners"];
-const CLOCK_MARGIN_MS = 10 * 60_000;
+import type { MigrationStep, StepResult } from "./step.ts";
 
 /** Makes the creator of every project without members its owner. */
-export const addProjectOwners: MigrationStep = async ({ kv, clock }) => {
-  const started = clock.now();
-  const pass = await kv.get<{ startedAt: number }>(PASS_KEY);
-  const from = pass.value ? ulidFloor(pass.value.startedAt - CLOCK_MARGIN_MS) : "";
+export const addProjectOwners: MigrationStep = ({ kv }) => addOwners(kv, "");
+
+/** The same for the projects created since `since`: what the previous version may still create. */
+export function addRecentProjectOwners(
+  deps: { kv: Deno.Kv },
+  since: number,
+): Promise<StepResult> {
+  return addOwners(deps.kv, ulidFloor(since));
+}
+
+async function addOwners(kv: Deno.Kv, from: string): Promise<StepResult> {
   let changed = 0;
   const iter = kv.list<Project>({ start: ["projects", from], end: ["projects", "\uffff"] });
   for await (const { value: project } of iter) {
@@ -33,6 +36,5 @@ export const addProjectOwners: MigrationStep = async ({ kv, clock }) => {
     addFounder(op, { projectId: project.id, owner: project.createdBy, now: project.createdAt });
     if ((await op.commit()).ok) changed++;
   }
-  await kv.set(PASS_KEY, { startedAt: started });
   return { changed, complete: true };
-};
+}

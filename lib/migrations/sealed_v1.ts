@@ -63,7 +63,11 @@ export const sealV1Values: MigrationStep = async ({ kv, keys }) => {
         if (!keySet) continue;
         const plain = await openV1(keySet, sealed, binding);
         if (!plain) continue;
-        const next = await encryptSecret({ current: keySet, previous: null }, plain, binding);
+        const next = await encryptSecret(
+          { current: keySet, previous: null, next: null },
+          plain,
+          binding,
+        );
         return { next, keyId: keySet.id };
       }
       return null;

@@ -11,9 +11,16 @@
  * moves the entry itself) wins.
  */
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
-import { type SignedTx, txByStatusKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
+import {
+  type SignedTx,
+  txByStatusKey,
+  txRequestKey,
+  type TxRequestRecord,
+} from "../../kv/tx_requests.ts";
+import { listAllProjects } from "../../kv/projects.ts";
+import { ulidFloor } from "../../core/ids.ts";
 import { defaultTxTiming } from "../tx/timing.ts";
-import type { MigrationStep } from "./step.ts";
+import type { MigrationStep, StepResult } from "./step.ts";
 
 /** A request record of any earlier version. */
 type OldTxRequestRecord =
@@ -32,6 +39,27 @@ export const migrateTxRecords: MigrationStep = async ({ kv, clock }) => {
   }
   return { changed, complete: true };
 };
+
+/**
+ * The same for the requests whose latest attempt started since `since` only, project by project
+ * through the attempts' time index: what instances of the previous version wrote during a rolling
+ * deploy, without reading every request ever kept each minute.
+ */
+export async function migrateRecentTxRecords(
+  deps: { kv: Deno.Kv; clock: { now(): number } },
+  since: number,
+): Promise<StepResult> {
+  const { kv, clock } = deps;
+  let changed = 0;
+  const from = ulidFloor(since);
+  for await (const project of listAllProjects(kv)) {
+    const prefix = ["tx_attempts_by_time", project.id];
+    for await (const entry of kv.list<string>({ prefix, start: [...prefix, from] })) {
+      if (await migrateOne(kv, txRequestKey(project.id, entry.value), clock.now())) changed++;
+    }
+  }
+  return { changed, complete: true };
+}
 
 // The record in the current shape, or null when it is in it already.
 function currentShape(record: OldTxRequestRecord): TxRequestRecord | null {

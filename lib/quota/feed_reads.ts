@@ -10,8 +10,8 @@ import type { Clock } from "../../core/clock.ts";
 
 /** Feed reads one project may make per second on one instance. */
 export const FEED_READS_PER_SECOND = 200;
-// Projects counted at once; past it, counters of ended seconds are dropped first.
-const MAX_PROJECTS = 10_000;
+/** Projects counted at once; past it, the counter used longest ago is dropped. */
+export const MAX_FEED_READ_PROJECTS = 10_000;
 
 /** Counts feed reads per project and clock second on this instance. */
 export class FeedReadLimit {
@@ -28,11 +28,14 @@ export class FeedReadLimit {
       counter.count++;
       return true;
     }
-    if (this.#counts.size >= MAX_PROJECTS) {
-      for (const [id, ended] of this.#counts) if (ended.second !== second) this.#counts.delete(id);
+    // The map keeps counters in the order they were last started, so the first is the stalest.
+    // Dropping it when full (a flood of projects within one second) only lets that project start
+    // its count again; refusing everyone instead would stop every game's feed.
+    this.#counts.delete(projectId);
+    if (this.#counts.size >= MAX_FEED_READ_PROJECTS) {
+      const stalest = this.#counts.keys().next();
+      if (!stalest.done) this.#counts.delete(stalest.value);
     }
-    // Still full of this second's counters: a flood of keys; refusing is the safe answer.
-    if (this.#counts.size >= MAX_PROJECTS && !counter) return false;
     this.#counts.set(projectId, { second, count: 1 });
     return true;
   }

@@ -18,7 +18,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   type SignatureBytes,
 } from "@solana/kit";
-import { getTransferSolInstruction } from "@solana-program/system";
+import { getTransferSolInstruction, SYSTEM_PROGRAM_ADDRESS } from "@solana-program/system";
 import {
   findAssociatedTokenPda,
   getCreateAssociatedTokenIdempotentInstruction,
@@ -26,6 +26,7 @@ import {
   getTransferCheckedInstruction,
 } from "@solana-program/token";
 import {
+  COMPUTE_BUDGET_PROGRAM_ADDRESS,
   getSetComputeUnitLimitInstruction,
   getSetComputeUnitPriceInstruction,
 } from "@solana-program/compute-budget";
@@ -41,6 +42,18 @@ import type { Cluster } from "../../core/cluster.ts";
 
 /** The SPL Memo program (v3). */
 const MEMO_PROGRAM = address("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
+
+/**
+ * The programs a SOL transfer calls (the compute budget program only on mainnet, refused on every
+ * cluster so the rule does not depend on one): none can be its recipient, whose account the
+ * transfer writes, since an account a transaction calls is never writable in it. Step 8 refuses
+ * them, before any key is reserved.
+ */
+export const SOL_TRANSFER_PROGRAMS: readonly Address[] = [
+  SYSTEM_PROGRAM_ADDRESS,
+  COMPUTE_BUDGET_PROGRAM_ADDRESS,
+  MEMO_PROGRAM,
+];
 
 /** What the transaction does. */
 export interface TxPlan {
@@ -98,7 +111,7 @@ export async function buildSignedTx(
           const { context, value } = await retryRead(
             (abortSignal) =>
               rpc.getLatestBlockhash({ commitment: "confirmed" }).send({ abortSignal }),
-            { timing, deadline },
+            { timing },
           );
           // At "confirmed", the answer's context slot is the slot of the blockhash's own block.
           return { ...value, slot: context.slot };

@@ -10,7 +10,7 @@ import {
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
   type SolanaError,
 } from "@solana/kit";
-import { type Deadline, rpcSignal, type TxTiming } from "./timing.ts";
+import { rpcSignal, type TxTiming } from "./timing.ts";
 
 /** True for the JSON-RPC -32002 answer: the node simulated the transaction and refused it. */
 export function isSimulationRejection(error: unknown): error is SolanaError {
@@ -89,28 +89,28 @@ export const READ_TRIES = 3;
 const FIRST_RETRY_MS = 100;
 
 /**
- * Runs a chain read made before sending (the blockhash, a mint), each try with its own call
- * signal, trying again after a failed transport (an HTTP 5xx or 429, no connection) while the
- * deadline allows. A node's JSON-RPC error answer is not retried: it would answer the same.
+ * Runs a chain read made before sending (the blockhash, a mint) that concurrent requests share,
+ * each try with its own call time-out, trying again after a failed transport (an HTTP 5xx or 429,
+ * no connection). It follows no request's deadline: the first request's must not cut the read
+ * short for the others; each waits for it only until its own (`abortable`). A node's JSON-RPC
+ * error answer is not retried: it would answer the same.
  */
 export async function retryRead<T>(
   read: (abortSignal: AbortSignal) => Promise<T>,
-  options: { timing: TxTiming; deadline: Deadline },
+  options: { timing: TxTiming },
 ): Promise<T> {
-  const { timing, deadline } = options;
   for (let tried = 1;; tried++) {
     try {
-      return await read(rpcSignal(timing, deadline));
+      return await read(rpcSignal(options.timing));
     } catch (error) {
       if (tried >= READ_TRIES || !isTransportFailure(error)) throw error;
-      const wait = FIRST_RETRY_MS * 2 ** (tried - 1);
-      if (deadline.left() <= wait) throw error;
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      await new Promise((resolve) => setTimeout(resolve, FIRST_RETRY_MS * 2 ** (tried - 1)));
     }
   }
 }
 
-function isTransportFailure(error: unknown): boolean {
+/** True for a failed transport: no connection, or an HTTP 5xx or 429 instead of an answer. */
+export function isTransportFailure(error: unknown): boolean {
   if (error instanceof TypeError) return true;
   if (!isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) return false;
   const status = (error.context as { statusCode?: number }).statusCode ?? 0;

@@ -34,6 +34,7 @@ import { findMintAllowance, SOL_ASSET } from "./policy.ts";
 import { emptyPolicy, type TxPolicy } from "../../kv/policy.ts";
 import type { TxKind } from "../../core/events.ts";
 import { SOL_DECIMALS } from "../chain/sol_balance.ts";
+import { SOL_TRANSFER_PROGRAMS } from "./build.ts";
 
 /** The API key a request came with and its project, as the guard resolved them. */
 export interface TxCaller {
@@ -134,6 +135,14 @@ export async function checkTxRequest(
     recipientUserId = to.userId;
   } else {
     if (!toAddress) throw new ApiError(400, "invalid_address", "to.address is not a valid address");
+    if (kind === "transfer-sol" && SOL_TRANSFER_PROGRAMS.includes(toAddress)) {
+      throw new ApiError(
+        400,
+        "invalid_address",
+        "to.address is a program the transfer itself calls (System, Compute Budget or Memo): " +
+          "it cannot receive SOL",
+      );
+    }
     recipient = toAddress;
     recipientUserId = (linkEntry?.value as LinkByAddress | null | undefined)?.userId ?? null;
   }
@@ -259,7 +268,7 @@ export async function findMint(
       ctx.tx.mints.get(
         project.cluster,
         mint,
-        () => retryRead(read, { timing: ctx.tx.timing, deadline }),
+        () => retryRead(read, { timing: ctx.tx.timing }),
       ),
       deadline.signal,
     );

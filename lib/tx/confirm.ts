@@ -32,14 +32,11 @@ import { type CallSignals, callSignals } from "./timing.ts";
 import { EXPIRED_ERROR } from "./result.ts";
 import {
   type ChainVerdict,
-  proveExpiry,
+  judgeMissingAttempt,
+  landedVerdict,
   type SentAttempt,
   type StatusValue,
-  statusVerdict,
 } from "./expiry_proof.ts";
-
-/** Blocks past the last valid height after which a missing signature proves expiry (spec rule 2). */
-const EXPIRY_MARGIN_BLOCKS = 32n;
 
 /** How one send went. */
 type SendOutcome =
@@ -79,9 +76,9 @@ export async function sendSignedTx(
 export const MAX_STATUS_BATCH = 256;
 
 /**
- * Looks the signature up (whole history) and, when it is missing and the finalized chain is past
- * the expiry margin, asks `proveExpiry` (the one rule for a dead attempt). `status` is the answer
- * of a lookup just made (the sweep reads statuses in batches).
+ * Looks the signature up (whole history); when it is missing, `judgeMissingAttempt` (the one rule
+ * for a dead attempt) decides. `status` is the answer of a lookup just made (the sweep reads
+ * statuses in batches).
  */
 export async function confirmOnChain(
   rpc: Rpc<SolanaRpcApi>,
@@ -93,16 +90,7 @@ export async function confirmOnChain(
     [tx.signature],
     { searchTransactionHistory: true },
   ).send({ abortSignal: signals() })).value[0] ?? null;
-  const found = statusVerdict(first);
-  if (found) return found;
-  const finalized = await rpc.getEpochInfo({ commitment: "finalized" }).send({
-    abortSignal: signals(),
-  });
-  const lastValid = tx.signed.lastValidBlockHeight;
-  if (finalized.blockHeight <= lastValid + EXPIRY_MARGIN_BLOCKS) {
-    return { kind: "unconfirmed", landed: false, canLand: finalized.blockHeight <= lastValid };
-  }
-  return await proveExpiry(rpc, tx, { finalizedSlot: finalized.absoluteSlot, signals });
+  return first ? landedVerdict(first) : await judgeMissingAttempt(rpc, tx, signals);
 }
 
 /**

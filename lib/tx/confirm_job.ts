@@ -40,15 +40,32 @@ async function runConfirmRound(
   if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return { kind: "done" };
   // Only the attempt's current job follows it; an older duplicate stops here.
   if (record.checkJobId !== jobId) return { kind: "done" };
+  let current: TxRequestRecord | null = record;
   if (!record.signed) {
     const at = abandonTime(ctx, record);
     if (startedAt < at) return { kind: "again", at };
-    const after = await abandonUnsigned(ctx, record);
-    if (after && isFinal(after)) return { kind: "done" };
-  } else if (isFinal(await followAttempt(ctx, record))) {
-    return { kind: "done" };
+    current = await abandonUnsigned(ctx, record);
+  } else {
+    current = await followAttempt(ctx, record);
   }
-  return { kind: "again", at: startedAt + ctx.tx.timing.confirmIntervalMs };
+  if (current && isFinal(current)) return { kind: "done" };
+  return { kind: "again", at: startedAt + roundInterval(ctx, current ?? record, startedAt) };
+}
+
+// The longest wait between two rounds of an attempt whose expiry cannot be proven.
+const MAX_UNPROVEN_INTERVAL_MS = 5 * 60_000;
+
+/**
+ * The wait before the next round: the confirmation interval, except for an attempt whose expiry
+ * cannot be proven (its node hides its history): a tenth of the time it has waited since, between
+ * that interval and 5 minutes, so such a node is not asked 40 times a minute for ever while the
+ * attempt still settles soon after the truth shows.
+ */
+function roundInterval(ctx: TxContext, record: TxRequestRecord, now: number): number {
+  const interval = ctx.tx.timing.confirmIntervalMs;
+  if (record.expiryUnprovenAt === undefined) return interval;
+  const waited = now - record.expiryUnprovenAt;
+  return Math.min(MAX_UNPROVEN_INTERVAL_MS, Math.max(interval, waited / 10));
 }
 
 /**

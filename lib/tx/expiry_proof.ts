@@ -11,15 +11,17 @@
  * 2. the managed wallet's own signature history (`getSignaturesForAddress`, the fee payer signs
  *    every attempt), read back to the blockhash's slot, does not hold it.
  * The second is read at `minContextSlot`, so a lagging node refuses rather than answering from
- * before the landing; a node that cannot answer it (no address history, behind that slot) gives
- * no proof. Without both, the attempt is `unproven`: it stays `submitted` and no new attempt is
- * signed. When the wallet's history holds the signature, its entry decides instead.
+ * before the landing; a node that says it cannot answer it (no address history, behind that
+ * slot) gives no proof, while a failed transport only fails the round. Without both, the attempt
+ * is `unproven`: it stays `submitted`, no new attempt is signed, and it is looked at less and less
+ * often (`confirm_job.ts`). When the wallet's history holds the signature, its entry decides.
  */
 import type { Address, Rpc, Signature, SolanaRpcApi } from "@solana/kit";
 import { getTransactionDecoder } from "@solana/kit";
 import { transactionErrorJson } from "../chain/signature_status.ts";
 import type { SignedTx } from "../../kv/tx_requests.ts";
 import type { CallSignals } from "./timing.ts";
+import { isTransportFailure } from "./chain_errors.ts";
 
 /** What the chain says about a sent transaction. */
 export type ChainVerdict =
@@ -44,28 +46,39 @@ export interface SentAttempt {
   attemptId: string;
 }
 
+/** Blocks past the last valid height after which a missing signature may prove expiry (spec rule 2). */
+const EXPIRY_MARGIN_BLOCKS = 32n;
+
 /**
- * Called once the finalized chain (at `finalizedSlot`) is past the expiry margin and a lookup
- * found no record: proves expiry by both rules above, or says what the chain showed instead.
+ * Called when a status lookup found no record of the attempt: whether it can still land, and once
+ * the finalized chain is past the expiry margin, the proof of its expiry by both rules above (or
+ * what the chain showed instead).
  */
-export async function proveExpiry(
+export async function judgeMissingAttempt(
   rpc: Rpc<SolanaRpcApi>,
   tx: SentAttempt,
-  options: { finalizedSlot: bigint; signals: CallSignals },
+  signals: CallSignals,
 ): Promise<ChainVerdict> {
+  const finalized = await rpc.getEpochInfo({ commitment: "finalized" }).send({
+    abortSignal: signals(),
+  });
+  const lastValid = tx.signed.lastValidBlockHeight;
+  if (finalized.blockHeight <= lastValid + EXPIRY_MARGIN_BLOCKS) {
+    return { kind: "unconfirmed", landed: false, canLand: finalized.blockHeight <= lastValid };
+  }
+  const options = { finalizedSlot: finalized.absoluteSlot, signals };
   // 1. A node that has seen that finalized slot must still have no record of it.
   const lookup = await rpc.getSignatureStatuses([tx.signature], { searchTransactionHistory: true })
-    .send({ abortSignal: options.signals() });
-  const late = statusVerdict(lookup.value[0] ?? null);
-  if (late) return late;
+    .send({ abortSignal: signals() });
+  const found = lookup.value[0];
+  if (found) return landedVerdict(found);
   if (lookup.context.slot < options.finalizedSlot) return { kind: "unproven" };
   // 2. And the wallet's own history, back past the blockhash, must not hold it either.
   return await searchWalletHistory(rpc, tx, options);
 }
 
-/** The status lookup's verdict, or null when the node has no record. */
-export function statusVerdict(status: StatusValue): ChainVerdict | null {
-  if (!status) return null;
+/** The verdict on a transaction the node has a record of. */
+export function landedVerdict(status: NonNullable<StatusValue>): ChainVerdict {
   const level = status.confirmationStatus;
   // A processed transaction may still be on a fork that is dropped, so only confirmed counts.
   if (level !== "confirmed" && level !== "finalized") {
@@ -105,16 +118,14 @@ async function searchWalletHistory(
         ...(before ? { before } : {}),
       }).send({ abortSignal });
     } catch (error) {
-      // A node without address history, or one behind that slot, cannot give the proof; a call
-      // that timed out is a failed check, tried again on the next one.
-      if (abortSignal.aborted) throw error;
+      // The node's own answer that it cannot (no address history, behind that slot, no such
+      // method) gives no proof; a lost connection, a 5xx or a time-out is a failed round, tried
+      // again on the next one.
+      if (abortSignal.aborted || isTransportFailure(error)) throw error;
       return { kind: "unproven" };
     }
     for (const item of list) {
-      if (item.signature === tx.signature) {
-        return statusVerdict({ err: item.err, confirmationStatus: item.confirmationStatus }) ??
-          { kind: "unproven" };
-      }
+      if (item.signature === tx.signature) return landedVerdict(item);
       if (item.memo?.includes(tx.attemptId)) return { kind: "unproven" };
       if (item.slot <= from) return { kind: "expired" };
     }

@@ -11,6 +11,9 @@ import type { TxBody, TxTarget } from "../../kv/tx_requests.ts";
 import type { TxKind, TxRouteKind } from "../../core/events.ts";
 import { isDotSegment } from "../names.ts";
 import { userIdSchema } from "../user_id.ts";
+import { addressField, amountMeta } from "../api_fields.ts";
+import { SOL_DECIMALS } from "../chain/sol_balance.ts";
+import { SOL_TRANSFER_PROGRAMS } from "./build.ts";
 
 /** Longest idempotency key, in characters. */
 export const MAX_IDEMPOTENCY_KEY_CHARS = 128;
@@ -29,22 +32,48 @@ export function isUsableKey(key: string): boolean {
   return key.isWellFormed() && [...key].length <= MAX_IDEMPOTENCY_KEY_CHARS;
 }
 
-const target = z.object({
-  userId: userIdSchema.optional(),
-  address: z.string().optional(),
-}).strict().refine(
-  (to) => (to.userId === undefined) !== (to.address === undefined),
-  { message: "must have exactly one of userId or address" },
-).meta({
-  description: "Exactly one of `userId` (a player who linked a wallet) or `address`",
-  minProperties: 1,
-  maxProperties: 1,
-});
+/**
+ * `to`: exactly one of `{ userId }` and `{ address }`, nothing else. Each side names the other's key
+ * as never present, so a type generated from the document refuses both keys at once (a union of
+ * two closed objects alone lets a TypeScript literal carry both). A SOL transfer also refuses, in
+ * the document and at step 8, the programs it calls (`SOL_TRANSFER_PROGRAMS`).
+ */
+function target(refused: readonly string[]) {
+  const address = refused.length === 0 ? addressField : addressField.meta({
+    description: "Base58 Solana address (32 bytes); not a program the transfer calls",
+    not: { enum: refused },
+  });
+  return z.xor([
+    z.object({ userId: userIdSchema, address: z.never().optional() }).strict(),
+    z.object({ address, userId: z.never().optional() }).strict(),
+  ], { error: (issue) => targetProblem(issue.input) }).meta({
+    description: "The recipient: a player who linked a wallet to this project (`userId`), or a " +
+      "wallet `address`. An address that is not one is `invalid_address` (checked after the key)",
+  });
+}
 
-const amount = z.string().regex(DECIMAL_PATTERN, "must be a decimal string such as 1.5").meta({
-  description: "In token units, as a decimal string",
-  examples: ["1.5"],
-});
+/** What is wrong with a `to` that matches neither side, said in one line. */
+function targetProblem(to: unknown): string {
+  if (typeof to !== "object" || to === null || Array.isArray(to)) return "must be an object";
+  const keys = Object.keys(to);
+  const other = keys.find((key) => key !== "userId" && key !== "address");
+  if (other !== undefined) return `must have only userId or address, not ${other}`;
+  if (keys.length !== 1) return "must have exactly one of userId or address";
+  return keys[0] === "userId"
+    ? `userId must be a positive integer of at most ${Number.MAX_SAFE_INTEGER}`
+    : "address must be a string";
+}
+
+/** Largest amount in base units a transfer carries (a u64). */
+const MAX_RAW_AMOUNT = 2n ** 64n - 1n;
+
+function amount(decimals?: number) {
+  return z.string().regex(DECIMAL_PATTERN, "must be a decimal string such as 1.5").meta({
+    description: "In token units, as a decimal string: greater than zero, with no more decimals " +
+      "than the asset has (9 for SOL, the mint's for a token), else `invalid_amount`",
+    ...amountMeta(decimals, decimals === undefined ? undefined : MAX_RAW_AMOUNT),
+  });
+}
 
 /** An idempotency key: 1 to 128 characters, not `.` or `..`. */
 export const idempotencyKeySchema = z.string().refine(
@@ -57,18 +86,27 @@ export const idempotencyKeySchema = z.string().refine(
   // `GET /v1/tx/..` is `GET /v1/tx` once a client resolves the URL: the key could not be read.
   message: "must not be . or ..",
 }).meta({
+  description: "Names one intended payment: derive it from your own ids (a round and a player), " +
+    "never at random, so a retry or a second server can never pay twice",
   minLength: 1,
   maxLength: MAX_IDEMPOTENCY_KEY_CHARS,
   not: { enum: [".", ".."] },
 });
 
-const solSchema = z.object({ to: target, amount, idempotencyKey: idempotencyKeySchema });
-const tokenSchema = z.object({
-  to: target,
-  mint: z.string(),
-  amount,
+const solSchema = z.object({
+  to: target(SOL_TRANSFER_PROGRAMS),
+  amount: amount(SOL_DECIMALS),
   idempotencyKey: idempotencyKeySchema,
-});
+}).strict();
+const tokenSchema = z.object({
+  to: target([]),
+  mint: addressField.meta({
+    description: "The token's mint: an allowed mint of the policy (`invalid_address` when it is " +
+      "not an address)",
+  }),
+  amount: amount(),
+  idempotencyKey: idempotencyKeySchema,
+}).strict();
 
 /** The zod schema of a route's body. */
 export function txBodySchema(kind: TxRouteKind): typeof solSchema | typeof tokenSchema {

@@ -156,15 +156,16 @@ async function reserve(
       if (stored.status !== "failed") return { kind: "existing", record: stored };
       const proof = state.proofs.get(stored.attemptId);
       if (proof === undefined) return { kind: "prove", record: stored };
-      if (proof === "landed") {
+      if (proof.kind === "landed") {
         const confirmed = await confirmLandedAttempt(
           ctx,
           requestEntry as Deno.KvEntry<TxRequestRecord>,
+          proof.signature,
         );
         if (confirmed) return { kind: "existing", record: confirmed };
         return RETRY;
       }
-      if (proof === "unproven") {
+      if (proof.kind === "unproven") {
         log("warn", "Retry refused: the earlier attempt may still land", {
           projectId,
           idempotencyKey: key,

@@ -1,10 +1,12 @@
 /**
  * Before a `failed` key is retried, its latest attempt must be proven dead: never signed, refused
  * by the node on its first send (so never forwarded), landed and failed on-chain, or proven
- * expired. An attempt found landed makes the key `confirmed` instead of paying again; one that
- * cannot be proven dead yet (a node hiding its history) blocks the retry; an RPC that cannot be
- * reached answers 502 `rpc_error`, the key staying `failed` with nothing sent.
- * Earlier attempts were proven the same way when they gave way, and a dead attempt stays dead.
+ * expired (`expiry_proof.ts`, the one rule). Its earlier attempts were proven dead when they gave
+ * way, but stores keep keys settled by versions whose proof a node could fool (one hiding its
+ * history), so their signatures are looked up again in the same call: any attempt found landed
+ * makes the key `confirmed` with that signature instead of paying again. An attempt that cannot be
+ * proven dead yet blocks the retry; an RPC that cannot be reached answers 502 `rpc_error`, the key
+ * staying `failed` with nothing sent.
  */
 import type { Signature } from "@solana/kit";
 import type { TxContext } from "./runtime.ts";
@@ -13,26 +15,53 @@ import type { TxRequestRecord } from "../../kv/tx_requests.ts";
 import { rpcFailureReason } from "./chain_errors.ts";
 import { callSignals, type Deadline } from "./timing.ts";
 import { confirmOnChain } from "./confirm.ts";
+import { type ChainVerdict, landedVerdict } from "./expiry_proof.ts";
 
-/** What became of a failed key's latest attempt. */
-export type RetryProof = "dead" | "landed" | "unproven";
+/** What became of a failed key's attempts. */
+export type RetryProof =
+  | { kind: "dead" }
+  /** An attempt of the key landed: `signature` paid. */
+  | { kind: "landed"; signature: string }
+  | { kind: "unproven" };
 
-/** Proves the stored failed attempt dead, or finds it landed; throws 502 `rpc_error`. */
+/** Proves the stored failed attempts dead, or finds one landed; throws 502 `rpc_error`. */
 export async function proveEarlierAttempt(
   ctx: TxContext,
   stored: TxRequestRecord,
   options: { deadline?: Deadline } = {},
 ): Promise<RetryProof> {
-  const signed = stored.signed;
-  if (!signed || !stored.signature || signed.refused) return "dead";
+  const rpc = ctx.rpc[stored.cluster];
+  const signals = callSignals(ctx.tx.timing, options.deadline);
+  const latest = stored.signed && stored.signature && !stored.signed.refused
+    ? { signature: stored.signature as Signature, signed: stored.signed }
+    : null;
+  const earlier = (stored.previous ?? []).map((p) => p.signature as Signature);
+  const signatures = latest ? [...earlier, latest.signature] : earlier;
   try {
-    const verdict = await confirmOnChain(ctx.rpc[stored.cluster], {
-      signature: stored.signature as Signature,
-      signed,
+    if (!signatures.length) return { kind: "dead" };
+    const { value } = await rpc.getSignatureStatuses(signatures, {
+      searchTransactionHistory: true,
+    }).send({ abortSignal: signals() });
+    let waiting = false;
+    for (const [i, status] of value.entries()) {
+      if (!status) continue;
+      const verdict = landedVerdict(status);
+      if (verdict.kind === "confirmed") return { kind: "landed", signature: signatures[i]! };
+      if (verdict.kind === "unconfirmed") waiting = true;
+    }
+    if (waiting) return { kind: "unproven" };
+    if (!latest) return { kind: "dead" };
+    const found = value.at(-1);
+    const verdict: ChainVerdict = await confirmOnChain(rpc, {
+      ...latest,
       attemptId: stored.attemptId,
-    }, { signals: callSignals(ctx.tx.timing, options.deadline) });
-    if (verdict.kind === "confirmed") return "landed";
-    return verdict.kind === "unconfirmed" || verdict.kind === "unproven" ? "unproven" : "dead";
+    }, {
+      signals,
+      status: found ?? null,
+    });
+    return verdict.kind === "unconfirmed" || verdict.kind === "unproven"
+      ? { kind: "unproven" }
+      : { kind: "dead" };
   } catch (error) {
     throw new ApiError(
       502,

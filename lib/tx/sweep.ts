@@ -64,7 +64,12 @@ export async function sweepUnsettledTx(
   let checked = 0;
   await forEachConcurrently(open, async (record) => {
     try {
-      const current = await followAttempt(ctx, record, statuses.get(record.attemptId));
+      const status = statuses.get(record.attemptId);
+      // An attempt whose expiry cannot be proven is left to its own job's slower rounds, unless
+      // the batch just found it: the sweep must not ask its node every 30 s what it hides.
+      const current = record.expiryUnprovenAt !== undefined && !status
+        ? record
+        : await followAttempt(ctx, record, status);
       if (!isFinal(current)) await ensureTxConfirmJob(ctx, current);
       checked++;
     } catch (error) {

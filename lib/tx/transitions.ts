@@ -19,7 +19,7 @@ import {
   txUnsettledKey,
 } from "../../kv/tx_requests.ts";
 import { ABANDONED_ERROR } from "./result.ts";
-import { addSettledUsage } from "./usage_release.ts";
+import { addLandedUsage, addSettledUsage } from "./usage_release.ts";
 
 /** Which attempt a change is for; a change for an older attempt of the key is ignored. */
 export interface AttemptRef {
@@ -144,25 +144,30 @@ export async function recordSigned(
 }
 
 /**
- * Turns a `failed` key back to `confirmed` when the proof a retry needs finds its latest attempt
- * landed after all, with its `tx` event. No path fails a signed attempt that can still land, so
- * only a status settled wrongly (as versions before the expiry proof did on a resend's preflight
- * refusal) gets here: a state only the chain can judge, so it is judged here and not migrated.
- * Returns the record afterwards; null when the entry changed meanwhile.
+ * Turns a `failed` key back to `confirmed` when one of its attempts, `signature`, is found landed
+ * after all, with its `tx` event, and counts its payment in the limits' windows again. No path
+ * fails a signed attempt that can still land, so only a status settled wrongly (as versions before
+ * the expiry proof did on a resend's preflight refusal, or on a node hiding its history) gets
+ * here: a state only the chain can judge, so it is judged here and not migrated. Returns the
+ * record afterwards; null when the entry changed meanwhile.
  */
 export async function confirmLandedAttempt(
   ctx: TxContext,
   entry: Deno.KvEntry<TxRequestRecord>,
+  signature: string,
 ): Promise<TxRequestRecord | null> {
   const record = entry.value;
+  const now = ctx.clock.now();
   const next: TxRequestRecord = {
     ...record,
     status: "confirmed",
+    signature,
     error: null,
-    updatedAt: ctx.clock.now(),
+    updatedAt: now,
   };
   const op = ctx.kv.atomic().check(entry).set(entry.key, next);
   addTxStatusMove(op, record, next);
+  await addLandedUsage(ctx, op, record, now);
   const committed = await commitWithEvents(ctx, op, {
     projectId: record.projectId,
     events: [txEventOf(next, "confirmed")],
@@ -172,7 +177,7 @@ export async function confirmLandedAttempt(
     projectId: record.projectId,
     idempotencyKey: record.key,
     attempt: record.attempt,
-    signature: record.signature,
+    signature,
   });
   return next;
 }

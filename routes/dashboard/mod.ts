@@ -6,6 +6,7 @@ import { teamActionRoutes } from "./team_actions.ts";
 import { teamPageRoutes } from "./team_pages.tsx";
 import { withdrawRoutes } from "./withdraw_routes.tsx";
 import { keyExportRoutes } from "./key_export_routes.tsx";
+import { webhookRoutes } from "./webhook_routes.tsx";
 
 /** The developer dashboard under `/dashboard`: server-rendered pages and their form actions. */
 export function dashboardRoutes(ctx: AppContext): Hono {
@@ -15,5 +16,6 @@ export function dashboardRoutes(ctx: AppContext): Hono {
     .route("/", dashboardActionRoutes(ctx))
     .route("/", teamActionRoutes(ctx))
     .route("/", withdrawRoutes(ctx))
-    .route("/", keyExportRoutes(ctx));
+    .route("/", keyExportRoutes(ctx))
+    .route("/", webhookRoutes(ctx));
 }

@@ -9,13 +9,19 @@
 import { z } from "zod";
 import { TX_STATUSES } from "../../kv/tx_requests.ts";
 import { TX_KINDS } from "../../core/events.ts";
+import {
+  addressField as address,
+  int32,
+  signatureField,
+  slotField,
+  unixMsField,
+} from "../../lib/api_fields.ts";
+import { userIdSchema } from "../../lib/user_id.ts";
 
-const address = z.string().meta({ description: "Base58 Solana address" });
 const units = z.string().regex(/^[0-9]+$/).meta({ description: "Raw base units" });
 const tokenUnits = z.string().regex(/^[0-9]+(\.[0-9]+)?$/).meta({
   description: "Amount in token units, a decimal string without trailing zeros",
 });
-const unixMs = z.number().int().meta({ description: "Unix time in milliseconds" });
 
 /** The Project object (`GET /v1/project`). */
 export const projectAnswer = z.object({
@@ -32,9 +38,9 @@ export const projectAnswer = z.object({
 
 /** One player's wallet (`GET /v1/players/{userId}/wallet`). */
 export const playerWalletAnswer = z.object({
-  userId: z.number().int().positive(),
+  userId: userIdSchema,
   address: address.nullable().meta({ description: "Null when the player linked no wallet" }),
-  linkedAt: unixMs.nullable(),
+  linkedAt: unixMsField.nullable(),
 }).strict();
 
 /** Many players' wallets (`POST /v1/players/wallets`). */
@@ -58,7 +64,7 @@ export const tokenBalancesAnswer = z.object({
     z.object({
       mint: address,
       amount: units.meta({ description: "Raw base units over every token account of the mint" }),
-      decimals: z.number().int().min(0),
+      decimals: int32(0, 255),
       uiAmount: tokenUnits,
     }).strict(),
   ),
@@ -82,9 +88,9 @@ export const assetsAnswer = z.object({
 
 /** Signature status. */
 export const signatureStatusAnswer = z.object({
-  signature: z.string(),
+  signature: signatureField,
   status: z.enum(["processed", "confirmed", "finalized", "failed", "unknown"]),
-  slot: z.number().int().nullable(),
+  slot: slotField.nullable(),
   error: z.string().nullable().meta({ description: "On-chain error as JSON when failed" }),
 }).strict();
 
@@ -96,7 +102,7 @@ export const txResultAnswer = z.object({
       "owner or an admin (listed and reported like the routes' requests)",
   }),
   status: z.enum(TX_STATUSES),
-  signature: z.string().nullable().meta({
+  signature: signatureField.nullable().meta({
     description: "Set once the managed wallet signed the transaction",
   }),
   recipient: address.meta({ description: "The wallet the request resolved to" }),
@@ -107,9 +113,9 @@ const eventHead = {
   id: z.string().regex(/^[1-9][0-9]*$/).meta({
     description: "The event's position in the project's feed; published messages carry it too",
   }),
-  createdAt: unixMs,
+  createdAt: unixMsField,
 };
-const userId = z.number().int().positive();
+const userId = userIdSchema;
 
 /** One event of the feed: its id, type, time and the payload of its type (spec "Events"). */
 const feedEvent = z.discriminatedUnion("type", [
@@ -121,7 +127,7 @@ const feedEvent = z.discriminatedUnion("type", [
     key: z.string(),
     kind: txResultAnswer.shape.kind,
     status: z.enum(["confirmed", "failed"]),
-    signature: z.string().nullable(),
+    signature: signatureField.nullable(),
     userId: userId.nullable(),
     error: z.string().nullable(),
   }).strict(),
@@ -130,11 +136,11 @@ const feedEvent = z.discriminatedUnion("type", [
     type: z.literal("watch"),
     name: z.string(),
     address,
-    signature: z.string(),
-    slot: z.number().int(),
+    signature: signatureField,
+    slot: slotField,
     failed: z.boolean(),
   }).strict(),
-  z.object({ ...eventHead, type: z.literal("ping"), at: unixMs }).strict(),
+  z.object({ ...eventHead, type: z.literal("ping"), at: unixMsField }).strict(),
 ]);
 
 /** `GET /v1/events`: a page of the feed, oldest first. */
@@ -152,7 +158,7 @@ export const txListAnswer = z.object({
       amount: tokenUnits.meta({ description: "The amount as sent" }),
       mint: address.nullable().meta({ description: "Null for SOL" }),
       userId: userId.nullable().meta({ description: "The recipient player, when known" }),
-      createdAt: unixMs,
+      createdAt: unixMsField,
       requestedBy: address.nullable().meta({
         description: "The dashboard member (wallet address) who asked for a `withdraw`; null " +
           "for the routes' requests",

@@ -14,7 +14,10 @@ interface ErrorCodeInfo {
 /** The catalogue, by code. */
 export const ERROR_CODES = {
   // Any route.
-  invalid_json: { status: 400, when: "The body is not valid JSON or is missing" },
+  invalid_json: {
+    status: 400,
+    when: "The body is missing, not sent as `application/json`, or not valid JSON",
+  },
   invalid_request: {
     status: 400,
     when: "The body or query does not match the schema; the message lists `path: problem` items",

@@ -8,7 +8,8 @@
  */
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode, V1_COMMON_ERRORS, V1_FEED_ERRORS } from "./error_codes.ts";
-import { ANSWERS, BODIES, type Operation, V1_OPERATIONS } from "./operations.ts";
+import { ANSWERS, BODIES, type Operation, TAGS, V1_OPERATIONS } from "./operations.ts";
+import { EXAMPLES } from "./examples.ts";
 
 /** The OpenAPI document as JSON. */
 export type OpenApiDocument = Record<string, unknown> & {
@@ -44,6 +45,7 @@ export function buildOpenApiDocument(
     },
     servers: [{ url: options.serverUrl }],
     security: [{ apiKey: ["read"] }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       schemas,
@@ -61,22 +63,34 @@ export function buildOpenApiDocument(
 }
 
 function operationObject(op: Operation): Record<string, unknown> {
+  const example = EXAMPLES[op.id];
   const parameters: unknown[] = [];
   for (const [name, schema] of Object.entries(op.pathParams ?? {})) {
     const { description, ...rest } = jsonSchema(schema, "input");
-    parameters.push({ name, in: "path", required: true, description, schema: rest });
+    parameters.push({
+      name,
+      in: "path",
+      required: true,
+      description,
+      schema: rest,
+      ...exampleOf(example?.params?.[name]),
+    });
   }
   if (op.query) {
     const query = jsonSchema(op.query, "input") as {
       properties: Record<string, Record<string, unknown>>;
       required?: string[];
     };
-    for (const [name, schema] of Object.entries(query.properties)) {
+    for (const [name, { description, ...schema }] of Object.entries(query.properties)) {
       parameters.push({
         name,
         in: "query",
         required: query.required?.includes(name) ?? false,
+        ...(description ? { description } : {}),
+        // A list is sent as repeated parameters (`types=tx&types=watch`); commas work too.
+        ...(schema.type === "array" ? { style: "form", explode: true } : {}),
         schema,
+        ...exampleOf(example?.params?.[name]),
       });
     }
   }
@@ -85,7 +99,12 @@ function operationObject(op: Operation): Record<string, unknown> {
   const responses: Record<string, unknown> = {
     "200": {
       description: op.summary,
-      content: { "application/json": { schema: { $ref: `#/components/schemas/${op.answer}` } } },
+      content: {
+        "application/json": {
+          schema: { $ref: `#/components/schemas/${op.answer}` },
+          ...exampleOf(example?.answer),
+        },
+      },
     },
   };
   const byStatus = new Map<number, ErrorCode[]>();
@@ -100,7 +119,8 @@ function operationObject(op: Operation): Record<string, unknown> {
     };
   }
   return {
-    operationId: operationId(op),
+    operationId: op.id,
+    tags: [op.tag],
     summary: op.summary,
     description: op.description,
     // OpenAPI 3.1 lets a non-OAuth scheme list the roles an operation needs: here, its scope.
@@ -110,7 +130,12 @@ function operationObject(op: Operation): Record<string, unknown> {
       ? {
         requestBody: {
           required: true,
-          content: { "application/json": { schema: { $ref: `#/components/schemas/${op.body}` } } },
+          content: {
+            "application/json": {
+              schema: { $ref: `#/components/schemas/${op.body}` },
+              ...exampleOf(example?.body),
+            },
+          },
         },
       }
       : {}),
@@ -118,11 +143,8 @@ function operationObject(op: Operation): Record<string, unknown> {
   };
 }
 
-/** `getV1PlayersUserIdWallet`-style ids, stable and unique per method and path. */
-function operationId(op: Operation): string {
-  const words = op.path.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return op.method + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-    .join("");
+function exampleOf(value: unknown): { example?: unknown } {
+  return value === undefined ? {} : { example: value };
 }
 
 function errorSchema(codes: readonly ErrorCode[]): Record<string, unknown> {
@@ -146,5 +168,22 @@ function errorSchema(codes: readonly ErrorCode[]): Record<string, unknown> {
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" });
-  return rest;
+  return neverAsFalse(rest) as Record<string, unknown>;
+}
+
+/**
+ * Writes zod's `never` (`{ not: {} }`) as the schema `false`: the same meaning in JSON Schema, and
+ * the form type generators turn into `?: never` (a key that must be absent).
+ */
+function neverAsFalse(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(neverAsFalse);
+  if (typeof value !== "object" || value === null) return value;
+  const entries = Object.entries(value);
+  if (entries.length === 1 && entries[0]![0] === "not") {
+    const inner = entries[0]![1];
+    if (typeof inner === "object" && inner !== null && Object.keys(inner).length === 0) {
+      return false;
+    }
+  }
+  return Object.fromEntries(entries.map(([key, inner]) => [key, neverAsFalse(inner)]));
 }

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import type { ApiKeyScope } from "../../kv/api_keys.ts";
-import { MAX_IDEMPOTENCY_KEY_CHARS, txBodySchema } from "../../lib/tx/request_body.ts";
+import { idempotencyKeySchema, txBodySchema } from "../../lib/tx/request_body.ts";
 import {
   assetsAnswer,
   eventFeedAnswer,
@@ -23,11 +23,12 @@ import {
 } from "./answers.ts";
 import { BODY_ERRORS, type ErrorCode, SOL_TX_ERRORS, TOKEN_TX_ERRORS } from "./error_codes.ts";
 import { bulkSchema } from "./players.ts";
-import { USER_ID_PATTERN } from "../../lib/user_id.ts";
+import { userIdSchema } from "../../lib/user_id.ts";
 import { feedQuerySchema } from "./events.ts";
 import { FEED_READS_PER_SECOND } from "../../lib/quota/feed_reads.ts";
 import { txListQuerySchema } from "./tx_list.ts";
 import { assetsQuery, tokensQuery } from "./wallets.ts";
+import { addressField, signatureField } from "../../lib/api_fields.ts";
 
 /** Named answer schemas: `components.schemas` of the document. */
 export const ANSWERS = {
@@ -51,10 +52,22 @@ export const BODIES = {
   TokenTxRequest: txBodySchema("transfer-token"),
 } as const;
 
-const addressParam = z.string().meta({ description: "Base58 Solana address" });
+/** The document's groups of operations, by resource. */
+export const TAGS = {
+  Health: "Service status",
+  Project: "The project an API key belongs to",
+  Players: "Wallets players linked to the project",
+  Wallets: "Balances, tokens and NFTs of any wallet, read on the project's cluster",
+  Signatures: "Transaction signatures on the project's cluster",
+  Transactions: "Payouts from the project's managed wallet, and their status",
+  Events: "The project's event feed",
+} as const;
 
 /** One route as the document describes it. */
 export interface Operation {
+  /** `operationId`: the method name generated clients (and the SDKs) give the route. */
+  id: string;
+  tag: keyof typeof TAGS;
   method: "get" | "post";
   /** OpenAPI path form: `{name}` for a parameter. */
   path: string;
@@ -77,6 +90,8 @@ export interface Operation {
 /** Every route of the game API (and `/health`). */
 export const V1_OPERATIONS: readonly Operation[] = [
   {
+    id: "getHealth",
+    tag: "Health",
     method: "get",
     path: "/health",
     summary: "Service status",
@@ -86,6 +101,8 @@ export const V1_OPERATIONS: readonly Operation[] = [
     errors: [],
   },
   {
+    id: "getProject",
+    tag: "Project",
     method: "get",
     path: "/v1/project",
     summary: "The key's project",
@@ -94,19 +111,21 @@ export const V1_OPERATIONS: readonly Operation[] = [
     errors: [],
   },
   {
+    id: "getPlayerWallet",
+    tag: "Players",
     method: "get",
     path: "/v1/players/{userId}/wallet",
     summary: "One player's wallet",
     description: "Read from the service's own store, not the chain.",
     pathParams: {
-      userId: z.string().regex(USER_ID_PATTERN).meta({
-        description: "The player's Roblox user id (a positive integer)",
-      }),
+      userId: userIdSchema.meta({ description: "The player's Roblox user id" }),
     },
     answer: "PlayerWallet",
     errors: ["invalid_user_id"],
   },
   {
+    id: "getPlayerWallets",
+    tag: "Players",
     method: "post",
     path: "/v1/players/wallets",
     summary: "Many players' wallets",
@@ -116,46 +135,56 @@ export const V1_OPERATIONS: readonly Operation[] = [
     errors: BODY_ERRORS,
   },
   {
+    id: "getBalance",
+    tag: "Wallets",
     method: "get",
     path: "/v1/wallets/{address}/balance",
     summary: "SOL balance",
     description: "On the project's cluster at confirmed commitment; cached about 10 seconds.",
-    pathParams: { address: addressParam },
+    pathParams: { address: addressField },
     answer: "SolBalance",
     errors: ["invalid_address"],
   },
   {
+    id: "getTokens",
+    tag: "Wallets",
     method: "get",
     path: "/v1/wallets/{address}/tokens",
     summary: "Token balances",
     description: "One entry per mint, Token and Token-2022 accounts summed. With `mint`, exactly " +
       "one entry (zero amounts when none is held). Cached about 10 seconds.",
-    pathParams: { address: addressParam },
+    pathParams: { address: addressField },
     query: tokensQuery,
     answer: "TokenBalances",
     errors: ["invalid_request", "invalid_address", "invalid_mint", "read_budget_exceeded"],
   },
   {
+    id: "getAssets",
+    tag: "Wallets",
     method: "get",
     path: "/v1/wallets/{address}/assets",
     summary: "NFTs owned",
     description: "Through the cluster's DAS endpoint when configured, otherwise classic NFTs " +
       "read from the chain (`image` then null). At most the first 1,000; cached about 10 seconds.",
-    pathParams: { address: addressParam },
+    pathParams: { address: addressField },
     query: assetsQuery,
     answer: "Assets",
     errors: ["invalid_request", "invalid_address", "read_budget_exceeded"],
   },
   {
+    id: "getSignature",
+    tag: "Signatures",
     method: "get",
     path: "/v1/signatures/{signature}",
     summary: "Transaction signature status",
     description: "Searches the node's transaction history on the project's cluster; not cached.",
-    pathParams: { signature: z.string().meta({ description: "Base58 transaction signature" }) },
+    pathParams: { signature: signatureField },
     answer: "SignatureStatus",
     errors: ["invalid_signature"],
   },
   {
+    id: "transferSol",
+    tag: "Transactions",
     method: "post",
     path: "/v1/tx/transfer-sol",
     scope: "pay",
@@ -168,6 +197,8 @@ export const V1_OPERATIONS: readonly Operation[] = [
     errors: [...BODY_ERRORS, ...SOL_TX_ERRORS],
   },
   {
+    id: "transferToken",
+    tag: "Transactions",
     method: "post",
     path: "/v1/tx/transfer-token",
     scope: "pay",
@@ -179,6 +210,8 @@ export const V1_OPERATIONS: readonly Operation[] = [
     errors: [...BODY_ERRORS, ...TOKEN_TX_ERRORS],
   },
   {
+    id: "mintToken",
+    tag: "Transactions",
     method: "post",
     path: "/v1/tx/mint-token",
     scope: "pay",
@@ -190,17 +223,21 @@ export const V1_OPERATIONS: readonly Operation[] = [
     errors: [...BODY_ERRORS, ...TOKEN_TX_ERRORS],
   },
   {
+    id: "getTx",
+    tag: "Transactions",
     method: "get",
     path: "/v1/tx/{idempotencyKey}",
     summary: "Transaction request status",
     description: "Authoritative status of the key's latest attempt.",
     pathParams: {
-      idempotencyKey: z.string().meta({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_CHARS }),
+      idempotencyKey: idempotencyKeySchema.meta({ description: "The request's key, URL-encoded" }),
     },
     answer: "TxResult",
     errors: ["not_found"],
   },
   {
+    id: "listTx",
+    tag: "Transactions",
     method: "get",
     path: "/v1/tx",
     summary: "Transaction list",
@@ -211,6 +248,8 @@ export const V1_OPERATIONS: readonly Operation[] = [
     errors: ["invalid_request"],
   },
   {
+    id: "listEvents",
+    tag: "Events",
     method: "get",
     path: "/v1/events",
     summary: "Event feed",

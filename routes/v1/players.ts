@@ -8,7 +8,9 @@ import type { V1Env } from "./guard.ts";
 import { parseUserId, userIdSchema } from "../../lib/user_id.ts";
 
 /** Body of `POST /v1/players/wallets`. */
-export const bulkSchema = z.object({ userIds: z.array(userIdSchema).max(200) });
+export const bulkSchema = z.object({
+  userIds: z.array(userIdSchema).max(200).meta({ description: "Up to 200 Roblox user ids" }),
+}).strict();
 
 /** Player wallet lookups, read from the service's own store. */
 export function playerRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<V1Env> {

@@ -6,13 +6,14 @@ import { ULID_PATTERN } from "../../core/ids.ts";
 import { listTransactions } from "../../lib/tx/list.ts";
 import { TX_STATUSES } from "../../kv/tx_requests.ts";
 import type { V1Env } from "./guard.ts";
+import { int32 } from "../../lib/api_fields.ts";
 
 /** Query of `GET /v1/tx`. */
 export const txListQuerySchema = z.object({
   status: z.enum(TX_STATUSES).optional(),
-  after: z.string().regex(ULID_PATTERN, "must be a cursor from an answer's next")
-    .optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  after: z.string().regex(ULID_PATTERN, "must be a cursor from an answer's next").optional()
+    .meta({ description: "An answer's `next`: the page after it (older requests)", maxLength: 26 }),
+  limit: int32(1, 100).default(50),
 });
 
 /** `GET /v1/tx`: the project's transaction requests, newest first, a page at a time. */

@@ -6,11 +6,16 @@ import { ApiError } from "../../core/api_error.ts";
 import { readQuery } from "../../http/validate.ts";
 import { parseAddress } from "../../lib/chain/validation.ts";
 import type { V1Env } from "./guard.ts";
+import { addressField } from "../../lib/api_fields.ts";
 
 /** Query of the tokens route. */
-export const tokensQuery = z.object({ mint: z.string().optional() });
+export const tokensQuery = z.object({
+  mint: addressField.optional().meta({ description: "Only this mint: exactly one entry" }),
+});
 /** Query of the assets route. */
-export const assetsQuery = z.object({ collection: z.string().optional() });
+export const assetsQuery = z.object({
+  collection: addressField.optional().meta({ description: "Only assets of this collection" }),
+});
 
 /** `GET /v1/wallets/:address/{balance,tokens,assets}` on the project's cluster. */
 export function walletRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<V1Env> {

@@ -8,14 +8,20 @@ import { browse, CookieJar, toBase64 } from "../support/sign_in.ts";
 import { exampleRecipient, seedDemoProject } from "../../tasks/demo_project.ts";
 import { startChain } from "../../sandbox/chain/mod.ts";
 import { startMessagingStandIn, startOauthStandIn } from "../../sandbox/roblox/mod.ts";
+import { startWebhookReceiver } from "../../sandbox/webhooks/receiver.ts";
+import { JobWorker } from "../../jobs/worker.ts";
+import { drain } from "../support/events_harness.ts";
+import { verifyWebhook } from "../../sdk/ts/src/verify_webhook.ts";
 
 Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, events and sign-in", async (t) => {
   // Given the sandbox world deno task dev starts
   const chain = await startChain({ slotMs: 10 });
   const messaging = await startMessagingStandIn();
   const oauth = await startOauthStandIn();
+  const webhooks = await startWebhookReceiver();
   await using _stop = {
     async [Symbol.asyncDispose]() {
+      await webhooks.close();
       await oauth.close();
       await messaging.close();
       await chain.close();
@@ -26,12 +32,13 @@ Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, event
       rpcUrls: { devnet: chain.rpcUrl, mainnet: chain.rpcUrl },
       publishUrl: messaging.url,
       idpUrl: oauth.idpUrl,
+      webhooksAllowLoopback: true,
     },
   });
   app.ctx.tx.timing = testTiming();
 
   // When
-  const demo = await seedDemoProject(app.ctx, { chain, messaging, oauth });
+  const demo = await seedDemoProject(app.ctx, { chain, messaging, oauth, webhooks });
   const v1 = (path: string, json?: unknown) =>
     call(app.app, path, { apiKey: demo.apiKey, method: json ? "POST" : "GET", json });
 
@@ -62,15 +69,33 @@ Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, event
       assert.deepEqual([kind, result.status, result.error], [kind, "confirmed", null]);
     }
   });
+  await t.step(
+    "the settled transactions reach the sandbox's webhook receiver, signed",
+    async () => {
+      await drain(new JobWorker(app.ctx, { owner: "playground" }));
+      const got = webhooks.received().filter((r) => r.path === "/demo");
+      assert.deepEqual(got.map((r) => JSON.parse(r.body).type), ["tx", "tx", "tx"]);
+      const now = Math.floor(app.clock.now() / 1000);
+      for (const r of got) {
+        await verifyWebhook(
+          demo.webhook!.secret,
+          new Headers(r.headers),
+          r.body,
+          now,
+        );
+      }
+    },
+  );
   await t.step("a test ping reaches the messaging stand-in", async () => {
     const dev = await signInAs(demo.developerKey);
+    const before = messaging.inbox().length;
     const res = await browse(app.app, `/dashboard/projects/${demo.project.id}/ping`, {
       method: "POST",
       jar: dev,
       headers: { accept: "application/json" },
     });
     assert.deepEqual(await res.json(), { ok: true });
-    assert.deepEqual(messaging.inbox().length, 1);
+    assert.deepEqual(messaging.inbox().length, before + 1);
   });
   await t.step("players can sign in with Roblox on its linking page", async () => {
     const page = await (await browse(app.app, `/link/${demo.project.slug}`)).text();
@@ -104,3 +129,61 @@ Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, event
     return jar;
   }
 });
+
+Deno.test("deno task dev starts, serves the demo and a chunked body, and prints no warning", async () => {
+  // Given: dev.ts as `deno task dev` runs it, with nothing configured but free ports
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", "--unstable-cron", "dev.ts"],
+    env: { PORT: String(port), CHAIN_PORT: "0" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const output: string[] = [];
+  const read = (stream: ReadableStream<Uint8Array<ArrayBuffer>>) =>
+    (async () => {
+      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) output.push(chunk);
+    })();
+  const drained = Promise.all([read(child.stdout), read(child.stderr)]);
+  try {
+    const apiKey = await waitFor(() => output.join("").match(/API key\s+(\S+)/)?.[1]);
+    const base = `http://localhost:${port}`;
+
+    // When: a JSON body sent without a length (chunked), as some clients do, then a printed call
+    const chunked = await fetch(`${base}/v1/players/wallets`, {
+      method: "POST",
+      headers: { "x-api-key": apiKey, "content-type": "application/json" },
+      body: ReadableStream.from([new TextEncoder().encode('{"userIds":[1001]}')]),
+    });
+    assert.deepEqual(await chunked.json(), { wallets: { "1001": null } });
+    const project = await fetch(`${base}/v1/project`, { headers: { "x-api-key": apiKey } });
+    assert.deepEqual(project.status, 200);
+    await project.body?.cancel();
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await drained;
+  }
+
+  // Then: the playground's own lines, and no warning: none of Deno's (request.signal's legacy
+  // abort, ignored build scripts) and no warn-level log line
+  const text = output.join("");
+  assert.ok(text.includes("Blocklink playground"), text);
+  assert.doesNotMatch(text, /warn|legacy|deprecat|request\.signal/i);
+});
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  listener.close();
+  return (listener.addr as Deno.NetAddr).port;
+}
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const value = probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("dev.ts did not print its demo project in time");
+}

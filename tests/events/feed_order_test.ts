@@ -1,6 +1,7 @@
 // The feed's guarantee under real concurrency: two instances on one KV file write thousands of
 // events while a reader follows `next`; the reader sees every event once, in commit order.
 import assert from "node:assert/strict";
+import { getAddressDecoder } from "@solana/kit";
 import { linkPlayerWallet, unlinkPlayerWallet } from "../../lib/link/linking.ts";
 import { type EventsInstance, startEventsHarness } from "../support/events_harness.ts";
 import { call } from "../support/test_app.ts";
@@ -25,7 +26,9 @@ Deno.test("A reader following next sees every event once, in order, while two in
     expected.set(writerId, own);
     const [first, second] = [writerId * 10 + 1, writerId * 10 + 2];
     for (let round = 0; round < ROUNDS && !stopped; round++) {
-      const address = `wallet-${writerId}-${round}`;
+      const address = getAddressDecoder().decode(
+        new Uint8Array(32).fill(writerId, 0, 16).fill(round + 1, 16),
+      );
       await linkPlayerWallet(instance.ctx, h.project.id, { userId: first, address });
       own.push(`wallet_linked:${first}:${address}`);
       // The second player takes the wallet: two events in one commit.

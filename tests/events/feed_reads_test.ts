@@ -2,7 +2,12 @@
 // their own, a cheap start at the end (`after=latest`), and answers from the instance's known end.
 import assert from "node:assert/strict";
 import { recordEvents } from "../../lib/events/record.ts";
-import { FEED_READS_PER_SECOND } from "../../lib/quota/feed_reads.ts";
+import {
+  FEED_READS_PER_SECOND,
+  FeedReadLimit,
+  MAX_FEED_READ_PROJECTS,
+} from "../../lib/quota/feed_reads.ts";
+import { ManualClock } from "../../core/clock.ts";
 import { REQUESTS_PER_MINUTE } from "../../lib/quota/request_quota.ts";
 import { HEAD_TTL_MS } from "../../lib/events/feed_heads.ts";
 import { createTestProject } from "../support/test_app.ts";
@@ -160,4 +165,17 @@ Deno.test("An instance answers a read at the end of the feed from the end it kno
   const later = await page(h.a.app, h.apiKey, "?after=1");
   assert.deepEqual([later.events.map((e) => e.at), later.next], [[2], "2"]);
   await Deno.remove(path).catch(() => {});
+});
+
+Deno.test("FeedReadLimit never refuses everyone: with its table full within one second, a new project still reads", () => {
+  const limit = new FeedReadLimit(new ManualClock(Date.UTC(2026, 10, 25, 12, 0, 0)));
+  // Given: as many projects as the table holds read in the same second
+  for (let i = 0; i < MAX_FEED_READ_PROJECTS; i++) assert.ok(limit.take(`project-${i}`));
+
+  // When: one more project reads in that second, then another of the first ones
+  // Then: both are answered, and the limit per project still holds
+  assert.equal(limit.take("newcomer"), true);
+  assert.equal(limit.take(`project-${MAX_FEED_READ_PROJECTS - 1}`), true);
+  for (let i = 1; i < FEED_READS_PER_SECOND; i++) assert.ok(limit.take("newcomer"));
+  assert.equal(limit.take("newcomer"), false);
 });

@@ -192,6 +192,18 @@ Deno.test("GET /v1/events?types= keeps only the listed types while next moves pa
     assert.deepEqual([rest.events.map((e) => e.id), rest.next], [["4"], "5"]);
   });
 
+  await t.step("repeated types=: every type asked, as with commas (issue 27)", async () => {
+    const repeated = await feed(h, "?types=tx&types=ping");
+    assert.deepEqual([repeated.events.map((e) => e.id), repeated.next], [["2", "3", "5"], "5"]);
+    const mixed = await feed(h, "?types=wallet_linked,tx&types=ping");
+    assert.deepEqual(mixed.events.map((e) => e.id), ["1", "2", "3", "5"]);
+  });
+
+  await t.step("another parameter given twice is refused, never half read", async () => {
+    await refused(h, "?limit=1&limit=2", /^limit: must be given once$/);
+    await refused(h, "?after=1&after=2", /^after: must be given once$/);
+  });
+
   await t.step(
     "nothing of the type: next still moves, so the same events are not examined again",
     async () => {
@@ -200,8 +212,8 @@ Deno.test("GET /v1/events?types= keeps only the listed types while next moves pa
   );
 
   await t.step("an unknown type or a malformed list answers invalid_request", async () => {
-    for (const types of ["", "transfer", "tx,", ",tx", "tx,,ping", "TX"]) {
-      await refused(h, `?types=${types}`, /^types: must be a comma-separated list of/);
+    for (const types of ["", "transfer", "tx,", ",tx", "tx,,ping", "TX", "tx&types=nope"]) {
+      await refused(h, `?types=${types}`, /^types\.\d+: Invalid option: expected one of/);
     }
   });
 });

@@ -47,6 +47,10 @@ Deno.test("loadConfig() names every bad variable", () => {
   // The service's name is in every message a wallet signs.
   throws(() => loadConfig({ SERVICE_NAME: "Block\u202Ekinl" }), /SERVICE_NAME: must not contain/);
   throws(() => loadConfig({ SERVICE_NAME: ".." }), /SERVICE_NAME: must not be \. or \.\./);
+  // The SECRET to come cannot be the one in use, nor shorter than a SECRET.
+  throws(() => loadConfig({ SECRET, SECRET_NEXT: SECRET }), /SECRET_NEXT: is SECRET itself/);
+  throws(() => loadConfig({ SECRET, SECRET_NEXT: "short" }), /SECRET_NEXT: must be at least 32/);
+  assert.equal(loadConfig({ SECRET, SECRET_NEXT: "n".repeat(32) }).secretNext, "n".repeat(32));
 });
 
 Deno.test("loadConfig() generates a SECRET once and keeps it", async () => {

@@ -15,6 +15,7 @@ import { getWalletKey, getWalletKeyEntry } from "../../kv/wallet_keys.ts";
 import { getSecretCheckEntry } from "../../kv/secret_check.ts";
 import {
   getTxRequest,
+  listTxRequests,
   txAttemptByTimeKey,
   txRequestKey,
   type TxRequestRecord,
@@ -453,4 +454,39 @@ Deno.test("The minute sweep makes the creator the owner of a project an instance
   // Then: the creator is the project's owner, made so once.
   assert.deepEqual(moved.sort(), [0, 1]);
   assert.equal((await getMemberEntry(app.kv, late.id, creator)).value?.role, "owner");
+});
+
+Deno.test("During a deploy's overlap the minute sweep indexes requests an instance of the previous version writes, and stops after it", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const old = await writeOldStore(kvPath);
+  await using app = await startOnStore(kvPath, SECRET);
+  // Given: after the migration, an instance of the previous version stores a request its way
+  const write = async (key: string) => {
+    const record = oldRequest(old.projectId, key, "failed", Date.now());
+    await app.kv.atomic()
+      .set(txRequestKey(old.projectId, key), record)
+      .set(txAttemptByTimeKey(old.projectId, record.attemptId), key)
+      .commit();
+  };
+  await write("late");
+
+  // When: the minute sweep's part runs
+  const moved = await migratePreviousVersionWrites(app.ctx);
+
+  // Then: the request is in the current shape and listed by its status
+  assert.equal(moved, 1);
+  const listed = await listTxRequests(app.kv, old.projectId, {
+    now: app.clock.now(),
+    status: "failed",
+    limit: 100,
+  });
+  assert.ok(listed.records.some((r) => r.key === "late"), "listed by status");
+  assert.equal((await getTxRequest(app.kv, old.projectId, "late"))?.previous?.length, 0);
+
+  // When: the overlap is over, and an old instance were still writing
+  app.clock.advance(2 * 60 * 60_000);
+  await write("too-late");
+
+  // Then: the sweep no longer rereads the store for it
+  assert.equal(await migratePreviousVersionWrites(app.ctx), 0);
 });

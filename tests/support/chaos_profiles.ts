@@ -65,7 +65,7 @@ export const CHAOS_PROFILES: readonly ChaosProfile[] = [
   },
   {
     name: "hiding node without address history",
-    rpc: { lostSendAnswers: 1, methodsDown: ["getSignaturesForAddress"] },
+    rpc: { lostSendAnswers: 1, noAddressHistory: true },
     chain: (chain) => chain.faults.hideStatuses(true),
     jumpSlots: PAST_EXPIRY,
     killWithinMs: 1_000,

@@ -6,6 +6,7 @@
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { buildOpenApiDocument, type OpenApiDocument } from "../../routes/v1/openapi.ts";
+import { addFormats } from "./openapi_formats.ts";
 
 /** One answer checked: `METHOD /template STATUS`. */
 type Sample = string;
@@ -15,6 +16,7 @@ const document: OpenApiDocument = buildOpenApiDocument({
   title: "Blocklink",
 });
 const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
 ajv.addSchema(document, "openapi.json");
 
 const templates = Object.keys(document.paths).map((template) => ({

@@ -16,8 +16,11 @@ export interface RpcFaults {
   hang?: number;
   /** Share of `sendTransaction` calls that reach the cluster but whose answer is lost (503). */
   lostSendAnswers?: number;
-  /** Methods the node does not serve at all (every call answered 503). */
-  methodsDown?: readonly string[];
+  /**
+   * The node keeps no address history: `getSignaturesForAddress` is answered with its JSON-RPC
+   * error -32011 (transaction history not available), as a node run without it answers.
+   */
+  noAddressHistory?: boolean;
 }
 
 /** What the proxy did since it started. */
@@ -27,7 +30,7 @@ export interface RpcFaultStats {
   unavailable: number;
   hung: number;
   lostSendAnswers: number;
-  methodsDown: number;
+  noAddressHistory: number;
 }
 
 /** A running proxy. */
@@ -64,7 +67,7 @@ export function startRpcFaultProxy(target: string, options: { seed: number }): R
     unavailable: 0,
     hung: 0,
     lostSendAnswers: 0,
-    methodsDown: 0,
+    noAddressHistory: 0,
   };
   const unavailable = () => new Response("unavailable", { status: 503 });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
@@ -79,9 +82,9 @@ export function startRpcFaultProxy(target: string, options: { seed: number }): R
       stats.delayed++;
       await sleep(low + delayDraw * (high - low));
     }
-    if (armed.methodsDown?.includes(method)) {
-      stats.methodsDown++;
-      return unavailable();
+    if (armed.noAddressHistory && method === "getSignaturesForAddress") {
+      stats.noAddressHistory++;
+      return Response.json({ jsonrpc: "2.0", id: idOf(body), error: NO_HISTORY });
     }
     if (failDraw < (armed.unavailable ?? 0)) {
       stats.unavailable++;
@@ -127,6 +130,17 @@ export function startRpcFaultProxy(target: string, options: { seed: number }): R
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** Agave's answer when transaction history is off (`--enable-rpc-transaction-history` unset). */
+const NO_HISTORY = { code: -32011, message: "Transaction history is not available from this node" };
+
+function idOf(body: string): unknown {
+  try {
+    return JSON.parse(body).id ?? null;
+  } catch {
+    return null;
+  }
 }
 
 function methodOf(body: string): string {

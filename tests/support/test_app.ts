@@ -39,6 +39,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     clientIpHeader: undefined,
     clientIpTrustedHops: 1,
     keyExport: true,
+    webhooksAllowLoopback: false,
     ...overrides,
   };
 }

@@ -67,6 +67,39 @@ Deno.test("Step 3: a body that is not JSON wins over the schema", async () => {
   }
 });
 
+Deno.test("Step 3: a JSON body sent as another type is invalid_json, before the schema (issue 27)", async (t) => {
+  await using h = await startTxHarness({ wallet: false });
+  const valid = JSON.stringify({ to: { userId: 1 }, amount: "1", idempotencyKey: "k" });
+  const send = (headers: Record<string, string>) =>
+    call(h.a.app, "/v1/tx/transfer-sol", {
+      method: "POST",
+      apiKey: h.apiKey,
+      body: valid,
+      headers,
+    });
+  await t.step("text/plain (what fetch labels a bare string) and a form: refused", async () => {
+    for (const type of ["text/plain;charset=UTF-8", "application/x-www-form-urlencoded"]) {
+      const res = await send({ "content-type": type });
+      const message = await expectError(res, 400, "invalid_json");
+      assert.match(message, /Content-Type: application\/json/, type);
+    }
+  });
+  await t.step(
+    "application/json with parameters, and +json types: read (then step 6)",
+    async () => {
+      for (
+        const type of [
+          "application/json; charset=utf-8",
+          "Application/JSON",
+          "application/vnd.api+json",
+        ]
+      ) {
+        await expectError(await send({ "content-type": type }), 409, "wallet_not_configured");
+      }
+    },
+  );
+});
+
 Deno.test("Step 4: the schema wins over the mint address and the wallet", async (t) => {
   await using h = await startTxHarness({ wallet: false });
   const valid = { to: { userId: 1 }, mint: "bad", amount: "1", idempotencyKey: "k" };
@@ -74,8 +107,10 @@ Deno.test("Step 4: the schema wins over the mint address and the wallet", async 
     ["to with both forms", { ...valid, to: { userId: 1, address: "x" } }, /^to: /],
     ["to with neither", { ...valid, to: {} }, /^to: /],
     ["to with another key", { ...valid, to: { userId: 1, name: "x" } }, /^to: /],
-    ["userId zero", { ...valid, to: { userId: 0 } }, /^to\.userId: /],
-    ["userId as a string", { ...valid, to: { userId: "1" } }, /^to\.userId: /],
+    ["userId zero", { ...valid, to: { userId: 0 } }, /^to: userId must be a positive integer/],
+    ["userId as a string", { ...valid, to: { userId: "1" } }, /^to: userId must be a positive/],
+    ["address as a number", { ...valid, to: { address: 1 } }, /^to: address must be a string$/],
+    ["an unknown field", { ...valid, memo: "x" }, /^body: Unrecognized key: "memo"$/],
     ["amount as a number", { ...valid, amount: 1 }, /^amount: /],
     ["amount with a trailing point", { ...valid, amount: "1." }, /^amount: /],
     ["amount without a whole part", { ...valid, amount: ".5" }, /^amount: /],
@@ -176,6 +211,41 @@ Deno.test("Step 8: an unresolvable recipient wins over the policy", async () => 
     await expectError(res, 400, "invalid_address");
   }
   await assertNotReserved(h, "k");
+});
+
+Deno.test("Step 8: SOL to a program the transfer calls is invalid_address, not a 500 after reserving the key", async () => {
+  // Given a policy that allows SOL, on mainnet (whose transfers also call the compute budget)
+  await using h = await startTxHarness({ cluster: "mainnet" });
+  await h.policy({ maxSolPerTransfer: "1" });
+  for (
+    const program of [
+      "11111111111111111111111111111111",
+      "ComputeBudget111111111111111111111111111111",
+      "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr",
+    ]
+  ) {
+    // When
+    const res = await h.a.post("transfer-sol", {
+      to: { address: program },
+      amount: "0.1",
+      idempotencyKey: `to-${program}`,
+    });
+    // Then: refused at step 8 with a clear message, nothing reserved
+    const message = await expectError(res, 400, "invalid_address");
+    assert.match(message, /a program the transfer itself calls/);
+    await assertNotReserved(h, `to-${program}`);
+  }
+  // A token transfer only writes the recipient's token account: the same owner is fine there.
+  const mint = await createMint(h.chain, { payer: await createFundedSigner(h.chain), decimals: 0 });
+  await h.policy({ maxSolPerTransfer: "1", allowedMints: [{ mint, maxPerTransaction: "5" }] });
+  const token = await h.a.post("transfer-token", {
+    to: { address: "11111111111111111111111111111111" },
+    mint,
+    amount: "1",
+    idempotencyKey: "token-to-system",
+  });
+  assert.deepEqual(token.status, 200);
+  await token.body?.cancel();
 });
 
 Deno.test("Step 9: a disallowed asset wins over the mint and the amount", async () => {

@@ -91,3 +91,33 @@ Deno.test("Transaction routes answer within 20 s of arrival under a node that de
     await Deno.remove(kvPath).catch(() => {});
   }
 });
+
+Deno.test("A blockhash read another request started is waited for until this request's own deadline, not the other's", async () => {
+  // Given: a 4 s answer deadline (3 s for the RPC), and a node holding the blockhash read
+  await using h = await startTxHarness({
+    proxy: true,
+    timing: { answerWithinMs: 4_000, confirmWaitMs: 300, rpcTimeoutMs: 8_000 },
+  });
+  await h.policy({ maxSolPerTransfer: "1" });
+  await h.link(1);
+  await h.link(2);
+  const held = h.proxy.hold("getLatestBlockhash");
+  const post = (userId: number, key: string) =>
+    h.a.post("transfer-sol", { to: { userId }, amount: "0.01", idempotencyKey: key });
+
+  // When: request A starts the read, B joins it 1.5 s later, and the node answers (503, then
+  // the read again) just after A's deadline
+  const a = post(1, "first");
+  await held.arrived;
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const b = post(2, "second");
+  await new Promise((resolve) => setTimeout(resolve, 1_700));
+  h.proxy.release();
+
+  // Then: A gave up at its deadline; B, with time left, got the blockhash and paid
+  const [first, second] = await Promise.all([a, b]);
+  assert.equal(first.status, 502);
+  assert.equal((await first.json()).error.code, "rpc_error");
+  const paid = await okJson(second);
+  assert.ok(paid.status === "confirmed" || paid.status === "submitted", JSON.stringify(paid));
+});

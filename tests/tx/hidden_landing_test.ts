@@ -19,6 +19,8 @@ import { projectPath } from "../../http/dashboard_paths.ts";
 const BODY = { to: { userId: 31 }, amount: "1", idempotencyKey: "hidden" };
 const ONE_SOL = 1_000_000_000n;
 const DEVELOPER = createTestWallet();
+/** Agave's answer for address history on a node run without transaction history. */
+const NO_HISTORY = { code: -32011, message: "Transaction history is not available from this node" };
 
 /** What the scenario leaves for the test to act on. */
 interface HiddenLanding {
@@ -83,8 +85,8 @@ Deno.test("A landed payment the node hides is never settled failed after a resta
 
 Deno.test("A key whose landed payment the node hides pays once when the client resends it after a restart", async () => {
   await withHiddenLanding(async ({ h, restarted, to, first }) => {
-    // Given: the provider cannot read the wallet's history either, so nothing proves anything
-    h.proxy.failNext("getSignaturesForAddress", 1_000);
+    // Given: the node keeps no address history either, so nothing proves anything
+    h.proxy.lieNext("getSignaturesForAddress", 1_000, NO_HISTORY);
     await h.backgroundCheck();
     const waiting = (await getTxRequest(restarted.kv, h.project.id, BODY.idempotencyKey))!;
     assert.deepEqual([waiting.status, waiting.error], ["submitted", null]);
@@ -111,7 +113,7 @@ Deno.test("A key whose landed payment the node hides pays once when the client r
 
     // When: the truth is visible again
     h.chain.faults.clear();
-    h.proxy.failNext("getSignaturesForAddress", 0);
+    h.proxy.lieNext("getSignaturesForAddress", 0, NO_HISTORY);
     await h.backgroundCheck();
 
     // Then: the key is confirmed with its one payment and one event
@@ -145,6 +147,59 @@ Deno.test("A lagging node's wallet history is no proof of expiry: it is read at 
     h.chain.faults.clear();
     h.proxy.rewrite("getSignatureStatuses", null);
     await h.backgroundCheck();
+
+    // Then
+    const after = await okJson(await restarted.status(BODY.idempotencyKey));
+    assert.deepEqual([after.status, after.signature], ["confirmed", first.signature]);
+  });
+});
+
+Deno.test("A passing failure of the wallet-history read fails the round, not the proof: no attention mark", async () => {
+  await withHiddenLanding(async ({ h, restarted, first }) => {
+    // Given: the node answers the history read with a 503 once
+    h.proxy.failNext("getSignaturesForAddress", 1);
+
+    // When
+    await h.backgroundCheck();
+
+    // Then: nothing is decided or marked
+    const waiting = (await getTxRequest(restarted.kv, h.project.id, BODY.idempotencyKey))!;
+    assert.deepEqual([waiting.status, waiting.expiryUnprovenAt], ["submitted", undefined]);
+
+    // When: the next round reads the history
+    await h.backgroundCheck();
+
+    // Then: the wallet's history confirms it
+    const after = await okJson(await restarted.status(BODY.idempotencyKey));
+    assert.deepEqual([after.status, after.signature], ["confirmed", first.signature]);
+  });
+});
+
+Deno.test("An attempt whose expiry cannot be proven is looked at less and less often, and settles once the truth shows", async () => {
+  await withHiddenLanding(async ({ h, restarted, first }) => {
+    // Given: a node that hides the landing and keeps no address history
+    h.proxy.lieNext("getSignaturesForAddress", 100_000, NO_HISTORY);
+    const interval = restarted.ctx.tx.timing.confirmIntervalMs;
+
+    // When: ten minutes pass, the worker looking for due rounds every 1.5 s
+    const steps = (10 * 60_000) / interval;
+    for (let i = 0; i < steps; i++) {
+      restarted.clock.advance(interval);
+      await h.txEvents();
+    }
+
+    // Then: far fewer rounds than one per 1.5 s (400), the last ones minutes apart
+    const rounds = h.proxy.counts().getSignaturesForAddress ?? 0;
+    assert.ok(rounds >= 10 && rounds <= 80, `${rounds} rounds in ten minutes`);
+    const waiting = (await getTxRequest(restarted.kv, h.project.id, BODY.idempotencyKey))!;
+    assert.equal(waiting.status, "submitted");
+
+    // When: the node shows the truth, and the longest wait (5 minutes) passes
+    h.chain.faults.clear();
+    for (let i = 0; i < (5 * 60_000) / interval + 1; i++) {
+      restarted.clock.advance(interval);
+      await h.txEvents();
+    }
 
     // Then
     const after = await okJson(await restarted.status(BODY.idempotencyKey));

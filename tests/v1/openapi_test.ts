@@ -7,6 +7,8 @@ import { V1_OPERATIONS } from "../../routes/v1/operations.ts";
 import { ERROR_CODES } from "../../routes/v1/error_codes.ts";
 import { call, createTestApp, TEST_BASE_URL } from "../support/test_app.ts";
 import { checkAnswer, checkedSamples } from "../support/openapi_conformance.ts";
+import { addFormats } from "../support/openapi_formats.ts";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { startTxHarness } from "../support/tx_harness.ts";
 
 /** `GET /v1/tx/{idempotencyKey}`-style names of the app's own routes under /v1 and /health. */
@@ -105,6 +107,117 @@ Deno.test("GET /openapi.json answers the OpenAPI 3.1 document without a key", as
     tokens.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`),
     ["path:address", "query:mint"],
   );
+});
+
+Deno.test("Each operation lists, per status, exactly the catalogue's codes of that status it can answer", () => {
+  const document = buildOpenApiDocument({ serverUrl: TEST_BASE_URL, title: "Blocklink" });
+  const listed = new Set<string>();
+  for (const op of V1_OPERATIONS) {
+    const { responses } = document.paths[op.path]![op.method] as {
+      responses: Record<string, unknown>;
+    };
+    for (const [status, response] of Object.entries(responses)) {
+      if (status === "200") continue;
+      const codes = codesIn(response);
+      assert.ok(codes.length > 0, `${op.id} ${status} lists no code`);
+      for (const code of codes) {
+        listed.add(code);
+        assert.equal(
+          String(ERROR_CODES[code as keyof typeof ERROR_CODES].status),
+          status,
+          `${op.id}: ${code} under ${status}`,
+        );
+      }
+    }
+  }
+  // Every code of the catalogue is answered by some operation.
+  assert.deepEqual(Object.keys(ERROR_CODES).filter((code) => !listed.has(code)), []);
+  // The money path, status by status, in the spec's order of checks.
+  const sol = (document.paths["/v1/tx/transfer-sol"]!.post as {
+    responses: Record<string, unknown>;
+  }).responses;
+  const byStatus = Object.fromEntries(
+    Object.entries(sol).filter(([s]) => s !== "200").map(([s, r]) => [s, codesIn(r)]),
+  );
+  assert.deepEqual(byStatus, {
+    "400": ["invalid_json", "invalid_request", "invalid_address", "invalid_amount"],
+    "401": ["unauthorized"],
+    "403": ["sol_transfers_disabled", "amount_over_limit"],
+    "404": ["wallet_not_linked"],
+    "409": ["wallet_not_configured", "idempotency_conflict"],
+    "413": ["payload_too_large"],
+    "422": ["invalid_limit_config"],
+    "429": [
+      "rate_limited",
+      "daily_quota_exceeded",
+      "daily_tx_quota_exceeded",
+      "recipient_rate_limited",
+      "player_rate_limited",
+      "hourly_budget_exceeded",
+      "daily_failed_tx_quota_exceeded",
+    ],
+    "500": ["internal"],
+    "502": ["wallet_unavailable", "rpc_error"],
+  });
+});
+
+Deno.test("Every operation has a unique operationId, a tag, a summary and examples the document accepts", () => {
+  const document = buildOpenApiDocument({ serverUrl: TEST_BASE_URL, title: "Blocklink" });
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema(document, "doc");
+  const tags = new Set((document.tags as Array<{ name: string }>).map((tag) => tag.name));
+  const ids = new Set<string>();
+  type Media = { schema: unknown; example?: unknown };
+  type Op = {
+    operationId: string;
+    tags: string[];
+    summary: string;
+    parameters?: Array<{ name: string; schema: unknown; example?: unknown }>;
+    requestBody?: { content: Record<string, Media> };
+    responses: Record<string, { content: Record<string, Media> }>;
+  };
+  const valid = (schema: unknown, value: unknown, what: string) => {
+    const validate = ajv.compile(schema as object);
+    assert.ok(validate(value), `${what}: ${ajv.errorsText(validate.errors)}`);
+  };
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const [method, raw] of Object.entries(methods)) {
+      const op = raw as Op;
+      const name = `${method} ${path}`;
+      assert.match(op.operationId, /^[a-z][A-Za-z]+$/, name);
+      assert.ok(!ids.has(op.operationId), `${op.operationId} twice`);
+      ids.add(op.operationId);
+      assert.deepEqual(op.tags.length, 1, name);
+      assert.ok(tags.has(op.tags[0]!), `${name}: tag ${op.tags[0]}`);
+      assert.ok(op.summary.length > 0, name);
+      for (const parameter of op.parameters ?? []) {
+        if (parameter.example === undefined) continue;
+        valid(resolved(parameter.schema), parameter.example, `${name} ${parameter.name}`);
+      }
+      // A path parameter has an example whenever the operation has one.
+      for (const parameter of op.parameters ?? []) {
+        if ((parameter as { in?: string }).in === "path") {
+          assert.ok(parameter.example !== undefined, `${name}: ${parameter.name} has no example`);
+        }
+      }
+      const body = op.requestBody?.content["application/json"];
+      if (body) {
+        assert.ok(body.example !== undefined, `${name}: no request example`);
+        valid(resolved(body.schema), body.example, `${name} body`);
+      }
+      const answer = op.responses["200"]!.content["application/json"]!;
+      assert.ok(answer.example !== undefined, `${name}: no answer example`);
+      valid(resolved(answer.schema), answer.example, `${name} answer`);
+    }
+  }
+  assert.equal(ids.size, V1_OPERATIONS.length);
+
+  /** A schema whose `$ref` points into the document, made absolute for Ajv. */
+  function resolved(schema: unknown): object {
+    const ref = (schema as { $ref?: string }).$ref;
+    return ref ? { $ref: `doc${ref}` } : schema as object;
+  }
 });
 
 function codesIn(response: unknown): string[] {
@@ -253,4 +366,17 @@ Deno.test("Real answers of every route match the OpenAPI document", async () => 
       "GET /v1/events 400",
     ]
   ) assert.ok(samples.has(sample), `no sample ${sample}`);
+});
+
+Deno.test("The README's table of error codes is the catalogue: every code, its status, nothing else", () => {
+  const readme = Deno.readTextFileSync(new URL("../../README.md", import.meta.url));
+  const section = readme.slice(readme.indexOf("**Error codes.**"), readme.indexOf("**Clients.**"));
+  const rows = section.split("\n").filter((line) => line.startsWith("| `"));
+  const listed = rows.map((row) => {
+    const [code, status] = row.split("|").slice(1, 3).map((cell) => cell.trim());
+    return [code!.replaceAll("`", ""), Number(status)];
+  });
+  const catalogue = Object.entries(ERROR_CODES).map(([code, info]) => [code, info.status]);
+  assert.ok(catalogue.length > 20);
+  assert.deepEqual(listed, catalogue);
 });

@@ -1,0 +1,159 @@
+/**
+ * Webhook endpoints: per project, up to 5 URLs that receive every event of its feed, each with its
+ * signing secret (sealed under SECRET).
+ *
+ * `["webhook_targets", projectId]` lists the project's endpoint ids. Every commit that records
+ * events reads it and checks it (`lib/webhooks/fan_out.ts`), and every change of the endpoints
+ * checks and rewrites it, so an endpoint gets exactly the events committed after the commit that
+ * added it, and none after the one that removed it, whatever the instances racing.
+ */
+import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
+import { wasWrittenBy } from "./lost_answer.ts";
+import { guardSealedWrite } from "./secret_check.ts";
+
+/** Most endpoints a project may have. */
+export const MAX_WEBHOOK_ENDPOINTS = 5;
+
+/** A webhook endpoint as stored. */
+export interface WebhookEndpoint {
+  id: string;
+  projectId: string;
+  url: string;
+  createdAt: number;
+  /** The signing secret (`whsec_...`), sealed as a `webhook_secret` of the project. */
+  secretEnc: string;
+  /** During a rotation's overlap: the secret before, sealed the same way, signing too until `until`. */
+  previous: { secretEnc: string; until: number } | null;
+  /** When the secret was last rotated (null: never). */
+  rotatedAt: number | null;
+}
+
+/** Key of the project's list of endpoint ids (checked by every commit that records events). */
+export function webhookTargetsKey(projectId: string): Deno.KvKey {
+  return ["webhook_targets", projectId];
+}
+/** Key of an endpoint. */
+function webhookEndpointKey(projectId: string, id: string): Deno.KvKey {
+  return ["webhook_endpoints", projectId, id];
+}
+
+/** Reads the project's endpoint ids, to be checked by the commit that records events. */
+export function getWebhookTargetsEntry(
+  kv: Deno.Kv,
+  projectId: string,
+): Promise<Deno.KvEntryMaybe<string[]>> {
+  return kv.get<string[]>(webhookTargetsKey(projectId));
+}
+
+/** Why `createWebhookEndpoint` refused. */
+export class WebhookEndpointConflictError extends Error {
+  constructor(readonly reason: "limit" | "duplicate") {
+    super(`Cannot add webhook endpoint: ${reason}`);
+  }
+}
+
+/**
+ * Stores a new endpoint (its secret sealed under the SECRET of key id `sealedUnder`) and adds it
+ * to the project's targets, within `MAX_WEBHOOK_ENDPOINTS` and one endpoint per URL; throws
+ * `WebhookEndpointConflictError` otherwise.
+ */
+export async function createWebhookEndpoint(
+  kv: Deno.Kv,
+  endpoint: WebhookEndpoint,
+  options: { sealedUnder: string },
+): Promise<WebhookEndpoint> {
+  const { projectId, id } = endpoint;
+  return await commitWithRetry("add webhook endpoint", async () => {
+    const targets = await getWebhookTargetsEntry(kv, projectId);
+    const ids = targets.value ?? [];
+    if (ids.length >= MAX_WEBHOOK_ENDPOINTS) throw new WebhookEndpointConflictError("limit");
+    const existing = await listWebhookEndpoints(kv, projectId);
+    if (existing.some((e) => e.url === endpoint.url)) {
+      throw new WebhookEndpointConflictError("duplicate");
+    }
+    const op = kv.atomic()
+      .check(targets)
+      .check({ key: webhookEndpointKey(projectId, id), versionstamp: null })
+      .set(webhookEndpointKey(projectId, id), endpoint)
+      .set(webhookTargetsKey(projectId), [...ids, id]);
+    await guardSealedWrite(kv, op, options.sealedUnder);
+    if ((await op.commit()).ok || await wasWrittenBy(kv, webhookEndpointKey(projectId, id))) {
+      return endpoint;
+    }
+    return RETRY;
+  }, { rounds: 10 });
+}
+
+/** Returns an endpoint entry (versionstamp null when absent). */
+export function getWebhookEndpointEntry(
+  kv: Deno.Kv,
+  projectId: string,
+  id: string,
+): Promise<Deno.KvEntryMaybe<WebhookEndpoint>> {
+  return kv.get<WebhookEndpoint>(webhookEndpointKey(projectId, id));
+}
+
+/** Lists a project's endpoint entries, oldest first. */
+export async function listWebhookEndpointEntries(
+  kv: Deno.Kv,
+  projectId: string,
+): Promise<Deno.KvEntry<WebhookEndpoint>[]> {
+  return await Array.fromAsync(
+    kv.list<WebhookEndpoint>({ prefix: ["webhook_endpoints", projectId] }),
+  );
+}
+
+/** Lists a project's endpoints, oldest first. */
+export async function listWebhookEndpoints(
+  kv: Deno.Kv,
+  projectId: string,
+): Promise<WebhookEndpoint[]> {
+  return (await listWebhookEndpointEntries(kv, projectId)).map((entry) => entry.value);
+}
+
+/** Iterates over every endpoint entry of every project (for re-sealing). */
+export function listAllWebhookEndpointEntries(
+  kv: Deno.Kv,
+): Deno.KvListIterator<WebhookEndpoint> {
+  return kv.list<WebhookEndpoint>({ prefix: ["webhook_endpoints"] });
+}
+
+/**
+ * Removes an endpoint and takes it out of the project's targets, so events committed from now on
+ * do not go to it; returns it, or null when absent.
+ */
+export async function deleteWebhookEndpoint(
+  kv: Deno.Kv,
+  projectId: string,
+  id: string,
+): Promise<WebhookEndpoint | null> {
+  return await commitWithRetry("remove webhook endpoint", async () => {
+    const [entry, targets] = await Promise.all([
+      getWebhookEndpointEntry(kv, projectId, id),
+      getWebhookTargetsEntry(kv, projectId),
+    ]);
+    if (!entry.value) return null;
+    const ids = (targets.value ?? []).filter((target) => target !== id);
+    const op = kv.atomic().check(entry, targets).delete(entry.key);
+    if (ids.length > 0) op.set(webhookTargetsKey(projectId), ids);
+    else op.delete(webhookTargetsKey(projectId));
+    if ((await op.commit()).ok || !await wasWrittenBy(kv, entry.key)) return entry.value;
+    return RETRY;
+  }, { rounds: 10 });
+}
+
+/**
+ * Replaces an endpoint's sealed secrets (a rotation, or re-sealing under a new SECRET) if the
+ * endpoint did not change since `entry` was read; false when it did (or is gone).
+ */
+export async function updateWebhookEndpointSecrets(
+  kv: Deno.Kv,
+  entry: Deno.KvEntry<WebhookEndpoint>,
+  next: Pick<WebhookEndpoint, "secretEnc" | "previous" | "rotatedAt"> & { sealedUnder: string },
+): Promise<boolean> {
+  const { sealedUnder, ...secrets } = next;
+  const op = kv.atomic().check(entry).set(entry.key, { ...entry.value, ...secrets });
+  await guardSealedWrite(kv, op, sealedUnder);
+  return (await op.commit()).ok ||
+    await wasWrittenBy<WebhookEndpoint>(kv, entry.key, (v) => v.secretEnc === secrets.secretEnc);
+}
