@@ -30,6 +30,11 @@ export const AUDIT_ACTIONS = [
   "ownership_transferred",
   "withdrawal_requested",
   "key_exported",
+  "webhook_endpoint_added",
+  "webhook_endpoint_removed",
+  "webhook_secret_rotated",
+  "webhook_test_sent",
+  "webhook_delivery_replayed",
 ] as const;
 /** An action the log records. */
 export type AuditAction = typeof AUDIT_ACTIONS[number];

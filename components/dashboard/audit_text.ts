@@ -25,6 +25,11 @@ export const AUDIT_LABELS: Record<AuditAction, string> = {
   ownership_transferred: "Ownership handed over",
   withdrawal_requested: "Withdrawal",
   key_exported: "Wallet key exported",
+  webhook_endpoint_added: "Webhook endpoint added",
+  webhook_endpoint_removed: "Webhook endpoint removed",
+  webhook_secret_rotated: "Webhook secret rotated",
+  webhook_test_sent: "Webhook test sent",
+  webhook_delivery_replayed: "Webhook delivery replayed",
 };
 
 /** One line saying what the entry changed (the details themselves are shown beside it). */
@@ -61,6 +66,14 @@ export function describeAuditEntry(entry: AuditEntry): string {
       return `to ${who("to")}`;
     case "withdrawal_requested":
       return `${text("summary")} to ${who("recipient")}`;
+    case "webhook_endpoint_added":
+    case "webhook_endpoint_removed":
+    case "webhook_test_sent":
+      return text("url");
+    case "webhook_secret_rotated":
+      return `${text("url")}${d.droppedPrevious ? ", the old secret stopped at once" : ""}`;
+    case "webhook_delivery_replayed":
+      return `${text("replayOf")} to ${text("url")}`;
     default:
       return "";
   }

@@ -158,6 +158,7 @@ export function webhookRoutes(ctx: AppContext): Hono {
         const result = await sendWebhookPing(ctx, {
           projectId: project.id,
           endpointId: c.req.param("endpointId")!,
+          actor: developer,
         });
         return {
           json: result,

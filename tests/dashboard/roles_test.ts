@@ -64,6 +64,8 @@ const CASES: RouteCase[] = [
     .map(page),
   ...["/events", "/team", "/audit", "/audit/export"].map(page),
   { ...page("/delete"), can: "delete" },
+  ...["/webhooks"].map(page),
+  ...webhookCases(),
   { ...page("/withdraw"), can: "withdraw" },
   {
     ...page("/withdraw/confirm"),
@@ -227,6 +229,31 @@ const CASES: RouteCase[] = [
     ok: 200,
   },
 ];
+
+/**
+ * The webhooks' actions (a developer or above, as watches). The team's project has no endpoint:
+ * an allowed role gets the answer after the role check (`webhooks_test.ts` covers the rest).
+ */
+function webhookCases(): RouteCase[] {
+  const none = "01HZZZZZZZZZZZZZZZZZZZZZZZ";
+  const action = (rest: string, ok: number, body?: unknown): RouteCase => ({
+    method: "POST",
+    route: `/dashboard/projects/:id/webhooks${
+      rest.replace(`deliveries/${none}`, "deliveries/:deliveryId").replace(none, ":endpointId")
+    }`,
+    can: "webhooks",
+    request: (w) => ({ path: `${base(w)}/webhooks${rest}`, body }),
+    ok,
+  });
+  return [
+    // A URL the rules refuse before any name is resolved.
+    action("", 400, { url: "http://hooks.example.test/hook" }),
+    action(`/${none}/delete`, 200),
+    action(`/${none}/rotate`, 404, {}),
+    action(`/${none}/test`, 404),
+    action(`/deliveries/${none}/replay`, 404),
+  ];
+}
 
 function send(w: TeamWorld, c: RouteCase, who: Role | "outsider"): Promise<Response> {
   const { path, body } = c.request(w, who === "outsider" ? "viewer" : who);
