@@ -92,9 +92,7 @@ async function changeTeam<T>(
 ): Promise<T> {
   const { projectId, at } = input.audit;
   const stampKey = teamStampKey(projectId);
-  // Every round one of the changes racing on the stamp commits, so each finishes within as many
-  // rounds as there are racers: the default 100 outlasts a whole team invited at once (20 did not,
-  // under load: 30 concurrent invitations answered 500 instead of team_limit_reached).
+  // Each round one change racing on the stamp commits: 100 rounds outlast a whole team at once.
   return await commitWithRetry(input.label, async () => {
     const stamp = await kv.get<TeamStamp>(stampKey);
     if (stamp.value?.closed) throw new TeamChangeError("closed");

@@ -142,7 +142,7 @@ Deno.test("Each operation lists, per status, exactly the catalogue's codes of th
   assert.deepEqual(byStatus, {
     "400": ["invalid_json", "invalid_request", "invalid_address", "invalid_amount"],
     "401": ["unauthorized"],
-    "403": ["sol_transfers_disabled", "amount_over_limit"],
+    "403": ["insufficient_scope", "sol_transfers_disabled", "amount_over_limit"],
     "404": ["wallet_not_linked"],
     "409": ["wallet_not_configured", "idempotency_conflict"],
     "413": ["payload_too_large"],

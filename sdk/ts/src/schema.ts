@@ -2239,7 +2239,8 @@ export interface operations {
                      *           "amount": "0.25",
                      *           "mint": null,
                      *           "userId": 1001,
-                     *           "createdAt": 1795262400000
+                     *           "createdAt": 1795262400000,
+                     *           "requestedBy": null
                      *         }
                      *       ],
                      *       "next": null
