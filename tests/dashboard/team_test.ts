@@ -109,7 +109,7 @@ Deno.test("Members and invitations stop at the team's limit, even invited all at
   for (const res of answers) if (!res.bodyUsed) await res.body?.cancel();
 });
 
-Deno.test("The owner cannot be removed, demoted or leave; a member who is already one is not invited", async () => {
+Deno.test("The owner cannot be removed, demoted or leave; a member who is already one is not invited; a stranger is no member", async () => {
   await using w = await startTeam();
   const { owner, admin } = w.as;
   for (
@@ -134,6 +134,20 @@ Deno.test("The owner cannot be removed, demoted or leave; a member who is alread
     409,
     "member_exists",
   );
+  // An address that is not a member: its role cannot change, it cannot be removed
+  const stranger = "Vote111111111111111111111111111111111111111";
+  for (
+    const [rest, body] of [
+      [`/members/${stranger}/remove`, undefined],
+      [`/members/${stranger}/role`, { role: "viewer" }],
+    ] as const
+  ) {
+    await assertErrorCode(
+      await postJson(w.app, path(w.projectId, rest), body, { jar: owner.jar }),
+      404,
+      "member_not_found",
+    );
+  }
   await assertErrorCode(
     await postJson(w.app, path(w.projectId, "/members"), { address: "nope", role: "owner" }, {
       jar: owner.jar,
