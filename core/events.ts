@@ -1,7 +1,17 @@
 /** The events pushed to game servers (spec "Events"); `v` is added when a message is encoded. */
 
-/** Kinds of transaction request. */
-export type TxKind = "transfer-sol" | "transfer-token" | "mint-token";
+/** The kinds of the transaction routes, each its own route (`/v1/tx/<kind>`). */
+export const TX_ROUTE_KINDS = ["transfer-sol", "transfer-token", "mint-token"] as const;
+/** A transaction route's kind. */
+export type TxRouteKind = typeof TX_ROUTE_KINDS[number];
+
+/**
+ * Kinds of transaction request: a route's, or `withdraw`, SOL or a token sent from the managed
+ * wallet by its owner or an admin from the dashboard (outside the game policy's limits).
+ */
+export const TX_KINDS = [...TX_ROUTE_KINDS, "withdraw"] as const;
+/** A transaction request's kind. */
+export type TxKind = typeof TX_KINDS[number];
 
 /** One event, before encoding. Null fields are dropped from the message. */
 export type ServiceEvent =

@@ -31,25 +31,39 @@ export function ulidFloor(time: number): string {
   return timePart(time) + ALPHABET[0]!.repeat(16);
 }
 
-let lastTime = -1;
-let lastRandom: number[] = [];
+/**
+ * A source of ULIDs of given times that count up within a millisecond: each is greater than the
+ * last one it gave for the same time, so records made one after the other in one process list in
+ * that order. Each source keeps its own last id, so one fed a test's clock held still is not
+ * disturbed by one fed the real time.
+ */
+export function ulidSequence(): (time: number) => string {
+  let lastTime = -1;
+  let lastRandom: number[] = [];
+  return (time) => {
+    lastRandom = time === lastTime ? nextDigits(lastRandom) : randomDigits();
+    lastTime = time;
+    return timePart(time) + lastRandom.map((d) => ALPHABET[d]).join("");
+  };
+}
+
+const processIds = ulidSequence();
+let latest = -1;
 
 /**
  * Returns a new ULID for now, greater than every one this function returned before in this
- * process: within one millisecond the random part counts up, so ids made in one go (a poll's
- * events, oldest first) keep their order in a listing.
+ * process (a clock stepping back keeps the latest time): ids made in one go (a poll's events,
+ * oldest first) keep their order in a listing.
  */
 export function monotonicUlid(): string {
-  const now = Date.now();
-  if (now > lastTime) {
-    lastTime = now;
-    lastRandom = randomDigits();
-  } else {
-    // Add one: the last digit below 31 goes up, the 31s after it wrap to 0 (all 31s: all wrap).
-    const i = lastRandom.findLastIndex((d) => d !== 31);
-    lastRandom = lastRandom.map((d, j) => j < i ? d : j === i ? d + 1 : 0);
-  }
-  return timePart(lastTime) + lastRandom.map((d) => ALPHABET[d]).join("");
+  latest = Math.max(Date.now(), latest);
+  return processIds(latest);
+}
+
+// Adds one: the last digit below 31 goes up, the 31s after it wrap to 0 (all 31s: all wrap).
+function nextDigits(digits: number[]): number[] {
+  const i = digits.findLastIndex((d) => d !== 31);
+  return digits.map((d, j) => j < i ? d : j === i ? d + 1 : 0);
 }
 
 /** Returns `bytes` random bytes encoded as base64url without padding. */

@@ -11,11 +11,13 @@ export const PROJECT_TABS = [
   { tab: "transactions", label: "Transactions" },
   { tab: "players", label: "Players" },
   { tab: "events", label: "Event log" },
+  { tab: "team", label: "Team" },
+  { tab: "audit", label: "Audit log" },
   { tab: "webhooks", label: "Webhooks" },
 ] as const;
 
-/** One project page's tab name (`""` is the overview). */
-export type ProjectTab = typeof PROJECT_TABS[number]["tab"] | "delete";
+/** One project page's tab name (`""` is the overview); the last three are reached by links. */
+export type ProjectTab = typeof PROJECT_TABS[number]["tab"] | "delete" | "withdraw" | "export";
 
 /** The sign-in page, landing on `next` afterwards. */
 export function signInPath(next: string): string {

@@ -21,6 +21,11 @@ export interface ActionResult {
   flash: Flash;
   /** Where a browser goes next. */
   redirect: string;
+  /**
+   * A page to answer a browser with instead of the redirect: for a secret shown once, which must
+   * not travel in the flash cookie (the flash then goes unused).
+   */
+  page?: (c: Context) => Response | Promise<Response>;
 }
 
 /** What an action handler gets. */
@@ -105,6 +110,7 @@ export function dashboardAction(
       if (options.readBody !== false) fields = await readActionFields(c);
       const result = await run({ c, developer, fields });
       if (json) return c.json(result.json, result.status ?? 200);
+      if (result.page) return await result.page(c);
       await setFlash(ctx, c, developer, result.flash);
       return c.redirect(result.redirect, 303);
     } catch (error) {

@@ -16,6 +16,7 @@ import {
 } from "./_wallets.ts";
 import { WalletButtons } from "./_wallet_buttons.tsx";
 import { ownValue } from "./_own_value.ts";
+import { decodeSandboxSecret, SANDBOX_STORAGE } from "./_sandbox_key.ts";
 
 /** Props of the island (JSON-safe). */
 export interface DashboardSignInProps {
@@ -35,7 +36,6 @@ const API_MESSAGES: Record<string, string> = {
   bad_origin: "The request was blocked because it did not come from this page. Reload and retry.",
   network: "Could not reach the server. Check your connection and try again.",
 };
-const SANDBOX_STORAGE = "blocklink.sandboxKey";
 
 class ApiFailure extends Error {
   constructor(readonly code: string) {
@@ -172,17 +172,6 @@ function WalletList(
   return <WalletButtons wallets={props.wallets} busy={props.busy} onPick={props.onPick} />;
 }
 
-function decodeSecret(text: string): Uint8Array | null {
-  try {
-    const bytes = base58.decode(text.trim());
-    // A 64-byte key (as wallets export it) starts with the 32-byte secret.
-    if (bytes.length === 64) return bytes.slice(0, 32);
-    return bytes.length === 32 ? bytes : null;
-  } catch {
-    return null;
-  }
-}
-
 function SandboxKey(
   props: { busy: boolean; onUse: (secret: Uint8Array) => void },
 ): VNode | null {
@@ -196,7 +185,7 @@ function SandboxKey(
 
   function use(event: Event) {
     event.preventDefault();
-    const secret = decodeSecret(text);
+    const secret = decodeSandboxSecret(text);
     if (!secret) {
       setProblem("Paste a base58 secret key (32 or 64 bytes), or generate one.");
       return;

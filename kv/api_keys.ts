@@ -8,6 +8,15 @@ import { sha256Hex } from "../core/hash.ts";
 import { randomToken, ulid } from "../core/ids.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 import type { KvReader } from "./read_batches.ts";
+import { addAuditEntry, type AuditInput } from "./audit_log.ts";
+
+/**
+ * What a key may call: `read` (the reads, players, the event feed, a transaction's status and the
+ * list) and `pay` (the transaction routes).
+ */
+export const API_KEY_SCOPES = ["read", "pay"] as const;
+/** One scope of a key. */
+export type ApiKeyScope = typeof API_KEY_SCOPES[number];
 
 /** An API key as stored (no plaintext). */
 export interface ApiKeyRecord {
@@ -18,6 +27,16 @@ export interface ApiKeyRecord {
   hash: string;
   createdAt: number;
   revokedAt: number | null;
+  /**
+   * What the key may call. Absent on keys made before keys had scopes, and on those the previous
+   * version still makes during a rolling deploy: such a key has every scope (`scopesOf`).
+   */
+  scopes?: ApiKeyScope[];
+}
+
+/** The scopes of a key. */
+export function scopesOf(record: ApiKeyRecord): readonly ApiKeyScope[] {
+  return record.scopes ?? API_KEY_SCOPES;
 }
 
 /** What the hash index points to. */
@@ -56,11 +75,18 @@ export function isApiKeyShape(key: string): boolean {
 /** Thrown by `createApiKey` when the project already has the maximum of active keys. */
 export class KeyLimitError extends Error {}
 
-/** Creates a key for the project and returns its record and the plaintext (shown once). */
+/**
+ * Creates a key for the project with `scopes` (every scope unless given) and returns its record
+ * and the plaintext (shown once); `audit` builds the entry recorded with it from the record.
+ */
 export async function createApiKey(
   kv: Deno.Kv,
   projectId: string,
   now: number,
+  options: {
+    scopes?: readonly ApiKeyScope[];
+    audit?: ((record: ApiKeyRecord) => AuditInput) | undefined;
+  } = {},
 ): Promise<{ record: ApiKeyRecord; plaintext: string }> {
   const plaintext = API_KEY_PREFIX + randomToken(32);
   const record: ApiKeyRecord = {
@@ -70,19 +96,21 @@ export async function createApiKey(
     hash: sha256Hex(plaintext),
     createdAt: now,
     revokedAt: null,
+    scopes: API_KEY_SCOPES.filter((scope) => (options.scopes ?? API_KEY_SCOPES).includes(scope)),
   };
   return await commitWithRetry("create API key", async () => {
     const countEntry = await kv.get<number>(activeKeyCountKey(projectId));
     const count = countEntry.value ?? 0;
     if (count >= MAX_ACTIVE_KEYS_PER_PROJECT) throw new KeyLimitError();
     const ref: ApiKeyRef = { projectId, keyId: record.id };
-    const result = await kv.atomic()
+    const op = kv.atomic()
       .check(countEntry)
       .check({ key: apiKeyHashKey(record.hash), versionstamp: null })
       .set(apiKeyKey(projectId, record.id), record)
       .set(apiKeyHashKey(record.hash), ref)
-      .set(activeKeyCountKey(projectId), count + 1)
-      .commit();
+      .set(activeKeyCountKey(projectId), count + 1);
+    if (options.audit) addAuditEntry(op, options.audit(record));
+    const result = await op.commit();
     if (result.ok || await wasWrittenBy(kv, apiKeyKey(projectId, record.id))) {
       return { record, plaintext };
     }
@@ -108,12 +136,16 @@ export async function listApiKeys(
   return keys;
 }
 
-/** Revokes an active key; false when it is unknown in this project or already revoked. */
+/**
+ * Revokes an active key; false when it is unknown in this project or already revoked. `audit`
+ * builds the entry recorded with it from the key's record.
+ */
 export async function revokeApiKey(
   kv: Deno.Kv,
   projectId: string,
   keyId: string,
   now: number,
+  options: { audit?: ((record: ApiKeyRecord) => AuditInput) | undefined } = {},
 ): Promise<boolean> {
   return await commitWithRetry("revoke API key", async () => {
     const [entry, countEntry] = await kv.getMany<[ApiKeyRecord, number]>([
@@ -121,15 +153,15 @@ export async function revokeApiKey(
       activeKeyCountKey(projectId),
     ]);
     if (!entry.value || entry.value.revokedAt !== null) return false;
-    const result = await kv.atomic()
+    const op = kv.atomic()
       .check(entry, countEntry)
       .set(apiKeyKey(projectId, keyId), { ...entry.value, revokedAt: now }, {
         expireIn: REVOKED_KEY_KEPT_MS,
       })
       .delete(apiKeyHashKey(entry.value.hash))
-      .set(activeKeyCountKey(projectId), Math.max(0, (countEntry.value ?? 1) - 1))
-      .commit();
-    if (result.ok) return true;
+      .set(activeKeyCountKey(projectId), Math.max(0, (countEntry.value ?? 1) - 1));
+    if (options.audit) addAuditEntry(op, options.audit(entry.value));
+    if ((await op.commit()).ok) return true;
     return RETRY;
   });
 }

@@ -1,4 +1,5 @@
 /** Transaction policies: one per project, replaced whole when the dashboard saves it. */
+import { addAuditEntry, type AuditInput } from "./audit_log.ts";
 
 /** A mint the project may send or mint, with its per-transaction maximum. */
 export interface MintAllowance {
@@ -46,7 +47,25 @@ export async function getPolicy(kv: Deno.Kv, projectId: string): Promise<TxPolic
   return (await kv.get<TxPolicy>(policyKey(projectId))).value ?? emptyPolicy();
 }
 
-/** Stores the project's policy, already validated (`lib/tx/policy.ts`). */
-export async function setPolicy(kv: Deno.Kv, projectId: string, policy: TxPolicy): Promise<void> {
-  await kv.set(policyKey(projectId), policy);
+/** Returns the project's policy entry (versionstamp null while it never saved one). */
+export function getPolicyEntry(
+  kv: Deno.Kv,
+  projectId: string,
+): Promise<Deno.KvEntryMaybe<TxPolicy>> {
+  return kv.get<TxPolicy>(policyKey(projectId));
+}
+
+/**
+ * Replaces the policy read as `entry` with `policy`, already validated (`lib/tx/policy.ts`), with
+ * its audit entry; false when the stored policy changed since it was read.
+ */
+export async function replacePolicy(
+  kv: Deno.Kv,
+  entry: Deno.KvEntryMaybe<TxPolicy>,
+  policy: TxPolicy,
+  options: { audit?: AuditInput | undefined } = {},
+): Promise<boolean> {
+  const op = kv.atomic().check(entry).set(entry.key, policy);
+  if (options.audit) addAuditEntry(op, options.audit);
+  return (await op.commit()).ok;
 }

@@ -6,6 +6,14 @@ import { getManyInTens } from "./get_many.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 import { guardSealedWrite } from "./secret_check.ts";
 import type { KvReader } from "./read_batches.ts";
+import { addAuditEntry, type AuditInput } from "./audit_log.ts";
+import {
+  addFounder,
+  listMemberProjectIds,
+  MAX_PROJECTS_PER_DEVELOPER,
+  ownedCountKey,
+} from "./members.ts";
+import { addTeamClosure } from "./team.ts";
 
 /** The MessagingService topic a project's events go to until it sets one. */
 export const DEFAULT_EVENT_TOPIC = "svc";
@@ -28,16 +36,13 @@ export interface Project {
   /** Derived from the name at creation; never changes, and stays reserved after deletion. */
   slug: string;
   cluster: Cluster;
-  /** Wallet address of the developer who created it. */
+  /** Wallet address of the developer who created it (its owner is in its team: `members.ts`). */
   createdBy: string;
   createdAt: number;
   deletedAt: number | null;
   walletAddress: string | null;
   settings: ProjectSettings;
 }
-
-/** The most active projects one developer may have. */
-export const MAX_PROJECTS_PER_DEVELOPER = 5;
 
 /** Key of a project record. */
 export function projectKey(id: string): Deno.KvKey {
@@ -47,16 +52,7 @@ export function projectKey(id: string): Deno.KvKey {
 export function projectSlugKey(slug: string): Deno.KvKey {
   return ["projects_by_slug", slug];
 }
-/** Key of a developer's project index entry (value: project id). */
-function developerProjectKey(developer: string, id: string): Deno.KvKey {
-  return ["projects_by_developer", developer, id];
-}
-/** Key of a developer's active project count. */
-function developerProjectCountKey(developer: string): Deno.KvKey {
-  return ["project_counts_by_developer", developer];
-}
-
-/** Thrown by `createProject` when the developer already has the maximum of active projects. */
+/** Thrown by `createProject` when the developer already owns the maximum of active projects. */
 export class ProjectLimitError extends Error {}
 
 /** Turns a name into a URL slug: lowercase letters, digits and single dashes. */
@@ -67,17 +63,26 @@ export function slugify(name: string): string {
   return slug || "game";
 }
 
-/** Creates a project with a unique slug derived from its name, within the developer's limit. */
+/**
+ * Creates a project with a unique slug derived from its name, its creator as its owner, within
+ * the limit of projects they own; `audit` names the action to record with it.
+ */
 export async function createProject(
   kv: Deno.Kv,
-  input: { name: string; cluster: Cluster; createdBy: string; now: number },
+  input: {
+    name: string;
+    cluster: Cluster;
+    createdBy: string;
+    now: number;
+    audit?: Omit<AuditInput, "projectId"> | undefined;
+  },
 ): Promise<Project> {
   const base = slugify(input.name);
   let slug = base;
   return await commitWithRetry("create project", async () => {
     const [slugEntry, countEntry] = await kv.getMany<[string, number]>([
       projectSlugKey(slug),
-      developerProjectCountKey(input.createdBy),
+      ownedCountKey(input.createdBy),
     ]);
     if (slugEntry.value !== null) {
       // Slugs are never freed, so counting up (-2, -3, ...) could run out of tries; a random
@@ -104,14 +109,15 @@ export async function createProject(
         topic: DEFAULT_EVENT_TOPIC,
       },
     };
-    const result = await kv.atomic()
+    const op = kv.atomic()
       .check(slugEntry, countEntry)
       .check({ key: projectKey(project.id), versionstamp: null })
       .set(projectKey(project.id), project)
       .set(projectSlugKey(slug), project.id)
-      .set(developerProjectKey(input.createdBy, project.id), project.id)
-      .set(developerProjectCountKey(input.createdBy), count + 1)
-      .commit();
+      .set(ownedCountKey(input.createdBy), count + 1);
+    addFounder(op, { projectId: project.id, owner: input.createdBy, now: input.now });
+    if (input.audit) addAuditEntry(op, { ...input.audit, projectId: project.id });
+    const result = await op.commit();
     if (result.ok || await wasWrittenBy(kv, projectKey(project.id))) return project;
     return RETRY;
   });
@@ -138,12 +144,9 @@ export async function getActiveProjectBySlug(kv: Deno.Kv, slug: string): Promise
   return project && project.deletedAt === null ? project : null;
 }
 
-/** Lists a developer's active projects, oldest first. */
+/** Lists the active projects a developer is a member of, oldest first. */
 export async function listProjectsByDeveloper(kv: Deno.Kv, developer: string): Promise<Project[]> {
-  const ids: string[] = [];
-  for await (const e of kv.list<string>({ prefix: ["projects_by_developer", developer] })) {
-    ids.push(e.value);
-  }
+  const ids = await listMemberProjectIds(kv, developer);
   const projects: Project[] = [];
   for (const e of await getManyInTens<Project>(kv, ids.map(projectKey))) {
     if (e.value && e.value.deletedAt === null) projects.push(e.value);
@@ -154,39 +157,52 @@ export async function listProjectsByDeveloper(kv: Deno.Kv, developer: string): P
 /**
  * Applies `change` to the project with an optimistic check; null when it does not exist. A change
  * that stores a sealed setting names the key id it is sealed under (`sealedUnder`): the commit
- * then also passes the key-check record's gate (`secret_check.ts`).
+ * then also passes the key-check record's gate (`secret_check.ts`). `audit` builds the audit
+ * entry of the change from the project before and after it (null: none), recorded with it.
  */
 export async function updateProject(
   kv: Deno.Kv,
   id: string,
   change: (project: Project) => Project,
-  options: { sealedUnder?: string | undefined } = {},
+  options: {
+    sealedUnder?: string | undefined;
+    audit?: ((before: Project, after: Project) => AuditInput | null) | undefined;
+  } = {},
 ): Promise<Project | null> {
   return await commitWithRetry("update project", async () => {
     const entry = await kv.get<Project>(projectKey(id));
     if (!entry.value) return null;
     const next = change(entry.value);
     const op = kv.atomic().check(entry).set(projectKey(id), next);
+    const audit = options.audit?.(entry.value, next);
+    if (audit) addAuditEntry(op, audit);
     if (options.sealedUnder) await guardSealedWrite(kv, op, options.sealedUnder);
     if ((await op.commit()).ok) return next;
     return RETRY;
   });
 }
 
-/** Soft-deletes a project; its slug stays reserved so old links never reach another game. */
-export async function deleteProject(kv: Deno.Kv, id: string, now: number): Promise<boolean> {
+/**
+ * Soft-deletes a project; its slug stays reserved so old links never reach another game. Its team
+ * ends (`team.ts`): it leaves its members' lists and its owner's count, and `audit` is recorded.
+ */
+export async function deleteProject(
+  kv: Deno.Kv,
+  id: string,
+  now: number,
+  options: { audit?: AuditInput | undefined } = {},
+): Promise<boolean> {
   return await commitWithRetry("delete project", async () => {
     const entry = await kv.get<Project>(projectKey(id));
     if (!entry.value || entry.value.deletedAt !== null) return false;
-    const countKey = developerProjectCountKey(entry.value.createdBy);
-    const countEntry = await kv.get<number>(countKey);
-    const result = await kv.atomic()
-      .check(entry, countEntry)
-      .set(projectKey(id), { ...entry.value, deletedAt: now })
-      .delete(developerProjectKey(entry.value.createdBy, id))
-      .set(countKey, Math.max(0, (countEntry.value ?? 1) - 1))
-      .commit();
-    if (result.ok) return true;
+    const op = kv.atomic().check(entry).set(projectKey(id), { ...entry.value, deletedAt: now });
+    const owner = await addTeamClosure(kv, op, id);
+    if (owner !== null) {
+      const countEntry = await kv.get<number>(ownedCountKey(owner));
+      op.check(countEntry).set(countEntry.key, Math.max(0, (countEntry.value ?? 1) - 1));
+    }
+    if (options.audit) addAuditEntry(op, options.audit);
+    if ((await op.commit()).ok) return true;
     return RETRY;
   });
 }

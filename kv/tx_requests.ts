@@ -109,6 +109,8 @@ export interface TxRequestRecord {
   expiryUnprovenAt?: number;
   createdAt: number;
   updatedAt: number;
+  /** The dashboard member who asked for it: withdrawals only. */
+  requestedBy?: string;
   /**
    * Set only when its latest attempt failed without leaving the node: from then on the key is
    * unknown (the record is stored with `expireIn` to that time, which is only the earliest

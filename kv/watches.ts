@@ -4,6 +4,7 @@ import { ulid } from "../core/ids.ts";
 import { addJobRemoval, getJobEntry } from "./jobs.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 import { takeWindowRoom } from "./window_counts.ts";
+import { addAuditEntry, type AuditInput } from "./audit_log.ts";
 
 /** Where a watch's history was last read up to. */
 export interface WatchPosition {
@@ -56,7 +57,7 @@ export class WatchConflictError extends Error {
 
 /**
  * Creates a watch and, through `addPollJob` (its domain declares the job), its poll job in one
- * commit, within `max` watches per project.
+ * commit, within `max` watches per project; `audit` builds the entry recorded with it.
  */
 export async function createWatch(
   kv: Deno.Kv,
@@ -67,6 +68,7 @@ export async function createWatch(
     now: number;
     max: number;
     addPollJob(op: Deno.AtomicOperation, watch: Watch): void;
+    audit?: ((watch: Watch) => AuditInput) | undefined;
   },
 ): Promise<Watch> {
   const { projectId, name, address } = input;
@@ -101,6 +103,7 @@ export async function createWatch(
       .set(watchAddressKey(projectId, address), watch.id)
       .set(watchCountKey(projectId), count + 1);
     input.addPollJob(op, watch);
+    if (input.audit) addAuditEntry(op, input.audit(watch));
     if ((await op.commit()).ok || await wasWrittenBy(kv, watchKey(projectId, watch.id))) {
       return watch;
     }
@@ -129,11 +132,15 @@ export async function* listAllWatches(kv: Deno.Kv): AsyncGenerator<Watch> {
   for await (const e of kv.list<Watch>({ prefix: ["watches"] })) yield e.value;
 }
 
-/** Deletes a watch with its indexes and its poll job, so polling stops; returns it, or null when absent. */
+/**
+ * Deletes a watch with its indexes and its poll job, so polling stops; returns it, or null when
+ * absent. `audit` builds the entry recorded with it.
+ */
 export async function deleteWatch(
   kv: Deno.Kv,
   projectId: string,
   id: string,
+  options: { audit?: ((watch: Watch) => AuditInput) | undefined } = {},
 ): Promise<Watch | null> {
   return await commitWithRetry("remove watch", async () => {
     const entry = await getWatchEntry(kv, projectId, id);
@@ -148,6 +155,7 @@ export async function deleteWatch(
       .set(watchCountKey(projectId), Math.max(0, (countEntry.value ?? 1) - 1));
     // A poll running right now fails its final commit (its lease check sees the job gone).
     if (jobEntry.value) addJobRemoval(op, jobEntry as Deno.KvEntry<typeof jobEntry.value>);
+    if (options.audit) addAuditEntry(op, options.audit(entry.value));
     if ((await op.commit()).ok) return entry.value;
     return RETRY;
   }, { rounds: 10 });

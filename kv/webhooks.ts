@@ -8,6 +8,7 @@
  * added it, and none after the one that removed it, whatever the instances racing.
  */
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
+import { addAuditEntry, type AuditInput } from "./audit_log.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 import { guardSealedWrite } from "./secret_check.ts";
 
@@ -60,7 +61,7 @@ export class WebhookEndpointConflictError extends Error {
 export async function createWebhookEndpoint(
   kv: Deno.Kv,
   endpoint: WebhookEndpoint,
-  options: { sealedUnder: string },
+  options: { sealedUnder: string; audit?: AuditInput | undefined },
 ): Promise<WebhookEndpoint> {
   const { projectId, id } = endpoint;
   return await commitWithRetry("add webhook endpoint", async () => {
@@ -76,6 +77,7 @@ export async function createWebhookEndpoint(
       .check({ key: webhookEndpointKey(projectId, id), versionstamp: null })
       .set(webhookEndpointKey(projectId, id), endpoint)
       .set(webhookTargetsKey(projectId), [...ids, id]);
+    if (options.audit) addAuditEntry(op, options.audit);
     await guardSealedWrite(kv, op, options.sealedUnder);
     if ((await op.commit()).ok || await wasWrittenBy(kv, webhookEndpointKey(projectId, id))) {
       return endpoint;
@@ -120,12 +122,13 @@ export function listAllWebhookEndpointEntries(
 
 /**
  * Removes an endpoint and takes it out of the project's targets, so events committed from now on
- * do not go to it; returns it, or null when absent.
+ * do not go to it, with the audit entry `audit` makes of it; returns it, or null when absent.
  */
 export async function deleteWebhookEndpoint(
   kv: Deno.Kv,
   projectId: string,
   id: string,
+  options: { audit?: (removed: WebhookEndpoint) => AuditInput } = {},
 ): Promise<WebhookEndpoint | null> {
   return await commitWithRetry("remove webhook endpoint", async () => {
     const [entry, targets] = await Promise.all([
@@ -137,22 +140,27 @@ export async function deleteWebhookEndpoint(
     const op = kv.atomic().check(entry, targets).delete(entry.key);
     if (ids.length > 0) op.set(webhookTargetsKey(projectId), ids);
     else op.delete(webhookTargetsKey(projectId));
+    if (options.audit) addAuditEntry(op, options.audit(entry.value));
     if ((await op.commit()).ok || !await wasWrittenBy(kv, entry.key)) return entry.value;
     return RETRY;
   }, { rounds: 10 });
 }
 
 /**
- * Replaces an endpoint's sealed secrets (a rotation, or re-sealing under a new SECRET) if the
- * endpoint did not change since `entry` was read; false when it did (or is gone).
+ * Replaces an endpoint's sealed secrets (a rotation, with its audit entry, or re-sealing under a
+ * new SECRET) if the endpoint did not change since `entry` was read; false when it did (or is gone).
  */
 export async function updateWebhookEndpointSecrets(
   kv: Deno.Kv,
   entry: Deno.KvEntry<WebhookEndpoint>,
-  next: Pick<WebhookEndpoint, "secretEnc" | "previous" | "rotatedAt"> & { sealedUnder: string },
+  next: Pick<WebhookEndpoint, "secretEnc" | "previous" | "rotatedAt"> & {
+    sealedUnder: string;
+    audit?: AuditInput | undefined;
+  },
 ): Promise<boolean> {
-  const { sealedUnder, ...secrets } = next;
+  const { sealedUnder, audit, ...secrets } = next;
   const op = kv.atomic().check(entry).set(entry.key, { ...entry.value, ...secrets });
+  if (audit) addAuditEntry(op, audit);
   await guardSealedWrite(kv, op, sealedUnder);
   return (await op.commit()).ok ||
     await wasWrittenBy<WebhookEndpoint>(kv, entry.key, (v) => v.secretEnc === secrets.secretEnc);

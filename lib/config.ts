@@ -37,6 +37,8 @@ export interface Config {
   clientIpHeader: string | undefined;
   /** How many of our proxies append to `clientIpHeader`: the client is that many entries from the end. */
   clientIpTrustedHops: number;
+  /** False when owners may not export their managed wallet's key on this deployment (`KEY_EXPORT=off`). */
+  keyExport: boolean;
   /** Webhooks may go to loopback addresses (and `http://` there): a sandbox's own receiver. */
   webhooksAllowLoopback: boolean;
 }
@@ -80,6 +82,7 @@ const envSchema = z.object({
   LIMIT_TEST_PINGS_PER_MINUTE: limit(10),
   CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "must be a header name").optional(),
   CLIENT_IP_TRUSTED_HOPS: z.coerce.number().int().min(1).max(10).optional(),
+  KEY_EXPORT: z.enum(["on", "off"]).default("on"),
   // Off everywhere but a sandbox: a webhook to loopback reaches this machine's own services.
   WEBHOOKS_ALLOW_LOOPBACK: z.enum(["0", "1", "false", "true"], "must be 0 or 1").default("0")
     .transform((value) => value === "1" || value === "true"),
@@ -146,6 +149,7 @@ export function loadConfig(
     },
     clientIpHeader: e.CLIENT_IP_HEADER?.toLowerCase(),
     clientIpTrustedHops: e.CLIENT_IP_TRUSTED_HOPS ?? 1,
+    keyExport: e.KEY_EXPORT === "on",
     webhooksAllowLoopback: e.WEBHOOKS_ALLOW_LOOPBACK,
   };
 }

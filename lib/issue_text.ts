@@ -4,6 +4,8 @@
  * list positions in brackets (`allowedMints[0].mint`); an empty path names the whole input.
  */
 
+import { ApiError } from "../core/api_error.ts";
+
 /** A problem as zod reports it, as far as its wording needs. */
 interface Issue {
   path: readonly PropertyKey[];
@@ -32,4 +34,9 @@ export function issueLines(issues: readonly Issue[], wording: IssueWording): str
 /** The issues as one message: `path: problem; path: problem`. */
 export function issueText(issues: readonly Issue[], wording: IssueWording): string {
   return issueLines(issues, wording).join("; ");
+}
+
+/** 400 `invalid_settings` listing each field and problem as `field: problem; ...` (dashboard forms). */
+export function invalidSettings(problems: readonly string[]): ApiError {
+  return new ApiError(400, "invalid_settings", problems.join("; "));
 }

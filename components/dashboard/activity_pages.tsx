@@ -44,8 +44,9 @@ export function TransactionsPage(data: TransactionsPageData): VNode {
       <section class="card" aria-labelledby="tx-heading">
         <h2 id="tx-heading">Recent transactions</h2>
         <p class="muted">
-          The latest requests sent by your game servers, newest first, each item of a batch on its
-          own row. A failed one moved nothing.
+          The latest requests sent by your game servers (each item of a batch on its own row), and
+          withdrawals from this dashboard (kind withdraw, with who asked), newest first. A failed
+          one moved nothing.
         </p>
         <form method="get" action={path} data-testid="tx-filter">
           <label for="status">Status</label>
@@ -98,7 +99,12 @@ export function TransactionsPage(data: TransactionsPageData): VNode {
                       )}
                     </Cell>
                     <Cell label="Kind">
-                      {tx.kind}
+                      <span data-testid="tx-kind">{tx.kind}</span>
+                      {tx.requestedBy && (
+                        <div class="hint" data-testid="tx-requested-by" title={tx.requestedBy}>
+                          by <span class="mono">{shortAddress(tx.requestedBy)}</span>
+                        </div>
+                      )}
                       <div class="hint mono" title="Idempotency key">{tx.key.slice(0, 40)}</div>
                     </Cell>
                     <Cell label="Recipient">

@@ -3,6 +3,7 @@ import type { VNode } from "preact";
 import type { Project } from "../../kv/projects.ts";
 import { type FrameData, ProjectFrame } from "./frame.tsx";
 import { projectPath } from "../../http/dashboard_paths.ts";
+import { EverythingForm } from "./withdraw_page.tsx";
 
 /** What the confirmation shows. */
 interface DeletePageData extends FrameData {
@@ -16,6 +17,13 @@ export function DeletePage(data: DeletePageData): VNode {
   const { project } = data;
   return (
     <ProjectFrame data={data} project={project} tab="delete">
+      {project.walletAddress && (
+        <EverythingForm project={project} recipient="">
+          <p class="notice info">
+            First, take the wallet's funds out: after the deletion nothing can send from it.
+          </p>
+        </EverythingForm>
+      )}
       <section class="card" aria-labelledby="delete-heading">
         <h2 id="delete-heading">Delete {project.name}?</h2>
         <p>This cannot be undone.</p>
@@ -31,9 +39,8 @@ export function DeletePage(data: DeletePageData): VNode {
           <li>Its settings, policy and links can no longer be read.</li>
           {project.walletAddress && (
             <li>
-              Move any funds out of the managed wallet{" "}
-              <span class="mono">{project.walletAddress}</span>{" "}
-              first: the game API can no longer send from it.
+              Its managed wallet <span class="mono">{project.walletAddress}</span>{" "}
+              can no longer send: withdraw what it holds first, below.
             </li>
           )}
         </ul>

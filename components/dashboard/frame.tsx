@@ -1,6 +1,7 @@
 /** The frame around every dashboard page: top bar, project tabs, flash messages. */
 import type { ComponentChildren, VNode } from "preact";
 import type { Project } from "../../kv/projects.ts";
+import type { Role } from "../../kv/members.ts";
 import { Notice } from "../layout.tsx";
 import type { Flash } from "../../http/flash.ts";
 import { shortAddress } from "./format.ts";
@@ -62,6 +63,8 @@ export interface FrameData {
   serviceName: string;
   developer: string;
   flash: Flash | null;
+  /** On a project's pages: the developer's role in it. */
+  role?: Role;
 }
 
 /** A dashboard page outside any project (the project list). */

@@ -2,7 +2,8 @@
 import type { VNode } from "preact";
 import { DashboardConfirmSubmit } from "../../islands/dashboard_confirm.tsx";
 import { DashboardCopyButton } from "../../islands/dashboard_copy.tsx";
-import { type ApiKeyRecord, MAX_ACTIVE_KEYS_PER_PROJECT } from "../../kv/api_keys.ts";
+import { type ApiKeyRecord, MAX_ACTIVE_KEYS_PER_PROJECT, scopesOf } from "../../kv/api_keys.ts";
+import { roleAllows } from "../../lib/auth/roles.ts";
 import type { Project } from "../../kv/projects.ts";
 import { Island } from "../islands.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
@@ -24,6 +25,7 @@ export function KeysPage(data: KeysPageData): VNode {
   const active = data.keys.filter((k) => k.revokedAt === null);
   const revoked = data.keys.filter((k) => k.revokedAt !== null).reverse().slice(0, 20);
   const newKey = data.flash?.newKey;
+  const manages = roleAllows(data.role ?? "viewer", "keys");
   return (
     <ProjectFrame data={data} project={project} tab="keys">
       {newKey && (
@@ -61,6 +63,7 @@ export function KeysPage(data: KeysPageData): VNode {
               <thead>
                 <tr>
                   <th>Key</th>
+                  <th>Scopes</th>
                   <th>Created</th>
                   <th>
                     <span class="visually-hidden">Actions</span>
@@ -71,35 +74,55 @@ export function KeysPage(data: KeysPageData): VNode {
                 {active.map((key) => (
                   <tr key={key.id} data-key-id={key.id}>
                     <Cell label="Key" mono>{key.preview}…</Cell>
+                    <Cell label="Scopes">
+                      <span data-testid="key-scopes">{scopesOf(key).join(", ")}</span>
+                    </Cell>
                     <Cell label="Created">{formatTime(key.createdAt)}</Cell>
                     <Cell label="">
-                      <form method="post" action={`${base}/${key.id}/revoke`} class="inline">
-                        <Island
-                          component={DashboardConfirmSubmit}
-                          props={{
-                            label: "Revoke",
-                            question:
-                              `Revoke the key ${key.preview}…? Game servers using it stop working within 30 seconds.`,
-                            className: "secondary",
-                            testId: "revoke-key",
-                          }}
-                        />
-                      </form>
+                      {manages && (
+                        <form method="post" action={`${base}/${key.id}/revoke`} class="inline">
+                          <Island
+                            component={DashboardConfirmSubmit}
+                            props={{
+                              label: "Revoke",
+                              question:
+                                `Revoke the key ${key.preview}…? Game servers using it stop working within 30 seconds.`,
+                              className: "secondary",
+                              testId: "revoke-key",
+                            }}
+                          />
+                        </form>
+                      )}
                     </Cell>
                   </tr>
                 ))}
               </tbody>
             </table>
           )}
-        <form method="post" action={base} class="actions">
-          <button
-            type="submit"
-            data-testid="create-key"
-            disabled={active.length >= MAX_ACTIVE_KEYS_PER_PROJECT}
-          >
-            Create API key
-          </button>
-        </form>
+        {manages && (
+          <form method="post" action={base} class="actions">
+            <label for="key-scopes">Scopes</label>
+            <select id="key-scopes" name="scopes" data-testid="key-scope-choice">
+              <option value="read,pay">read and pay: every route</option>
+              <option value="read">
+                read: reads, players, events, transaction status and list
+              </option>
+              <option value="pay">pay: the transaction routes only</option>
+            </select>
+            <button
+              type="submit"
+              data-testid="create-key"
+              disabled={active.length >= MAX_ACTIVE_KEYS_PER_PROJECT}
+            >
+              Create API key
+            </button>
+          </form>
+        )}
+        <p class="hint">
+          A key without <span class="mono">pay</span>{" "}
+          cannot send anything: give it to servers that only read. A key without{" "}
+          <span class="mono">read</span> cannot poll a payout's status.
+        </p>
       </section>
 
       {revoked.length > 0 && (
@@ -109,6 +132,7 @@ export function KeysPage(data: KeysPageData): VNode {
             <thead>
               <tr>
                 <th>Key</th>
+                <th>Scopes</th>
                 <th>Created</th>
                 <th>Revoked</th>
               </tr>
@@ -117,6 +141,7 @@ export function KeysPage(data: KeysPageData): VNode {
               {revoked.map((key) => (
                 <tr key={key.id}>
                   <Cell label="Key" mono>{key.preview}…</Cell>
+                  <Cell label="Scopes">{scopesOf(key).join(", ")}</Cell>
                   <Cell label="Created">{formatTime(key.createdAt)}</Cell>
                   <Cell label="Revoked">{formatTime(key.revokedAt!)}</Cell>
                 </tr>

@@ -1,10 +1,12 @@
 /** A project's overview: cluster, managed wallet and its balance, linking URL, events status. */
+import { roleAllows } from "../../lib/auth/roles.ts";
+import type { KeyExports } from "../../kv/key_exports.ts";
 import type { VNode } from "preact";
 import { DashboardCopyButton } from "../../islands/dashboard_copy.tsx";
 import type { Project } from "../../kv/projects.ts";
 import { Island } from "../islands.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
-import { explorerAddressUrl } from "./format.ts";
+import { explorerAddressUrl, formatTime } from "./format.ts";
 import { projectPath, type ProjectTab } from "../../http/dashboard_paths.ts";
 import { LowBalanceNotices } from "./low_balance_notices.tsx";
 import type { LowBalanceWarning } from "../../lib/projects/low_balance.ts";
@@ -23,6 +25,8 @@ interface OverviewPageData extends FrameData {
   policySet: boolean;
   /** Low-balance warnings of the managed wallet (`low_balance_notices.tsx`). */
   lowBalance: LowBalanceWarning[];
+  /** When and by whom the wallet's key was last exported; null when never. */
+  keyExported: KeyExports | null;
 }
 
 /** The overview body. */
@@ -134,6 +138,36 @@ export function OverviewPage(data: OverviewPageData): VNode {
             <p class="hint">
               Send SOL (for fees and transfers) and the tokens you give out to this address. For
               mints, make it the token's mint authority.
+            </p>
+          )}
+          {data.keyExported && (
+            <p class="notice info" data-testid="key-exported">
+              The wallet's secret key was exported{" "}
+              {data.keyExported.total === 1 ? "once" : `${data.keyExported.total} times`}, last on
+              {" "}
+              {formatTime(data.keyExported.lastAt)} by{" "}
+              <span class="mono">{data.keyExported.lastBy}</span>: whoever holds a copy can move its
+              funds. To be sure no one else can, withdraw everything to a new wallet.
+            </p>
+          )}
+          {project.walletAddress && roleAllows(data.role ?? "viewer", "withdraw") && (
+            <p class="actions">
+              <a
+                class="button secondary"
+                href={projectPath(project.id, "withdraw")}
+                data-testid="withdraw-link"
+              >
+                Withdraw
+              </a>
+              {roleAllows(data.role ?? "viewer", "export_key") && (
+                <a
+                  class="button secondary"
+                  href={projectPath(project.id, "export")}
+                  data-testid="export-link"
+                >
+                  Export the key
+                </a>
+              )}
             </p>
           )}
         </section>

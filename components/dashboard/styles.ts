@@ -47,6 +47,7 @@ legend { font-weight: 600; padding: 0; }
 .secret { background: var(--bg); border: 1px dashed var(--line); border-radius: 8px;
   display: block; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; margin: .5rem 0;
   overflow-wrap: anywhere; padding: .6rem .75rem; user-select: all; }
+pre.secret, pre.statement { white-space: pre-wrap; }
 .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9rem;
   overflow-wrap: anywhere; }
 table.list { border-collapse: collapse; margin: .5rem 0; width: 100%; }

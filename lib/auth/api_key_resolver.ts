@@ -1,5 +1,5 @@
 /** Resolves `x-api-key` to its project, with a short cache so the hot path makes no store read. */
-import { getApiKeyByHash, isApiKeyShape } from "../../kv/api_keys.ts";
+import { type ApiKeyScope, getApiKeyByHash, isApiKeyShape, scopesOf } from "../../kv/api_keys.ts";
 import { getProject, type Project } from "../../kv/projects.ts";
 import type { Clock } from "../../core/clock.ts";
 import { sha256Hex } from "../../core/hash.ts";
@@ -10,6 +10,8 @@ import type { KvReader } from "../../kv/read_batches.ts";
 interface ResolvedKey {
   keyId: string;
   project: Project;
+  /** What it may call; a key's scopes never change. */
+  scopes: readonly ApiKeyScope[];
 }
 
 // A revoked key or deleted project must stop working within 30 s; 10 s leaves a wide margin.
@@ -41,6 +43,8 @@ export class ApiKeyResolver {
     const record = await getApiKeyByHash(this.reads, hash);
     if (!record || record.revokedAt !== null) return null;
     const project = await getProject(this.reads, record.projectId);
-    return project && project.deletedAt === null ? { keyId: record.id, project } : null;
+    return project && project.deletedAt === null
+      ? { keyId: record.id, project, scopes: scopesOf(record) }
+      : null;
   }
 }

@@ -66,12 +66,19 @@ function decodeSignature(signature: string): Uint8Array | null {
 
 /** Throws 400 `invalid_signature` unless `signature` is the wallet's ed25519 signature of the exact message bytes. */
 export function assertSignedBy(message: string, signature: string, address: string): void {
-  const sig = decodeSignature(signature);
-  if (!sig) throw new ApiError(400, "invalid_signature", "Malformed signature");
-  const publicKey = decodeAddress(address);
-  if (!publicKey || !verifyEd25519(sig, new TextEncoder().encode(message), publicKey)) {
+  if (!decodeSignature(signature)) {
+    throw new ApiError(400, "invalid_signature", "Malformed signature");
+  }
+  if (!isSignedBy(message, signature, address)) {
     throw new ApiError(400, "invalid_signature", "The signature does not match this wallet");
   }
+}
+
+/** True when `signature` (base64) is the wallet's ed25519 signature of the exact message bytes. */
+export function isSignedBy(message: string, signature: string, address: string): boolean {
+  const sig = decodeSignature(signature);
+  const publicKey = decodeAddress(address);
+  return !!sig && !!publicKey && verifyEd25519(sig, new TextEncoder().encode(message), publicKey);
 }
 
 function verifyEd25519(sig: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {

@@ -1,6 +1,6 @@
 /** zod schemas of `ServiceEvent` and `RecordedEvent`, so events stored inside job payloads are validated when read back. */
 import { z } from "zod";
-import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
+import { type RecordedEvent, type ServiceEvent, TX_KINDS } from "../../core/events.ts";
 
 const userId = z.number().int().positive();
 
@@ -11,7 +11,7 @@ const serviceEventSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("tx"),
     key: z.string().min(1),
-    kind: z.enum(["transfer-sol", "transfer-token", "mint-token"]),
+    kind: z.enum(TX_KINDS),
     status: z.enum(["confirmed", "failed"]),
     signature: z.string().nullable(),
     userId: userId.nullable(),

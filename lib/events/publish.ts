@@ -18,8 +18,13 @@ export type TestPingResult =
 /**
  * Sends a `ping` event now, encoded and posted exactly like any event, and returns the platform's
  * answer. One attempt, not retried: the developer sees a 429 or 5xx as it is and can try again.
+ * The ping a dashboard member (`actor`) sends is recorded in the audit log with its event.
  */
-export async function sendTestPing(ctx: EventContext, projectId: string): Promise<TestPingResult> {
+export async function sendTestPing(
+  ctx: EventContext,
+  projectId: string,
+  options: { actor?: string } = {},
+): Promise<TestPingResult> {
   // Read fresh: the developer may have saved the settings a moment ago.
   const target = publishTargetOf(await getProject(ctx.kv, projectId));
   if (!target) {
@@ -30,8 +35,11 @@ export async function sendTestPing(ctx: EventContext, projectId: string): Promis
     };
   }
   // The ping is recorded in the feed first, so its message carries its id like any event.
-  const recorded = await recordEvents(ctx, projectId, [{ type: "ping", at: ctx.clock.now() }], {
+  const at = ctx.clock.now();
+  const { actor } = options;
+  const recorded = await recordEvents(ctx, projectId, [{ type: "ping", at }], {
     deliver: false,
+    audit: actor === undefined ? undefined : { projectId, actor, action: "ping_sent", at },
   });
   const event = must(recorded[0], "the recorded ping");
   const fields = { projectId, eventType: "ping", eventId: event.id };

@@ -17,6 +17,7 @@ import { addEventJob, DIRECT_DELIVERY_MAX } from "./job_payloads.ts";
 import type { EventContext } from "./runtime.ts";
 import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
 import { publishTargetFor } from "./settings.ts";
+import { addAuditEntry, type AuditInput } from "../../kv/audit_log.ts";
 import { getWebhookTargetsEntry } from "../../kv/webhooks.ts";
 import { addWebhookDeliveries } from "../webhooks/fan_out.ts";
 
@@ -75,16 +76,19 @@ export async function commitWithEvents(
 
 /**
  * Records events in a commit of their own (events that report no other change, such as a test
- * ping), retrying when another instance took the next ids first.
+ * ping, whose `audit` entry goes in the same commit), retrying when another instance took the
+ * next ids first.
  */
 export async function recordEvents(
   ctx: EventContext,
   projectId: string,
   events: readonly ServiceEvent[],
-  options: { deliver?: boolean } = {},
+  options: { deliver?: boolean; audit?: AuditInput | undefined } = {},
 ): Promise<RecordedEvent[]> {
   return await commitWithRetry("record the events", async () => {
-    const committed = await commitWithEvents(ctx, ctx.kv.atomic(), {
+    const op = ctx.kv.atomic();
+    if (options.audit) addAuditEntry(op, options.audit);
+    const committed = await commitWithEvents(ctx, op, {
       projectId,
       events,
       deliver: options.deliver,

@@ -134,45 +134,73 @@ export function eventSettingsView(project: Project): EventSettingsView {
   };
 }
 
+/** A validated change of the event settings, its key sealed, to apply to a project's settings. */
+interface PreparedEventSettings {
+  apply(settings: ProjectSettings): ProjectSettings;
+  /** The key id a new publishing key is sealed under; undefined when none is saved. */
+  sealedUnder: string | undefined;
+  /** True when the publishing key is replaced or cleared. */
+  keyChanged: boolean;
+}
+
 /**
- * Validates and saves a project's event settings (the key encrypted under SECRET, sealed as a
- * publishing key of this project). Applies at once on this instance and within 10 s on the others.
+ * Validates event settings (400 `invalid_settings`) and seals a new publishing key, as a
+ * publishing key of this project, for a save that may change other settings in the same commit.
  */
-export async function saveEventSettings(
+export async function prepareEventSettings(
   ctx: EventContext,
   projectId: string,
   input: EventSettingsInput,
-): Promise<EventSettingsView> {
+): Promise<PreparedEventSettings> {
   const change = validateEventSettings(input);
-  const current = await getProject(ctx.kv, projectId);
-  if (!current || current.deletedAt !== null) {
-    throw projectNotFound();
-  }
   const keyEnc = change.publishingKey
     ? await encryptSecret(ctx.keys, change.publishingKey, {
       purpose: "publishing_key",
       context: projectId,
     })
     : change.publishingKey;
-  const saved = await updateProject(ctx.kv, projectId, (project) => ({
-    ...project,
-    settings: {
-      ...project.settings,
+  return {
+    apply: (settings) => ({
+      ...settings,
       ...(change.universeId !== undefined ? { universeId: change.universeId } : {}),
       ...(keyEnc !== undefined ? { publishingKeyEnc: keyEnc } : {}),
       ...(change.topic !== undefined ? { topic: change.topic } : {}),
-    },
-  }), { sealedUnder: keyEnc ? ctx.keys.current.id : undefined });
-  if (!saved) throw projectNotFound();
+    }),
+    sealedUnder: keyEnc ? ctx.keys.current.id : undefined,
+    keyChanged: keyEnc !== undefined,
+  };
+}
+
+/** Makes a save of the event settings apply at once on this instance (within 10 s on the others). */
+export function forgetEventSettings(ctx: EventContext, projectId: string): void {
   ctx.events.targets.delete(projectId);
   ctx.apiKeys.forgetProject(projectId);
+}
+
+/** Validates and saves a project's event settings alone (the dashboard saves them with the rest). */
+export async function saveEventSettings(
+  ctx: EventContext,
+  projectId: string,
+  input: EventSettingsInput,
+): Promise<EventSettingsView> {
+  const current = await getProject(ctx.kv, projectId);
+  if (!current || current.deletedAt !== null) {
+    throw projectNotFound();
+  }
+  const prepared = await prepareEventSettings(ctx, projectId, input);
+  const saved = await updateProject(ctx.kv, projectId, (project) => ({
+    ...project,
+    settings: prepared.apply(project.settings),
+  }), { sealedUnder: prepared.sealedUnder });
+  if (!saved) throw projectNotFound();
+  forgetEventSettings(ctx, projectId);
   const view = eventSettingsView(saved);
   log("info", "Event settings saved", {
     projectId,
     universeId: view.universeId,
     topic: view.topic,
     events: view.events,
-    keyChanged: keyEnc !== undefined,
+    keyChanged: prepared.keyChanged,
   });
   return view;
 }

@@ -31,6 +31,7 @@ import { sealV1Values } from "./sealed_v1.ts";
 import type { MigrationDeps, MigrationStep, StepResult } from "./step.ts";
 import { renameTxCheckJobs } from "./tx_confirm_jobs.ts";
 import { migrateRecentTxRecords, migrateTxRecords } from "./tx_records.ts";
+import { addProjectOwners, addRecentProjectOwners } from "./project_owners.ts";
 import { moveTxUsageIntoLedgers } from "./tx_usage_ledgers.ts";
 
 interface Migration {
@@ -71,6 +72,12 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 8,
+    name: "project_owners",
+    step: addProjectOwners,
+    previousVersionWrites: addRecentProjectOwners,
+  },
+  {
+    version: 9,
     name: "tx_usage_ledgers",
     step: moveTxUsageIntoLedgers,
     previousVersionWrites: moveTxUsageIntoLedgers,

@@ -33,11 +33,6 @@ export function readFlag(value: unknown): boolean | undefined | null {
   return null;
 }
 
-/** 400 `invalid_settings` listing each field and problem as `field: problem; ...`. */
-export function invalidSettings(problems: readonly string[]): ApiError {
-  return new ApiError(400, "invalid_settings", problems.join("; "));
-}
-
 /** Splits an `invalid_settings` message back into its problems (to merge several validators' answers). */
 export function problemsOf(error: unknown): string[] | null {
   if (!(error instanceof ApiError) || error.code !== "invalid_settings") return null;

@@ -1,4 +1,4 @@
-/** A developer's projects as the dashboard changes them: ownership, creation within the limit, deletion. */
+/** A developer's projects as the dashboard changes them: creation within the limit of owned projects, deletion. */
 import type { Cluster } from "../../core/cluster.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError, projectNotFound } from "../../core/api_error.ts";
@@ -6,35 +6,19 @@ import { log } from "../../core/log.ts";
 import {
   createProject,
   deleteProject,
-  getProject,
-  MAX_PROJECTS_PER_DEVELOPER,
   type Project,
   ProjectLimitError,
 } from "../../kv/projects.ts";
+import { MAX_PROJECTS_PER_DEVELOPER } from "../../kv/members.ts";
 import type { ActionFields } from "./fields.ts";
-import { invalidSettings, NOT_TEXT, readText } from "./fields.ts";
+import { NOT_TEXT, readText } from "./fields.ts";
+import { invalidSettings } from "../issue_text.ts";
 import { nameProblem } from "../names.ts";
+import { authorizeProject } from "./access.ts";
 
 /** Longest project name accepted. */
 export const MAX_PROJECT_NAME_LENGTH = 60;
 const CLUSTERS: readonly Cluster[] = ["devnet", "mainnet"];
-
-/**
- * Returns the developer's active project; 404 `project_not_found` when it does not exist, was
- * deleted, or belongs to someone else (the same answer, so ids of other projects leak nothing).
- */
-export async function getOwnedProject(
-  ctx: AppContext,
-  developer: string,
-  projectId: string,
-): Promise<Project> {
-  if (projectId.length === 0 || projectId.length > 64) throw projectNotFound();
-  const project = await getProject(ctx.kv, projectId);
-  if (!project || project.deletedAt !== null || project.createdBy !== developer) {
-    throw projectNotFound();
-  }
-  return project;
-}
 
 /** Checks a project name; returns the trimmed name or pushes a problem. */
 export function validateProjectName(value: unknown, problems: string[]): string | undefined {
@@ -53,8 +37,8 @@ export function validateProjectName(value: unknown, problems: string[]): string 
 }
 
 /**
- * Creates a project for the developer from `{ name, cluster }`: 400 `invalid_settings` for a bad
- * field, 403 `project_limit_reached` at the limit. The cluster is fixed from now on.
+ * Creates a project owned by the developer from `{ name, cluster }`: 400 `invalid_settings` for a
+ * bad field, 403 `project_limit_reached` when they own the most allowed. The cluster is fixed.
  */
 export async function createDeveloperProject(
   ctx: AppContext,
@@ -68,11 +52,13 @@ export async function createDeveloperProject(
   if (problems.length > 0 || name === undefined) throw invalidSettings(problems);
   await ctx.abuse.take("project_change", developer);
   try {
+    const now = ctx.clock.now();
     const project = await createProject(ctx.kv, {
       name,
       cluster: cluster as Cluster,
       createdBy: developer,
-      now: ctx.clock.now(),
+      now,
+      audit: { actor: developer, action: "project_created", details: { name, cluster }, at: now },
     });
     log("info", "Project created", { projectId: project.id, cluster: project.cluster, developer });
     return project;
@@ -81,20 +67,33 @@ export async function createDeveloperProject(
     throw new ApiError(
       403,
       "project_limit_reached",
-      `You already have ${MAX_PROJECTS_PER_DEVELOPER} projects: delete one to create another`,
+      `You already own ${MAX_PROJECTS_PER_DEVELOPER} projects: delete one (or hand it over) to create another`,
     );
   }
 }
 
-/** Deletes the developer's project: its keys stop working and its linking page shows the no-game page. */
+/**
+ * Deletes a project its owner asks to delete: its keys stop working, its linking page shows the
+ * no-game page and it leaves every member's list.
+ */
 export async function deleteDeveloperProject(
   ctx: AppContext,
   developer: string,
   projectId: string,
 ): Promise<Project> {
-  const project = await getOwnedProject(ctx, developer, projectId);
+  const { project } = await authorizeProject(ctx, { developer, projectId, can: "delete" });
   await ctx.abuse.take("project_change", developer);
-  if (!await deleteProject(ctx.kv, project.id, ctx.clock.now())) throw projectNotFound();
+  const now = ctx.clock.now();
+  const deleted = await deleteProject(ctx.kv, project.id, now, {
+    audit: {
+      projectId: project.id,
+      actor: developer,
+      action: "project_deleted",
+      details: { name: project.name },
+      at: now,
+    },
+  });
+  if (!deleted) throw projectNotFound();
   // Other instances drop the project within their 10 s key cache; this one at once.
   ctx.apiKeys.forgetProject(project.id);
   ctx.events.targets.delete(project.id);

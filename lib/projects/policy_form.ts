@@ -6,7 +6,8 @@
  */
 import type { TxPolicy } from "../../kv/policy.ts";
 import type { ActionFields } from "./fields.ts";
-import { invalidSettings, unknownFields } from "./fields.ts";
+import { unknownFields } from "./fields.ts";
+import { invalidSettings } from "../issue_text.ts";
 
 const ROW_FIELD = /^(allowedMints|hourlyBudgets)\[(\d{1,3})\]\.([A-Za-z]+)$/;
 const ROW_KEYS = {

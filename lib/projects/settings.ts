@@ -3,27 +3,22 @@
  * the event settings (universe ID, publishing key, topic). Every field is optional and an omitted
  * one keeps its value, so each form of the settings page can post only its own fields.
  */
-import { getProject, type Project, updateProject } from "../../kv/projects.ts";
+import { type Project, updateProject } from "../../kv/projects.ts";
 import { encryptOauthClientSecret, oauthRedirectUri } from "../auth/oauth_app.ts";
 import type { AppContext } from "../context.ts";
 import {
   type EventSettingsInput,
   type EventSettingsView,
   eventSettingsView,
-  saveEventSettings,
+  forgetEventSettings,
+  prepareEventSettings,
   validateEventSettings,
 } from "../events/settings.ts";
 import { projectNotFound } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
 import type { ActionFields } from "./fields.ts";
-import {
-  invalidSettings,
-  NOT_TEXT,
-  problemsOf,
-  readFlag,
-  readText,
-  unknownFields,
-} from "./fields.ts";
+import { NOT_TEXT, problemsOf, readFlag, readText, unknownFields } from "./fields.ts";
+import { invalidSettings } from "../issue_text.ts";
 import { validateProjectName } from "./ownership.ts";
 import { parseUnits } from "../chain/amounts.ts";
 import { SOL_DECIMALS } from "../chain/sol_balance.ts";
@@ -136,12 +131,13 @@ function eventInput(fields: ActionFields): EventSettingsInput | null {
 
 /**
  * Validates every field first (400 `invalid_settings` naming each bad one, nothing saved), then
- * saves; returns the new settings view.
+ * saves them all in one commit with the audit entry of `actor`; returns the new settings view.
  */
 export async function saveProjectSettings(
   ctx: AppContext,
   project: Project,
   fields: ActionFields,
+  options: { actor?: string } = {},
 ): Promise<SettingsView> {
   const problems = unknownFields(fields, (name) => SETTINGS_FIELDS.includes(name));
   const general = validateGeneral(fields, problems);
@@ -160,28 +156,57 @@ export async function saveProjectSettings(
   const secretEnc = general.clientSecret
     ? await encryptOauthClientSecret(ctx, project.id, general.clientSecret)
     : general.clientSecret;
-  if (Object.keys(general).length > 0) {
-    const saved = await updateProject(ctx.kv, project.id, (p) => ({
+  const prepared = events ? await prepareEventSettings(ctx, project.id, events) : null;
+  const { actor } = options;
+  const now = ctx.clock.now();
+  const saved = await updateProject(ctx.kv, project.id, (p) => {
+    const settings = {
+      ...p.settings,
+      ...(general.clientId !== undefined ? { oauthClientId: general.clientId } : {}),
+      ...(secretEnc !== undefined ? { oauthClientSecretEnc: secretEnc } : {}),
+      ...(general.lowSolBalance !== undefined ? { lowSolBalance: general.lowSolBalance } : {}),
+    };
+    return {
       ...p,
       name: general.name ?? p.name,
-      settings: {
-        ...p.settings,
-        ...(general.clientId !== undefined ? { oauthClientId: general.clientId } : {}),
-        ...(secretEnc !== undefined ? { oauthClientSecretEnc: secretEnc } : {}),
-        ...(general.lowSolBalance !== undefined ? { lowSolBalance: general.lowSolBalance } : {}),
-      },
-    }), { sealedUnder: secretEnc ? ctx.keys.current.id : undefined });
-    if (!saved || saved.deletedAt !== null) {
-      throw projectNotFound();
-    }
-  }
-  if (events) await saveEventSettings(ctx, project.id, events);
-  ctx.apiKeys.forgetProject(project.id);
+      settings: prepared ? prepared.apply(settings) : settings,
+    };
+  }, {
+    sealedUnder: secretEnc ? ctx.keys.current.id : prepared?.sealedUnder,
+    audit: actor === undefined ? undefined : (before, after) => {
+      const changes = settingsChanges(before, after);
+      if (Object.keys(changes).length === 0) return null;
+      return {
+        projectId: project.id,
+        actor,
+        action: "settings_saved",
+        details: { changes },
+        at: now,
+      };
+    },
+  });
+  if (!saved || saved.deletedAt !== null) throw projectNotFound();
+  forgetEventSettings(ctx, project.id);
   log("info", "Project settings saved", {
     projectId: project.id,
     fields: Object.keys(fields).sort(),
   });
-  const current = await getProject(ctx.kv, project.id);
-  if (!current) throw projectNotFound();
-  return settingsView(current, ctx.config.baseUrl);
+  return settingsView(saved, ctx.config.baseUrl);
+}
+
+/** The settings a save changed, for the audit log: plain values before and after, secrets only as set, replaced or cleared. */
+function settingsChanges(before: Project, after: Project): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  if (before.name !== after.name) changes.name = { before: before.name, after: after.name };
+  for (const field of ["oauthClientId", "universeId", "topic", "lowSolBalance"] as const) {
+    const [was, now] = [before.settings[field] ?? null, after.settings[field] ?? null];
+    if (was !== now) changes[field] = { before: was, after: now };
+  }
+  const secrets = { oauthClientSecret: "oauthClientSecretEnc", publishingKey: "publishingKeyEnc" };
+  for (const [name, field] of Object.entries(secrets) as [string, "publishingKeyEnc"][]) {
+    const [was, now] = [before.settings[field], after.settings[field]];
+    if (was === now) continue;
+    changes[name] = now === null ? "cleared" : was === null ? "set" : "replaced";
+  }
+  return changes;
 }

@@ -3,8 +3,15 @@ import type { AppContext } from "../context.ts";
 import { ApiError, projectNotFound } from "../../core/api_error.ts";
 import { getProject, updateProject } from "../../kv/projects.ts";
 
-/** Creates the project's managed wallet and records its address on the project; refuses a second. */
-export async function createProjectWallet(ctx: AppContext, projectId: string): Promise<string> {
+/**
+ * Creates the project's managed wallet and records its address on the project, with the audit
+ * entry of `actor` when a dashboard member asked; refuses a second.
+ */
+export async function createProjectWallet(
+  ctx: AppContext,
+  projectId: string,
+  options: { actor?: string } = {},
+): Promise<string> {
   if (ctx.wallets.name === "none") {
     throw new ApiError(503, "wallets_unavailable", "Managed wallets are not turned on");
   }
@@ -17,9 +24,19 @@ export async function createProjectWallet(ctx: AppContext, projectId: string): P
   // the project was updated, so a crash in between never leaves the project without a wallet.
   const address = await ctx.wallets.createWallet(projectId);
   let refused = false;
+  const { actor } = options;
+  const now = ctx.clock.now();
   await updateProject(ctx.kv, projectId, (current) => {
     refused = current.walletAddress !== null;
     return refused ? current : { ...current, walletAddress: address };
+  }, {
+    // A refused change writes nothing new, but its commit still runs: it records nothing.
+    audit: actor === undefined
+      ? undefined
+      : (before) =>
+        before.walletAddress === null
+          ? { projectId, actor, action: "wallet_created", details: { address }, at: now }
+          : null,
   });
   if (refused) throw walletExists();
   ctx.apiKeys.forgetProject(projectId);

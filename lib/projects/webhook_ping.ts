@@ -10,6 +10,7 @@ import { getWebhookEndpointEntry } from "../../kv/webhooks.ts";
 import { recordEvents } from "../events/record.ts";
 import { attemptDelivery, recordAttempt } from "../webhooks/attempt.ts";
 import { webhookNotFound } from "../webhooks/endpoints.ts";
+import { noteWebhookChange, webhookAudit } from "../webhooks/audit.ts";
 import { monotonicUlid } from "../../core/ids.ts";
 
 /** What the dashboard shows after a webhook test. */
@@ -25,15 +26,25 @@ export interface WebhookPingResult {
 /** Sends a `ping` event to one endpoint now; 404 `webhook_not_found` when the project has none such. */
 export async function sendWebhookPing(
   ctx: AppContext,
-  input: { projectId: string; endpointId: string },
+  input: { projectId: string; endpointId: string; actor: string },
 ): Promise<WebhookPingResult> {
   const { projectId } = input;
   const endpoint = (await getWebhookEndpointEntry(ctx.kv, projectId, input.endpointId)).value;
   if (!endpoint) throw webhookNotFound();
   const now = ctx.clock.now();
+  // The test is recorded with the ping's own commit; its outcome is in the delivery log.
+  const change = {
+    action: "webhook_test_sent",
+    projectId,
+    actor: input.actor,
+    endpointId: endpoint.id,
+    url: endpoint.url,
+  } as const;
   const recorded = await recordEvents(ctx, projectId, [{ type: "ping", at: now }], {
     deliver: false,
+    audit: webhookAudit(change, now),
   });
+  noteWebhookChange(change);
   const event = must(recorded[0], "the recorded ping");
   const result = await attemptDelivery(ctx, { endpoint, event });
   const ok = result.verdict === "delivered";

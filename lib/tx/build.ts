@@ -37,7 +37,7 @@ import { retryRead, rpcFailureReason } from "./chain_errors.ts";
 import { type Deadline, rpcSignal } from "./timing.ts";
 import { abortable } from "../../core/deadline.ts";
 import { computeUnitLimit, fetchComputeUnitPrice } from "./priority_fee.ts";
-import type { TxKind } from "../../core/events.ts";
+import type { TxKind, TxRouteKind } from "../../core/events.ts";
 import type { Cluster } from "../../core/cluster.ts";
 import { encodeMessage, signedWire } from "../chain/wire.ts";
 
@@ -111,8 +111,12 @@ export async function buildSignedTx(
   // The memo makes every attempt's transaction unique: two requests with the same recipient and
   // amount signed against the same blockhash would otherwise be byte-identical, and the network
   // would drop the second as a duplicate of the first. It names every attempt the transaction pays.
+  // A withdrawal moves SOL or a token as a transfer of it does.
+  const kind = plan.kind === "withdraw"
+    ? (plan.mint ? "transfer-token" : "transfer-sol")
+    : plan.kind;
   const instructions = [
-    ...(await planInstructions(plan)),
+    ...(await planInstructions(plan, kind)),
     memoInstruction(plan.payments.map((p) => p.attemptId).join(" ")),
   ];
   const writable = writableAccounts(instructions);
@@ -144,7 +148,7 @@ export async function buildSignedTx(
   }
   const budget = price === null ? [] : [
     getSetComputeUnitLimitInstruction({
-      units: computeUnitLimit(plan.kind, plan.payments.length),
+      units: computeUnitLimit(kind, plan.payments.length),
     }),
     getSetComputeUnitPriceInstruction({ microLamports: price }),
   ];
@@ -176,9 +180,9 @@ export async function buildSignedTx(
   };
 }
 
-async function planInstructions(plan: TxPlan): Promise<Instruction[]> {
+async function planInstructions(plan: TxPlan, kind: TxRouteKind): Promise<Instruction[]> {
   const payer = createNoopSigner(plan.walletAddress);
-  if (plan.kind === "transfer-sol") {
+  if (kind === "transfer-sol") {
     return plan.payments.map((payment) =>
       getTransferSolInstruction({
         source: payer,
@@ -189,7 +193,7 @@ async function planInstructions(plan: TxPlan): Promise<Instruction[]> {
   }
   const mint = plan.mint!;
   const tokenProgram = mint.programAddress;
-  const [source] = plan.kind === "transfer-token"
+  const [source] = kind === "transfer-token"
     ? await findAssociatedTokenPda({ owner: plan.walletAddress, mint: mint.address, tokenProgram })
     : [null];
   const instructions: Instruction[] = [];

@@ -6,7 +6,6 @@
  */
 import type { Address } from "@solana/kit";
 import type { TxContext } from "./runtime.ts";
-import { ApiError } from "../../core/api_error.ts";
 import { parseUnits } from "../chain/amounts.ts";
 import { fetchMint, type MintInfo } from "../chain/mints.ts";
 import { parseAddress } from "../chain/validation.ts";
@@ -19,7 +18,14 @@ import {
 import { type Project, projectKey } from "../../kv/projects.ts";
 import { apiKeyKey, type ApiKeyRecord } from "../../kv/api_keys.ts";
 import { policyKey } from "../../kv/policy.ts";
-import { liveTxRequest, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
+import {
+  liveTxRequest,
+  type TxBody,
+  txRequestKey,
+  type TxRequestRecord,
+} from "../../kv/tx_requests.ts";
+import { ApiError } from "../../core/api_error.ts";
+import { checkSender, type TxSender } from "./sender.ts";
 import { isSameRequest, type TxRequestInput } from "./request_body.ts";
 import { retryRead, rpcFailureReason } from "./chain_errors.ts";
 import type { Deadline } from "./timing.ts";
@@ -38,8 +44,8 @@ export interface TxCaller {
 
 /** Everything steps 5 to 11 established, for the reservation and the build. */
 export interface CheckedRequest {
-  /** The key that sent it: the reservation is checked against its record. */
-  keyId: string;
+  /** Who sent it: the reservation is checked against its record (the key's, or the member's). */
+  sender: TxSender;
   project: Project;
   walletAddress: Address;
   kind: TxKind;
@@ -93,7 +99,7 @@ export async function checkTxRequest(
 
   // Step 1 again, on the records themselves.
   const project = projectEntry.value;
-  checkCaller(project, keyEntry.value);
+  checkSender(project, keyEntry.value, { keyId });
 
   // Step 5: the mint must be an address.
   let mintAddress: Address | null = null;
@@ -109,11 +115,8 @@ export async function checkTxRequest(
   }
 
   // Step 7: a used key must carry the same request; an earlier non-failed attempt is the answer.
-  const used = liveTxRequest(previous.value, ctx.clock.now());
-  if (used) {
-    if (!isSameRequest(used, { kind, body })) throw idempotencyConflict();
-    if (used.status !== "failed") return { kind: "existing", record: used };
-  }
+  const existing = storedAnswer(previous.value, { kind, body }, ctx.clock.now());
+  if (existing) return { kind: "existing", record: existing };
 
   // Step 8: resolve the recipient, and the player who holds it at request time.
   let recipient: Address;
@@ -171,16 +174,7 @@ export async function checkTxRequest(
 
   // Step 11: the amount, then the per-transaction limit in the asset's decimals.
   const decimals = mint?.decimals ?? SOL_DECIMALS;
-  const amount = parseUnits(body.amount, decimals);
-  if (amount === null || amount === 0n || amount > U64_MAX) {
-    throw new ApiError(
-      400,
-      "invalid_amount",
-      amount === 0n
-        ? "Amount must be greater than zero"
-        : `Amount must be a positive number with at most ${decimals} decimals`,
-    );
-  }
+  const amount = parseAmount(body.amount, decimals);
   const limit = parseUnits(limitText, decimals);
   if (limit === null) {
     throw new ApiError(
@@ -200,7 +194,7 @@ export async function checkTxRequest(
   return {
     kind: "checked",
     request: {
-      keyId,
+      sender: { keyId },
       project,
       walletAddress,
       kind,
@@ -218,13 +212,33 @@ export async function checkTxRequest(
 }
 
 /**
- * Throws 401 `unauthorized` unless the key is active and its project not deleted: what the guard
- * checked from its cache, checked again on the stored records.
+ * Step 7: the stored attempt a used key answers with (one not `failed`), or null to go on with a
+ * new or a failed key; 409 `idempotency_conflict` when the key was used for another request.
  */
-export function checkCaller(project: Project | null, key: ApiKeyRecord | null): void {
-  if (!project || project.deletedAt !== null || !key || key.revokedAt !== null) {
-    throw new ApiError(401, "unauthorized", "The API key was revoked or its project deleted");
+export function storedAnswer(
+  stored: TxRequestRecord | null,
+  request: { kind: TxKind; body: TxBody },
+  now: number,
+): TxRequestRecord | null {
+  const used = liveTxRequest(stored, now);
+  if (!used) return null;
+  if (!isSameRequest(used, request)) throw idempotencyConflict();
+  return used.status === "failed" ? null : used;
+}
+
+/** The amount in raw units of an asset with `decimals`; 400 `invalid_amount` (step 11). */
+export function parseAmount(text: string, decimals: number): bigint {
+  const amount = parseUnits(text, decimals);
+  if (amount === null || amount === 0n || amount > U64_MAX) {
+    throw new ApiError(
+      400,
+      "invalid_amount",
+      amount === 0n
+        ? "Amount must be greater than zero"
+        : `Amount must be a positive number with at most ${decimals} decimals`,
+    );
   }
+  return amount;
 }
 
 /** Largest raw amount a token or lamport amount can hold. */
@@ -239,7 +253,8 @@ export function idempotencyConflict(): ApiError {
   );
 }
 
-async function findMint(
+/** The mint on the project's cluster (cached), or null when there is none; 502 `rpc_error`. */
+export async function findMint(
   ctx: TxContext,
   project: Project,
   mint: Address,

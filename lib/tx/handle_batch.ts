@@ -18,7 +18,7 @@
  */
 import type { TxContext } from "./runtime.ts";
 import { ApiError } from "../../core/api_error.ts";
-import type { TxKind } from "../../core/events.ts";
+import type { TxRouteKind } from "../../core/events.ts";
 import { type CheckedRequest, checkTxRequest, type TxCaller } from "./checks.ts";
 import { reserveTxRequest } from "./reserve.ts";
 import { sendAndWait } from "./send_and_wait.ts";
@@ -30,7 +30,7 @@ import type { Deadline } from "./timing.ts";
 
 /** One item of a batch: its kind and the body its single route would take. */
 export interface TxBatchItem {
-  kind: TxKind;
+  kind: TxRouteKind;
   input: TxRequestInput;
 }
 

@@ -6,6 +6,7 @@
  * | ---- | ------------------------------------------------- | ----------------------------------- |
  * | 1    | API key (read again, and checked by the reservation) | `routes/v1/guard.ts`, `lib/tx/checks.ts`, `lib/tx/reserve.ts` |
  * | 2    | Request quota                                     | `routes/v1/guard.ts`, `lib/quota/request_quota.ts` |
+ * |      | (beyond the spec) the key has the `pay` scope     | `routes/v1/guard.ts`                |
  * | 3    | Body is JSON                                      | `http/validate.ts`                  |
  * | 4    | Body matches schema                               | `routes/v1/tx_body.ts`              |
  * | 5    | `mint` is an address                              | `lib/tx/checks.ts`                  |
@@ -46,8 +47,8 @@ import { sendAndWait } from "./send_and_wait.ts";
 import { reserveTxRequest } from "./reserve.ts";
 import type { Deadline } from "./timing.ts";
 import type { TxResult } from "./result.ts";
-import type { TxKind } from "../../core/events.ts";
-import type { TxCaller } from "./checks.ts";
+import type { TxRouteKind } from "../../core/events.ts";
+import type { CheckedRequest, TxCaller } from "./checks.ts";
 
 /**
  * Checks, reserves and sends a request; answers its TxResult or throws the first failing check.
@@ -57,20 +58,31 @@ import type { TxCaller } from "./checks.ts";
 export async function handleTxRequest(
   ctx: TxContext,
   caller: TxCaller,
-  kind: TxKind,
+  kind: TxRouteKind,
   input: TxRequestInput,
   options: { deadline: Deadline },
 ): Promise<TxResult> {
-  const { deadline } = options;
-  const checked = await checkTxRequest(ctx, caller, kind, input, { deadline });
+  const checked = await checkTxRequest(ctx, caller, kind, input, options);
   if (checked.kind === "existing") return txResultOf(checked.record);
-  const request = checked.request;
+  return await reserveAndSend(ctx, checked.request, options);
+}
+
+/**
+ * Reserves a checked request (steps 12 and 13 with the key, `reserve.ts`) and builds, signs and
+ * sends it (step 14): the one money path of payouts and withdrawals (`withdraw.ts`).
+ */
+export async function reserveAndSend(
+  ctx: TxContext,
+  request: CheckedRequest,
+  options: { deadline: Deadline },
+): Promise<TxResult> {
+  const { deadline } = options;
   const reserved = await reserveTxRequest(ctx, request, { deadline });
   if (reserved.kind === "existing") return txResultOf(reserved.record);
   const [outcome] = await sendAndWait(ctx, {
-    projectId: caller.projectId,
+    projectId: request.project.id,
     cluster: request.project.cluster,
-    kind,
+    kind: request.kind,
     walletAddress: request.walletAddress,
     mint: request.mint,
     payments: [{

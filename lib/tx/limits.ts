@@ -13,6 +13,17 @@ import type { UsageWindow } from "../../kv/tx_usage.ts";
 import type { CheckedRequest } from "./checks.ts";
 import { findAssetBudget } from "./policy.ts";
 import type { AllowanceClaim, AllowanceNeed } from "./allowance_grant.ts";
+import type { TxKind } from "../../core/events.ts";
+
+/**
+ * False for a withdrawal: the owner's money leaving by the dashboard is outside the game policy's
+ * limits and the service's daily caps, and takes no place in them (a withdrawal of a whole
+ * balance must not hold a game's payouts back for an hour, nor a busy game's day stop its owner
+ * from taking the money out).
+ */
+export function countsAgainstLimits(kind: TxKind): boolean {
+  return kind !== "withdraw";
+}
 
 /** Transactions a project may have in a rolling 24 hours, failed ones excluded. */
 export const MAX_TX_PER_DAY = 1_000;

@@ -5,7 +5,7 @@ import type { TxContext } from "./runtime.ts";
 import type { TxResult } from "./result.ts";
 import type { TxStatus } from "../../kv/tx_requests.ts";
 
-/** A TxResult plus the request's amount, mint (null for SOL), recipient player and time. */
+/** A TxResult plus the request's amount, mint (null for SOL), recipient player, time and asker. */
 interface TxListItem extends TxResult {
   /** The amount as sent, a decimal string in token units. */
   amount: string;
@@ -14,6 +14,8 @@ interface TxListItem extends TxResult {
   userId: number | null;
   /** When the current attempt was requested (Unix ms); the list is ordered by it. */
   createdAt: number;
+  /** The dashboard member who asked for a withdrawal; null for the routes' requests. */
+  requestedBy: string | null;
 }
 
 /** One answer of the list route. */
@@ -37,6 +39,7 @@ export async function listTransactions(
       mint: record.body.mint,
       userId: record.recipientUserId,
       createdAt: record.usage.at,
+      requestedBy: record.requestedBy ?? null,
     })),
     next: page.next,
   };

@@ -6,10 +6,18 @@
  */
 import { z } from "zod";
 import { ApiError } from "../../core/api_error.ts";
-import { DECIMAL_PATTERN } from "../chain/amounts.ts";
+import { DECIMAL_PATTERN, parseUnits } from "../chain/amounts.ts";
 import { parseAddress } from "../chain/validation.ts";
-import { type MintAllowance, setPolicy, type TxPolicy } from "../../kv/policy.ts";
+import {
+  emptyPolicy,
+  getPolicyEntry,
+  type MintAllowance,
+  replacePolicy,
+  type TxPolicy,
+} from "../../kv/policy.ts";
 import { issueLines } from "../issue_text.ts";
+import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
+import type { AuditInput } from "../../kv/audit_log.ts";
 
 /** The asset name SOL has in budgets; tokens use their mint address. */
 export const SOL_ASSET = "SOL";
@@ -108,13 +116,69 @@ export function findAssetBudget(policy: TxPolicy, asset: string): string | null 
   return policy.hourlyBudgets.find((entry) => entry.asset === asset)?.amount ?? null;
 }
 
-/** Validates (400 `invalid_settings`) and stores the project's policy; returns what was stored. */
+/**
+ * Validates (400 `invalid_settings`) and stores the project's policy; returns what was stored.
+ * The replaced policy is read and checked by the commit: `guard` may refuse the change from it
+ * (by throwing), and `audit` builds the entry recorded with the change from both.
+ */
 export async function savePolicy(
   kv: Deno.Kv,
   projectId: string,
   input: unknown,
+  options: {
+    guard?: (before: TxPolicy, after: TxPolicy) => void;
+    audit?: (before: TxPolicy, after: TxPolicy) => AuditInput;
+  } = {},
 ): Promise<TxPolicy> {
   const policy = validatePolicy(input);
-  await setPolicy(kv, projectId, policy);
-  return policy;
+  return await commitWithRetry("save the policy", async (round) => {
+    const entry = await getPolicyEntry(kv, projectId);
+    const before = entry.value ?? emptyPolicy();
+    // Stored already (this call's commit applied though its answer was lost, or another's did).
+    if (round > 0 && entry.value && samePolicy(entry.value, policy)) return policy;
+    options.guard?.(before, policy);
+    const audit = options.audit?.(before, policy);
+    if (await replacePolicy(kv, entry, policy, { audit })) return policy;
+    return RETRY;
+  }, { rounds: 10 });
+}
+
+function samePolicy(a: TxPolicy, b: TxPolicy): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * The limits `after` loosens compared to `before`, named for a message: a maximum, count or budget
+ * raised or removed, SOL transfers turned on, a mint allowed. Empty when it loosens none.
+ */
+export function policyLoosenings(before: TxPolicy, after: TxPolicy): string[] {
+  const found: string[] = [];
+  const [wasSol, nowSol] = [before.maxSolPerTransfer, after.maxSolPerTransfer];
+  if (nowSol !== null && (wasSol === null || compareDecimals(nowSol, wasSol) > 0)) {
+    found.push("maxSolPerTransfer");
+  }
+  for (const mint of after.allowedMints) {
+    const was = findMintAllowance(before, mint.mint);
+    if (!was || compareDecimals(mint.maxPerTransaction, was.maxPerTransaction) > 0) {
+      found.push(`allowedMints ${mint.mint}`);
+    }
+  }
+  for (const field of ["perRecipientPerHour", "perPlayerPerHour"] as const) {
+    const [was, now] = [before[field], after[field]];
+    if (was !== null && (now === null || now > was)) found.push(field);
+  }
+  for (const budget of before.hourlyBudgets) {
+    const now = findAssetBudget(after, budget.asset);
+    if (now === null || compareDecimals(now, budget.amount) > 0) {
+      found.push(`hourlyBudgets ${budget.asset}`);
+    }
+  }
+  return found;
+}
+
+/** Compares two validated decimal amounts exactly: negative, zero or positive as `a` is below, equal or above `b`. */
+function compareDecimals(a: string, b: string): number {
+  const scale = Math.max(a.split(".")[1]?.length ?? 0, b.split(".")[1]?.length ?? 0);
+  const [x, y] = [parseUnits(a, scale)!, parseUnits(b, scale)!];
+  return x < y ? -1 : x > y ? 1 : 0;
 }

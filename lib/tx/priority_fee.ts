@@ -12,7 +12,7 @@
  * token transaction pays at most 0.0002 SOL in priority fee.
  */
 import type { Address, Rpc, SolanaRpcApi } from "@solana/kit";
-import type { TxKind } from "../../core/events.ts";
+import type { TxRouteKind } from "../../core/events.ts";
 
 /** Lowest compute-unit price set on mainnet, in micro-lamports. */
 export const MIN_MICRO_LAMPORTS_PER_CU = 1_000n;
@@ -24,7 +24,7 @@ export const MAX_MICRO_LAMPORTS_PER_CU = 2_000_000n;
  * a transaction): 2,000 for a SOL transfer and 1,000 more per further one (a transfer costs 150,
  * the memo a little more per attempt id it names), 100,000 per token transfer or mint.
  */
-export function computeUnitLimit(kind: TxKind, payments = 1): number {
+export function computeUnitLimit(kind: TxRouteKind, payments = 1): number {
   return kind === "transfer-sol" ? 1_000 + 1_000 * payments : 100_000 * payments;
 }
 

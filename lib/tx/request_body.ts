@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { DECIMAL_PATTERN } from "../chain/amounts.ts";
 import type { TxBody, TxTarget } from "../../kv/tx_requests.ts";
-import type { TxKind } from "../../core/events.ts";
+import type { TxKind, TxRouteKind } from "../../core/events.ts";
 import { isDotSegment } from "../names.ts";
 import { userIdSchema } from "../user_id.ts";
 import { addressField, amountMeta } from "../api_fields.ts";
@@ -109,7 +109,7 @@ const tokenSchema = z.object({
 }).strict();
 
 /** The zod schema of a route's body. */
-export function txBodySchema(kind: TxKind): typeof solSchema | typeof tokenSchema {
+export function txBodySchema(kind: TxRouteKind): typeof solSchema | typeof tokenSchema {
   return kind === "transfer-sol" ? solSchema : tokenSchema;
 }
 

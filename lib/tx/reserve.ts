@@ -36,7 +36,7 @@ import {
   txRecipientUsageKey,
   type UsageWindow,
 } from "../../kv/tx_usage.ts";
-import { checkLimits, limitNeed } from "./limits.ts";
+import { checkLimits, countsAgainstLimits, limitNeed } from "./limits.ts";
 import type { AllowanceClaim } from "./allowance_grant.ts";
 import { addTxJob } from "./job_payloads.ts";
 import {
@@ -51,8 +51,8 @@ import {
 } from "../../kv/tx_requests.ts";
 import { log } from "../../core/log.ts";
 import { isSameRequest } from "./request_body.ts";
-import { checkCaller, type CheckedRequest, idempotencyConflict } from "./checks.ts";
-import { apiKeyKey, type ApiKeyRecord } from "../../kv/api_keys.ts";
+import { type CheckedRequest, idempotencyConflict } from "./checks.ts";
+import { checkSender, senderKey } from "./sender.ts";
 import { type Project, projectKey } from "../../kv/projects.ts";
 import { proveEarlierAttempt, type RetryProof } from "./retry_proof.ts";
 import { confirmLandedAttempt } from "./transitions.ts";
@@ -93,18 +93,21 @@ export async function reserveTxRequest(
   let failed = previous?.status === "failed" ? previous : null;
   for (;;) {
     if (failed) state.proofs.set(failed.attemptId, await proveEarlierAttempt(ctx, failed, options));
-    const claim = await ctx.tx.allowances.take(request.project.id, limitNeed(request), {
-      signal: options.deadline?.signal,
-    });
+    // A withdrawal takes no place in the limits (`limits.ts`).
+    const claim = countsAgainstLimits(request.kind)
+      ? await ctx.tx.allowances.take(request.project.id, limitNeed(request), {
+        signal: options.deadline?.signal,
+      })
+      : null;
     let turn: QueueTurn;
     try {
       turn = await reserve(ctx, request, state, claim);
     } catch (error) {
-      claim.release();
+      claim?.release();
       throw error;
     }
-    if (turn.kind === "reserved") claim.commit();
-    else claim.release();
+    if (turn.kind === "reserved") claim?.commit();
+    else claim?.release();
     if (turn.kind !== "prove") return turn;
     failed = turn.record;
   }
@@ -114,14 +117,14 @@ async function reserve(
   ctx: TxContext,
   request: CheckedRequest,
   state: ReserveState,
-  claim: AllowanceClaim,
+  claim: AllowanceClaim | null,
 ): Promise<QueueTurn> {
   const projectId = request.project.id;
   const key = request.input.idempotencyKey;
   const keys: Deno.KvKey[] = [
     txRequestKey(projectId, key),
     projectKey(projectId),
-    apiKeyKey(projectId, request.keyId),
+    senderKey(projectId, request.sender),
     txRecipientUsageKey(projectId, request.recipient),
   ];
   if (request.recipientUserId !== null) {
@@ -129,12 +132,12 @@ async function reserve(
   }
   return await commitWithRetry("reserve the transaction request", async (round) => {
     const entries = await ctx.kv.getMany(keys);
-    // One entry per key above: the request, the project, the API key, the recipient's window,
-    // and the player's when there is one.
-    const [requestEntry, projectEntry, keyEntry, recipientEntry, playerEntry] = entries as [
+    // One entry per key above: the request, the project, the sender's record (API key or
+    // member), the recipient's window, and the player's when there is one.
+    const [requestEntry, projectEntry, senderEntry, recipientEntry, playerEntry] = entries as [
       Deno.KvEntryMaybe<TxRequestRecord>,
       Deno.KvEntryMaybe<Project>,
-      Deno.KvEntryMaybe<ApiKeyRecord>,
+      Deno.KvEntryMaybe<unknown>,
       Deno.KvEntryMaybe<UsageWindow>,
       Deno.KvEntryMaybe<UsageWindow>?,
     ];
@@ -145,8 +148,8 @@ async function reserve(
     if (stored && stored.attemptId === state.tried) {
       return { kind: "reserved", entry: requestEntry as Deno.KvEntry<TxRequestRecord> };
     }
-    // Step 1 again: revoked or deleted since the checks.
-    checkCaller(projectEntry.value, keyEntry.value);
+    // Step 1 again: revoked, deleted or no longer on the team since the checks.
+    checkSender(projectEntry.value, senderEntry.value, request.sender);
     // Step 7 again: another request with this key may have reserved it since.
     if (stored) {
       if (!isSameRequest(stored, { kind: request.kind, body: request.input.body })) {
@@ -176,11 +179,12 @@ async function reserve(
     }
     // The time of the places taken: every window counts the payout from it, and gives it back
     // to the bucket of that time.
-    const at = claim.at;
     const now = ctx.clock.now();
+    const at = claim?.at ?? now;
     const recipient = pruneWindow(recipientEntry.value, at - HOUR_WINDOW_MS);
     const player = playerEntry ? pruneWindow(playerEntry.value, at - HOUR_WINDOW_MS) : null;
-    checkLimits(request, { recipient, player, claim });
+    // A withdrawal counts in no window (`limits.ts`): they are read and checked, left unchanged.
+    if (claim) checkLimits(request, { recipient, player, claim });
 
     const attemptId = ulid(now);
     state.tried = attemptId;
@@ -216,15 +220,18 @@ async function reserve(
       previous: stored ? pastAttempts(stored) : [],
       createdAt: stored?.createdAt ?? now,
       updatedAt: now,
+      ...("member" in request.sender ? { requestedBy: request.sender.member } : {}),
     };
     op.set(requestEntry.key, record);
     if (leftover) op.delete(txAttemptByTimeKey(projectId, leftover.attemptId));
     op.set(txAttemptByTimeKey(projectId, attemptId), key);
     addTxStatusMove(op, leftover, record);
     op.set(txUnsettledKey(projectId, key), { attemptId, since: now } satisfies TxUnsettledRef);
-    op.set(recipientEntry.key, addToWindow(recipient, at), { expireIn: 2 * HOUR_WINDOW_MS });
-    if (playerEntry && player) {
-      op.set(playerEntry.key, addToWindow(player, at), { expireIn: 2 * HOUR_WINDOW_MS });
+    if (claim) {
+      op.set(recipientEntry.key, addToWindow(recipient, at), { expireIn: 2 * HOUR_WINDOW_MS });
+      if (playerEntry && player) {
+        op.set(playerEntry.key, addToWindow(player, at), { expireIn: 2 * HOUR_WINDOW_MS });
+      }
     }
     const result = await op.commit();
     if (result.ok) {

@@ -28,14 +28,16 @@ import {
   type AllowanceLedger,
 } from "../../kv/tx_allowance.ts";
 import { addFailedTxUsage } from "../../kv/usage.ts";
+import { countsAgainstLimits } from "./limits.ts";
 
-/** Adds, to `op`, the usage changes of an attempt settled as `settled` at `now`. */
+/** Adds, to `op`, the usage changes of an attempt settled as `settled` at `now` (none for a withdrawal). */
 export async function addSettledUsage(
   ctx: TxContext,
   op: Deno.AtomicOperation,
   settled: TxRequestRecord,
   now: number,
 ): Promise<void> {
+  if (!countsAgainstLimits(settled.kind)) return;
   const { projectId, usage } = settled;
   if (settled.status === "failed") {
     await addHourWindowChanges(ctx, op, settled, { now, change: "release" });
@@ -65,6 +67,7 @@ export async function addLandedUsage(
   record: TxRequestRecord,
   now: number,
 ): Promise<void> {
+  if (!countsAgainstLimits(record.kind)) return;
   const { projectId, usage } = record;
   await addHourWindowChanges(ctx, op, record, { now, change: "restore" });
   const scopes = [

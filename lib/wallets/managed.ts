@@ -1,7 +1,8 @@
 /**
  * The built-in provider: ed25519 keys generated in the service and stored only encrypted under a
  * key derived from SECRET. A decrypted key lives only as a non-extractable WebCrypto key in memory,
- * so it can sign but can never be read back, logged or exported.
+ * so it can sign but can never be read back or logged; the one way out is the owner's key export
+ * (`exportSecretKey`), which decrypts the stored seed for that answer alone.
  */
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { getAddressDecoder } from "@solana/kit";
@@ -30,24 +31,32 @@ export function createManagedWalletProvider(
 ): WalletProvider {
   const signingKeys = new Map<string, Promise<CryptoKey>>();
 
-  async function loadSigningKey(projectId: string): Promise<CryptoKey> {
+  /** The stored seed, decrypted and checked against the wallet's address; the caller zeroes it. */
+  async function openSeed(projectId: string, use: string): Promise<Uint8Array> {
     const record = await getWalletKey(deps.kv, projectId);
-    if (!record) throw new WalletUnavailableError("Cannot sign: the project has no managed wallet");
+    if (!record) {
+      throw new WalletUnavailableError(`Cannot ${use}: the project has no managed wallet`);
+    }
     let seed: Uint8Array;
     try {
       seed = await decryptSecret(deps.keys, record.secretKeyEnc, walletKeyBinding(projectId));
     } catch {
       throw new WalletUnavailableError(
-        "Cannot sign: the managed wallet key cannot be decrypted with the current SECRET",
+        `Cannot ${use}: the managed wallet key cannot be decrypted with the current SECRET`,
       );
     }
+    if (getAddressDecoder().decode(ed25519.getPublicKey(seed)) !== record.address) {
+      seed.fill(0);
+      throw new WalletUnavailableError(
+        `Cannot ${use}: the stored wallet key does not match its address`,
+      );
+    }
+    return seed;
+  }
+
+  async function loadSigningKey(projectId: string): Promise<CryptoKey> {
+    const seed = await openSeed(projectId, "sign");
     try {
-      const address = getAddressDecoder().decode(ed25519.getPublicKey(seed));
-      if (address !== record.address) {
-        throw new WalletUnavailableError(
-          "Cannot sign: the stored wallet key does not match its address",
-        );
-      }
       const pkcs8 = new Uint8Array(PKCS8_ED25519_PREFIX.length + 32);
       pkcs8.set(PKCS8_ED25519_PREFIX);
       pkcs8.set(seed, PKCS8_ED25519_PREFIX.length);
@@ -109,6 +118,14 @@ export function createManagedWalletProvider(
         log("error", "Managed wallet could not sign", { projectId, error });
         throw new WalletUnavailableError("Cannot sign: the signing operation failed");
       }
+    },
+    async exportSecretKey(projectId: string): Promise<Uint8Array> {
+      const seed = await openSeed(projectId, "export");
+      const secretKey = new Uint8Array(64);
+      secretKey.set(seed);
+      secretKey.set(ed25519.getPublicKey(seed), 32);
+      seed.fill(0);
+      return secretKey;
     },
   };
 }

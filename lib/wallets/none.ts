@@ -19,5 +19,10 @@ export function createNoWalletProvider(): WalletProvider {
         new WalletUnavailableError("Cannot sign: managed wallets are turned off"),
       );
     },
+    exportSecretKey(): Promise<Uint8Array> {
+      return Promise.reject(
+        new WalletUnavailableError("Cannot export: managed wallets are turned off"),
+      );
+    },
   };
 }

@@ -13,6 +13,11 @@ export interface WalletProvider {
   getAddress(projectId: string): Promise<string | null>;
   /** Signs compiled transaction message bytes with the project's wallet; throws `WalletUnavailableError`. */
   signMessage(projectId: string, message: Uint8Array): Promise<Uint8Array>;
+  /**
+   * The wallet's 64-byte secret key (seed, then public key), for its owner's key export only
+   * (`lib/projects/key_export.ts`); the caller zeroes it once encoded. Throws `WalletUnavailableError`.
+   */
+  exportSecretKey(projectId: string): Promise<Uint8Array>;
 }
 
 /** The wallet could not sign; its message is the provider's reason, shown in the failed attempt. */

@@ -8,6 +8,7 @@ import {
   WatchConflictError,
 } from "../../kv/watches.ts";
 import { getProject } from "../../kv/projects.ts";
+import type { AuditInput } from "../../kv/audit_log.ts";
 import type { BaseContext } from "../base_context.ts";
 import { ApiError, projectNotFound } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
@@ -60,19 +61,33 @@ async function requireProject(ctx: BaseContext, projectId: string): Promise<void
   }
 }
 
+function watchAudit(
+  watch: Watch,
+  actor: string,
+  action: "watch_added" | "watch_removed",
+): AuditInput {
+  const details = { watchId: watch.id, name: watch.name, address: watch.address };
+  return { projectId: watch.projectId, actor, action, details, at: watch.createdAt };
+}
+
 function view(watch: Watch): WatchView {
   const { id, name, address, createdAt, polledAt } = watch;
   return { id, name, address, createdAt, polledAt };
 }
 
-/** Adds a watch and starts its poll loop; its first poll only records where the history ends. */
+/**
+ * Adds a watch and starts its poll loop; its first poll only records where the history ends. A
+ * dashboard member's addition (`actor`) is recorded in the audit log with it.
+ */
 export async function addWatch(
   ctx: BaseContext,
   projectId: string,
   input: { name?: unknown; address?: unknown },
+  options: { actor?: string } = {},
 ): Promise<WatchView> {
   const { name, address } = validateWatch(input);
   await requireProject(ctx, projectId);
+  const { actor } = options;
   try {
     const watch = await createWatch(ctx.kv, {
       projectId,
@@ -81,6 +96,7 @@ export async function addWatch(
       now: ctx.clock.now(),
       max: MAX_WATCHES_PER_PROJECT,
       addPollJob: (op, watch) => addWatchPoll(op, watch, watch.createdAt),
+      audit: actor === undefined ? undefined : (watch) => watchAudit(watch, actor, "watch_added"),
     });
     ctx.jobWaker.wake();
     log("info", "Watch added", { projectId, watch: name, address });
@@ -96,15 +112,25 @@ export async function addWatch(
   }
 }
 
-/** Removes a watch by id and stops its polling; returns it, or null when the project has no such watch. */
+/**
+ * Removes a watch by id and stops its polling (recorded in the audit log for `actor`); returns
+ * it, or null when the project has no such watch.
+ */
 export async function removeWatch(
   ctx: BaseContext,
   projectId: string,
   watchId: string,
+  options: { actor?: string } = {},
 ): Promise<WatchView | null> {
   // The id comes from a path: anything but a watch id is no watch, and never part of a key.
   if (!ULID_PATTERN.test(watchId)) return null;
-  const removed = await deleteWatch(ctx.kv, projectId, watchId);
+  const { actor } = options;
+  const now = ctx.clock.now();
+  const removed = await deleteWatch(ctx.kv, projectId, watchId, {
+    audit: actor === undefined
+      ? undefined
+      : (watch) => ({ ...watchAudit(watch, actor, "watch_removed"), at: now }),
+  });
   if (!removed) return null;
   log("info", "Watch removed", { projectId, watchId, watch: removed.name });
   return view(removed);

@@ -1,9 +1,10 @@
 /**
  * The changes the dashboard makes to a project's webhooks, for the audit log: who did what to
- * which endpoint. Each is one JSON log line once its commit landed. When the project's audit log
- * exists, its entry belongs in the change's own commit: each caller marks that commit `AUDIT:`.
+ * which endpoint. Each is an audit entry added to the change's own commit (`webhookAudit`, then
+ * `addAuditEntry`), and one JSON log line once that commit landed. Never a secret.
  */
 import { log } from "../../core/log.ts";
+import type { AuditInput } from "../../kv/audit_log.ts";
 
 /** A change to a project's webhooks. */
 export interface WebhookChange {
@@ -11,6 +12,7 @@ export interface WebhookChange {
     | "webhook_endpoint_added"
     | "webhook_endpoint_removed"
     | "webhook_secret_rotated"
+    | "webhook_test_sent"
     | "webhook_delivery_replayed";
   projectId: string;
   /** The developer's wallet address. */
@@ -28,10 +30,17 @@ const MESSAGES: Record<WebhookChange["action"], string> = {
   webhook_endpoint_added: "Webhook endpoint added",
   webhook_endpoint_removed: "Webhook endpoint removed",
   webhook_secret_rotated: "Webhook secret rotated",
+  webhook_test_sent: "Webhook test sent",
   webhook_delivery_replayed: "Webhook delivery replayed",
 };
 
-/** Records a change that committed (never a secret). */
+/** The audit log's entry of a change made at `at`, for the change's own commit. */
+export function webhookAudit(change: WebhookChange, at: number): AuditInput {
+  const { action, projectId, actor, ...details } = change;
+  return { projectId, actor, action, details, at };
+}
+
+/** Logs a change that committed (never a secret). */
 export function noteWebhookChange(change: WebhookChange): void {
   log("info", MESSAGES[change.action], { ...change });
 }

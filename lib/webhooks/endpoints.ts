@@ -22,7 +22,8 @@ import {
   type WebhookEndpoint,
   WebhookEndpointConflictError,
 } from "../../kv/webhooks.ts";
-import { noteWebhookChange } from "./audit.ts";
+import { noteWebhookChange, webhookAudit } from "./audit.ts";
+import { addAuditEntry } from "../../kv/audit_log.ts";
 import { parseEndpointUrl, resolveDestination } from "./destination.ts";
 import { addDeliverJob } from "./fan_out.ts";
 import type { WebhookContext } from "./runtime.ts";
@@ -85,9 +86,18 @@ export async function addWebhookEndpoint(
     previous: null,
     rotatedAt: null,
   };
+  const change = {
+    action: "webhook_endpoint_added",
+    projectId,
+    actor: input.actor,
+    endpointId: endpoint.id,
+    url: endpoint.url,
+  } as const;
   try {
-    // AUDIT: "webhook endpoint added" joins this commit.
-    await createWebhookEndpoint(ctx.kv, endpoint, { sealedUnder: ctx.keys.current.id });
+    await createWebhookEndpoint(ctx.kv, endpoint, {
+      sealedUnder: ctx.keys.current.id,
+      audit: webhookAudit(change, now),
+    });
   } catch (error) {
     if (!(error instanceof WebhookEndpointConflictError)) throw error;
     if (error.reason === "duplicate") throw invalidUrl("is already an endpoint of this project");
@@ -97,13 +107,7 @@ export async function addWebhookEndpoint(
       `The project already has ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`,
     );
   }
-  noteWebhookChange({
-    action: "webhook_endpoint_added",
-    projectId,
-    actor: input.actor,
-    endpointId: endpoint.id,
-    url: endpoint.url,
-  });
+  noteWebhookChange(change);
   return { endpoint: webhookEndpointView(endpoint, now), secret };
 }
 
@@ -112,17 +116,20 @@ export async function removeWebhookEndpoint(
   ctx: WebhookContext,
   input: { projectId: string; endpointId: string; actor: string },
 ): Promise<WebhookEndpointView | null> {
-  // AUDIT: "webhook endpoint removed" joins this commit.
-  const removed = await deleteWebhookEndpoint(ctx.kv, input.projectId, input.endpointId);
-  if (!removed) return null;
-  noteWebhookChange({
-    action: "webhook_endpoint_removed",
+  const now = ctx.clock.now();
+  const changeOf = (removed: WebhookEndpoint) => ({
+    action: "webhook_endpoint_removed" as const,
     projectId: input.projectId,
     actor: input.actor,
     endpointId: removed.id,
     url: removed.url,
   });
-  return webhookEndpointView(removed, ctx.clock.now());
+  const removed = await deleteWebhookEndpoint(ctx.kv, input.projectId, input.endpointId, {
+    audit: (endpoint) => webhookAudit(changeOf(endpoint), now),
+  });
+  if (!removed) return null;
+  noteWebhookChange(changeOf(removed));
+  return webhookEndpointView(removed, now);
 }
 
 /**
@@ -140,20 +147,21 @@ export async function rotateWebhookSecret(
     if (!entry.value) throw webhookNotFound();
     const now = ctx.clock.now();
     const next = rotatedSecrets(entry.value, { nextEnc, now, dropPrevious: input.dropPrevious });
-    // AUDIT: "webhook secret rotated" joins this commit.
-    const saved = await updateWebhookEndpointSecrets(ctx.kv, entry, {
-      ...next,
-      sealedUnder: ctx.keys.current.id,
-    });
-    if (!saved) return RETRY;
-    noteWebhookChange({
+    const change = {
       action: "webhook_secret_rotated",
       projectId: input.projectId,
       actor: input.actor,
       endpointId: entry.value.id,
       url: entry.value.url,
       droppedPrevious: input.dropPrevious,
+    } as const;
+    const saved = await updateWebhookEndpointSecrets(ctx.kv, entry, {
+      ...next,
+      sealedUnder: ctx.keys.current.id,
+      audit: webhookAudit(change, now),
     });
+    if (!saved) return RETRY;
+    noteWebhookChange(change);
     return { endpoint: webhookEndpointView({ ...entry.value, ...next }, now), secret };
   }, { rounds: 10 });
 }
@@ -206,10 +214,7 @@ export async function replayWebhookDelivery(
     durationMs: null,
   };
   setWebhookDelivery(op, projectId, queued);
-  // AUDIT: "webhook delivery replayed" joins this commit.
-  if (!(await op.commit()).ok) throw deliveryNotFound("Its endpoint was removed");
-  ctx.jobWaker.wake();
-  noteWebhookChange({
+  const change = {
     action: "webhook_delivery_replayed",
     projectId,
     actor: input.actor,
@@ -217,7 +222,11 @@ export async function replayWebhookDelivery(
     url: endpoint.value.url,
     deliveryId,
     replayOf: original.id,
-  });
+  } as const;
+  addAuditEntry(op, webhookAudit(change, now));
+  if (!(await op.commit()).ok) throw deliveryNotFound("Its endpoint was removed");
+  ctx.jobWaker.wake();
+  noteWebhookChange(change);
   return queued;
 }
 

@@ -9,24 +9,32 @@ import {
   dashboardAction,
 } from "../../http/form_action.ts";
 import { projectPath, type ProjectTab } from "../../http/dashboard_paths.ts";
-import { getOwnedProject } from "../../lib/projects/ownership.ts";
+import { authorizeProject } from "../../lib/projects/access.ts";
+import type { Capability } from "../../lib/auth/roles.ts";
+import type { Role } from "../../kv/members.ts";
 
 /**
  * A dashboard action on the project named by the `:id` parameter: a browser returns to `tab` of
- * that project on failure, and `run` gets the project only once it is the developer's own and not
- * deleted (another's or a deleted one is `project_not_found`).
+ * that project on failure, and `run` gets the project only once the developer is a member whose
+ * role has the capability `can` (`lib/projects/access.ts`: a project that is not theirs or was
+ * deleted is `project_not_found`, a role below it `insufficient_role`).
  */
 export function projectAction(
   ctx: AppContext,
-  options: Omit<ActionOptions, "back"> & { tab: ProjectTab },
-  run: (input: ActionInput & { project: Project }) => Promise<ActionResult>,
+  options: Omit<ActionOptions, "back"> & { tab: ProjectTab; can: Capability },
+  run: (input: ActionInput & { project: Project; role: Role }) => Promise<ActionResult>,
 ): Handler {
-  const { tab, ...rest } = options;
+  const { tab, can, ...rest } = options;
   return dashboardAction(ctx, {
     ...rest,
     back: (c) => projectPath(c.req.param("id")!, tab),
   }, async (input) => {
-    const project = await getOwnedProject(ctx, input.developer, input.c.req.param("id")!);
-    return await run({ ...input, project });
+    const projectId = input.c.req.param("id")!;
+    const { project, role } = await authorizeProject(ctx, {
+      developer: input.developer,
+      projectId,
+      can,
+    });
+    return await run({ ...input, project, role });
   });
 }

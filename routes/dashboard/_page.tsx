@@ -1,5 +1,5 @@
-// Shared steps of dashboard GET pages: the session (or a redirect to sign-in), the owned project
-// (or a 404 page), the flash message, and the response with the page headers.
+// Shared steps of dashboard GET pages: the session (or a redirect to sign-in), the project and the
+// member's role (or a 404 or 403 page), the flash message, and the response with the page headers.
 import type { Context } from "hono";
 import type { ComponentChildren } from "preact";
 import type { AppContext } from "../../lib/context.ts";
@@ -9,7 +9,8 @@ import { pageResponse } from "../../components/layout.tsx";
 import { takeFlash } from "../../http/flash.ts";
 import { DashboardFrame, type FrameData } from "../../components/dashboard/frame.tsx";
 import { signInPath } from "../../http/dashboard_paths.ts";
-import { getOwnedProject } from "../../lib/projects/ownership.ts";
+import { authorizeProject } from "../../lib/projects/access.ts";
+import type { Capability } from "../../lib/auth/roles.ts";
 import type { Project } from "../../kv/projects.ts";
 
 /** A rendered page: its title and body. */
@@ -36,11 +37,16 @@ export async function developerPage(
   return pageResponse(c, await render(data));
 }
 
-/** Renders a page of one of the developer's projects; another's or a deleted one is a 404 page. */
+/**
+ * Renders a page of a project the developer is a member of, when their role has `can` (default
+ * `view`, which every member has); one that is not theirs or was deleted is a 404 page, a role
+ * below `can` a 403 page. The page's `data.role` is the member's role.
+ */
 export async function projectPage(
   ctx: AppContext,
   c: Context,
   render: (data: FrameData, project: Project) => Promise<RenderedPage> | RenderedPage,
+  options: { can?: Capability } = {},
 ): Promise<Response> {
   const developer = await getDeveloperSession(ctx, c);
   if (!developer) return c.redirect(signInPath(here(c)), 303);
@@ -48,14 +54,35 @@ export async function projectPage(
   const data: FrameData = { serviceName: ctx.config.serviceName, developer, flash };
   let project: Project;
   try {
-    project = await getOwnedProject(ctx, developer, c.req.param("id") ?? "");
+    const access = await authorizeProject(ctx, {
+      developer,
+      projectId: c.req.param("id") ?? "",
+      can: options.can ?? "view",
+    });
+    project = access.project;
+    data.role = access.role;
   } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== "project_not_found") throw error;
+    if (!(error instanceof ApiError)) throw error;
+    if (error.code === "insufficient_role") {
+      const body = (
+        <DashboardFrame data={data}>
+          <h1>Not for your role</h1>
+          <p data-testid="insufficient-role">{error.message}.</p>
+          <p>
+            <a href={`/dashboard/projects/${encodeURIComponent(c.req.param("id") ?? "")}`}>
+              Back to the project
+            </a>
+          </p>
+        </DashboardFrame>
+      );
+      return pageResponse(c, { title: "Not for your role", body }, 403);
+    }
+    if (error.code !== "project_not_found") throw error;
     const body = (
       <DashboardFrame data={data}>
         <h1>Project not found</h1>
         <p>
-          No project of yours has this address: it was deleted, or it belongs to another account.
+          No project of yours has this address: it was deleted, or you are not on its team.
         </p>
         <p>
           <a href="/dashboard">Back to your projects</a>

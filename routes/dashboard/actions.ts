@@ -10,15 +10,15 @@ import { sendTestPing } from "../../lib/events/publish.ts";
 import { addWatch, removeWatch, validateWatch } from "../../lib/watches/watches.ts";
 import { log } from "../../core/log.ts";
 import { projectView } from "../../lib/projects/project_view.ts";
-import { savePolicy } from "../../lib/tx/policy.ts";
 import { createProjectWallet } from "../../lib/projects/wallet.ts";
 import { dashboardAction } from "../../http/form_action.ts";
 import { projectAction } from "./_action.ts";
 import { pickText, readText } from "../../lib/projects/fields.ts";
-import { createProjectKey, revokeProjectKey } from "../../lib/projects/keys.ts";
+import { createProjectKey, readKeyScopes, revokeProjectKey } from "../../lib/projects/keys.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { describePing } from "../../components/dashboard/ping_message.ts";
-import { policyDraft, policyInputOf } from "../../lib/projects/policy_form.ts";
+import { policyDraft } from "../../lib/projects/policy_form.ts";
+import { saveDashboardPolicy } from "../../lib/projects/policy_change.ts";
 import { createDeveloperProject, deleteDeveloperProject } from "../../lib/projects/ownership.ts";
 import { saveProjectSettings, SETTINGS_DRAFT_FIELDS } from "../../lib/projects/settings.ts";
 
@@ -69,12 +69,13 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
       origin,
       projectAction(ctx, {
         tab: "keys",
+        can: "keys",
         form: "keys",
-        readBody: false,
-      }, async ({ developer, project }) => {
+      }, async ({ developer, fields, project }) => {
         const { record, plaintext } = await createProjectKey(ctx, {
           developer,
           projectId: project.id,
+          scopes: readKeyScopes(fields),
         });
         return {
           status: 201,
@@ -82,6 +83,7 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
             id: record.id,
             key: plaintext,
             preview: record.preview,
+            scopes: record.scopes,
             createdAt: record.createdAt,
           },
           flash: {
@@ -98,10 +100,15 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
       origin,
       projectAction(ctx, {
         tab: "keys",
+        can: "keys",
         form: "keys",
         readBody: false,
-      }, async ({ c, project }) => {
-        await revokeProjectKey(ctx, project.id, c.req.param("keyId")!);
+      }, async ({ c, developer, project }) => {
+        await revokeProjectKey(ctx, {
+          developer,
+          projectId: project.id,
+          keyId: c.req.param("keyId")!,
+        });
         return {
           json: { ok: true },
           flash: {
@@ -117,10 +124,11 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
       origin,
       projectAction(ctx, {
         tab: "",
+        can: "wallet",
         form: "wallet",
         readBody: false,
-      }, async ({ project }) => {
-        const walletAddress = await createProjectWallet(ctx, project.id);
+      }, async ({ developer, project }) => {
+        const walletAddress = await createProjectWallet(ctx, project.id, { actor: developer });
         log("info", "Managed wallet created", { projectId: project.id, walletAddress });
         return {
           status: 201,
@@ -138,11 +146,12 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
       origin,
       projectAction(ctx, {
         tab: "settings",
+        can: "settings",
         form: (fields) => settingsForm(fields),
         draft: (fields) => pickText(fields, SETTINGS_DRAFT_FIELDS),
-      }, async ({ fields, project }) => {
+      }, async ({ developer, fields, project }) => {
         const { form: _form, ...settings } = fields;
-        const saved = await saveProjectSettings(ctx, project, settings);
+        const saved = await saveProjectSettings(ctx, project, settings, { actor: developer });
         return {
           json: { settings: saved },
           flash: { kind: "success", message: "Settings saved", form: settingsForm(fields) },
@@ -155,16 +164,11 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
       origin,
       projectAction(ctx, {
         tab: "policy",
+        can: "policy",
         form: "policy",
         draft: policyDraft,
-      }, async ({ fields, project }) => {
-        const policy = await savePolicy(ctx.kv, project.id, policyInputOf(fields));
-        ctx.apiKeys.forgetProject(project.id);
-        log("info", "Transaction policy saved", {
-          projectId: project.id,
-          solEnabled: policy.maxSolPerTransfer !== null,
-          mints: policy.allowedMints.length,
-        });
+      }, async ({ developer, fields, project, role }) => {
+        const policy = await saveDashboardPolicy(ctx, { project, developer, role }, fields);
         return {
           json: { policy },
           flash: { kind: "success", message: "Policy saved", form: "policy" },
@@ -177,6 +181,7 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
       origin,
       projectAction(ctx, {
         tab: "watches",
+        can: "watches",
         form: "watch",
         draft: (fields) => pickText(fields, ["name", "address"]),
       }, async ({ developer, fields, project }) => {
@@ -184,7 +189,7 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
         // A refused watch costs nothing, so only a valid one is counted.
         validateWatch(input);
         await ctx.abuse.take("watch_create", developer);
-        const watch = await addWatch(ctx, project.id, input);
+        const watch = await addWatch(ctx, project.id, input, { actor: developer });
         return {
           status: 201,
           json: {
@@ -206,10 +211,13 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
       origin,
       projectAction(ctx, {
         tab: "watches",
+        can: "watches",
         form: "watches",
         readBody: false,
-      }, async ({ c, project }) => {
-        const removed = await removeWatch(ctx, project.id, c.req.param("watchId")!);
+      }, async ({ c, developer, project }) => {
+        const removed = await removeWatch(ctx, project.id, c.req.param("watchId")!, {
+          actor: developer,
+        });
         return {
           json: { ok: true, removed: removed !== null },
           flash: removed
@@ -224,10 +232,11 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
       origin,
       projectAction(ctx, {
         tab: "settings",
+        can: "ping",
         form: "ping",
       }, async ({ developer, fields, project }) => {
         await ctx.abuse.take("test_ping", developer);
-        const result = await sendTestPing(ctx, project.id);
+        const result = await sendTestPing(ctx, project.id, { actor: developer });
         return {
           json: result,
           flash: {

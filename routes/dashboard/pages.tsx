@@ -14,6 +14,7 @@ import { EventsPage, TransactionsPage } from "../../components/dashboard/activit
 import { DeletePage } from "../../components/dashboard/delete_page.tsx";
 import { KeysPage } from "../../components/dashboard/keys_page.tsx";
 import { OverviewPage } from "../../components/dashboard/overview_page.tsx";
+import { getKeyExports } from "../../kv/key_exports.ts";
 import { type PlayerRow, PlayersPage } from "../../components/dashboard/players_page.tsx";
 import { PolicyPage } from "../../components/dashboard/policy_page.tsx";
 import { ProjectsPage } from "../../components/dashboard/projects_page.tsx";
@@ -32,7 +33,8 @@ import { listApiKeys } from "../../kv/api_keys.ts";
 import { listDeliveries } from "../../kv/deliveries.ts";
 import { getLinkByAddress, getLinkByUser, listLinks } from "../../kv/links.ts";
 import { getPolicy } from "../../kv/policy.ts";
-import { listProjectsByDeveloper, type Project } from "../../kv/projects.ts";
+import type { Project } from "../../kv/projects.ts";
+import { listDeveloperProjects } from "../../lib/projects/listing.ts";
 import { listTxRequests, TX_STATUSES } from "../../kv/tx_requests.ts";
 import { developerPage, projectPage } from "./_page.tsx";
 import { parseUserId } from "../../lib/user_id.ts";
@@ -70,7 +72,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
             <ProjectsPage
               {...data}
               baseUrl={baseUrl}
-              projects={await listProjectsByDeveloper(ctx.kv, data.developer)}
+              {...await listDeveloperProjects(ctx, data.developer)}
               errorMessage={dashboardErrorMessage(error)}
             />
           ),
@@ -81,11 +83,12 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
       projectPage(ctx, c, async (data, project) => {
         const policyRead = getPolicy(ctx.kv, project.id);
         // Both chain reads wait up to 4 s each: in parallel, a slow node costs the page 4 s, not 8.
-        const [keys, policy, balance, lowBalance] = await Promise.all([
+        const [keys, policy, balance, lowBalance, exported] = await Promise.all([
           listApiKeys(ctx.kv, project.id, ctx.clock.now()),
           policyRead,
           readBalance(ctx, project),
           policyRead.then((p) => readLowBalanceWarnings(ctx, project, p)),
+          getKeyExports(ctx.kv, project.id),
         ]);
         return {
           title: `${project.name} · ${ctx.config.serviceName}`,
@@ -102,6 +105,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               activeKeys={keys.filter((k) => k.revokedAt === null).length}
               policySet={policy.maxSolPerTransfer !== null || policy.allowedMints.length > 0}
               lowBalance={lowBalance?.warnings ?? []}
+              keyExported={exported.value}
             />
           ),
         };
@@ -236,7 +240,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
             />
           ),
         };
-      }));
+      }, { can: "delete" }));
 }
 
 async function readBalance(

@@ -4,7 +4,7 @@
  * a flash message (a new secret rides in the flash, shown once), or JSON for a script; the page
  * answers JSON too when asked (`Accept: application/json`).
  */
-import { Hono } from "hono";
+import { type Handler, Hono } from "hono";
 import type { AppContext } from "../../lib/context.ts";
 import { sameOrigin } from "../../http/same_origin.ts";
 import { wantsJson } from "../../http/form_action.ts";
@@ -20,7 +20,8 @@ import {
   webhookEndpointView,
 } from "../../lib/webhooks/endpoints.ts";
 import { sendWebhookPing } from "../../lib/projects/webhook_ping.ts";
-import { invalidSettings, pickText, readFlag, readText } from "../../lib/projects/fields.ts";
+import { pickText, readFlag, readText } from "../../lib/projects/fields.ts";
+import { invalidSettings } from "../../lib/issue_text.ts";
 import type { Project } from "../../kv/projects.ts";
 import { WebhooksPage } from "../../components/dashboard/webhooks_page.tsx";
 import {
@@ -32,10 +33,15 @@ import { projectPage } from "./_page.tsx";
 
 const LOG_PAGE_SIZE = 50;
 
-// Who may manage a project's webhooks, asked in this one place for the page and every action:
-// today the project's owner (`projectPage`, `projectAction`). With roles, the check goes here.
-const webhookPage = projectPage;
-const webhookAction = projectAction;
+// Every member reads the page and its JSON (`view`); managing endpoints, tests and replays needs
+// the `webhooks` capability (a developer or above, as watches): `lib/auth/roles.ts`.
+function webhookAction(
+  ctx: AppContext,
+  options: Omit<Parameters<typeof projectAction>[1], "can">,
+  run: Parameters<typeof projectAction>[2],
+): Handler {
+  return projectAction(ctx, { ...options, can: "webhooks" }, run);
+}
 
 /** `GET /dashboard/projects/:id/webhooks` and its `POST` actions. */
 export function webhookRoutes(ctx: AppContext): Hono {
@@ -46,13 +52,15 @@ export function webhookRoutes(ctx: AppContext): Hono {
       const filters = logFilters(c.req.query());
       if (wantsJson(c)) {
         // A script reads the endpoints and the log as JSON, through the same session check.
-        return webhookAction(ctx, { tab: "webhooks", readBody: false }, async ({ project }) => ({
+        return projectAction(ctx, { tab: "webhooks", can: "view", readBody: false }, async (
+          { project },
+        ) => ({
           json: await pageData(ctx, project, filters),
           flash: { kind: "info", message: "" },
           redirect: back(project),
         }))(c, async () => {});
       }
-      return webhookPage(ctx, c, async (data, project) => ({
+      return projectPage(ctx, c, async (data, project) => ({
         title: `Webhooks · ${project.name}`,
         body: (
           <WebhooksPage {...data} project={project} {...await pageData(ctx, project, filters)} />
@@ -150,6 +158,7 @@ export function webhookRoutes(ctx: AppContext): Hono {
         const result = await sendWebhookPing(ctx, {
           projectId: project.id,
           endpointId: c.req.param("endpointId")!,
+          actor: developer,
         });
         return {
           json: result,

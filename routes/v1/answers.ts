@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { TX_STATUSES } from "../../kv/tx_requests.ts";
+import { TX_KINDS } from "../../core/events.ts";
 import {
   addressField as address,
   int32,
@@ -96,7 +97,10 @@ export const signatureStatusAnswer = z.object({
 /** TxResult: every transaction route and the status route answer it. */
 export const txResultAnswer = z.object({
   idempotencyKey: z.string(),
-  kind: z.enum(["transfer-sol", "transfer-token", "mint-token"]),
+  kind: z.enum(TX_KINDS).meta({
+    description: "The route's kind, or `withdraw`: sent from the dashboard by the project's " +
+      "owner or an admin (listed and reported like the routes' requests)",
+  }),
   status: z.enum(TX_STATUSES),
   signature: signatureField.nullable().meta({
     description: "Set once the managed wallet signed the transaction",
@@ -174,6 +178,10 @@ export const txListAnswer = z.object({
       mint: address.nullable().meta({ description: "Null for SOL" }),
       userId: userId.nullable().meta({ description: "The recipient player, when known" }),
       createdAt: unixMsField,
+      requestedBy: address.nullable().meta({
+        description: "The dashboard member (wallet address) who asked for a `withdraw`; null " +
+          "for the routes' requests",
+      }),
     }).strict(),
   ),
   next: z.string().nullable().meta({

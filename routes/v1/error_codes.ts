@@ -35,6 +35,11 @@ export const ERROR_CODES = {
     status: 429,
     when: "The project used its 100,000 requests for the current UTC day",
   },
+  insufficient_scope: {
+    status: 403,
+    when: "The API key lacks the route's scope: `pay` for the transaction routes, `read` for " +
+      "every other route; checked after the quota, so the request was counted",
+  },
   feed_rate_limited: {
     status: 429,
     when: `More than ${FEED_READS_PER_SECOND} feed reads this second for the project on one ` +
@@ -112,6 +117,7 @@ export const V1_COMMON_ERRORS: readonly ErrorCode[] = [
   "unauthorized",
   "rate_limited",
   "daily_quota_exceeded",
+  "insufficient_scope",
   "internal",
 ];
 
@@ -119,6 +125,7 @@ export const V1_COMMON_ERRORS: readonly ErrorCode[] = [
 export const V1_FEED_ERRORS: readonly ErrorCode[] = [
   "unauthorized",
   "feed_rate_limited",
+  "insufficient_scope",
   "internal",
 ];
 

@@ -157,7 +157,14 @@ export const EXAMPLES: Record<string, OperationExample> = {
   listTx: {
     params: { status: "confirmed", limit: 20 },
     answer: {
-      transactions: [{ ...txResult, amount: "0.25", mint: null, userId: 1001, createdAt: AT }],
+      transactions: [{
+        ...txResult,
+        amount: "0.25",
+        mint: null,
+        userId: 1001,
+        createdAt: AT,
+        requestedBy: null,
+      }],
       next: null,
     },
   },

@@ -9,15 +9,19 @@ import { txRoutes } from "./tx.ts";
 import { txListRoutes } from "./tx_list.ts";
 import { walletRoutes } from "./wallets.ts";
 
-/** The game API under `/v1`. The guard sits on each route, so unknown paths stay plain 404s. */
+/**
+ * The game API under `/v1`. The guard sits on each route, so unknown paths stay plain 404s; the
+ * transaction routes need a key with the `pay` scope, every other route one with `read`.
+ */
 export function v1Routes(ctx: AppContext): Hono<V1Env> {
-  const guard = apiGuard(ctx);
+  const read = apiGuard(ctx, { scope: "read" });
+  const pay = apiGuard(ctx, { scope: "pay" });
   return new Hono<V1Env>()
-    .route("/", projectRoutes(ctx, guard))
-    .route("/", playerRoutes(ctx, guard))
-    .route("/", walletRoutes(ctx, guard))
-    .route("/", signatureRoutes(ctx, guard))
-    .route("/", txRoutes(ctx, guard))
-    .route("/", txListRoutes(ctx, guard))
-    .route("/", eventRoutes(ctx, apiGuard(ctx, { limit: "feed_reads" })));
+    .route("/", projectRoutes(ctx, read))
+    .route("/", playerRoutes(ctx, read))
+    .route("/", walletRoutes(ctx, read))
+    .route("/", signatureRoutes(ctx, read))
+    .route("/", txRoutes(ctx, { read, pay }))
+    .route("/", txListRoutes(ctx, read))
+    .route("/", eventRoutes(ctx, apiGuard(ctx, { scope: "read", limit: "feed_reads" })));
 }

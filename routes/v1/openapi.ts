@@ -38,10 +38,13 @@ export function buildOpenApiDocument(
       description: "Game servers call `/v1` with a project API key in `x-api-key`. Errors are " +
         "`{ error: { code, message } }`: branch on `code`, the message may change. Every keyed " +
         "request counts toward the quotas (600 a minute, 100,000 a UTC day), whatever its " +
-        "answer, except reads of the event feed, which have a limit of their own.",
+        "answer, except reads of the event feed, which have a limit of their own. A key has " +
+        "scopes: `read` for every route but the transaction routes, which need `pay` (each " +
+        "operation's `security` names its scope); a key without it gets 403 " +
+        "`insufficient_scope`, after the request was counted.",
     },
     servers: [{ url: options.serverUrl }],
-    security: [{ apiKey: [] }],
+    security: [{ apiKey: ["read"] }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
@@ -51,7 +54,8 @@ export function buildOpenApiDocument(
           type: "apiKey",
           in: "header",
           name: "x-api-key",
-          description: "A project API key, created in the dashboard",
+          description: "A project API key, created in the dashboard with the scopes `read` " +
+            "and/or `pay` (keys made before scopes have both)",
         },
       },
     },
@@ -119,7 +123,8 @@ function operationObject(op: Operation): Record<string, unknown> {
     tags: [op.tag],
     summary: op.summary,
     description: op.description,
-    ...(op.keyed === false ? { security: [] } : {}),
+    // OpenAPI 3.1 lets a non-OAuth scheme list the roles an operation needs: here, its scope.
+    security: op.keyed === false ? [] : [{ apiKey: [op.scope ?? "read"] }],
     ...(parameters.length ? { parameters } : {}),
     ...(op.body
       ? {

@@ -6,6 +6,7 @@
  * route of the app has no entry.
  */
 import { z } from "zod";
+import type { ApiKeyScope } from "../../kv/api_keys.ts";
 import {
   idempotencyKeySchema,
   MAX_BATCH_ITEMS,
@@ -82,6 +83,8 @@ export interface Operation {
   description: string;
   /** False only for `/health`: every `/v1` route needs the API key. */
   keyed?: false;
+  /** The key's scope the route needs: `read` unless given (the transaction routes need `pay`). */
+  scope?: ApiKeyScope;
   /** `feed_reads` for the event feed, limited on its own instead of counted toward the quotas. */
   limit?: "feed_reads";
   pathParams?: Record<string, z.ZodType>;
@@ -192,6 +195,7 @@ export const V1_OPERATIONS: readonly Operation[] = [
     tag: "Transactions",
     method: "post",
     path: "/v1/tx/transfer-sol",
+    scope: "pay",
     summary: "Send SOL",
     description: "Signed and sent by the managed wallet; waits up to 15 s for confirmation, then " +
       "answers `submitted`. Safe to retry with the same `idempotencyKey`. A `failed` status is " +
@@ -205,6 +209,7 @@ export const V1_OPERATIONS: readonly Operation[] = [
     tag: "Transactions",
     method: "post",
     path: "/v1/tx/transfer-token",
+    scope: "pay",
     summary: "Send a token",
     description: "Checked transfer under the mint's own token program; the recipient's " +
       "associated token account is created if needed. Same waiting and retry rules as SOL.",
@@ -217,6 +222,7 @@ export const V1_OPERATIONS: readonly Operation[] = [
     tag: "Transactions",
     method: "post",
     path: "/v1/tx/mint-token",
+    scope: "pay",
     summary: "Mint a token",
     description: "The managed wallet must be the mint authority, otherwise the answer is 200 " +
       "with `failed`. Same waiting and retry rules as SOL.",
@@ -229,6 +235,7 @@ export const V1_OPERATIONS: readonly Operation[] = [
     tag: "Transactions",
     method: "post",
     path: "/v1/tx/batch",
+    scope: "pay",
     summary: "Send a batch of payouts",
     description: `Up to ${MAX_BATCH_ITEMS} items of any kind, each the body of its single route ` +
       "plus its `kind`, with an `idempotencyKey` of its own; one counted request. Each item " +

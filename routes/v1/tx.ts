@@ -11,13 +11,11 @@ import {
 } from "../../lib/tx/request_body.ts";
 import { handleTxRequest } from "../../lib/tx/handle_request.ts";
 import { handleTxBatch } from "../../lib/tx/handle_batch.ts";
-import type { TxKind } from "../../core/events.ts";
+import { TX_ROUTE_KINDS } from "../../core/events.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import { txResultOf } from "../../lib/tx/result.ts";
 import type { V1Env } from "./guard.ts";
 import { type Deadline, startDeadline } from "../../lib/tx/timing.ts";
-
-const KINDS: readonly TxKind[] = ["transfer-sol", "transfer-token", "mint-token"];
 
 type TxEnv = { Variables: V1Env["Variables"] & { deadline: Deadline } };
 
@@ -32,11 +30,14 @@ function arrived(ctx: AppContext): MiddlewareHandler<TxEnv> {
   };
 }
 
-/** The three transaction routes, the batch route and the status route. */
-export function txRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<TxEnv> {
+/** The three transaction routes and the batch route (`pay` scope), and the status route (`read`). */
+export function txRoutes(
+  ctx: AppContext,
+  guards: { read: MiddlewareHandler<V1Env>; pay: MiddlewareHandler<V1Env> },
+): Hono<TxEnv> {
   const app = new Hono<TxEnv>();
-  for (const kind of KINDS) {
-    app.post(`/tx/${kind}`, arrived(ctx), guard, async (c) => {
+  for (const kind of TX_ROUTE_KINDS) {
+    app.post(`/tx/${kind}`, arrived(ctx), guards.pay, async (c) => {
       const parsed = await readJsonBody(c, txBodySchema(kind));
       const input = toRequestInput(parsed);
       const caller = { projectId: c.get("project").id, keyId: c.get("keyId") };
@@ -44,14 +45,14 @@ export function txRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono
       return c.json(await handleTxRequest(ctx, caller, kind, input, { deadline }));
     });
   }
-  app.post("/tx/batch", arrived(ctx), guard, async (c) => {
+  app.post("/tx/batch", arrived(ctx), guards.pay, async (c) => {
     const { items } = await readJsonBody(c, txBatchSchema);
     const caller = { projectId: c.get("project").id, keyId: c.get("keyId") };
     const batch = items.map((item) => ({ kind: item.kind, input: toRequestInput(item) }));
     const deadline = c.get("deadline");
     return c.json({ items: await handleTxBatch(ctx, caller, batch, { deadline }) });
   });
-  app.get("/tx/:idempotencyKey", guard, async (c) => {
+  app.get("/tx/:idempotencyKey", guards.read, async (c) => {
     const key = c.req.param("idempotencyKey");
     const record = isUsableKey(key)
       ? await getTxRequest(ctx.reads, c.get("project").id, key, ctx.clock.now())

@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { type Address, generateKeyPairSigner } from "@solana/kit";
 import assert from "node:assert/strict";
-import { installTestWallet, launchBrowser } from "../support/browser.ts";
+import { assertNoOverflow, installTestWallet, launchBrowser } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
 import { testTiming } from "../support/tx_harness.ts";
 import { getIslandsBundle } from "../../components/islands_bundle.ts";
@@ -27,15 +27,6 @@ function tab(page: Page, name: string) {
     name,
     exact: true,
   });
-}
-
-/** Asserts nothing makes the page scroll sideways. */
-async function assertNoOverflow(page: Page, what: string): Promise<void> {
-  const widths = await page.evaluate(() => ({
-    scroll: document.documentElement.scrollWidth,
-    inner: globalThis.innerWidth,
-  }));
-  assert.ok(widths.scroll <= widths.inner, `${what} overflows: ${JSON.stringify(widths)}`);
 }
 
 Deno.test("Dashboard end to end in Chromium: sign in with a wallet, run a project, delete it", async (t) => {

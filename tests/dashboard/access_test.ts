@@ -31,7 +31,21 @@ function actions(projectId: string, keyId: string): Array<{ path: string; body?:
     { path: `${base}/watches`, body: { name: "vault", address: WATCH_ADDRESS } },
     { path: `${base}/watches/${ulid()}/delete` },
     { path: `${base}/ping` },
+    { path: `${base}/members`, body: { address: WATCH_ADDRESS, role: "viewer" } },
+    { path: `${base}/members/${WATCH_ADDRESS}/role`, body: { role: "admin" } },
+    { path: `${base}/members/${WATCH_ADDRESS}/remove` },
+    { path: `${base}/invitations/${WATCH_ADDRESS}/revoke` },
+    { path: `${base}/transfer`, body: { address: WATCH_ADDRESS } },
+    { path: `${base}/leave` },
     { path: `${base}/delete` },
+  ];
+}
+
+/** The same, with the invitee's answer, which needs a session but no membership. */
+function allActions(projectId: string, keyId: string): Array<{ path: string; body?: unknown }> {
+  return [
+    ...actions(projectId, keyId),
+    { path: `/dashboard/invitations/${projectId}`, body: { accept: true } },
   ];
 }
 
@@ -41,7 +55,7 @@ Deno.test("Every dashboard action refuses a post without our Origin first (bad_o
   const project = await createProjectAs(app.app, dev);
   const key = await createKeyAs(app.app, dev, project.id);
 
-  for (const action of actions(project.id, key.id)) {
+  for (const action of allActions(project.id, key.id)) {
     await t.step(action.path, async () => {
       for (const origin of [null, "https://evil.example", "http://localhost:8001"]) {
         for (const jar of [dev.jar, new CookieJar()]) {
@@ -65,7 +79,7 @@ Deno.test("Without a developer session actions answer 401 not_signed_in, or send
   const project = await createProjectAs(app.app, dev);
   const key = await createKeyAs(app.app, dev, project.id);
 
-  for (const action of actions(project.id, key.id)) {
+  for (const action of allActions(project.id, key.id)) {
     await t.step(action.path, async () => {
       const json = await postJson(app.app, action.path, action.body, { jar: new CookieJar() });
       await assertErrorCode(json, 401, "not_signed_in");
@@ -143,6 +157,8 @@ Deno.test("A developer never sees or changes another developer's project", async
         "/transactions",
         "/players",
         "/events",
+        "/team",
+        "/audit",
         "/delete",
       ]
     ) {

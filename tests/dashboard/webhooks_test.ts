@@ -18,6 +18,7 @@ import {
   type WebhooksHarness,
 } from "../support/webhooks_harness.ts";
 import { listWebhookEndpoints } from "../../kv/webhooks.ts";
+import { listAuditEntries } from "../../kv/audit_log.ts";
 import { recordEvents } from "../../lib/events/record.ts";
 import { verifyWebhook } from "../../sdk/ts/src/verify_webhook.ts";
 
@@ -125,8 +126,11 @@ Deno.test("A project takes 5 endpoints, each URL once: webhook_limit_reached, in
   // At the limit the limit is what is answered; below it, the duplicate is refused by its URL.
   assert.equal(duplicate.status, 403);
   await duplicate.body?.cancel();
-  const [first] = await listWebhookEndpoints(h.t.kv, s.project.id);
-  await postJson(h.t.app, `${s.base}/${first!.id}/delete`, undefined, { jar: s.dev.jar });
+  // Another endpoint than /4 (ids made in one millisecond of the test clock list in any order).
+  const other = (await listWebhookEndpoints(h.t.kv, s.project.id)).find((e) =>
+    !e.url.endsWith("/4")
+  );
+  await postJson(h.t.app, `${s.base}/${other!.id}/delete`, undefined, { jar: s.dev.jar });
   const again = await assertErrorCode(await addAs(s, h.hookUrl("/4")), 400, "invalid_settings");
   assert.match(again.error.message, /already an endpoint of this project/);
 });
@@ -291,4 +295,52 @@ Deno.test("Another developer's project, no session and a foreign origin are refu
   });
   await assertErrorCode(foreign, 403, "bad_origin");
   assert.equal((await listWebhookEndpoints(h.t.kv, s.project.id)).length, 0);
+});
+
+Deno.test("Every webhook change is in the audit log, made in its own commit, with no secret", async () => {
+  await using h = await startWebhooksHarness();
+  const s = await setUp(h);
+  // When: add, test, rotate, replay, remove, as the developer
+  const added = await (await addAs(s, h.hookUrl())).json();
+  const id = added.endpoint.id;
+  const tested = await (await postJson(h.t.app, `${s.base}/${id}/test`, undefined, {
+    jar: s.dev.jar,
+  })).json();
+  const rotated = await (await postJson(h.t.app, `${s.base}/${id}/rotate`, {
+    dropPrevious: true,
+  }, { jar: s.dev.jar })).json();
+  const replayed = await (await postJson(
+    h.t.app,
+    `${s.base}/deliveries/${tested.deliveryId}/replay`,
+    undefined,
+    { jar: s.dev.jar },
+  )).json();
+  await (await postJson(h.t.app, `${s.base}/${id}/delete`, undefined, { jar: s.dev.jar })).body
+    ?.cancel();
+  // And a refused change records nothing
+  await (await addAs(s, "http://not-https.example/hook")).body?.cancel();
+
+  // Then
+  const entries = (await Array.fromAsync(
+    listAuditEntries(h.t.kv, s.project.id, { now: h.t.clock.now() }),
+  )).filter((e) => e.action.startsWith("webhook_")).reverse();
+  const url = added.endpoint.url;
+  assert.deepEqual(entries.map((e) => [e.action, e.actor, e.details.endpointId, e.details.url]), [
+    ["webhook_endpoint_added", s.dev.address, id, url],
+    ["webhook_test_sent", s.dev.address, id, url],
+    ["webhook_secret_rotated", s.dev.address, id, url],
+    ["webhook_delivery_replayed", s.dev.address, id, url],
+    ["webhook_endpoint_removed", s.dev.address, id, url],
+  ]);
+  assert.equal(entries[2]!.details.droppedPrevious, true);
+  assert.deepEqual(
+    [entries[3]!.details.replayOf, entries[3]!.details.deliveryId],
+    [tested.deliveryId, replayed.delivery.id],
+  );
+  const text = JSON.stringify(entries);
+  for (const secret of [added.secret, rotated.secret]) assert.ok(!text.includes(secret));
+  const page =
+    await (await getPage(h.t.app, `/dashboard/projects/${s.project.id}/audit`, s.dev.jar))
+      .text();
+  assert.ok(page.includes("Webhook secret rotated") && !page.includes(rotated.secret));
 });

@@ -25,6 +25,9 @@ Deno.test("loadConfig() applies the documented defaults", () => {
   );
   assert.deepEqual(loadConfig({ SECRET, KV_PATH: ":memory:" }).kvPath, ":memory:");
   assert.deepEqual(loadConfig({ SECRET }, { onDeploy: true }).kvPath, undefined);
+  // Owners may export their wallet's key unless the deployment turns it off.
+  assert.deepEqual(loadConfig({ SECRET }).keyExport, true);
+  assert.deepEqual(loadConfig({ SECRET, KEY_EXPORT: "off" }).keyExport, false);
 });
 
 Deno.test("loadConfig() names every bad variable", () => {
@@ -40,6 +43,7 @@ Deno.test("loadConfig() names every bad variable", () => {
     },
   );
   throws(() => loadConfig({}, { onDeploy: true }), /SECRET: required/);
+  throws(() => loadConfig({ SECRET, KEY_EXPORT: "no" }), /KEY_EXPORT: /);
   // The service's name is in every message a wallet signs.
   throws(() => loadConfig({ SERVICE_NAME: "Block\u202Ekinl" }), /SERVICE_NAME: must not contain/);
   throws(() => loadConfig({ SERVICE_NAME: ".." }), /SERVICE_NAME: must not be \. or \.\./);

@@ -8,7 +8,8 @@ import { ManualClock } from "../../core/clock.ts";
 import { encodeBase64Url, ulid } from "../../core/ids.ts";
 import { getJobEntry, type JobRecord, listJobs } from "../../kv/jobs.ts";
 import { apiKeyHashKey, apiKeyKey, createApiKey, listApiKeys } from "../../kv/api_keys.ts";
-import { getProject, updateProject } from "../../kv/projects.ts";
+import { createProject, getProject, updateProject } from "../../kv/projects.ts";
+import { getMemberEntry, memberKey } from "../../kv/members.ts";
 import { getStoreVersion } from "../../kv/store_version.ts";
 import { type AllowanceScope, getBucketUsage } from "../../kv/tx_allowance.ts";
 import { getWalletKey, getWalletKeyEntry } from "../../kv/wallet_keys.ts";
@@ -111,6 +112,7 @@ function oldRequest(projectId: string, key: string, status: TxStatus, at: number
 /** What the fixture wrote, to compare with what the migration made of it. */
 interface OldStore {
   projectId: string;
+  creator: string;
   apiKey: string;
   revokedLongAgo: { id: string; hash: string };
   revokedRecently: { id: string; hash: string };
@@ -138,6 +140,8 @@ async function writeOldStore(kvPath: string): Promise<OldStore> {
   const keys = ctx.keys.current;
   const { project, apiKey } = await createTestProject(app);
   const projectId = project.id;
+  // A project from before teams: its creator owned it by `createdBy` alone.
+  await kv.delete(memberKey(projectId, project.createdBy));
 
   // Sealed values of the v1 format.
   await createProjectWallet(ctx, projectId);
@@ -239,6 +243,7 @@ async function writeOldStore(kvPath: string): Promise<OldStore> {
   await kv.set(["store_migrations", "tx_status_index"], { doneAt: 0 });
   return {
     projectId,
+    creator: project.createdBy,
     apiKey,
     revokedLongAgo,
     revokedRecently,
@@ -368,6 +373,8 @@ Deno.test("A store written by earlier versions is migrated once by three instanc
   );
   const check = (await getSecretCheckEntry(kv)).value!;
   assert.deepEqual([check.keyId, check.previous, check.staleWrites], [keyId, null, 0]);
+  const owner = (await getMemberEntry(kv, old.projectId, old.creator)).value;
+  assert.deepEqual([owner?.role, owner?.addedBy], ["owner", old.creator]);
 });
 
 Deno.test("migrateStore() is versioned: each step runs once per store, and a store at a version runs only the steps above it", async () => {
@@ -375,18 +382,19 @@ Deno.test("migrateStore() is versioned: each step runs once per store, and a sto
   const old = await writeOldStore(kvPath);
   await using app = await createTestApp({ kvPath, config: { secret: SECRET } });
   const { kv } = app;
-  // Given: the store marked as migrated up to the step before the renaming of tx_check jobs.
-  await kv.set(["store_version"], { version: STORE_VERSION - 2, updatedAt: 0 });
+  // Given: the store marked as migrated up to the step before the renaming of tx_check jobs (6).
+  await kv.set(["store_version"], { version: 6, updatedAt: 0 });
 
   // When: the migration runs, twice.
   assert.equal(await migrateStore(app.ctx), STORE_VERSION);
   const jobs = await listJobs(kv);
   assert.equal(await migrateStore(app.ctx), STORE_VERSION);
 
-  // Then: the last steps ran (the tx_check job is a tx_confirm job, the usage lists are ledgers
-  // counting every entry once), the earlier ones did not (the old due index is still there), and
-  // the second run changed nothing.
+  // Then: the steps above 6 ran (the tx_check job is a tx_confirm job, the project has its
+  // owner, the usage lists are ledgers counting every entry once), the earlier ones did not (the
+  // old due index is still there), and the second run changed nothing.
   assert.equal((await getJobEntry(kv, old.checkJobId)).value?.payload.type, "tx_confirm");
+  assert.equal((await getMemberEntry(kv, old.projectId, old.creator)).value?.role, "owner");
   const now = app.clock.now();
   const counted = async (scope: AllowanceScope) =>
     (await getBucketUsage(kv, old.projectId, scope, now)).reduce((sum, b) => sum + b.n, 0n);
@@ -442,6 +450,33 @@ Deno.test("The minute sweep renames tx_check jobs that an instance of the previo
   // Then: the job is a tx_confirm job, renamed once.
   assert.deepEqual(moved.sort(), [0, 1]);
   assert.equal((await getJobEntry(app.kv, job.id)).value?.payload.type, "tx_confirm");
+});
+
+Deno.test("The minute sweep makes the creator the owner of a project an instance of the previous version creates during a rolling deploy", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  await writeOldStore(kvPath);
+  await using app = await startOnStore(kvPath, SECRET);
+  // Given: after the migration, an instance of the previous version creates a project, which has
+  // no members (its creator owned it by `createdBy`).
+  const creator = "Late111111111111111111111111111111111111111";
+  const late = await createProject(app.kv, {
+    name: "Made by the old version",
+    cluster: "devnet",
+    createdBy: creator,
+    now: Date.now(),
+  });
+  await app.kv.delete(memberKey(late.id, creator));
+
+  // When: the minute sweep's part runs, on two instances at once.
+  await using other = await startOnStore(kvPath, SECRET);
+  const moved = await Promise.all([
+    migratePreviousVersionWrites(app.ctx),
+    migratePreviousVersionWrites(other.ctx),
+  ]);
+
+  // Then: the creator is the project's owner, made so once.
+  assert.deepEqual(moved.sort(), [0, 1]);
+  assert.equal((await getMemberEntry(app.kv, late.id, creator)).value?.role, "owner");
 });
 
 Deno.test("During a deploy's overlap the minute sweep indexes requests an instance of the previous version writes, and stops after it", async () => {

@@ -5,7 +5,8 @@
  * Chromium comes from the system (Debian: `apt-get install -y chromium`); set CHROMIUM_PATH to
  * use another binary. A missing browser fails the test with that instruction: it is never skipped.
  */
-import { type BrowserContext, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import assert from "node:assert/strict";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
 import { type OauthStandIn, startOauthStandIn } from "../../sandbox/roblox/oauth.ts";
@@ -203,4 +204,13 @@ function registerWalletScript(input: { name: string; address: string; publicKey:
   globalThis.addEventListener("wallet-standard:app-ready", (event) => {
     callback((event as CustomEvent).detail);
   });
+}
+
+/** Asserts nothing makes the page scroll sideways. */
+export async function assertNoOverflow(page: Page, what: string): Promise<void> {
+  const widths = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    inner: globalThis.innerWidth,
+  }));
+  assert.ok(widths.scroll <= widths.inner, `${what} overflows: ${JSON.stringify(widths)}`);
 }

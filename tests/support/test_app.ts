@@ -38,6 +38,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     },
     clientIpHeader: undefined,
     clientIpTrustedHops: 1,
+    keyExport: true,
     webhooksAllowLoopback: false,
     ...overrides,
   };

@@ -310,36 +310,38 @@ Deno.test("GET /v1/tx lists requests by latest attempt, newest first, filtered b
     return await response.json();
   };
 
-  await t.step("each item is a TxResult with amount, mint, userId and createdAt", async () => {
-    const { transactions, next } = await list("");
-    assert.deepEqual(transactions.map((r: TxResult) => [r.idempotencyKey, r.status]), [
-      ["first", "confirmed"],
-      ["third", "failed"],
-      ["second", "confirmed"],
-    ]);
-    const second = transactions[2];
-    assert.deepEqual(Object.keys(second).sort(), [
-      "amount",
-      "createdAt",
-      "error",
-      "idempotencyKey",
-      "kind",
-      "mint",
-      "recipient",
-      "signature",
-      "status",
-      "userId",
-    ]);
-    assert.deepEqual([second.amount, second.mint, second.userId, second.recipient], [
-      "0.1",
-      null,
-      2,
-      to,
-    ]);
-    assert.equal(transactions[0].userId, 1);
-    assert.equal(transactions[0].createdAt, h.a.clock.now(), "the latest attempt's time");
-    assert.equal(next, null, "the whole list fits in one page");
-  });
+  await t.step(
+    "each item is a TxResult with amount, mint, userId, createdAt and requestedBy",
+    async () => {
+      const { transactions, next } = await list("");
+      assert.deepEqual(transactions.map((r: TxResult) => [r.idempotencyKey, r.status]), [
+        ["first", "confirmed"],
+        ["third", "failed"],
+        ["second", "confirmed"],
+      ]);
+      const second = transactions[2];
+      assert.deepEqual(Object.keys(second).sort(), [
+        "amount",
+        "createdAt",
+        "error",
+        "idempotencyKey",
+        "kind",
+        "mint",
+        "recipient",
+        "requestedBy",
+        "signature",
+        "status",
+        "userId",
+      ]);
+      assert.deepEqual(
+        [second.amount, second.mint, second.userId, second.recipient, second.requestedBy],
+        ["0.1", null, 2, to, null],
+      );
+      assert.equal(transactions[0].userId, 1);
+      assert.equal(transactions[0].createdAt, h.a.clock.now(), "the latest attempt's time");
+      assert.equal(next, null, "the whole list fits in one page");
+    },
+  );
 
   await t.step("status filters, limit pages, next continues", async () => {
     assert.deepEqual((await list("?status=failed")).transactions.map(keyOf), ["third"]);

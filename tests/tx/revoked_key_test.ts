@@ -47,7 +47,11 @@ Deno.test("A payout sent after its key's revocation was answered is refused on e
   await withTwoInstances(async (h, b, to) => {
     // Given: the key was revoked on instance a, and the revocation answered.
     const keyId = (await h.a.ctx.apiKeys.resolve(h.apiKey))!.keyId;
-    await revokeProjectKey(h.a.ctx, h.project.id, keyId);
+    await revokeProjectKey(h.a.ctx, {
+      developer: h.project.createdBy,
+      projectId: h.project.id,
+      keyId,
+    });
 
     // When: instance b, whose cache still holds the key, gets a payout with it.
     const res = await b.post("transfer-sol", PAYOUT);
@@ -86,7 +90,11 @@ Deno.test("reserveTxRequest() refuses a payout whose key was revoked after its c
     assert.equal(checked.kind, "checked");
 
     // ...when instance a revoked the key.
-    await revokeProjectKey(h.a.ctx, h.project.id, keyId);
+    await revokeProjectKey(h.a.ctx, {
+      developer: h.project.createdBy,
+      projectId: h.project.id,
+      keyId,
+    });
 
     // When: b reserves it.
     const reserving = reserveTxRequest(b.ctx, checked.request);

@@ -58,19 +58,23 @@ Deno.test("GET /openapi.json answers the OpenAPI 3.1 document without a key", as
     type: "apiKey",
     in: "header",
     name: "x-api-key",
-    description: "A project API key, created in the dashboard",
+    description: "A project API key, created in the dashboard with the scopes `read` and/or " +
+      "`pay` (keys made before scopes have both)",
   });
   for (const [path, methods] of Object.entries(document.paths)) {
     for (const [method, op] of Object.entries(methods as Record<string, Record<string, unknown>>)) {
       const responses = op.responses as Record<string, { content: unknown }>;
-      // Keyed routes inherit the API-key requirement; only /health opts out.
-      assert.equal(op.security !== undefined, path === "/health", `${method} ${path} security`);
+      // Every keyed route names the scope it needs: `pay` for the transaction routes; /health none.
+      const scope = path === "/health"
+        ? []
+        : [{ apiKey: [method === "post" && path.startsWith("/v1/tx/") ? "pay" : "read"] }];
+      assert.deepEqual(op.security, scope, `${method} ${path} security`);
       if (path.startsWith("/v1/")) {
         // The feed has a limit of its own instead of the quotas.
         const limits = path === "/v1/events"
           ? ["feed_rate_limited"]
           : ["rate_limited", "daily_quota_exceeded"];
-        for (const code of ["unauthorized", ...limits, "internal"]) {
+        for (const code of ["unauthorized", ...limits, "insufficient_scope", "internal"]) {
           assert.ok(errorCodesOf(responses).includes(code), `${method} ${path} lacks ${code}`);
         }
         if (path === "/v1/events") {
@@ -138,7 +142,7 @@ Deno.test("Each operation lists, per status, exactly the catalogue's codes of th
   assert.deepEqual(byStatus, {
     "400": ["invalid_json", "invalid_request", "invalid_address", "invalid_amount"],
     "401": ["unauthorized"],
-    "403": ["sol_transfers_disabled", "amount_over_limit"],
+    "403": ["insufficient_scope", "sol_transfers_disabled", "amount_over_limit"],
     "404": ["wallet_not_linked"],
     "409": ["wallet_not_configured", "idempotency_conflict"],
     "413": ["payload_too_large"],

@@ -403,8 +403,11 @@ export interface components {
         };
         TxResult: {
             idempotencyKey: string;
-            /** @enum {string} */
-            kind: "transfer-sol" | "transfer-token" | "mint-token";
+            /**
+             * @description The route's kind, or `withdraw`: sent from the dashboard by the project's owner or an admin (listed and reported like the routes' requests)
+             * @enum {string}
+             */
+            kind: "transfer-sol" | "transfer-token" | "mint-token" | "withdraw";
             /** @enum {string} */
             status: "pending" | "submitted" | "confirmed" | "failed";
             /** @description Set once the managed wallet signed the transaction */
@@ -420,8 +423,11 @@ export interface components {
         TxList: {
             transactions: {
                 idempotencyKey: string;
-                /** @enum {string} */
-                kind: "transfer-sol" | "transfer-token" | "mint-token";
+                /**
+                 * @description The route's kind, or `withdraw`: sent from the dashboard by the project's owner or an admin (listed and reported like the routes' requests)
+                 * @enum {string}
+                 */
+                kind: "transfer-sol" | "transfer-token" | "mint-token" | "withdraw";
                 /** @enum {string} */
                 status: "pending" | "submitted" | "confirmed" | "failed";
                 /** @description Set once the managed wallet signed the transaction */
@@ -444,6 +450,8 @@ export interface components {
                  * @description Unix time in milliseconds
                  */
                 createdAt: number;
+                /** @description The dashboard member (wallet address) who asked for a `withdraw`; null for the routes' requests */
+                requestedBy: string | null;
             }[];
             /** @description Cursor for the next (older) page; null once the oldest request was reached */
             next: string | null;
@@ -454,8 +462,11 @@ export interface components {
                 /** @description What the item's single route would answer with 200; null with an error */
                 result: {
                     idempotencyKey: string;
-                    /** @enum {string} */
-                    kind: "transfer-sol" | "transfer-token" | "mint-token";
+                    /**
+                     * @description The route's kind, or `withdraw`: sent from the dashboard by the project's owner or an admin (listed and reported like the routes' requests)
+                     * @enum {string}
+                     */
+                    kind: "transfer-sol" | "transfer-token" | "mint-token" | "withdraw";
                     /** @enum {string} */
                     status: "pending" | "submitted" | "confirmed" | "failed";
                     /** @description Set once the managed wallet signed the transaction */
@@ -522,8 +533,11 @@ export interface components {
                 /** @constant */
                 type: "tx";
                 key: string;
-                /** @enum {string} */
-                kind: "transfer-sol" | "transfer-token" | "mint-token";
+                /**
+                 * @description The route's kind, or `withdraw`: sent from the dashboard by the project's owner or an admin (listed and reported like the routes' requests)
+                 * @enum {string}
+                 */
+                kind: "transfer-sol" | "transfer-token" | "mint-token" | "withdraw";
                 /** @enum {string} */
                 status: "confirmed" | "failed";
                 signature: string | null;
@@ -787,6 +801,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
             429: {
                 headers: {
@@ -878,6 +908,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
                             /** @description For people; may change */
                             message: string;
                         };
@@ -982,6 +1028,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
                             /** @description For people; may change */
                             message: string;
                         };
@@ -1101,6 +1163,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
             429: {
                 headers: {
@@ -1204,6 +1282,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
                             /** @description For people; may change */
                             message: string;
                         };
@@ -1336,6 +1430,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description `read_budget_exceeded`: The wallet or collection needs more RPC calls or bytes than one read may use */
             422: {
                 headers: {
@@ -1450,6 +1560,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
             429: {
                 headers: {
@@ -1557,7 +1683,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `sol_transfers_disabled`: The policy has no Max SOL per transfer. `amount_over_limit`: The amount is above Max SOL per transfer or the mint's per-transaction maximum */
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted. `sol_transfers_disabled`: The policy has no Max SOL per transfer. `amount_over_limit`: The amount is above Max SOL per transfer or the mint's per-transaction maximum */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1566,7 +1692,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "sol_transfers_disabled" | "amount_over_limit";
+                            code: "insufficient_scope" | "sol_transfers_disabled" | "amount_over_limit";
                             /** @description For people; may change */
                             message: string;
                         };
@@ -1761,7 +1887,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `mint_not_allowed`: The mint is not under the policy's allowed mints. `amount_over_limit`: The amount is above Max SOL per transfer or the mint's per-transaction maximum */
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted. `mint_not_allowed`: The mint is not under the policy's allowed mints. `amount_over_limit`: The amount is above Max SOL per transfer or the mint's per-transaction maximum */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1770,7 +1896,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "mint_not_allowed" | "amount_over_limit";
+                            code: "insufficient_scope" | "mint_not_allowed" | "amount_over_limit";
                             /** @description For people; may change */
                             message: string;
                         };
@@ -1965,7 +2091,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `mint_not_allowed`: The mint is not under the policy's allowed mints. `amount_over_limit`: The amount is above Max SOL per transfer or the mint's per-transaction maximum */
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted. `mint_not_allowed`: The mint is not under the policy's allowed mints. `amount_over_limit`: The amount is above Max SOL per transfer or the mint's per-transaction maximum */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1974,7 +2100,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "mint_not_allowed" | "amount_over_limit";
+                            code: "insufficient_scope" | "mint_not_allowed" | "amount_over_limit";
                             /** @description For people; may change */
                             message: string;
                         };
@@ -2218,6 +2344,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description `payload_too_large`: The body is over 16 KB (64 KB for a batch of payouts) */
             413: {
                 headers: {
@@ -2318,6 +2460,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description `not_found`: No transaction request has this key in the project */
             404: {
                 headers: {
@@ -2403,7 +2561,8 @@ export interface operations {
                      *           "amount": "0.25",
                      *           "mint": null,
                      *           "userId": 1001,
-                     *           "createdAt": 1795262400000
+                     *           "createdAt": 1795262400000,
+                     *           "requestedBy": null
                      *         }
                      *       ],
                      *       "next": null
@@ -2438,6 +2597,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
                             /** @description For people; may change */
                             message: string;
                         };
@@ -2565,6 +2740,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
                             /** @description For people; may change */
                             message: string;
                         };

@@ -1,0 +1,238 @@
+/** A project's team: members and their roles, pending invitations, inviting, handing ownership over. */
+import type { VNode } from "preact";
+import { DashboardConfirmSubmit } from "../../islands/dashboard_confirm.tsx";
+import type { Invitation } from "../../kv/invitations.ts";
+import type { Member, MemberRole } from "../../kv/members.ts";
+import { MAX_TEAM_SIZE } from "../../kv/team.ts";
+import type { Project } from "../../kv/projects.ts";
+import { roleAllows } from "../../lib/auth/roles.ts";
+import { Island } from "../islands.tsx";
+import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
+import { formatTime, shortAddress } from "./format.ts";
+import { projectPath } from "../../http/dashboard_paths.ts";
+import { Cell } from "./cell.tsx";
+
+/** What the team page shows. */
+interface TeamPageData extends FrameData {
+  project: Project;
+  members: Member[];
+  invitations: Invitation[];
+}
+
+const ROLE_TEXT: Record<MemberRole | "owner", string> = {
+  owner: "everything, and only the owner exports the key, deletes or hands over the project",
+  admin: "everything but exporting the key, deleting and handing over",
+  developer: "API keys, settings, watches, test events; policy changes that tighten a limit",
+  viewer: "reads every page, changes nothing",
+};
+const MEMBER_ROLES: readonly MemberRole[] = ["viewer", "developer", "admin"];
+
+/** The team page body. */
+export function TeamPage(data: TeamPageData): VNode {
+  const { project, flash } = data;
+  const base = projectPath(project.id);
+  const role = data.role ?? "viewer";
+  const manages = roleAllows(role, "team");
+  const owns = roleAllows(role, "transfer");
+  const draft = flash?.form === "invite" && flash.kind === "error" ? flash.draft ?? {} : {};
+  const others = data.members.filter((m) => m.role !== "owner");
+  return (
+    <ProjectFrame data={data} project={project} tab="team">
+      <section class="card" aria-labelledby="members-heading">
+        <h2 id="members-heading">Members</h2>
+        <p class="muted">
+          Your role: <strong data-testid="my-role">{role}</strong> ({ROLE_TEXT[role]}).
+        </p>
+        <FlashFor flash={flash} form="members" />
+        <table class="list stack" data-testid="member-list">
+          <thead>
+            <tr>
+              <th>Wallet</th>
+              <th>Role</th>
+              <th>Since</th>
+              <th>
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.members.map((member) => (
+              <tr key={member.address} data-member={member.address}>
+                <Cell label="Wallet" mono>
+                  {member.address}
+                  {member.address === data.developer ? " (you)" : ""}
+                </Cell>
+                <Cell label="Role">
+                  {manages && member.role !== "owner"
+                    ? (
+                      <form
+                        method="post"
+                        action={`${base}/members/${member.address}/role`}
+                        class="inline"
+                      >
+                        <select name="role" aria-label={`Role of ${member.address}`}>
+                          {MEMBER_ROLES.map((r) => (
+                            <option key={r} value={r} selected={r === member.role}>{r}</option>
+                          ))}
+                        </select>{" "}
+                        <button type="submit" class="secondary">Change</button>
+                      </form>
+                    )
+                    : member.role}
+                </Cell>
+                <Cell label="Since">{formatTime(member.addedAt)}</Cell>
+                <Cell label="">
+                  {manages && member.role !== "owner" && member.address !== data.developer && (
+                    <form
+                      method="post"
+                      action={`${base}/members/${member.address}/remove`}
+                      class="inline"
+                    >
+                      <Island
+                        component={DashboardConfirmSubmit}
+                        props={{
+                          label: "Remove",
+                          question: `Remove ${member.address} from ${project.name}?`,
+                          className: "secondary",
+                          testId: "remove-member",
+                        }}
+                      />
+                    </form>
+                  )}
+                  {member.role !== "owner" && member.address === data.developer && (
+                    <form method="post" action={`${base}/leave`} class="inline">
+                      <Island
+                        component={DashboardConfirmSubmit}
+                        props={{
+                          label: "Leave",
+                          question: `Leave ${project.name}? Only an admin can invite you back.`,
+                          className: "secondary",
+                          testId: "leave-project",
+                        }}
+                      />
+                    </form>
+                  )}
+                </Cell>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <section class="card" aria-labelledby="invitations-heading">
+        <h2 id="invitations-heading">Pending invitations</h2>
+        {data.invitations.length === 0
+          ? <p class="empty">No pending invitations.</p>
+          : (
+            <table class="list stack" data-testid="invitation-list">
+              <thead>
+                <tr>
+                  <th>Wallet</th>
+                  <th>Role</th>
+                  <th>Invited by</th>
+                  <th>Expires</th>
+                  <th>
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.invitations.map((invitation) => (
+                  <tr key={invitation.address}>
+                    <Cell label="Wallet" mono>{invitation.address}</Cell>
+                    <Cell label="Role">{invitation.role}</Cell>
+                    <Cell label="Invited by" mono>{shortAddress(invitation.invitedBy)}</Cell>
+                    <Cell label="Expires">{formatTime(invitation.expiresAt)}</Cell>
+                    <Cell label="">
+                      {manages && (
+                        <form
+                          method="post"
+                          action={`${base}/invitations/${invitation.address}/revoke`}
+                          class="inline"
+                        >
+                          <button type="submit" class="secondary">Withdraw</button>
+                        </form>
+                      )}
+                    </Cell>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+      </section>
+
+      {manages && (
+        <section class="card" aria-labelledby="invite-heading">
+          <h2 id="invite-heading">Invite a member</h2>
+          <p class="muted">
+            {data.members.length + data.invitations.length} of {MAX_TEAM_SIZE}{" "}
+            members and invitations. The invited wallet accepts by signing in to this dashboard; an
+            invitation waits 7 days.
+          </p>
+          <FlashFor flash={flash} form="invite" />
+          <form method="post" action={`${base}/members`} data-testid="invite-member">
+            <div class="grid">
+              <div>
+                <label for="invite-address">Wallet address</label>
+                <input
+                  id="invite-address"
+                  name="address"
+                  required
+                  autocomplete="off"
+                  spellcheck={false}
+                  value={String(draft.address ?? "")}
+                />
+              </div>
+              <div>
+                <label for="invite-role">Role</label>
+                <select id="invite-role" name="role">
+                  {MEMBER_ROLES.map((r) => (
+                    <option key={r} value={r} selected={r === (draft.role ?? "developer")}>
+                      {r}: {ROLE_TEXT[r]}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            </div>
+            <div class="actions">
+              <button type="submit">Invite</button>
+            </div>
+          </form>
+        </section>
+      )}
+
+      {owns && (
+        <section class="card" aria-labelledby="transfer-heading">
+          <h2 id="transfer-heading">Hand the project over</h2>
+          <p>
+            The new owner must be a member and own fewer than 5 projects. You stay on as an admin.
+          </p>
+          <FlashFor flash={flash} form="transfer" />
+          {others.length === 0
+            ? <p class="empty">Invite the new owner first.</p>
+            : (
+              <form method="post" action={`${base}/transfer`} data-testid="transfer-project">
+                <label for="transfer-to">New owner</label>
+                <select id="transfer-to" name="address">
+                  {others.map((m) => (
+                    <option key={m.address} value={m.address}>{m.address} ({m.role})</option>
+                  ))}
+                </select>
+                <div class="actions">
+                  <Island
+                    component={DashboardConfirmSubmit}
+                    props={{
+                      label: "Hand over",
+                      question: `Hand ${project.name} over? Only the new owner can give it back.`,
+                      className: "danger",
+                      testId: "confirm-transfer",
+                    }}
+                  />
+                </div>
+              </form>
+            )}
+        </section>
+      )}
+    </ProjectFrame>
+  );
+}

@@ -1,0 +1,96 @@
+/**
+ * A project's members: each a wallet address with a role, exactly one of them the owner.
+ * `project_members` holds each member; `projects_by_developer` indexes every project an address is
+ * a member of (the dashboard's list); `project_counts_by_developer` counts the projects it owns
+ * (the 5-project limit counts owned projects only). Changes of the team are `team.ts`'s.
+ */
+
+import { getManyInTens } from "./get_many.ts";
+
+/** Roles, weakest first. */
+export const ROLES = ["viewer", "developer", "admin", "owner"] as const;
+/** A member's role. */
+export type Role = typeof ROLES[number];
+/** A role an invitation or a role change may give: ownership is handed over instead. */
+export type MemberRole = Exclude<Role, "owner">;
+
+/** A member as stored. */
+export interface Member {
+  address: string;
+  role: Role;
+  addedAt: number;
+  /** Who invited them (for the owner who created the project: themselves). */
+  addedBy: string;
+}
+
+/** The most projects one address may own. */
+export const MAX_PROJECTS_PER_DEVELOPER = 5;
+
+/** Key of a member. */
+export function memberKey(projectId: string, address: string): Deno.KvKey {
+  return ["project_members", projectId, address];
+}
+/** Key of an address's membership index entry (value: project id). */
+export function membershipKey(address: string, projectId: string): Deno.KvKey {
+  return ["projects_by_developer", address, projectId];
+}
+/** Key of the number of projects an address owns. */
+export function ownedCountKey(address: string): Deno.KvKey {
+  return ["project_counts_by_developer", address];
+}
+
+/** Adds to `op` the creator of a new project as its owner (the caller checks their owned count). */
+export function addFounder(
+  op: Deno.AtomicOperation,
+  input: { projectId: string; owner: string; now: number },
+): void {
+  const member: Member = {
+    address: input.owner,
+    role: "owner",
+    addedAt: input.now,
+    addedBy: input.owner,
+  };
+  op.set(memberKey(input.projectId, input.owner), member)
+    .set(membershipKey(input.owner, input.projectId), input.projectId);
+}
+
+/** Returns a member entry (versionstamp null when the address is not a member). */
+export function getMemberEntry(
+  kv: Deno.Kv,
+  projectId: string,
+  address: string,
+): Promise<Deno.KvEntryMaybe<Member>> {
+  return kv.get<Member>(memberKey(projectId, address));
+}
+
+/** Lists a project's members, by address. */
+export async function listMembers(kv: Deno.Kv, projectId: string): Promise<Member[]> {
+  const members: Member[] = [];
+  for await (const e of kv.list<Member>({ prefix: ["project_members", projectId] })) {
+    members.push(e.value);
+  }
+  return members;
+}
+
+/** The address's role in each of `projectIds` (absent where it is no member), by project id. */
+export async function getRolesOf(
+  kv: Deno.Kv,
+  address: string,
+  projectIds: readonly string[],
+): Promise<Map<string, Role>> {
+  const entries = await getManyInTens<Member>(kv, projectIds.map((id) => memberKey(id, address)));
+  const roles = new Map<string, Role>();
+  entries.forEach((entry, i) => {
+    if (entry.value) roles.set(projectIds[i]!, entry.value.role);
+  });
+  return roles;
+}
+
+/** Lists the ids of the projects an address is a member of. */
+export async function listMemberProjectIds(kv: Deno.Kv, address: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const e of kv.list<string>({ prefix: ["projects_by_developer", address] })) {
+    ids.push(e.value);
+  }
+  return ids;
+}

@@ -1,0 +1,300 @@
+/**
+ * Changes of a project's team (members in `members.ts`, invitations in `invitations.ts`). Every
+ * change is one commit checked on the project's team stamp (`["team_stamps", projectId]`), which
+ * it moves: so a change is decided on the team as it stands (its size, its one owner), two changes
+ * never both pass a limit, and none follows the project's deletion (which closes the stamp). A
+ * change writes its id into the stamp, so one whose answer was lost reads it back as applied
+ * (`lost_answer.ts`). Each adds its audit entry to the same commit.
+ */
+import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
+import { ulid } from "../core/ids.ts";
+import { addAuditEntry, type AuditInput } from "./audit_log.ts";
+import {
+  type Invitation,
+  INVITATION_TTL_MS,
+  invitationIndexKey,
+  invitationKey,
+  listAllInvitations,
+  listInvitations,
+} from "./invitations.ts";
+import { wasWrittenBy } from "./lost_answer.ts";
+import {
+  listMemberProjectIds,
+  listMembers,
+  MAX_PROJECTS_PER_DEVELOPER,
+  type Member,
+  memberKey,
+  type MemberRole,
+  membershipKey,
+  ownedCountKey,
+} from "./members.ts";
+
+/** The project's team stamp. */
+interface TeamStamp {
+  /** The id of the last change, so a change whose answer was lost can tell it applied. */
+  change: string;
+  /** True once the project was deleted: no change may follow. */
+  closed: boolean;
+}
+
+/** The most members plus pending invitations of one project. */
+export const MAX_TEAM_SIZE = 25;
+/** The most projects one address may be a member of, owned ones included. */
+export const MAX_MEMBERSHIPS = 50;
+
+function teamStampKey(projectId: string): Deno.KvKey {
+  return ["team_stamps", projectId];
+}
+
+/** Why a team change was refused. */
+type TeamRefusal =
+  | "closed"
+  | "member"
+  | "full"
+  | "not_invited"
+  | "not_member"
+  | "owner"
+  | "memberships_full"
+  | "owned_full";
+
+/** A team change that the team as it stands does not allow. */
+export class TeamChangeError extends Error {
+  constructor(readonly reason: TeamRefusal) {
+    super(`Cannot change the team: ${reason}`);
+    this.name = "TeamChangeError";
+  }
+}
+
+/** The team as one change reads it. */
+interface Team {
+  members: Member[];
+  invitations: Invitation[];
+}
+
+/** The writes of one change, planned on the team as it stands, and what the change answers. */
+interface TeamPlan<T> {
+  answer: T;
+  /** Entries the plan read besides the team, checked by the commit. */
+  checks?: Deno.KvEntryMaybe<unknown>[];
+  /** What the team showed, added to the audit entry's details (a role before its change). */
+  details?: Record<string, unknown>;
+  write(op: Deno.AtomicOperation): void;
+}
+
+/**
+ * Runs one change: reads the stamp and the team, plans the writes (throwing `TeamChangeError` when
+ * the team does not allow it) and commits them with the audit entry, checked on the stamp.
+ */
+async function changeTeam<T>(
+  kv: Deno.Kv,
+  input: { label: string; audit: AuditInput },
+  plan: (team: Team) => TeamPlan<T> | Promise<TeamPlan<T>>,
+): Promise<T> {
+  const { projectId, at } = input.audit;
+  const stampKey = teamStampKey(projectId);
+  // Each round one change racing on the stamp commits: 100 rounds outlast a whole team at once.
+  return await commitWithRetry(input.label, async () => {
+    const stamp = await kv.get<TeamStamp>(stampKey);
+    if (stamp.value?.closed) throw new TeamChangeError("closed");
+    const [members, invitations] = await Promise.all([
+      listMembers(kv, projectId),
+      listInvitations(kv, projectId, at),
+    ]);
+    const planned = await plan({ members, invitations });
+    const change = ulid(at);
+    const op = kv.atomic().check(stamp, ...(planned.checks ?? []))
+      .set(stampKey, { change, closed: false } satisfies TeamStamp);
+    planned.write(op);
+    const details = { ...input.audit.details, ...planned.details };
+    addAuditEntry(op, { ...input.audit, details });
+    if ((await op.commit()).ok) return planned.answer;
+    if (await wasWrittenBy<TeamStamp>(kv, stampKey, (v) => v.change === change)) {
+      return planned.answer;
+    }
+    return RETRY;
+  });
+}
+
+/** Invites an address with a role; an invitation already pending for it is replaced. */
+export async function inviteMember(
+  kv: Deno.Kv,
+  input: { address: string; role: MemberRole; audit: AuditInput },
+): Promise<Invitation> {
+  const { address, role, audit } = input;
+  return await changeTeam(kv, { label: "invite a member", audit }, (team) => {
+    if (team.members.some((m) => m.address === address)) throw new TeamChangeError("member");
+    const replacing = team.invitations.some((i) => i.address === address);
+    if (!replacing && team.members.length + team.invitations.length >= MAX_TEAM_SIZE) {
+      throw new TeamChangeError("full");
+    }
+    const invitation: Invitation = {
+      projectId: audit.projectId,
+      address,
+      role,
+      invitedBy: audit.actor,
+      invitedAt: audit.at,
+      expiresAt: audit.at + INVITATION_TTL_MS,
+    };
+    const kept = { expireIn: INVITATION_TTL_MS };
+    return {
+      answer: invitation,
+      write: (op) => {
+        op.set(invitationKey(audit.projectId, address), invitation, kept)
+          .set(invitationIndexKey(address, audit.projectId), audit.projectId, kept);
+      },
+    };
+  });
+}
+
+/** Makes the invitee (the audit's actor) a member with the invitation's role. */
+export async function acceptInvitation(kv: Deno.Kv, audit: AuditInput): Promise<Member> {
+  const { projectId, actor: address } = audit;
+  return await changeTeam(kv, { label: "accept an invitation", audit }, async (team) => {
+    const invitation = team.invitations.find((i) => i.address === address);
+    if (!invitation) throw new TeamChangeError("not_invited");
+    if ((await listMemberProjectIds(kv, address)).length >= MAX_MEMBERSHIPS) {
+      throw new TeamChangeError("memberships_full");
+    }
+    const member: Member = {
+      address,
+      role: invitation.role,
+      addedAt: audit.at,
+      addedBy: invitation.invitedBy,
+    };
+    return {
+      answer: member,
+      details: { role: member.role },
+      write: (op) => {
+        op.set(memberKey(projectId, address), member)
+          .set(membershipKey(address, projectId), projectId)
+          .delete(invitationKey(projectId, address))
+          .delete(invitationIndexKey(address, projectId));
+      },
+    };
+  });
+}
+
+/** Deletes the pending invitation of `address` (revoked by the team, or declined by the invitee). */
+export async function deleteInvitation(
+  kv: Deno.Kv,
+  input: { address: string; audit: AuditInput },
+): Promise<Invitation> {
+  const { address, audit } = input;
+  return await changeTeam(kv, { label: "delete an invitation", audit }, (team) => {
+    const invitation = team.invitations.find((i) => i.address === address);
+    if (!invitation) throw new TeamChangeError("not_invited");
+    return {
+      answer: invitation,
+      details: { role: invitation.role },
+      write: (op) => {
+        op.delete(invitationKey(audit.projectId, address))
+          .delete(invitationIndexKey(address, audit.projectId));
+      },
+    };
+  });
+}
+
+/** Gives a member other than the owner another role; answers the member as it was. */
+export async function setMemberRole(
+  kv: Deno.Kv,
+  input: { address: string; role: MemberRole; audit: AuditInput },
+): Promise<Member> {
+  const { address, role, audit } = input;
+  return await changeTeam(kv, { label: "change a member's role", audit }, (team) => {
+    const member = memberOf(team, address);
+    return {
+      answer: member,
+      details: { before: member.role, after: role },
+      write: (op) => void op.set(memberKey(audit.projectId, address), { ...member, role }),
+    };
+  });
+}
+
+/** Removes a member other than the owner (removed by the team, or leaving); answers who it was. */
+export async function removeMember(
+  kv: Deno.Kv,
+  input: { address: string; audit: AuditInput },
+): Promise<Member> {
+  const { address, audit } = input;
+  return await changeTeam(kv, { label: "remove a member", audit }, (team) => {
+    const member = memberOf(team, address);
+    return {
+      answer: member,
+      details: { role: member.role },
+      write: (op) => {
+        op.delete(memberKey(audit.projectId, address))
+          .delete(membershipKey(address, audit.projectId));
+      },
+    };
+  });
+}
+
+/**
+ * Hands the project over from its owner (the audit's actor) to the member `to`, who must own fewer
+ * projects than the limit; the former owner stays on as an admin. Both owned counts move in the
+ * commit, checked.
+ */
+export async function transferOwnership(
+  kv: Deno.Kv,
+  input: { to: string; audit: AuditInput },
+): Promise<void> {
+  const { to, audit } = input;
+  const from = audit.actor;
+  await changeTeam(kv, { label: "transfer ownership", audit }, async (team) => {
+    const owner = team.members.find((m) => m.role === "owner");
+    if (!owner || owner.address !== from) throw new TeamChangeError("not_member");
+    const heir = memberOf(team, to);
+    const [fromCount, toCount] = await kv.getMany<[number, number]>([
+      ownedCountKey(from),
+      ownedCountKey(to),
+    ]);
+    if ((toCount.value ?? 0) >= MAX_PROJECTS_PER_DEVELOPER) {
+      throw new TeamChangeError("owned_full");
+    }
+    return {
+      answer: undefined,
+      checks: [fromCount, toCount],
+      write: (op) => {
+        op.set(memberKey(audit.projectId, from), { ...owner, role: "admin" } satisfies Member)
+          .set(memberKey(audit.projectId, to), { ...heir, role: "owner" } satisfies Member)
+          .set(ownedCountKey(from), Math.max(0, (fromCount.value ?? 1) - 1))
+          .set(ownedCountKey(to), (toCount.value ?? 0) + 1);
+      },
+    };
+  });
+}
+
+// A member other than the owner; throws when there is none, or it is the owner.
+function memberOf(team: Team, address: string): Member {
+  const member = team.members.find((m) => m.address === address);
+  if (!member) throw new TeamChangeError("not_member");
+  if (member.role === "owner") throw new TeamChangeError("owner");
+  return member;
+}
+
+/**
+ * Adds to `op` the end of a deleted project's team: its stamp closed (checked), every member's
+ * index entry and every invitation removed. Returns the owner's address, whose owned count the
+ * caller lowers in the same commit; null when the team has none.
+ */
+export async function addTeamClosure(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  projectId: string,
+): Promise<string | null> {
+  const stamp = await kv.get<TeamStamp>(teamStampKey(projectId));
+  op.check(stamp).set(
+    teamStampKey(projectId),
+    { change: ulid(), closed: true } satisfies TeamStamp,
+  );
+  let owner: string | null = null;
+  for (const member of await listMembers(kv, projectId)) {
+    if (member.role === "owner") owner = member.address;
+    op.delete(membershipKey(member.address, projectId));
+  }
+  for (const invitation of await listAllInvitations(kv, projectId)) {
+    op.delete(invitationKey(projectId, invitation.address))
+      .delete(invitationIndexKey(invitation.address, projectId));
+  }
+  return owner;
+}

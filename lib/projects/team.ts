@@ -1,0 +1,214 @@
+/**
+ * A project's team as the dashboard changes it: invitations by wallet address (accepted or
+ * declined by that wallet once signed in), roles, removals, leaving, and handing ownership over.
+ * Each change is one commit checked on the team as it stands, with its audit entry
+ * (`kv/team.ts`); the caller has checked the actor's role (`access.ts`), except for the invitee's
+ * own answer to an invitation, which only the invited wallet's session can give.
+ */
+import type { AppContext } from "../context.ts";
+import { ApiError, projectNotFound } from "../../core/api_error.ts";
+import { log } from "../../core/log.ts";
+import { type AuditAction, type AuditInput } from "../../kv/audit_log.ts";
+import { type Invitation } from "../../kv/invitations.ts";
+import { type Member, type MemberRole } from "../../kv/members.ts";
+import { getProject } from "../../kv/projects.ts";
+import {
+  acceptInvitation,
+  deleteInvitation,
+  inviteMember,
+  MAX_MEMBERSHIPS,
+  MAX_TEAM_SIZE,
+  removeMember,
+  setMemberRole,
+  TeamChangeError,
+  transferOwnership,
+} from "../../kv/team.ts";
+import { MAX_PROJECTS_PER_DEVELOPER } from "../../kv/members.ts";
+import { decodeAddress } from "../auth/siws.ts";
+import type { ProjectAccess } from "./access.ts";
+import { type ActionFields, readText, unknownFields } from "./fields.ts";
+import { invalidSettings } from "../issue_text.ts";
+
+const INVITED_ROLES: readonly MemberRole[] = ["viewer", "developer", "admin"];
+
+/** A member's address and a role from a form or JSON; 400 `invalid_settings` naming each bad field. */
+export function readMemberFields(
+  fields: ActionFields,
+  wanted: { address: boolean; role: boolean },
+): { address: string; role: MemberRole } {
+  const names = [...(wanted.address ? ["address"] : []), ...(wanted.role ? ["role"] : [])];
+  const problems = unknownFields(fields, (name) => names.includes(name));
+  const address = readText(fields.address);
+  if (wanted.address && (typeof address !== "string" || !decodeAddress(address))) {
+    problems.push("address: must be a Solana wallet address");
+  }
+  const role = readText(fields.role);
+  if (wanted.role && !INVITED_ROLES.includes(role as MemberRole)) {
+    problems.push(`role: must be ${INVITED_ROLES.join(", ")}`);
+  }
+  if (problems.length > 0) throw invalidSettings(problems);
+  return { address: address as string, role: role as MemberRole };
+}
+
+/** Invites `address` to the project with `role` (an invitation pending for it is replaced). */
+export async function inviteToProject(
+  ctx: AppContext,
+  access: ProjectAccess,
+  input: { address: string; role: MemberRole },
+): Promise<Invitation> {
+  const audit = auditOf(ctx, access, "member_invited", { ...input });
+  const invitation = await teamChange(() => inviteMember(ctx.kv, { ...input, audit }));
+  log("info", "Member invited", { projectId: access.project.id, ...input });
+  return invitation;
+}
+
+/** Withdraws the invitation pending for `address`. */
+export async function revokeProjectInvitation(
+  ctx: AppContext,
+  access: ProjectAccess,
+  address: string,
+): Promise<Invitation> {
+  return await teamChange(async () => {
+    const audit = auditOf(ctx, access, "invitation_revoked", { address });
+    return await deleteInvitation(ctx.kv, { address, audit });
+  });
+}
+
+/**
+ * The invitee's answer: `accept` makes the signed-in `developer` a member with the invitation's
+ * role, otherwise the invitation is declined. 404 `invitation_not_found` without one for them.
+ */
+export async function answerInvitation(
+  ctx: AppContext,
+  input: { developer: string; projectId: string; accept: boolean },
+): Promise<{ projectId: string; role: MemberRole }> {
+  const { developer, projectId, accept } = input;
+  if (projectId.length === 0 || projectId.length > 64) throw invitationNotFound();
+  const project = await getProject(ctx.kv, projectId);
+  if (!project || project.deletedAt !== null) throw invitationNotFound();
+  const access = { project, developer, role: "viewer" as const };
+  const action = accept ? "invitation_accepted" : "invitation_declined";
+  const answered = await teamChange(async () => {
+    const audit = auditOf(ctx, access, action, {});
+    if (accept) return await acceptInvitation(ctx.kv, audit);
+    return await deleteInvitation(ctx.kv, { address: developer, audit });
+  });
+  log("info", accept ? "Invitation accepted" : "Invitation declined", {
+    projectId,
+    developer,
+    role: answered.role,
+  });
+  return { projectId, role: answered.role as MemberRole };
+}
+
+/** Gives the member `address` another role (never the owner's). */
+export async function changeMemberRole(
+  ctx: AppContext,
+  access: ProjectAccess,
+  input: { address: string; role: MemberRole },
+): Promise<Member> {
+  return await teamChange(async () => {
+    const audit = auditOf(ctx, access, "member_role_changed", { address: input.address });
+    return await setMemberRole(ctx.kv, { ...input, audit });
+  });
+}
+
+/** Removes the member `address`; when it is the actor themselves, they leave the project. */
+export async function removeProjectMember(
+  ctx: AppContext,
+  access: ProjectAccess,
+  address: string,
+): Promise<Member> {
+  const leaving = address === access.developer;
+  const removed = await teamChange(async () => {
+    const audit = leaving
+      ? auditOf(ctx, access, "member_left", {})
+      : auditOf(ctx, access, "member_removed", { address });
+    return await removeMember(ctx.kv, { address, audit });
+  });
+  log("info", leaving ? "Member left" : "Member removed", {
+    projectId: access.project.id,
+    address,
+  });
+  return removed;
+}
+
+/** Hands the project over from its owner (the actor) to the member `to`, who becomes its owner. */
+export async function handOverProject(
+  ctx: AppContext,
+  access: ProjectAccess,
+  to: string,
+): Promise<void> {
+  await teamChange(async () => {
+    const audit = auditOf(ctx, access, "ownership_transferred", { from: access.developer, to });
+    await transferOwnership(ctx.kv, { to, audit });
+  });
+  ctx.apiKeys.forgetProject(access.project.id);
+  log("info", "Ownership transferred", { projectId: access.project.id, to });
+}
+
+function auditOf(
+  ctx: AppContext,
+  access: ProjectAccess,
+  action: AuditAction,
+  details: Record<string, unknown>,
+): AuditInput {
+  return {
+    projectId: access.project.id,
+    actor: access.developer,
+    action,
+    details,
+    at: ctx.clock.now(),
+  };
+}
+
+/** Runs a team change, answering its refusal with the dashboard's error. */
+async function teamChange<T>(change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (error) {
+    if (!(error instanceof TeamChangeError)) throw error;
+    throw refusal(error);
+  }
+}
+
+function invitationNotFound(): ApiError {
+  return new ApiError(404, "invitation_not_found", "No pending invitation for you to this project");
+}
+
+function refusal(error: TeamChangeError): ApiError {
+  switch (error.reason) {
+    case "closed":
+      return projectNotFound();
+    case "member":
+      return new ApiError(409, "member_exists", "That address is already a member of the project");
+    case "full":
+      return new ApiError(
+        403,
+        "team_limit_reached",
+        `The project already has ${MAX_TEAM_SIZE} members and pending invitations`,
+      );
+    case "not_invited":
+      return invitationNotFound();
+    case "not_member":
+      return new ApiError(404, "member_not_found", "That address is not a member of the project");
+    case "owner":
+      return new ApiError(
+        409,
+        "owner_unchanged",
+        "The owner's role cannot be changed or removed: hand ownership over first",
+      );
+    case "memberships_full":
+      return new ApiError(
+        403,
+        "membership_limit_reached",
+        `You are already a member of ${MAX_MEMBERSHIPS} projects: leave one first`,
+      );
+    case "owned_full":
+      return new ApiError(
+        403,
+        "project_limit_reached",
+        `The new owner already owns ${MAX_PROJECTS_PER_DEVELOPER} projects`,
+      );
+  }
+}

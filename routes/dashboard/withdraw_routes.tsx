@@ -1,0 +1,125 @@
+/**
+ * Withdrawals from the dashboard (`lib/projects/withdraw.ts`): the page, preparing the statement
+ * to sign, the page that signs it, and the signed confirmation that sends. Each needs a role that
+ * may withdraw (owner or admin).
+ */
+import { Hono } from "hono";
+import type { Address } from "@solana/kit";
+import type { AppContext } from "../../lib/context.ts";
+import { sameOrigin } from "../../http/same_origin.ts";
+import { projectPath } from "../../http/dashboard_paths.ts";
+import { withDeadline } from "../../core/deadline.ts";
+import { pickText, readText } from "../../lib/projects/fields.ts";
+import { readStatement } from "../../lib/auth/statements.ts";
+import {
+  confirmWithdrawal,
+  describeLines,
+  prepareWithdrawal,
+} from "../../lib/projects/withdraw.ts";
+import type { Project } from "../../kv/projects.ts";
+import type { TokenBalance } from "../../lib/chain/token_balances.ts";
+import { isLocalOrigin } from "../../components/dashboard/sign_in_page.tsx";
+import { StatementPage } from "../../components/dashboard/statement_page.tsx";
+import { WithdrawPage } from "../../components/dashboard/withdraw_page.tsx";
+import { projectPage } from "./_page.tsx";
+import { projectAction } from "./_action.ts";
+
+// The page must not hang on a slow RPC node; the balances are then shown as unreadable.
+const BALANCE_WAIT_MS = 4_000;
+
+/** `GET`/`POST /dashboard/projects/:id/withdraw...`. */
+export function withdrawRoutes(ctx: AppContext): Hono {
+  const origin = sameOrigin({ baseUrl: ctx.config.baseUrl });
+  const page = (id: string) => projectPath(id, "withdraw");
+  return new Hono()
+    .get("/dashboard/projects/:id/withdraw", (c) =>
+      projectPage(ctx, c, async (data, project) => ({
+        title: `Withdraw · ${project.name}`,
+        body: <WithdrawPage {...data} project={project} balances={await balances(ctx, project)} />,
+      }), { can: "withdraw" }))
+    .post(
+      "/dashboard/projects/:id/withdraw/prepare",
+      origin,
+      projectAction(ctx, {
+        tab: "withdraw",
+        can: "withdraw",
+        form: (fields) => readText(fields.form) === "everything" ? "everything" : "withdraw",
+        draft: (fields) => pickText(fields, ["recipient", "asset", "amount"]),
+      }, async ({ developer, fields, project, role }) => {
+        const prepared = await prepareWithdrawal(ctx, { project, developer, role }, fields);
+        const { nonce, message, expiresAt, lines } = prepared;
+        return {
+          status: 201,
+          json: { nonce, message, expiresAt, lines },
+          flash: { kind: "info", message: `Sign to withdraw ${describeLines(lines)}` },
+          redirect: `${page(project.id)}/confirm?nonce=${nonce}`,
+        };
+      }),
+    )
+    .get(
+      "/dashboard/projects/:id/withdraw/confirm",
+      (c) =>
+        projectPage(ctx, c, async (data, project) => {
+          const statement = await readStatement(ctx, {
+            nonce: c.req.query("nonce") ?? "",
+            purpose: "withdraw",
+            projectId: project.id,
+            developer: data.developer,
+          });
+          return {
+            title: `Confirm the withdrawal · ${project.name}`,
+            body: (
+              <StatementPage
+                {...data}
+                project={project}
+                tab="withdraw"
+                heading="Confirm the withdrawal"
+                statement={statement}
+                action={page(project.id)}
+                back={page(project.id)}
+                sandbox={isLocalOrigin(ctx.config.baseUrl)}
+              />
+            ),
+          };
+        }, { can: "withdraw" }),
+    )
+    .post(
+      "/dashboard/projects/:id/withdraw",
+      origin,
+      projectAction(ctx, { tab: "withdraw", can: "withdraw", form: "statement" }, async (
+        { developer, fields, project, role },
+      ) => {
+        const nonce = readText(fields.nonce);
+        const signature = readText(fields.signature);
+        const withdrawal = await confirmWithdrawal(ctx, { project, developer, role }, {
+          nonce: typeof nonce === "string" ? nonce : "",
+          signature: typeof signature === "string" ? signature : "",
+        });
+        const refused = withdrawal.lines.filter((line) => line.error !== null);
+        const outcome = withdrawal.lines.map((line) =>
+          `${describeLines([line])}: ${line.result?.status ?? line.error?.message}`
+        ).join("; ");
+        return {
+          json: { withdrawal },
+          flash: {
+            kind: refused.length > 0 ? "error" : "success",
+            message: `Withdrawal to ${withdrawal.recipient}: ${outcome}`,
+          },
+          redirect: projectPath(project.id, "transactions"),
+        };
+      }),
+    );
+}
+
+async function balances(
+  ctx: AppContext,
+  project: Project,
+): Promise<{ sol: string; tokens: TokenBalance[] } | null> {
+  if (!project.walletAddress) return null;
+  const wallet = project.walletAddress as Address;
+  const read = Promise.all([
+    ctx.chain.getSolBalance(project.cluster, wallet),
+    ctx.chain.getTokenBalances(project.cluster, wallet),
+  ]).then(([sol, tokens]) => ({ sol: sol.sol, tokens: tokens ?? [] }), () => null);
+  return await withDeadline(read, { ms: BALANCE_WAIT_MS, fallback: null });
+}

@@ -1,0 +1,73 @@
+/** A project with a whole team, built through the dashboard's own routes: for role and audit tests. */
+import type { Hono } from "hono";
+import type { Config } from "../../lib/config.ts";
+import type { MemberRole, Role } from "../../kv/members.ts";
+import { createTestApp, type TestApp } from "./test_app.ts";
+import { createTestWallet } from "./sign_in.ts";
+import {
+  createKeyAs,
+  createProjectAs,
+  postJson,
+  signInDeveloper,
+  type TestDeveloper,
+} from "./dashboard.ts";
+
+/** Invites a new wallet as `role` (by `inviter`), signs it in and accepts; returns its developer. */
+export async function joinTeam(
+  app: Hono,
+  inviter: TestDeveloper,
+  projectId: string,
+  role: MemberRole,
+): Promise<TestDeveloper> {
+  const wallet = createTestWallet();
+  const invited = await postJson(app, `/dashboard/projects/${projectId}/members`, {
+    address: wallet.address,
+    role,
+  }, { jar: inviter.jar });
+  if (invited.status !== 201) throw new Error(`Invite failed: ${await invited.text()}`);
+  const member = await signInDeveloper(app, wallet);
+  const accepted = await postJson(app, `/dashboard/invitations/${projectId}`, { accept: true }, {
+    jar: member.jar,
+  });
+  if (accepted.status !== 200) throw new Error(`Accept failed: ${await accepted.text()}`);
+  return member;
+}
+
+/** A project with an owner, an admin, a developer and a viewer, one outsider, a key and an invitation. */
+export interface TeamWorld extends AsyncDisposable {
+  t: TestApp;
+  app: Hono;
+  projectId: string;
+  keyId: string;
+  /** A member of each role, and someone on no team. */
+  as: Record<Role | "outsider", TestDeveloper>;
+  /** An address invited as a viewer that has not answered. */
+  invited: string;
+}
+
+/** Builds the team world on a fresh app. */
+export async function startTeam(options: { config?: Partial<Config> } = {}): Promise<TeamWorld> {
+  const t = await createTestApp(options);
+  const owner = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, owner);
+  const key = await createKeyAs(t.app, owner, project.id);
+  const admin = await joinTeam(t.app, owner, project.id, "admin");
+  const developer = await joinTeam(t.app, owner, project.id, "developer");
+  const viewer = await joinTeam(t.app, admin, project.id, "viewer");
+  const outsider = await signInDeveloper(t.app);
+  const invited = createTestWallet().address;
+  const res = await postJson(t.app, `/dashboard/projects/${project.id}/members`, {
+    address: invited,
+    role: "viewer",
+  }, { jar: owner.jar });
+  if (res.status !== 201) throw new Error(`Invite failed: ${await res.text()}`);
+  return {
+    t,
+    app: t.app,
+    projectId: project.id,
+    keyId: key.id,
+    as: { owner, admin, developer, viewer, outsider },
+    invited,
+    [Symbol.asyncDispose]: () => t.close(),
+  };
+}
