@@ -11,3 +11,17 @@ export function Cell(
     </td>
   );
 }
+
+/** The head of a list table: its columns, then the actions' column, named for screen readers. */
+export function ListHead({ columns }: { columns: readonly string[] }): VNode {
+  return (
+    <thead>
+      <tr>
+        {columns.map((column) => <th key={column}>{column}</th>)}
+        <th>
+          <span class="visually-hidden">Actions</span>
+        </th>
+      </tr>
+    </thead>
+  );
+}

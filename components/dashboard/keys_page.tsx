@@ -9,7 +9,7 @@ import { Island } from "../islands.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { formatTime } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
-import { Cell } from "./cell.tsx";
+import { Cell, ListHead } from "./cell.tsx";
 
 /** What the keys page shows. */
 interface KeysPageData extends FrameData {
@@ -60,16 +60,7 @@ export function KeysPage(data: KeysPageData): VNode {
           ? <p class="empty">No active keys. Game servers need one to call the API.</p>
           : (
             <table class="list stack" data-testid="key-list">
-              <thead>
-                <tr>
-                  <th>Key</th>
-                  <th>Scopes</th>
-                  <th>Created</th>
-                  <th>
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <ListHead columns={["Key", "Scopes", "Created"]} />
               <tbody>
                 {active.map((key) => (
                   <tr key={key.id} data-key-id={key.id}>

@@ -10,7 +10,7 @@ import { Island } from "../islands.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { formatTime, shortAddress } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
-import { Cell } from "./cell.tsx";
+import { Cell, ListHead } from "./cell.tsx";
 
 /** What the team page shows. */
 interface TeamPageData extends FrameData {
@@ -45,16 +45,7 @@ export function TeamPage(data: TeamPageData): VNode {
         </p>
         <FlashFor flash={flash} form="members" />
         <table class="list stack" data-testid="member-list">
-          <thead>
-            <tr>
-              <th>Wallet</th>
-              <th>Role</th>
-              <th>Since</th>
-              <th>
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <ListHead columns={["Wallet", "Role", "Since"]} />
           <tbody>
             {data.members.map((member) => (
               <tr key={member.address} data-member={member.address}>
@@ -125,17 +116,7 @@ export function TeamPage(data: TeamPageData): VNode {
           ? <p class="empty">No pending invitations.</p>
           : (
             <table class="list stack" data-testid="invitation-list">
-              <thead>
-                <tr>
-                  <th>Wallet</th>
-                  <th>Role</th>
-                  <th>Invited by</th>
-                  <th>Expires</th>
-                  <th>
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <ListHead columns={["Wallet", "Role", "Invited by", "Expires"]} />
               <tbody>
                 {data.invitations.map((invitation) => (
                   <tr key={invitation.address}>

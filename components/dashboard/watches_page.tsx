@@ -11,7 +11,7 @@ import { Island } from "../islands.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl, formatTime } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
-import { Cell } from "./cell.tsx";
+import { Cell, ListHead } from "./cell.tsx";
 
 /** What the watches page shows. */
 interface WatchesPageData extends FrameData {
@@ -46,16 +46,7 @@ export function WatchesPage(data: WatchesPageData): VNode {
           ? <p class="empty">No watched addresses.</p>
           : (
             <table class="list stack" data-testid="watch-list">
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Address</th>
-                  <th>Added</th>
-                  <th>
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <ListHead columns={["Name", "Address", "Added"]} />
               <tbody>
                 {data.watches.map((watch) => (
                   <tr key={watch.id}>

@@ -10,7 +10,7 @@ import type { Flash } from "../../http/flash.ts";
 import { FlashFor } from "./frame.tsx";
 import { formatTime } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
-import { Cell } from "./cell.tsx";
+import { Cell, ListHead } from "./cell.tsx";
 
 /** The statuses a delivery can be filtered by, in the order the filter lists them. */
 export const WEBHOOK_LOG_STATUSES: readonly WebhookDeliveryStatus[] = [
@@ -99,18 +99,7 @@ export function WebhookLog(
         ? <p class="empty" data-testid="no-webhook-deliveries">No deliveries match.</p>
         : (
           <table class="list stack" data-testid="webhook-delivery-list">
-            <thead>
-              <tr>
-                <th>Time</th>
-                <th>Event</th>
-                <th>Endpoint</th>
-                <th>Status</th>
-                <th>Answer</th>
-                <th>
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <ListHead columns={["Time", "Event", "Endpoint", "Status", "Answer"]} />
             <tbody>
               {log.deliveries.map((d) => <DeliveryRow key={d.id} delivery={d} path={path} />)}
             </tbody>

@@ -12,7 +12,7 @@ import { Island } from "../islands.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { formatTime } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
-import { Cell } from "./cell.tsx";
+import { Cell, ListHead } from "./cell.tsx";
 import { WebhookLog, type WebhookLogData } from "./webhook_log.tsx";
 
 /** What the webhooks page shows. */
@@ -62,15 +62,7 @@ export function WebhooksPage(data: WebhooksPageData): VNode {
           ? <p class="empty" data-testid="no-endpoints">No endpoints yet.</p>
           : (
             <table class="list stack" data-testid="endpoint-list">
-              <thead>
-                <tr>
-                  <th>URL</th>
-                  <th>Secret</th>
-                  <th>
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <ListHead columns={["URL", "Secret"]} />
               <tbody>
                 {data.endpoints.map((endpoint) => (
                   <EndpointRow key={endpoint.id} endpoint={endpoint} base={base} />
