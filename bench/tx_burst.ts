@@ -96,20 +96,30 @@ export async function seedPayoutProject(
   const { createProjectWallet } = await import("../lib/projects/wallet.ts");
   const { createBenchProject, seedStore } = await import("./seed_store.ts");
   const config = loadConfig({ SECRET, PORT: "0", RPC_URL_DEVNET: rpcUrl }, { dataDir: "." });
-  return await seedStore(kvPath, async (kv) => {
-    const ctx = await createAppContext({ kv, config });
-    const { project, apiKey } = await createBenchProject(kv, 0);
-    const wallet = await createProjectWallet(ctx, project.id);
-    await savePolicy(kv, project.id, { maxSolPerTransfer: "1" });
-    for (let i = 0; i < players; i++) {
-      const address = (await generateKeyPairSigner()).address;
-      await linkWallet(kv, project.id, { userId: 1_000 + i, address, now: Date.now() });
-    }
-    await fund(rpcUrl, wallet as never);
-    await ctx.quota.close();
-    await ctx.tx.allowances.close();
-    return { apiKey, wallet: wallet as string };
-  });
+  // Seeding's info lines would land in the bench's report.
+  const print = console.log;
+  console.log = () => {};
+  try {
+    return await seed();
+  } finally {
+    console.log = print;
+  }
+  async function seed() {
+    return await seedStore(kvPath, async (kv) => {
+      const ctx = await createAppContext({ kv, config });
+      const { project, apiKey } = await createBenchProject(kv, 0);
+      const wallet = await createProjectWallet(ctx, project.id);
+      await savePolicy(kv, project.id, { maxSolPerTransfer: "1" });
+      for (let i = 0; i < players; i++) {
+        const address = (await generateKeyPairSigner()).address;
+        await linkWallet(kv, project.id, { userId: 1_000 + i, address, now: Date.now() });
+      }
+      await fund(rpcUrl, wallet as never);
+      await ctx.quota.close();
+      await ctx.tx.allowances.close();
+      return { apiKey, wallet: wallet as string };
+    });
+  }
 }
 
 /** One service instance on the shared store, with the spec's timing. */
