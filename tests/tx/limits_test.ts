@@ -1,6 +1,7 @@
 // Quotas and hourly limits: rolling windows, failed attempts excluded, and never exceeded by
 // concurrent requests, within one instance or across two sharing a store.
 import assert from "node:assert/strict";
+import { generateKeyPairSigner } from "@solana/kit";
 import { READ_TRIES } from "../../lib/tx/chain_errors.ts";
 import {
   outcomeOf,
@@ -209,6 +210,51 @@ Deno.test("Requests on two instances at once never pass the cap on failures", as
 
     // Then: exactly 10 were tried (and failed); the others were refused before being reserved
     assert.deepEqual(tally(outcomes), { failed: 10, daily_failed_tx_quota_exceeded: 20 });
+  } finally {
+    await Deno.remove(kvPath).catch(() => {});
+  }
+});
+
+Deno.test("Three instances paying uneven amounts at once never pass the budget, and once their blocks settle the room left is exact", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    await using h = await startTxHarness({ kvPath, fund: 1_000_000_000_000n });
+    const instances = [h.a, await h.instance(), await h.instance()];
+    await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "10" }] });
+    const amounts = Array.from({ length: 36 }, (_, i) => [0.25, 0.5, 0.75, 1][i % 4]!);
+    // When: two waves of payouts of 0.25 to 1 SOL, spread over the three instances
+    let paid = 0;
+    for (const wave of [amounts.slice(0, 18), amounts.slice(18)]) {
+      const outcomes = await Promise.all(wave.map(async (amount, i) => {
+        const res = await instances[i % 3]!.post("transfer-sol", {
+          to: { address: (await generateKeyPairSigner()).address },
+          amount: String(amount),
+          idempotencyKey: `uneven-${paid}-${i}`,
+        });
+        return { amount, outcome: await outcomeOf(res) };
+      }));
+      for (const { amount, outcome } of outcomes) {
+        if (outcome === "confirmed") paid += amount;
+        else assert.equal(outcome, "hourly_budget_exceeded");
+      }
+    }
+    // Then: never past the budget
+    assert.ok(paid <= 10, `paid ${paid} SOL`);
+    // And: once every instance's blocks are settled, exactly the rest fits, and nothing more
+    for (const instance of instances) await instance.ctx.tx.allowances.settle(h.project.id);
+    const rest = 10 - paid;
+    const pay = async (amount: string, key: string) =>
+      await outcomeOf(
+        await h.a.post("transfer-sol", {
+          to: { address: (await generateKeyPairSigner()).address },
+          amount,
+          idempotencyKey: key,
+        }),
+      );
+    if (rest > 0) {
+      assert.equal(await pay(String(rest), "the-rest"), "confirmed");
+    }
+    assert.equal(await pay("0.000000001", "one-more"), "hourly_budget_exceeded");
   } finally {
     await Deno.remove(kvPath).catch(() => {});
   }
