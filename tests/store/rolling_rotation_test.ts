@@ -11,6 +11,7 @@ import { startChain } from "../../sandbox/chain/mod.ts";
 import { CookieJar, createTestWallet } from "../support/sign_in.ts";
 import {
   callProcess,
+  createPayingGame,
   type ServiceProcess,
   ServiceStartError,
   signInOnProcess,
@@ -97,30 +98,7 @@ Deno.test("SECRET rotation through a rolling deploy: old and new instances creat
   const createGame = async (service: ServiceProcess, name: string): Promise<Game> => {
     // Five projects per developer.
     const jar = developers[Math.floor(created++ / 5)]!;
-    const project = await json(
-      await callProcess(service, "/dashboard/projects", { jar, json: { name, cluster: "devnet" } }),
-      201,
-    );
-    const base = `/dashboard/projects/${project.id}`;
-    const { walletAddress } = await json(
-      await callProcess(service, `${base}/wallet`, { jar, method: "POST" }),
-      201,
-    );
-    await json(
-      await callProcess(service, `${base}/policy`, { jar, json: { maxSolPerTransfer: "1" } }),
-      200,
-    );
-    const { key } = await json(
-      await callProcess(service, `${base}/keys`, { jar, method: "POST" }),
-      201,
-    );
-    await chain.airdrop(walletAddress as Address, 100_000_000n);
-    const game = {
-      projectId: String(project.id),
-      wallet: walletAddress as Address,
-      apiKey: String(key),
-      on: name,
-    };
+    const game = { ...await createPayingGame(service, jar, chain, name), on: name };
     games.push(game);
     return game;
   };

@@ -2,11 +2,12 @@
 // beside rotated ones: they open the wallet keys the rotation re-encrypted and accept sessions the
 // rotated instances signed. Without it, such an instance answers 502 wallet_unavailable.
 import assert from "node:assert/strict";
-import { type Address, generateKeyPairSigner } from "@solana/kit";
+import { generateKeyPairSigner } from "@solana/kit";
 import { startChain } from "../../sandbox/chain/mod.ts";
 import { CookieJar, createTestWallet } from "../support/sign_in.ts";
 import {
   callProcess,
+  createPayingGame,
   type ServiceProcess,
   signInOnProcess,
   startServiceProcess,
@@ -14,12 +15,6 @@ import {
 
 const OLD = "old-secret-of-the-announced-rotation-aaaaa";
 const NEW = "new-secret-of-the-announced-rotation-bbbbb";
-
-async function json(res: Response, status: number): Promise<Record<string, unknown>> {
-  const body = await res.json();
-  assert.deepEqual(res.status, status, JSON.stringify(body));
-  return body;
-}
 
 /**
  * Given: a game's wallet created on an instance of the old SECRET, a rotation opened by an instance
@@ -46,27 +41,7 @@ async function afterRotation(env: Record<string, string>) {
     const before = await start({ SECRET: OLD, ...env });
     const jar = new CookieJar();
     assert.equal((await signInOnProcess(before, createTestWallet(), { jar })).status, 200);
-    const project = await json(
-      await callProcess(before, "/dashboard/projects", {
-        jar,
-        json: { name: "g", cluster: "devnet" },
-      }),
-      201,
-    );
-    const base = `/dashboard/projects/${project.id}`;
-    const { walletAddress } = await json(
-      await callProcess(before, `${base}/wallet`, { jar, method: "POST" }),
-      201,
-    );
-    await json(
-      await callProcess(before, `${base}/policy`, { jar, json: { maxSolPerTransfer: "1" } }),
-      200,
-    );
-    const { key } = await json(
-      await callProcess(before, `${base}/keys`, { jar, method: "POST" }),
-      201,
-    );
-    await chain.airdrop(walletAddress as Address, 100_000_000n);
+    const { apiKey } = await createPayingGame(before, jar, chain, "g");
     const rotated = await start({ SECRET: NEW, SECRET_PREVIOUS: OLD });
     const rotatedJar = new CookieJar();
     assert.equal(
@@ -79,7 +54,7 @@ async function afterRotation(env: Record<string, string>) {
     const to = (await generateKeyPairSigner()).address;
     const paid = await callProcess(notRotated, "/v1/tx/transfer-sol", {
       json: { to: { address: to }, amount: "0.001", idempotencyKey: "beside" },
-      headers: { "x-api-key": String(key) },
+      headers: { "x-api-key": apiKey },
     });
     const page = await callProcess(notRotated, "/dashboard", { jar: rotatedJar });
     await page.body?.cancel();

@@ -4,6 +4,7 @@
  * server would. Used by the tests that need real processes: the chaos run (SIGKILL), rolling
  * SECRET rotation, floods from many addresses.
  */
+import type { Address } from "@solana/kit";
 import type { CookieJar, TestWallet } from "./sign_in.ts";
 
 /** The `BASE_URL` processes are started with (unless the test gives another): our Origin. */
@@ -132,4 +133,51 @@ export async function signInOnProcess(
     json: { signature: wallet.sign(challenge.message) },
   });
   return { status: verify.status, body: await verify.json() };
+}
+
+/** A project that can pay, made through a process's dashboard. */
+export interface PayingGame {
+  projectId: string;
+  wallet: Address;
+  apiKey: string;
+}
+
+/**
+ * Makes, through the dashboard of `service` as the developer of `jar`, a devnet project with its
+ * managed wallet funded with 0.1 SOL on `chain`, a policy of 1 SOL per transfer and an API key.
+ */
+export async function createPayingGame(
+  service: { url: string },
+  jar: CookieJar,
+  chain: { airdrop(to: Address, lamports: bigint): Promise<unknown> },
+  name: string,
+): Promise<PayingGame> {
+  const project = await answered(
+    await callProcess(service, "/dashboard/projects", { jar, json: { name, cluster: "devnet" } }),
+    201,
+  );
+  const base = `/dashboard/projects/${project.id}`;
+  const { walletAddress } = await answered(
+    await callProcess(service, `${base}/wallet`, { jar, method: "POST" }),
+    201,
+  );
+  await answered(
+    await callProcess(service, `${base}/policy`, { jar, json: { maxSolPerTransfer: "1" } }),
+    200,
+  );
+  const { key } = await answered(
+    await callProcess(service, `${base}/keys`, { jar, method: "POST" }),
+    201,
+  );
+  await chain.airdrop(walletAddress as Address, 100_000_000n);
+  return { projectId: String(project.id), wallet: walletAddress as Address, apiKey: String(key) };
+}
+
+// The JSON body of an answer that must have `status`.
+async function answered(res: Response, status: number): Promise<Record<string, unknown>> {
+  const body = await res.json();
+  if (res.status !== status) {
+    throw new Error(`Expected ${status}, got ${res.status}: ${JSON.stringify(body)}`);
+  }
+  return body;
 }
