@@ -8,6 +8,12 @@
  * the last of them stops, so this also runs in the minute sweep; meanwhile every grant of
  * allowance counts what the lists hold (`lib/tx/previous_windows.ts`). The per-recipient and
  * per-player lists keep their shape.
+ *
+ * Not covered: while a rolling deploy's overlap lasts, an instance of the previous version checks
+ * its reservations against the lists alone, which no longer hold what was moved nor anything this
+ * version takes, so what the old instances reserve in that time may pass the day's count, the
+ * failures' cap or a budget. Deploy this version all at once (stop the old instances first) to
+ * keep the limits exact through the upgrade.
  */
 import {
   addToBucket,
