@@ -9,11 +9,10 @@
  * allowance counts what the lists hold (`lib/tx/previous_windows.ts`). The per-recipient and
  * per-player lists keep their shape.
  *
- * Not covered: while a rolling deploy's overlap lasts, an instance of the previous version checks
- * its reservations against the lists alone, which no longer hold what was moved nor anything this
- * version takes, so what the old instances reserve in that time may pass the day's count, the
- * failures' cap or a budget. Deploy this version all at once (stop the old instances first) to
- * keep the limits exact through the upgrade.
+ * An instance of the previous version checks its reservations against the lists alone, which no
+ * longer hold what was moved nor anything this version takes; so a day list is not deleted but
+ * left as the fence (`lib/tx/previous_windows.ts`) that makes the previous version refuse every
+ * payout of the project rather than pass a limit during a rolling deploy's overlap.
  */
 import {
   addToBucket,
@@ -24,8 +23,9 @@ import {
   emptyLedger,
   scopeTiming,
 } from "../../kv/tx_allowance.ts";
-import { pruneWindow, type UsageWindow } from "../../kv/tx_usage.ts";
+import type { UsageWindow } from "../../kv/tx_usage.ts";
 import type { MigrationDeps, MigrationStep } from "./step.ts";
+import { isFenced, reservationsOf, setDayFence } from "../tx/previous_windows.ts";
 
 const OLD_PREFIXES = ["tx_usage_day", "tx_usage_failed", "tx_usage_asset"] as const;
 
@@ -60,13 +60,17 @@ async function moveWindow(
     ]);
     if (!window!.value) return false;
     const now = clock.now();
-    const live = pruneWindow(window!.value, now - windowMs);
+    const live = reservationsOf(window!.value, now - windowMs);
+    const fence = scope === "day";
+    if (fence && live.times.length === 0 && isFenced(window!.value)) return false;
     const ledger = structuredClone(ledgerEntry!.value ?? emptyLedger());
     const amounts = scope.startsWith("asset:");
     live.times.forEach((at, i) => {
       addToBucket(ledger, bucketOf(scope, at), amounts ? live.amounts[i] ?? 0n : 1n, at);
     });
-    const op = kv.atomic().check(window!, ledgerEntry!).delete(found.key);
+    const op = kv.atomic().check(window!, ledgerEntry!);
+    if (fence) setDayFence(op, projectId, { times: [], amounts: [] });
+    else op.delete(found.key);
     if (live.times.length > 0) {
       op.set(allowanceKey(projectId, scope), ledger, { expireIn: windowMs + bucketMs });
     }

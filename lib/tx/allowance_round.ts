@@ -27,7 +27,14 @@ import {
   scopeTiming,
   settleLedger,
 } from "../../kv/tx_allowance.ts";
-import { previousVersionUsage, previousWindowKey } from "./previous_windows.ts";
+import type { UsageWindow } from "../../kv/tx_usage.ts";
+import {
+  isFenced,
+  previousVersionUsage,
+  previousWindowKey,
+  reservationsOf,
+  setDayFence,
+} from "./previous_windows.ts";
 import { type AllowanceNeed, decideGrant, type ScopeVerdict } from "./allowance_grant.ts";
 
 /** How long a block is used before it is settled. */
@@ -97,6 +104,11 @@ export async function commitRound(
     const granted: HeldLease[] = [];
     let readReleases = input.readReleases;
     for (const [i, scope] of scopes.entries()) {
+      const previousList = previous[i]!.value as UsageWindow | null;
+      if (scope === "day" && !isFenced(previousList)) {
+        // Before this version takes anything, the previous one stops paying (previous_windows.ts).
+        setDayFence(op, projectId, reservationsOf(previousList, now - scopeTiming(scope).windowMs));
+      }
       const decide = (released: ReadonlyMap<number, bigint>) => {
         const { ledger, deadReleases } = settleLedger(scope, entries[i]!.value, {
           own: input.closing.filter((lease) => lease.scope === scope),

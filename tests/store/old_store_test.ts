@@ -12,6 +12,9 @@ import { createProject, getProject, updateProject } from "../../kv/projects.ts";
 import { getMemberEntry, memberKey } from "../../kv/members.ts";
 import { getStoreVersion } from "../../kv/store_version.ts";
 import { type AllowanceScope, getBucketUsage } from "../../kv/tx_allowance.ts";
+import type { UsageWindow } from "../../kv/tx_usage.ts";
+import { MAX_TX_PER_DAY } from "../../lib/tx/limits.ts";
+import { isFenced, previousVersionUsage } from "../../lib/tx/previous_windows.ts";
 import { getWalletKey, getWalletKeyEntry } from "../../kv/wallet_keys.ts";
 import { getSecretCheckEntry } from "../../kv/secret_check.ts";
 import {
@@ -402,7 +405,14 @@ Deno.test("migrateStore() is versioned: each step runs once per store, and a sto
     [await counted("day"), await counted("failed"), await counted("asset:SOL")],
     [4n, 1n, 4_000_000_000n],
   );
-  assert.deepEqual(await Array.fromAsync(kv.list({ prefix: ["tx_usage_day"] })), []);
+  // The old lists are gone but the day's, left as the fence that makes the previous version
+  // refuse (lib/tx/previous_windows.ts): nothing in it counts here, everything in it counts there.
+  assert.deepEqual(await Array.fromAsync(kv.list({ prefix: ["tx_usage_failed"] })), []);
+  assert.deepEqual(await Array.fromAsync(kv.list({ prefix: ["tx_usage_asset"] })), []);
+  const [day] = await Array.fromAsync(kv.list<UsageWindow>({ prefix: ["tx_usage_day"] }));
+  assert.ok(isFenced(day!.value));
+  assert.equal(previousVersionUsage("day", day!.value, now), 0n);
+  assert.ok(day!.value.times.length >= MAX_TX_PER_DAY);
   assert.equal((await Array.fromAsync(kv.list({ prefix: ["jobs_due"] }))).length, 1);
   assert.deepEqual(await listJobs(kv), jobs);
 });
