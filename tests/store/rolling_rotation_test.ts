@@ -15,7 +15,7 @@ import {
   type ServiceProcess,
   ServiceStartError,
   signInOnProcess,
-  startServiceProcess,
+  startProcessFleet,
 } from "../support/service_runner.ts";
 
 const OLD = "old-secret-of-the-rolling-deploy-aaaaaaaaaa";
@@ -37,31 +37,9 @@ async function json(res: Response, status: number): Promise<Record<string, unkno
 
 Deno.test("SECRET rotation through a rolling deploy: old and new instances create wallets, all stay usable", async (t) => {
   const chain = await startChain({ slotMs: 10 });
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  const running: ServiceProcess[] = [];
-  await using _cleanup = {
-    async [Symbol.asyncDispose]() {
-      for (const service of running) await service.kill();
-      await chain.close();
-      await Deno.remove(kvPath).catch(() => {});
-    },
-  };
-  const start = async (env: Record<string, string>) => {
-    const service = await startServiceProcess({
-      KV_PATH: kvPath,
-      RPC_URL_DEVNET: chain.rpcUrl,
-      RPC_URL_MAINNET: chain.rpcUrl,
-      PUBLISH_URL: "http://127.0.0.1:9",
-      IDP_URL: "http://127.0.0.1:9/oauth",
-      ...env,
-    });
-    running.push(service);
-    return service;
-  };
-  const stop = async (service: ServiceProcess) => {
-    running.splice(running.indexOf(service), 1);
-    await service.stop();
-  };
+  await using _chain = { [Symbol.asyncDispose]: () => chain.close() };
+  await using fleet = await startProcessFleet(chain.rpcUrl);
+  const { kvPath, start, stop } = fleet;
   const oldKeyId = (await deriveSecretKeys(OLD)).current.id;
   const newKeyId = (await deriveSecretKeys(NEW)).current.id;
   /** Values in the store sealed under each key id (`v2.<key id>.<purpose>...`), read as stored. */

@@ -8,9 +8,8 @@ import { CookieJar, createTestWallet } from "../support/sign_in.ts";
 import {
   callProcess,
   createPayingGame,
-  type ServiceProcess,
   signInOnProcess,
-  startServiceProcess,
+  startProcessFleet,
 } from "../support/service_runner.ts";
 
 const OLD = "old-secret-of-the-announced-rotation-aaaaa";
@@ -23,21 +22,9 @@ const NEW = "new-secret-of-the-announced-rotation-bbbbb";
  */
 async function afterRotation(env: Record<string, string>) {
   const chain = await startChain({ slotMs: 10 });
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  const running: ServiceProcess[] = [];
   try {
-    const start = async (secrets: Record<string, string>) => {
-      const service = await startServiceProcess({
-        KV_PATH: kvPath,
-        RPC_URL_DEVNET: chain.rpcUrl,
-        RPC_URL_MAINNET: chain.rpcUrl,
-        PUBLISH_URL: "http://127.0.0.1:9",
-        IDP_URL: "http://127.0.0.1:9/oauth",
-        ...secrets,
-      });
-      running.push(service);
-      return service;
-    };
+    await using fleet = await startProcessFleet(chain.rpcUrl);
+    const { start } = fleet;
     const before = await start({ SECRET: OLD, ...env });
     const jar = new CookieJar();
     assert.equal((await signInOnProcess(before, createTestWallet(), { jar })).status, 200);
@@ -61,9 +48,7 @@ async function afterRotation(env: Record<string, string>) {
     const body = await paid.json();
     return { payout: `${paid.status} ${body.status ?? body.error?.code}`, dashboard: page.status };
   } finally {
-    for (const service of running) await service.kill();
     await chain.close();
-    await Deno.remove(kvPath).catch(() => {});
   }
 }
 

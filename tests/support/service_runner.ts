@@ -181,3 +181,41 @@ async function answered(res: Response, status: number): Promise<Record<string, u
   }
   return body;
 }
+
+/** Service processes sharing one store file and one chain, all killed (and the file removed) at disposal. */
+export interface ProcessFleet extends AsyncDisposable {
+  kvPath: string;
+  /** Starts a process on the store with `env` (SECRETs and the like) beside the fleet's own. */
+  start(env: Record<string, string>): Promise<ServiceProcess>;
+  /** Stops one process as a deploy would (SIGTERM), leaving the others running. */
+  stop(service: ServiceProcess): Promise<void>;
+}
+
+/** A fleet on a new store file and the chain at `rpcUrl` (Roblox's services unreachable). */
+export async function startProcessFleet(rpcUrl: string): Promise<ProcessFleet> {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const running: ServiceProcess[] = [];
+  return {
+    kvPath,
+    async start(env) {
+      const service = await startServiceProcess({
+        KV_PATH: kvPath,
+        RPC_URL_DEVNET: rpcUrl,
+        RPC_URL_MAINNET: rpcUrl,
+        PUBLISH_URL: "http://127.0.0.1:9",
+        IDP_URL: "http://127.0.0.1:9/oauth",
+        ...env,
+      });
+      running.push(service);
+      return service;
+    },
+    async stop(service) {
+      running.splice(running.indexOf(service), 1);
+      await service.stop();
+    },
+    async [Symbol.asyncDispose]() {
+      for (const service of running) await service.kill();
+      await Deno.remove(kvPath).catch(() => {});
+    },
+  };
+}
