@@ -16,7 +16,12 @@ import {
 } from "./_wallets.ts";
 import { WalletButtons } from "./_wallet_buttons.tsx";
 import { ownValue } from "./_own_value.ts";
-import { decodeSandboxSecret, SANDBOX_STORAGE } from "./_sandbox_key.ts";
+import {
+  decodeSandboxSecret,
+  SANDBOX_STORAGE,
+  sandboxAddress,
+  signWithSandboxKey,
+} from "./_sandbox_key.ts";
 
 /** Props of the island (JSON-safe). */
 export interface DashboardSignInProps {
@@ -126,11 +131,11 @@ export function DashboardSignIn(props: DashboardSignInProps): VNode {
   async function withSandboxKey(secret: Uint8Array) {
     setNotice(null);
     try {
-      const address = base58.encode(ed25519.getPublicKey(secret));
+      const address = sandboxAddress(secret);
       const next = await signIn(
         address,
         props.next,
-        (message) => Promise.resolve(ed25519.sign(new TextEncoder().encode(message), secret)),
+        (message) => Promise.resolve(signWithSandboxKey(secret, message)),
         setStep,
       );
       location.assign(next);

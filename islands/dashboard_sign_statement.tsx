@@ -5,8 +5,6 @@
 import type { Wallet } from "@wallet-standard/base";
 import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ed25519 } from "@noble/curves/ed25519.js";
-import { base58 } from "@scure/base";
 import {
   connectAccount,
   isUserRejection,
@@ -16,7 +14,12 @@ import {
   watchWallets,
 } from "./_wallets.ts";
 import { WalletButtons } from "./_wallet_buttons.tsx";
-import { decodeSandboxSecret, SANDBOX_STORAGE } from "./_sandbox_key.ts";
+import {
+  decodeSandboxSecret,
+  SANDBOX_STORAGE,
+  sandboxAddress,
+  signWithSandboxKey,
+} from "./_sandbox_key.ts";
 
 /** Props of the island (JSON-safe). */
 export interface DashboardSignStatementProps {
@@ -41,7 +44,7 @@ export function DashboardSignStatement(props: DashboardSignStatementProps): VNod
   useEffect(() => {
     if (!props.sandbox) return;
     const key = decodeSandboxSecret(localStorage.getItem(SANDBOX_STORAGE));
-    if (key && base58.encode(ed25519.getPublicKey(key)) === props.address) setSandboxKey(key);
+    if (key && sandboxAddress(key) === props.address) setSandboxKey(key);
   }, []);
 
   function submit(signature: Uint8Array) {
@@ -90,7 +93,7 @@ export function DashboardSignStatement(props: DashboardSignStatementProps): VNod
           type="button"
           class="secondary"
           disabled={busy}
-          onClick={() => submit(ed25519.sign(new TextEncoder().encode(props.message), sandboxKey))}
+          onClick={() => submit(signWithSandboxKey(sandboxKey, props.message))}
         >
           Sign with the sandbox key
         </button>
