@@ -33,6 +33,8 @@ import {
 import type { TxContext } from "./runtime.ts";
 import type { MintInfo } from "../chain/mints.ts";
 import type { SignedTx } from "../../kv/tx_requests.ts";
+import { ApiError } from "../../core/api_error.ts";
+import { WalletUnavailableError } from "../wallets/provider.ts";
 import { retryRead, rpcFailureReason } from "./chain_errors.ts";
 import { type Deadline, rpcSignal } from "./timing.ts";
 import { abortable } from "../../core/deadline.ts";
@@ -98,7 +100,7 @@ interface BuiltTx {
 }
 
 /** Builds and signs the plan's transaction; throws `BuildError` or `WalletUnavailableError`. */
-export async function buildSignedTx(
+async function buildSignedTx(
   ctx: TxContext,
   plan: TxPlan,
   options: { deadline: Deadline },
@@ -178,6 +180,41 @@ export async function buildSignedTx(
       accepted: false,
     },
   };
+}
+
+/** A plan built and signed (its bytes to store with its attempts), or why it could not be. */
+export type SignOutcome =
+  | { kind: "signed"; signature: string; tx: SignedTx }
+  | {
+    kind: "unbuilt";
+    /** The attempts' 502, or null for an internal error (`cause`, thrown once they are failed). */
+    failure: ApiError | null;
+    message: string;
+    cause: unknown;
+  };
+
+/** Builds and signs the plan's transaction; never throws (a failure is an `unbuilt` outcome). */
+export async function signPlan(
+  ctx: TxContext,
+  plan: TxPlan,
+  options: { deadline: Deadline },
+): Promise<SignOutcome> {
+  try {
+    const built = await buildSignedTx(ctx, plan, options);
+    return {
+      kind: "signed",
+      signature: built.signature,
+      tx: { ...built.tx, signedAt: ctx.clock.now() },
+    };
+  } catch (cause) {
+    const failure = cause instanceof BuildError
+      ? new ApiError(502, "rpc_error", cause.message)
+      : cause instanceof WalletUnavailableError
+      ? new ApiError(502, "wallet_unavailable", cause.message)
+      : null;
+    const message = failure?.message ?? "Could not build the transaction: internal error";
+    return { kind: "unbuilt", failure, message, cause };
+  }
 }
 
 async function planInstructions(plan: TxPlan, kind: TxRouteKind): Promise<Instruction[]> {

@@ -21,6 +21,7 @@ import { ApiError } from "../../core/api_error.ts";
 import type { TxRouteKind } from "../../core/events.ts";
 import { type CheckedRequest, checkTxRequest, type TxCaller } from "./checks.ts";
 import { reserveTxRequest } from "./reserve.ts";
+import { txPlanOf } from "./handle_request.ts";
 import { sendAndWait } from "./send_and_wait.ts";
 import { maxSharedPayments } from "./build.ts";
 import { type TxResult, txResultOf } from "./result.ts";
@@ -52,7 +53,7 @@ export async function handleTxBatch(
   ctx: TxContext,
   caller: TxCaller,
   items: readonly TxBatchItem[],
-  options: { deadline: Deadline },
+  options: { deadline: Deadline; admitted: () => Promise<void> },
 ): Promise<TxBatchItemAnswer[]> {
   const { deadline } = options;
   const answers: Array<TxBatchItemAnswer | undefined> = items.map(() => undefined);
@@ -84,7 +85,10 @@ export async function handleTxBatch(
   for (const [index, request] of checked.entries()) {
     if (!request) continue;
     try {
-      const outcome = await reserveTxRequest(ctx, request, { deadline });
+      const outcome = await reserveTxRequest(ctx, request, {
+        deadline,
+        admitted: options.admitted,
+      });
       if (outcome.kind === "existing") answer(index, txResultOf(outcome.record));
       else reserved.push({ index, request, entry: outcome.entry });
     } catch (error) {
@@ -94,19 +98,16 @@ export async function handleTxBatch(
   // Step 14: one transaction per group of one kind and asset, up to its size.
   await Promise.all(
     sharedTransactions(reserved).map(async (group) => {
-      const first = group[0]!.request;
-      const outcomes = await sendAndWait(ctx, {
-        projectId: caller.projectId,
-        cluster: first.project.cluster,
-        kind: first.kind,
-        walletAddress: first.walletAddress,
-        mint: first.mint,
-        payments: group.map(({ request, entry }) => ({
+      const plan = txPlanOf(
+        group[0]!.request,
+        group.map(({ request, entry }) => ({
           attemptId: entry.value.attemptId,
           recipient: request.recipient,
           amount: request.amount,
         })),
-      }, { entries: group.map((item) => item.entry), deadline });
+      );
+      const entries = group.map((item) => item.entry);
+      const outcomes = await sendAndWait(ctx, plan, { entries, deadline });
       for (const [i, outcome] of outcomes.entries()) {
         const index = group[i]!.index;
         if (outcome.kind === "result") answer(index, outcome.result);

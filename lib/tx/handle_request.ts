@@ -43,7 +43,8 @@ import type { TxContext } from "./runtime.ts";
 import { txResultOf } from "./result.ts";
 import type { TxRequestInput } from "./request_body.ts";
 import { checkTxRequest } from "./checks.ts";
-import { sendAndWait } from "./send_and_wait.ts";
+import { failUnbuilt, sendStoredAndWait } from "./send_and_wait.ts";
+import { signPlan, type TxPayment, type TxPlan } from "./build.ts";
 import { reserveTxRequest } from "./reserve.ts";
 import type { Deadline } from "./timing.ts";
 import type { TxResult } from "./result.ts";
@@ -60,7 +61,7 @@ export async function handleTxRequest(
   caller: TxCaller,
   kind: TxRouteKind,
   input: TxRequestInput,
-  options: { deadline: Deadline },
+  options: { deadline: Deadline; admitted: () => Promise<void> },
 ): Promise<TxResult> {
   const checked = await checkTxRequest(ctx, caller, kind, input, options);
   if (checked.kind === "existing") return txResultOf(checked.record);
@@ -68,29 +69,47 @@ export async function handleTxRequest(
 }
 
 /**
- * Reserves a checked request (steps 12 and 13 with the key, `reserve.ts`) and builds, signs and
- * sends it (step 14): the one money path of payouts and withdrawals (`withdraw.ts`).
+ * Reserves a checked request (steps 12 and 13 with the key, `reserve.ts`) with its transaction
+ * built and signed beside the reservation and stored by its commit (step 14), then sends it: the
+ * one money path of payouts and withdrawals (`withdraw.ts`). `admitted`: the request quota's
+ * verdict, awaited before any place is taken.
  */
 export async function reserveAndSend(
   ctx: TxContext,
   request: CheckedRequest,
-  options: { deadline: Deadline },
+  options: { deadline: Deadline; admitted?: (() => Promise<void>) | undefined },
 ): Promise<TxResult> {
   const { deadline } = options;
-  const reserved = await reserveTxRequest(ctx, request, { deadline });
+  const reserved = await reserveTxRequest(ctx, request, {
+    deadline,
+    admitted: options.admitted,
+    sign: (attemptId) =>
+      signPlan(
+        ctx,
+        txPlanOf(request, [{
+          attemptId,
+          recipient: request.recipient,
+          amount: request.amount,
+        }]),
+        { deadline },
+      ),
+  });
   if (reserved.kind === "existing") return txResultOf(reserved.record);
-  const [outcome] = await sendAndWait(ctx, {
+  const [outcome] = reserved.unbuilt
+    ? await failUnbuilt(ctx, [reserved.entry], reserved.unbuilt)
+    : await sendStoredAndWait(ctx, [reserved.entry], { deadline });
+  if (outcome!.kind === "error") throw outcome!.error;
+  return outcome!.result;
+}
+
+/** The transaction paying `payments` of checked requests of one kind and asset (the first's). */
+export function txPlanOf(request: CheckedRequest, payments: TxPayment[]): TxPlan {
+  return {
     projectId: request.project.id,
     cluster: request.project.cluster,
     kind: request.kind,
     walletAddress: request.walletAddress,
     mint: request.mint,
-    payments: [{
-      attemptId: reserved.entry.value.attemptId,
-      recipient: request.recipient,
-      amount: request.amount,
-    }],
-  }, { entries: [reserved.entry], deadline });
-  if (outcome!.kind === "error") throw outcome!.error;
-  return outcome!.result;
+    payments,
+  };
 }

@@ -13,6 +13,12 @@
  * Crash windows. Places are granted (a commit) before the reservation commits: an instance that
  * dies between the two leaves them counted (its block counts whole until it leaves the window),
  * so the limits may refuse early by them, never late; nothing is paid without its reservation.
+ * A single payout's transaction is signed before the reservation and stored by its commit, the
+ * one commit before the send: an instance that dies before it leaves nothing stored and nothing
+ * sent (the signed bytes were only in its memory), and one that dies after it leaves an attempt
+ * with its signed bytes, which counts as sent and which its check job follows (resends, lands or
+ * proves dead) as if the route had sent it. A batch's items are reserved unsigned and their
+ * shared transaction stored after (`send_and_wait.ts`).
  *
  * The commit is also checked against the project's record and the API key's: a deletion or a
  * revocation committed before it makes it fail, and the next round finds the key unusable (401),
@@ -28,14 +34,7 @@
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { TxContext } from "./runtime.ts";
 import { ulid } from "../../core/ids.ts";
-import {
-  addToWindow,
-  HOUR_WINDOW_MS,
-  pruneWindow,
-  txPlayerUsageKey,
-  txRecipientUsageKey,
-  type UsageWindow,
-} from "../../kv/tx_usage.ts";
+import { addToWindow, HOUR_WINDOW_MS, pruneWindow, type UsageWindow } from "../../kv/tx_usage.ts";
 import { checkLimits, countsAgainstLimits, limitNeed } from "./limits.ts";
 import type { AllowanceClaim } from "./allowance_grant.ts";
 import { addTxJob } from "./job_payloads.ts";
@@ -44,7 +43,6 @@ import {
   liveTxRequest,
   type PastAttempt,
   txAttemptByTimeKey,
-  txRequestKey,
   type TxRequestRecord,
   txUnsettledKey,
   type TxUnsettledRef,
@@ -52,16 +50,32 @@ import {
 import { log } from "../../core/log.ts";
 import { isSameRequest } from "./request_body.ts";
 import { type CheckedRequest, idempotencyConflict } from "./checks.ts";
-import { checkSender, senderKey } from "./sender.ts";
-import { type Project, projectKey } from "../../kv/projects.ts";
+import { checkSender } from "./sender.ts";
+import type { Project } from "../../kv/projects.ts";
 import { proveEarlierAttempt, type RetryProof } from "./retry_proof.ts";
 import { confirmLandedAttempt } from "./transitions.ts";
-import type { Deadline } from "./timing.ts";
+import type { SignOutcome } from "./build.ts";
+import { freshSigning, reservationKeys, type ReserveOptions } from "./reserve_inputs.ts";
 
-/** The outcome: a new attempt reserved, or a stored attempt that won a race for the key. */
+/**
+ * The outcome: a new attempt reserved (with its signed transaction when `sign` built one, else
+ * `unbuilt` says why not), or a stored attempt that won a race for the key.
+ */
 type ReserveOutcome =
-  | { kind: "reserved"; entry: Deno.KvEntry<TxRequestRecord> }
+  | { kind: "reserved"; entry: Deno.KvEntry<TxRequestRecord>; unbuilt: Unbuilt | null }
   | { kind: "existing"; record: TxRequestRecord };
+
+type Unbuilt = Extract<SignOutcome, { kind: "unbuilt" }>;
+
+/** What one reservation commit is made with, besides the request. */
+interface Attempt {
+  attemptId: string;
+  claim: AllowanceClaim | null;
+  /** The attempt's transaction as a commit round stores it (`freshSigning`), if one is signed. */
+  signed: () => Promise<SignOutcome | null>;
+  /** The records the commit checks, read while the places were taken (its first round's read). */
+  read: Promise<Deno.KvEntryMaybe<unknown>[]>;
+}
 
 /** What one turn ends with: an outcome, or a failed attempt to prove. */
 type QueueTurn = ReserveOutcome | { kind: "prove"; record: TxRequestRecord };
@@ -81,18 +95,26 @@ const MAX_PAST_ATTEMPTS = 50;
 /**
  * Runs steps 12 and 13 and reserves the key with the new attempt's usage. The proof that a failed
  * key's last attempt is dead reads the chain, so it is made before places are taken: a slow node
- * must not hold the project's places while other payouts need them.
+ * must not hold the project's places while other payouts need them. The quota's verdict, the
+ * places, the transaction's signing and the read of the records the commit checks go on side by
+ * side; the commit waits for all of them.
  */
 export async function reserveTxRequest(
   ctx: TxContext,
   request: CheckedRequest,
-  options: { deadline?: Deadline } = {},
+  options: ReserveOptions = {},
 ): Promise<ReserveOutcome> {
   const state: ReserveState = { tried: null, proofs: new Map() };
   const previous = liveTxRequest(request.previous.value, ctx.clock.now());
   let failed = previous?.status === "failed" ? previous : null;
   for (;;) {
     if (failed) state.proofs.set(failed.attemptId, await proveEarlierAttempt(ctx, failed, options));
+    const attemptId = ulid(ctx.clock.now());
+    const signed = freshSigning(attemptId, options.sign);
+    const read = ctx.kv.getMany(reservationKeys(request));
+    // Awaited by the commit's first round; a request refused before it must not leave it unheard.
+    read.catch(() => {});
+    await options.admitted?.();
     // A withdrawal takes no place in the limits (`limits.ts`).
     const claim = countsAgainstLimits(request.kind)
       ? await ctx.tx.allowances.take(request.project.id, limitNeed(request), {
@@ -101,7 +123,7 @@ export async function reserveTxRequest(
       : null;
     let turn: QueueTurn;
     try {
-      turn = await reserve(ctx, request, state, claim);
+      turn = await reserve(ctx, request, state, { attemptId, claim, signed, read });
     } catch (error) {
       claim?.release();
       throw error;
@@ -117,23 +139,18 @@ async function reserve(
   ctx: TxContext,
   request: CheckedRequest,
   state: ReserveState,
-  claim: AllowanceClaim | null,
+  attempt: Attempt,
 ): Promise<QueueTurn> {
   const projectId = request.project.id;
   const key = request.input.idempotencyKey;
-  const keys: Deno.KvKey[] = [
-    txRequestKey(projectId, key),
-    projectKey(projectId),
-    senderKey(projectId, request.sender),
-    txRecipientUsageKey(projectId, request.recipient),
-  ];
-  if (request.recipientUserId !== null) {
-    keys.push(txPlayerUsageKey(projectId, request.recipientUserId));
-  }
+  const { attemptId, claim } = attempt;
   return await commitWithRetry("reserve the transaction request", async (round) => {
-    const entries = await ctx.kv.getMany(keys);
-    // One entry per key above: the request, the project, the sender's record (API key or
-    // member), the recipient's window, and the player's when there is one.
+    const [entries, signed] = await Promise.all([
+      round === 0 ? attempt.read : ctx.kv.getMany(reservationKeys(request)),
+      attempt.signed(),
+    ]);
+    const unbuilt = signed?.kind === "unbuilt" ? signed : null;
+    // One entry per key of `reservationKeys`.
     const [requestEntry, projectEntry, senderEntry, recipientEntry, playerEntry] = entries as [
       Deno.KvEntryMaybe<TxRequestRecord>,
       Deno.KvEntryMaybe<Project>,
@@ -146,7 +163,11 @@ async function reserve(
     const stored = liveTxRequest(leftover, ctx.clock.now());
     // This call's own commit applied though its answer was lost (checked against the key then).
     if (stored && stored.attemptId === state.tried) {
-      return { kind: "reserved", entry: requestEntry as Deno.KvEntry<TxRequestRecord> };
+      return {
+        kind: "reserved",
+        entry: requestEntry as Deno.KvEntry<TxRequestRecord>,
+        unbuilt,
+      };
     }
     // Step 1 again: revoked, deleted or no longer on the team since the checks.
     checkSender(projectEntry.value, senderEntry.value, request.sender);
@@ -186,7 +207,6 @@ async function reserve(
     // A withdrawal counts in no window (`limits.ts`): they are read and checked, left unchanged.
     if (claim) checkLimits(request, { recipient, player, claim });
 
-    const attemptId = ulid(now);
     state.tried = attemptId;
     const timing = ctx.tx.timing;
     const op = ctx.kv.atomic().check(...entries);
@@ -205,7 +225,7 @@ async function reserve(
       status: "pending",
       recipient: request.recipient,
       recipientUserId: request.recipientUserId,
-      signature: null,
+      signature: signed?.kind === "signed" ? signed.signature : null,
       error: null,
       usage: {
         at,
@@ -214,7 +234,7 @@ async function reserve(
         recipient: request.recipient,
         userId: request.recipientUserId,
       },
-      signed: null,
+      signed: signed?.kind === "signed" ? signed.tx : null,
       signBy: now + timing.answerWithinMs,
       checkJobId,
       previous: stored ? pastAttempts(stored) : [],
@@ -238,6 +258,7 @@ async function reserve(
       return {
         kind: "reserved",
         entry: { key: requestEntry.key, value: record, versionstamp: result.versionstamp },
+        unbuilt,
       };
     }
     // Another instance changed one of these records: back off a little and look again.

@@ -1,9 +1,11 @@
 /**
  * Step 14 and the confirmation wait of reserved attempts that share one transaction (a single
  * request's one attempt, or up to `maxSharedPayments` items of a batch of one kind and asset):
- * build, sign, store the signed bytes with every attempt, send, then follow it for up to the
- * confirmation wait. The keys of a shared transaction share its fate: built and signed together
- * (a 502 fails them all), stored together, refused, landed or confirmed together. The route
+ * the signed bytes stored with every attempt (by a single request's reservation, which signs
+ * beside it, `reserve.ts`; for a batch's items, reserved first, by `recordSigned` here), send,
+ * then follow it for up to the confirmation wait. The keys of a shared transaction share its
+ * fate: built and signed together (a 502 fails them all), stored together, refused, landed or
+ * confirmed together. The route
  * answers within the request's deadline (`timing.answerWithinMs` from its arrival) whatever the
  * RPC does: every RPC call aborts at the deadline, the wait ends there too, and so does the wait
  * for the project's turn to settle (past it the route answers `submitted` and the background
@@ -21,10 +23,9 @@ import type { TxContext } from "./runtime.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { CommitConflictError } from "../../core/commit_retry.ts";
 import { log } from "../../core/log.ts";
-import { WalletUnavailableError } from "../wallets/provider.ts";
-import { getTxRequest, type SignedTx, type TxRequestRecord } from "../../kv/tx_requests.ts";
+import { getTxRequest, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { type TxResult, txResultOf } from "./result.ts";
-import { BuildError, buildSignedTx, type TxPlan } from "./build.ts";
+import { BuildError, type SignOutcome, signPlan, type TxPlan } from "./build.ts";
 import { attemptRef, isFinal, recordSigned, settleAttempt } from "./transitions.ts";
 import { markSubmitted } from "./attempt_marks.ts";
 import { type Deadline, rpcSignal } from "./timing.ts";
@@ -37,8 +38,27 @@ export type AttemptOutcome =
   | { kind: "error"; error: ApiError };
 
 /**
- * Builds, signs, sends and waits for the reserved attempts (`entries`, in `plan.payments`'
- * order); answers each one's outcome in that order.
+ * Fails reserved attempts whose transaction could not be built or signed (step 14's 502: recorded
+ * as failed with a `tx` event, nothing sent); rethrows an internal error once they are failed.
+ */
+export async function failUnbuilt(
+  ctx: TxContext,
+  entries: Deno.KvEntry<TxRequestRecord>[],
+  unbuilt: Extract<SignOutcome, { kind: "unbuilt" }>,
+): Promise<AttemptOutcome[]> {
+  await Promise.all(
+    entries.map((entry) =>
+      settleAttempt(ctx, attemptRef(entry.value), { status: "failed", error: unbuilt.message })
+    ),
+  );
+  const { failure } = unbuilt;
+  if (!failure) throw unbuilt.cause;
+  return entries.map(() => ({ kind: "error", error: failure }));
+}
+
+/**
+ * Builds, signs, stores, sends and waits for reserved attempts still unsigned (`entries`, in
+ * `plan.payments`' order: a batch's shared transaction); answers each one's outcome in that order.
  */
 export async function sendAndWait(
   ctx: TxContext,
@@ -46,51 +66,48 @@ export async function sendAndWait(
   options: { entries: Deno.KvEntry<TxRequestRecord>[]; deadline: Deadline },
 ): Promise<AttemptOutcome[]> {
   const { entries, deadline } = options;
-  const refs = entries.map((entry) => attemptRef(entry.value));
-  let built;
-  try {
-    built = await buildSignedTx(ctx, plan, { deadline });
-  } catch (error) {
-    const failure = error instanceof BuildError
-      ? new ApiError(502, "rpc_error", error.message)
-      : error instanceof WalletUnavailableError
-      ? new ApiError(502, "wallet_unavailable", error.message)
-      : null;
-    const message = failure?.message ?? "Could not build the transaction: internal error";
-    await Promise.all(
-      refs.map((ref) => settleAttempt(ctx, ref, { status: "failed", error: message })),
-    );
-    if (!failure) throw error;
-    return refs.map(() => ({ kind: "error", error: failure }));
-  }
-
-  const tx: SignedTx = { ...built.tx, signedAt: ctx.clock.now() };
-  const storedEntries = await recordSigned(ctx, entries, { signature: built.signature, tx });
+  const signed = await signPlan(ctx, plan, { deadline });
+  if (signed.kind === "unbuilt") return await failUnbuilt(ctx, entries, signed);
+  const storedEntries = await recordSigned(ctx, entries, signed);
   if (!storedEntries) return await notStored(ctx, entries);
-  const stored = storedEntries.map((entry) => entry.value);
+  return await sendStoredAndWait(ctx, storedEntries, { deadline });
+}
 
+/**
+ * Sends the transaction stored with `storedEntries` (the attempts it pays, signed bytes stored)
+ * and follows it for up to the confirmation wait; answers each attempt's outcome in order.
+ */
+export async function sendStoredAndWait(
+  ctx: TxContext,
+  storedEntries: Deno.KvEntry<TxRequestRecord>[],
+  options: { deadline: Deadline },
+): Promise<AttemptOutcome[]> {
+  const { deadline } = options;
+  const stored = storedEntries.map((entry) => entry.value);
+  const first = stored[0]!;
+  const tx = first.signed!;
   const timing = ctx.tx.timing;
-  const rpc = ctx.rpc[plan.cluster];
-  const signature = built.signature as Signature;
+  const rpc = ctx.rpc[first.cluster];
+  const signature = first.signature as Signature;
   const fields = {
-    projectId: plan.projectId,
+    projectId: first.projectId,
     idempotencyKeys: stored.map((r) => r.key),
     signature,
   };
-  const first = await sendSignedTx(rpc, tx, { abortSignal: rpcSignal(timing, deadline) });
-  if (first.kind === "rejected" && !first.harmless) {
+  const sent = await sendSignedTx(rpc, tx, { abortSignal: rpcSignal(timing, deadline) });
+  if (sent.kind === "rejected" && !sent.harmless) {
     // Preflight refused the transaction itself, so the node did not forward it: nothing was sent.
     return await settleAll(ctx, storedEntries, {
       status: "failed",
-      error: first.error,
+      error: sent.error,
       refused: true,
     }, { onlyIf: (current) => current.signed?.accepted === false, accepted: false });
   }
-  let accepted = first.kind === "accepted";
-  if (first.kind !== "accepted") {
+  let accepted = sent.kind === "accepted";
+  if (sent.kind !== "accepted") {
     log("warn", "First send got no clear answer; rebroadcasting", {
       ...fields,
-      reason: first.kind === "unknown" ? first.reason : first.error,
+      reason: sent.kind === "unknown" ? sent.reason : sent.error,
     });
   }
 
@@ -102,7 +119,7 @@ export async function sendAndWait(
     let status;
     try {
       status = await ctx.tx.statuses.next(
-        plan.cluster,
+        first.cluster,
         signature,
         AbortSignal.any([deadline.signal, AbortSignal.timeout(left)]),
       );
@@ -121,13 +138,13 @@ export async function sendAndWait(
       continue;
     }
     // Every send re-reads the stored attempt first: one settled by another path is not resent.
-    const current = await getTxRequest(ctx.reads, stored[0]!.projectId, stored[0]!.key);
-    if (!current || current.attemptId !== stored[0]!.attemptId || isFinal(current)) break;
+    const current = await getTxRequest(ctx.reads, first.projectId, first.key);
+    if (!current || current.attemptId !== first.attemptId || isFinal(current)) break;
     lastSent = performance.now();
-    const sent = await sendSignedTx(rpc, { ...tx, accepted }, {
+    const again = await sendSignedTx(rpc, { ...tx, accepted }, {
       abortSignal: rpcSignal(timing, deadline),
     });
-    if (sent.kind === "accepted") accepted = true;
+    if (again.kind === "accepted") accepted = true;
   }
   return await Promise.all(storedEntries.map(async (known) => {
     const record = known.value;

@@ -4,9 +4,15 @@ import { ApiError } from "../../core/api_error.ts";
 import type { Project } from "../../kv/projects.ts";
 import { FEED_READS_PER_SECOND } from "../../lib/quota/feed_reads.ts";
 import type { ApiKeyScope } from "../../kv/api_keys.ts";
+import type { QuotaVerdict } from "../../lib/quota/request_quota.ts";
 
-/** Hono environment of `/v1` routes: the key's project is known. */
-export type V1Env = { Variables: { project: Project; keyId: string } };
+/**
+ * Hono environment of `/v1` routes: the key's project is known, and `admitted` resolves once the
+ * request passed its quota (rejects with the quota's 429 otherwise).
+ */
+export type V1Env = {
+  Variables: { project: Project; keyId: string; admitted: () => Promise<void> };
+};
 
 /**
  * Checks the API key, then counts the request against the project's quotas (steps 1 and 2 of
@@ -18,14 +24,24 @@ export type V1Env = { Variables: { project: Project; keyId: string } };
  * answer (spec "Any /v1 route"): a key without the scope cannot call the route more often than
  * one with it. And it comes before the body is read, so a key without `pay` learns nothing of a
  * transaction route's body rules, let alone of the project's wallet or policy.
+ *
+ * `quotaVerdict: "awaited_by_route"` (the transaction routes): the route goes on while the
+ * request is counted (a quiet project's count is a commit), and waits for the verdict
+ * (`afterAdmission`) before its first write and before any answer, so the order of checks and
+ * "counted before its answer" hold as if it had waited here.
  */
 export function apiGuard(
   ctx: AppContext,
-  options: { scope: ApiKeyScope; limit?: "quotas" | "feed_reads" },
+  options: {
+    scope: ApiKeyScope;
+    limit?: "quotas" | "feed_reads";
+    quotaVerdict?: "awaited_by_route";
+  },
 ): MiddlewareHandler<V1Env> {
   return async function apiGuard(c, next) {
     const resolved = await ctx.apiKeys.resolve(c.req.header("x-api-key"));
     if (!resolved) throw new ApiError(401, "unauthorized", "Missing or invalid API key");
+    let admission: Promise<void>;
     if (options.limit === "feed_reads") {
       if (!ctx.feedReads.take(resolved.project.id)) {
         throw new ApiError(
@@ -34,20 +50,15 @@ export function apiGuard(
           `More than ${FEED_READS_PER_SECOND} feed reads this second for the project`,
         );
       }
+      admission = Promise.resolve();
     } else {
-      const verdict = await ctx.quota.count(resolved.project.id);
-      if (verdict === "daily_quota_exceeded") {
-        throw new ApiError(
-          429,
-          "daily_quota_exceeded",
-          "The project used its requests for today (UTC)",
-        );
-      }
-      if (verdict === "rate_limited") {
-        throw new ApiError(429, "rate_limited", "Too many requests this minute for the project");
-      }
+      admission = ctx.quota.count(resolved.project.id).then(refuseOverQuota);
+      // Heard here: a route that throws first awaits it again, and answers its error instead.
+      admission.catch(() => {});
+      if (options.quotaVerdict !== "awaited_by_route") await admission;
     }
     if (!resolved.scopes.includes(options.scope)) {
+      await admission;
       throw new ApiError(
         403,
         "insufficient_scope",
@@ -56,6 +67,42 @@ export function apiGuard(
     }
     c.set("project", resolved.project);
     c.set("keyId", resolved.keyId);
+    c.set("admitted", () => admission);
     await next();
   };
+}
+
+/** Step 2's answer: nothing within both quotas, else the 429 of the one passed. */
+function refuseOverQuota(verdict: QuotaVerdict): void {
+  if (verdict === "daily_quota_exceeded") {
+    throw new ApiError(
+      429,
+      "daily_quota_exceeded",
+      "The project used its requests for today (UTC)",
+    );
+  }
+  if (verdict === "rate_limited") {
+    throw new ApiError(429, "rate_limited", "Too many requests this minute for the project");
+  }
+}
+
+/**
+ * Runs a route's work, given `admitted`, while its request is counted (`quotaVerdict:
+ * "awaited_by_route"`): whatever it answers, result or error, waits for the quota's verdict, and a
+ * refusal answers instead (step 2 comes before every later step). The work itself awaits
+ * `admitted` before its first write.
+ */
+export async function afterAdmission<T>(
+  admitted: () => Promise<void>,
+  work: (admitted: () => Promise<void>) => Promise<T>,
+): Promise<T> {
+  let result: T;
+  try {
+    result = await work(admitted);
+  } catch (error) {
+    await admitted();
+    throw error;
+  }
+  await admitted();
+  return result;
 }

@@ -11,11 +11,12 @@ import { walletRoutes } from "./wallets.ts";
 
 /**
  * The game API under `/v1`. The guard sits on each route, so unknown paths stay plain 404s; the
- * transaction routes need a key with the `pay` scope, every other route one with `read`.
+ * transaction routes need a key with the `pay` scope (and go on while their request is counted),
+ * every other route one with `read`.
  */
 export function v1Routes(ctx: AppContext): Hono<V1Env> {
   const read = apiGuard(ctx, { scope: "read" });
-  const pay = apiGuard(ctx, { scope: "pay" });
+  const pay = apiGuard(ctx, { scope: "pay", quotaVerdict: "awaited_by_route" });
   return new Hono<V1Env>()
     .route("/", projectRoutes(ctx, read))
     .route("/", playerRoutes(ctx, read))

@@ -14,7 +14,7 @@ import { handleTxBatch } from "../../lib/tx/handle_batch.ts";
 import { TX_ROUTE_KINDS } from "../../core/events.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import { txResultOf } from "../../lib/tx/result.ts";
-import type { V1Env } from "./guard.ts";
+import { afterAdmission, type V1Env } from "./guard.ts";
 import { type Deadline, startDeadline } from "../../lib/tx/timing.ts";
 
 type TxEnv = { Variables: V1Env["Variables"] & { deadline: Deadline } };
@@ -38,19 +38,24 @@ export function txRoutes(
   const app = new Hono<TxEnv>();
   for (const kind of TX_ROUTE_KINDS) {
     app.post(`/tx/${kind}`, arrived(ctx), guards.pay, async (c) => {
-      const parsed = await readJsonBody(c, txBodySchema(kind));
-      const input = toRequestInput(parsed);
       const caller = { projectId: c.get("project").id, keyId: c.get("keyId") };
       const deadline = c.get("deadline");
-      return c.json(await handleTxRequest(ctx, caller, kind, input, { deadline }));
+      const result = await afterAdmission(c.get("admitted"), async (admitted) => {
+        const input = toRequestInput(await readJsonBody(c, txBodySchema(kind)));
+        return await handleTxRequest(ctx, caller, kind, input, { deadline, admitted });
+      });
+      return c.json(result);
     });
   }
   app.post("/tx/batch", arrived(ctx), guards.pay, async (c) => {
-    const { items } = await readJsonBody(c, txBatchSchema);
     const caller = { projectId: c.get("project").id, keyId: c.get("keyId") };
-    const batch = items.map((item) => ({ kind: item.kind, input: toRequestInput(item) }));
     const deadline = c.get("deadline");
-    return c.json({ items: await handleTxBatch(ctx, caller, batch, { deadline }) });
+    const items = await afterAdmission(c.get("admitted"), async (admitted) => {
+      const { items } = await readJsonBody(c, txBatchSchema);
+      const batch = items.map((item) => ({ kind: item.kind, input: toRequestInput(item) }));
+      return await handleTxBatch(ctx, caller, batch, { deadline, admitted });
+    });
+    return c.json({ items });
   });
   app.get("/tx/:idempotencyKey", guards.read, async (c) => {
     const key = c.req.param("idempotencyKey");

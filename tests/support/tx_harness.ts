@@ -294,6 +294,8 @@ interface KilledAttempt {
   reachesChain?: boolean;
   /** Runs on the harness just before the doomed instance opens. */
   before?: (h: TxHarness) => Promise<void>;
+  /** Sent as the one item of a batch (reserved before its transaction is built) instead of alone. */
+  inBatch?: boolean;
 }
 
 /** What a crash test gets besides the harness. */
@@ -326,7 +328,11 @@ export async function withKilledAttempt(
     await attempt.before?.(h);
     const doomed = await h.instance({ rpcUrl: proxy.url });
     const held = proxy.hold(attempt.heldAt);
-    const inFlight = doomed.post("transfer-sol", attempt.body).catch((error) => error);
+    const inFlight = (attempt.inBatch
+      ? doomed.post("batch", { items: [{ kind: "transfer-sol", ...attempt.body }] })
+      : doomed.post("transfer-sol", attempt.body)).catch((error) =>
+        error
+      );
     await held.arrived;
     await h.kill(doomed);
     await then(h, {
@@ -342,12 +348,15 @@ export async function withKilledAttempt(
   }
 }
 
-/** `CRASH_BODY` held at its blockhash: the instance died before it could sign. */
+/**
+ * `CRASH_BODY` as a batch's item held at its blockhash: the instance reserved the key and died
+ * before it could sign (a single request signs before it reserves, so it cannot die there).
+ */
 export async function withAttemptKilledBeforeSigning(
   then: (h: TxHarness, settleDeadRequest: () => Promise<void>) => Promise<void>,
 ): Promise<void> {
   await withKilledAttempt(
-    { body: CRASH_BODY, heldAt: "getLatestBlockhash" },
+    { body: CRASH_BODY, heldAt: "getLatestBlockhash", inBatch: true },
     (h, dead) => then(h, dead.settle),
   );
 }

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { type Address, generateKeyPairSigner } from "@solana/kit";
 import { createFundedSigner, createMint } from "../../sandbox/chain/fixtures.ts";
 import { updateProject } from "../../kv/projects.ts";
+import { getTxRequest } from "../../kv/tx_requests.ts";
 import { call } from "../support/test_app.ts";
 import { startTxHarness, type TxHarness } from "../support/tx_harness.ts";
 
@@ -52,6 +53,28 @@ Deno.test("Step 2: the request quota wins over a bad body", async () => {
     body: "{oops",
   });
   await expectError(res, 429, "rate_limited");
+});
+
+Deno.test("Step 2: a payout over the request quota, checked while it was counted, reserves and sends nothing", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "5" });
+  const to = await h.link(1);
+  const ok = await Promise.all(
+    Array.from({ length: 600 }, () => call(h.a.app, "/v1/project", { apiKey: h.apiKey })),
+  );
+  for (const res of ok) await res.body?.cancel();
+  assert.ok(ok.every((res) => res.status === 200));
+  const body = { to: { userId: 1 }, amount: "1", idempotencyKey: "over-quota" };
+  await expectError(await h.a.post("transfer-sol", body), 429, "rate_limited");
+  await expectError(
+    await h.a.post("batch", { items: [{ kind: "transfer-sol", ...body }] }),
+    429,
+    "rate_limited",
+  );
+  // (the status route is counted too: the store is read directly)
+  assert.equal(await getTxRequest(h.a.kv, h.project.id, "over-quota"), null);
+  assert.equal((await h.rpc.getBalance(to).send()).value, 0n);
+  assert.deepEqual(await h.txEvents(), []);
 });
 
 Deno.test("Step 3: a body that is not JSON wins over the schema", async () => {

@@ -306,6 +306,27 @@ Deno.test("A process killed between reservation and signing leaves an attempt th
   });
 });
 
+Deno.test("A single request killed while its transaction is built, before its reservation, leaves its key unused and the same request pays once", async () => {
+  // Given: instance "doomed" checked the request and hung reaching the RPC for a blockhash
+  // (a single request signs before it reserves), and died
+  await withKilledAttempt({ body: CRASH_BODY, heldAt: "getLatestBlockhash" }, async (h, dead) => {
+    // Then: nothing was stored for the key, so nothing can be sent for it
+    assert.equal(await getTxRequest(h.a.kv, h.project.id, "crash"), null);
+    const unknown = await h.a.status("crash");
+    assert.equal(unknown.status, 404);
+    await unknown.body?.cancel();
+
+    // When: the same request comes again
+    const paid = await okJson(await h.a.post("transfer-sol", CRASH_BODY));
+    await dead.settle();
+
+    // Then: it pays once
+    assert.equal(paid.status, "confirmed");
+    assert.equal((await h.rpc.getBalance(dead.to).send()).value, 1_000_000_000n);
+    assert.deepEqual((await h.txEvents()).map((e) => e.signature), [paid.signature]);
+  });
+});
+
 Deno.test("A process killed after storing the signed transaction: the sweep checks the signature and sends the stored bytes", async () => {
   await withKilledAttempt({
     body: { to: { userId: 22 }, amount: "1", idempotencyKey: "signed-then-crash" },
