@@ -18,6 +18,7 @@ import { createWalletProvider, type WalletProvider } from "./wallets/mod.ts";
 import { JobWaker } from "../core/job_waker.ts";
 import { isRemoteKvPath } from "../kv/open_kv.ts";
 import { type KvReader, requestReader } from "../kv/read_batches.ts";
+import { commitGroups, type KvCommitter } from "../kv/commit_groups.ts";
 
 /** The process's shared services. */
 export interface BaseContext {
@@ -27,6 +28,11 @@ export interface BaseContext {
    * (`kv/read_batches.ts`); writes and reads checked by a commit go to `kv`.
    */
   reads: KvReader;
+  /**
+   * The commits of the money path (reservations, marks, settlements, limits rounds), gathered
+   * into groups on a local store file (`kv/commit_groups.ts`); other writes go to `kv`.
+   */
+  commits: KvCommitter;
   config: Config;
   clock: Clock;
   keys: SecretKeys;
@@ -61,6 +67,7 @@ export async function createBaseContext(
   return {
     kv: input.kv,
     reads,
+    commits: commitGroups(input.kv, { remote }),
     config: input.config,
     clock,
     keys,

@@ -34,6 +34,7 @@
  * after its 24 hours, or a minute after its hour, so a limit may refuse that much early.
  */
 import type { Clock } from "../../core/clock.ts";
+import type { KvCommitter } from "../../kv/commit_groups.ts";
 import { ulid } from "../../core/ids.ts";
 import { log } from "../../core/log.ts";
 import { addRelease, type AllowanceScope, bucketOf } from "../../kv/tx_allowance.ts";
@@ -86,7 +87,7 @@ export class TxAllowances {
   #sizes = new LeaseSizes();
   #holder = ulid();
 
-  constructor(private ctx: { kv: Deno.Kv; clock: Clock }) {}
+  constructor(private ctx: { kv: Deno.Kv; commits: KvCommitter; clock: Clock }) {}
 
   /**
    * A payout's places, from blocks held here or from new ones. A payout that only other

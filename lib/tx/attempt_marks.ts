@@ -81,7 +81,7 @@ async function updateUnsettled(
     const changed = change(record);
     if (!changed) return record;
     const next = { ...changed, updatedAt: ctx.clock.now() };
-    const op = ctx.kv.atomic().check(entry).set(entry.key, next);
+    const op = ctx.commits.atomic().check(entry).set(entry.key, next);
     if (next.status !== record.status) addTxStatusMove(op, record, next);
     if ((await op.commit()).ok) return next;
     return RETRY;

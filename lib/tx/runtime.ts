@@ -10,6 +10,7 @@ import type { MintInfo } from "../chain/mints.ts";
 import { defaultTxTiming, rpcSignal, type TxTiming } from "./timing.ts";
 import { StatusPoller } from "./status_poller.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
+import type { KvCommitter } from "../../kv/commit_groups.ts";
 
 // A mint's program and decimals never change, so a found mint can be remembered for a while;
 // a missing one is not remembered, so a mint created a moment ago is seen at once.
@@ -82,12 +83,14 @@ export interface TxContext extends EventContext {
 }
 
 /** Builds the runtime with the spec's timing. */
-export function createTxRuntime(input: { kv: Deno.Kv; clock: Clock; rpc: RpcClients }): TxRuntime {
-  const { kv, clock, rpc } = input;
+export function createTxRuntime(
+  input: { kv: Deno.Kv; commits: KvCommitter; clock: Clock; rpc: RpcClients },
+): TxRuntime {
+  const { kv, commits, clock, rpc } = input;
   const runtime: TxRuntime = {
     timing: defaultTxTiming(),
     mints: new MintCache(clock),
-    allowances: new TxAllowances({ kv, clock }),
+    allowances: new TxAllowances({ kv, commits, clock }),
     failedSettlements: new KeyedLock(),
     blockhashes: new TtlCache(realTime, { ttlMs: BLOCKHASH_TTL_MS }),
     statuses: new StatusPoller({

@@ -103,7 +103,7 @@ async function settle(
     // later: it is kept a bounded time, with its index entries.
     const kept = neverLeft(next) ? { expireIn: UNSENT_FAILED_KEPT_MS } : {};
     if (kept.expireIn) next.expiresAt = now + kept.expireIn;
-    const op = ctx.kv.atomic().check(entry).set(entry.key, next, kept).delete(
+    const op = ctx.commits.atomic().check(entry).set(entry.key, next, kept).delete(
       txUnsettledKey(ref.projectId, ref.key),
     );
     if (kept.expireIn) op.set(txAttemptByTimeKey(ref.projectId, next.attemptId), next.key, kept);
@@ -160,7 +160,7 @@ export async function recordSigned(
 ): Promise<Deno.KvEntry<TxRequestRecord>[] | null> {
   const now = ctx.clock.now();
   if (entries.some((entry) => now > entry.value.signBy)) return null;
-  const op = ctx.kv.atomic().check(...entries);
+  const op = ctx.commits.atomic().check(...entries);
   const tx = entries.length > 1 ? { ...signed.tx, shared: entries.length } : signed.tx;
   const stored = entries.map((entry) => {
     const next: TxRequestRecord = {

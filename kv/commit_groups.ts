@@ -1,0 +1,215 @@
+/**
+ * Commits of the request paths, gathered into groups on a local store file: every commit asked for
+ * while one is in flight goes out with the others in one atomic commit, so a burst of payouts (each
+ * one's reservation, its `submitted` mark, its project's limits round) pays the store's fixed cost
+ * per commit (the hand-over to its one SQLite thread, the write-ahead log's sync) once per group
+ * instead of once per commit. A lone commit goes out at once, as before.
+ *
+ * Each commit keeps its meaning: its checks and mutations are applied all together or not at all,
+ * since a group applies or fails whole. Two commits that touch one key (checked or written) never
+ * share a group: in one commit the second would be checked against the value before the first's
+ * write, and one of the writes lost; the later waits for the next group, where its check sees the
+ * first's write, as two commits one after the other would. A group that fails a check, or is
+ * refused, is split: each of its commits is made alone and answered for itself, so a commit that
+ * loses its check is told so, exactly as without groups, and only it.
+ *
+ * A remote store (KV Connect) takes at most 10 checks a commit and pays a round trip per commit
+ * that runs side by side with others; its commits are made alone.
+ */
+
+/** Hands out atomic operations whose commits are gathered into groups where it pays. */
+export interface KvCommitter {
+  atomic(): Deno.AtomicOperation;
+}
+
+/** Groups' bounds on a local file: the store's limits per commit are 100 checks, 1,000 mutations. */
+const MAX_CHECKS = 100;
+const MAX_MUTATIONS = 1_000;
+// Groups in flight at once: commits queue for one disk, so more would only queue there.
+const IN_FLIGHT = 2;
+
+/** The committer of `kv`: grouped commits on a local file, plain ones on a remote store. */
+export function commitGroups(kv: Deno.Kv, options: { remote: boolean }): KvCommitter {
+  if (options.remote) return { atomic: () => kv.atomic() };
+  return new CommitGroups(kv);
+}
+
+interface Pending {
+  checks: Deno.AtomicCheck[];
+  mutations: Deno.KvMutation[];
+  keys: Set<string>;
+  resolve(result: Deno.KvCommitResult | Deno.KvCommitError): void;
+  reject(error: unknown): void;
+}
+
+class CommitGroups implements KvCommitter {
+  #queue: Pending[] = [];
+  #inFlight = 0;
+  #scheduled = false;
+
+  constructor(private kv: Deno.Kv) {}
+
+  atomic(): Deno.AtomicOperation {
+    return new GroupedOperation((pending) => {
+      this.#queue.push(pending);
+      this.#schedule();
+    });
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    // Commits asked for in the same turn join one group.
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      this.#flush();
+    });
+  }
+
+  #flush(): void {
+    while (this.#inFlight < IN_FLIGHT && this.#queue.length > 0) {
+      const group = this.#take();
+      this.#inFlight++;
+      this.#commit(group).finally(() => {
+        this.#inFlight--;
+        this.#flush();
+      });
+    }
+  }
+
+  /** The first queued commit and every later one that fits beside it, in order. */
+  #take(): Pending[] {
+    const group: Pending[] = [];
+    const keys = new Set<string>();
+    let checks = 0;
+    let mutations = 0;
+    const rest: Pending[] = [];
+    for (const pending of this.#queue) {
+      const fits = group.length === 0 ||
+        (checks + pending.checks.length <= MAX_CHECKS &&
+          mutations + pending.mutations.length <= MAX_MUTATIONS &&
+          ![...pending.keys].some((key) => keys.has(key)));
+      if (!fits) {
+        rest.push(pending);
+        continue;
+      }
+      group.push(pending);
+      checks += pending.checks.length;
+      mutations += pending.mutations.length;
+      for (const key of pending.keys) keys.add(key);
+    }
+    this.#queue = rest;
+    return group;
+  }
+
+  async #commit(group: Pending[]): Promise<void> {
+    if (group.length > 1) {
+      let result: Deno.KvCommitResult | Deno.KvCommitError | null = null;
+      try {
+        result = await this.#apply(group).commit();
+      } catch {
+        // Refused whole (e.g. one value too large): each is made alone below, and only its
+        // own commit throws.
+      }
+      if (result?.ok) {
+        for (const pending of group) pending.resolve(result);
+        return;
+      }
+    }
+    // Alone (the group's commits touch distinct keys, so they may go side by side).
+    await Promise.all(group.map(async (pending) => {
+      try {
+        pending.resolve(await this.#apply([pending]).commit());
+      } catch (error) {
+        pending.reject(error);
+      }
+    }));
+  }
+
+  #apply(group: Pending[]): Deno.AtomicOperation {
+    const op = this.kv.atomic();
+    for (const { checks, mutations } of group) op.check(...checks).mutate(...mutations);
+    return op;
+  }
+}
+
+/** An atomic operation that records what it is given, and commits through its group. */
+class GroupedOperation implements Deno.AtomicOperation {
+  #checks: Deno.AtomicCheck[] = [];
+  #mutations: Deno.KvMutation[] = [];
+  #keys = new Set<string>();
+  #committed = false;
+
+  constructor(private submit: (pending: Pending) => void) {}
+
+  check(...checks: Deno.AtomicCheck[]): this {
+    for (const check of checks) {
+      this.#checks.push(check);
+      this.#keys.add(keyId(check.key));
+    }
+    return this;
+  }
+
+  mutate(...mutations: Deno.KvMutation[]): this {
+    for (const mutation of mutations) {
+      this.#mutations.push(mutation);
+      this.#keys.add(keyId(mutation.key));
+    }
+    return this;
+  }
+
+  sum(key: Deno.KvKey, n: bigint): this {
+    return this.mutate({ type: "sum", key, value: new Deno.KvU64(n) });
+  }
+
+  min(key: Deno.KvKey, n: bigint): this {
+    return this.mutate({ type: "min", key, value: new Deno.KvU64(n) });
+  }
+
+  max(key: Deno.KvKey, n: bigint): this {
+    return this.mutate({ type: "max", key, value: new Deno.KvU64(n) });
+  }
+
+  set(key: Deno.KvKey, value: unknown, options?: { expireIn?: number }): this {
+    return this.mutate(
+      options?.expireIn === undefined
+        ? { type: "set", key, value }
+        : { type: "set", key, value, expireIn: options.expireIn },
+    );
+  }
+
+  delete(key: Deno.KvKey): this {
+    return this.mutate({ type: "delete", key });
+  }
+
+  enqueue(): this {
+    throw new Error("Cannot enqueue in a grouped commit (background work is job records)");
+  }
+
+  commit(): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+    if (this.#committed) throw new Error("Cannot commit an atomic operation twice");
+    this.#committed = true;
+    return new Promise((resolve, reject) =>
+      this.submit({
+        checks: this.#checks,
+        mutations: this.#mutations,
+        keys: this.#keys,
+        resolve,
+        reject,
+      })
+    );
+  }
+}
+
+/** A key as a string that no other key has: parts keep their types (a string "1" is not 1). */
+function keyId(key: Deno.KvKey): string {
+  return JSON.stringify(
+    key.map((part) =>
+      typeof part === "bigint"
+        ? { n: part.toString() }
+        : part instanceof Uint8Array
+        ? { u: [...part] }
+        : part
+    ),
+  );
+}
