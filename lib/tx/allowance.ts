@@ -37,7 +37,8 @@ import type { Clock } from "../../core/clock.ts";
 import type { KvCommitter } from "../../kv/commit_groups.ts";
 import { ulid } from "../../core/ids.ts";
 import { log } from "../../core/log.ts";
-import { addRelease, type AllowanceScope, bucketOf } from "../../kv/tx_allowance.ts";
+import { type AllowanceScope, bucketOf } from "../../kv/tx_allowance.ts";
+import { claimFromBlocks } from "./allowance_claim.ts";
 import { LeaseSizes } from "../quota/lease_sizes.ts";
 import {
   type AllowanceClaim,
@@ -45,7 +46,6 @@ import {
   amountOf,
   NEED_SCOPES,
   type NeedScope,
-  needScopeOf,
   scopeOf,
 } from "./allowance_grant.ts";
 import {
@@ -87,7 +87,33 @@ export class TxAllowances {
   #sizes = new LeaseSizes();
   #holder = ulid();
 
-  constructor(private ctx: { kv: Deno.Kv; commits: KvCommitter; clock: Clock }) {}
+  /** `folds`: a quiet payout may take its places in its reservation (a local store file only). */
+  constructor(
+    private ctx: { kv: Deno.Kv; commits: KvCommitter; clock: Clock },
+    private options: { folds: boolean },
+  ) {}
+
+  /** This instance's id in the ledgers' blocks. */
+  get holder(): string {
+    return this.#holder;
+  }
+
+  /**
+   * True, and the payout noted, when its places may be taken by its own reservation's commit
+   * (`allowance_fold.ts`): the project paid less than about twice a second here and this instance
+   * holds and awaits nothing of it. Otherwise `take` serves it.
+   */
+  foldable(projectId: string): boolean {
+    if (!this.options.folds || this.#sizes.block(projectId) > 1) return false;
+    const state = this.#projects.get(projectId);
+    if (
+      state && (state.round || state.waiters.length > 0 || state.leases.some((l) => !l.settled))
+    ) {
+      return false;
+    }
+    this.#sizes.note(projectId);
+    return true;
+  }
 
   /**
    * A payout's places, from blocks held here or from new ones. A payout that only other
@@ -106,7 +132,13 @@ export class TxAllowances {
       this.#usable(state, scopeOf(need, s), amountOf(need, s), now)
     );
     if (held.every((lease) => lease !== null)) {
-      return Promise.resolve(this.#claim(need, now, held as HeldLease[], new Set()));
+      return Promise.resolve(
+        claimFromBlocks(this.ctx, need, {
+          at: now,
+          leases: held as HeldLease[],
+          refused: new Set(),
+        }),
+      );
     }
     return new Promise<AllowanceClaim>((resolve, reject) => {
       const since = performance.now();
@@ -152,46 +184,6 @@ export class TxAllowances {
       bucketOf(scope, now) === l.b &&
       l.granted - l.taken >= n
     ) ?? null;
-  }
-
-  #claim(
-    need: AllowanceNeed,
-    at: number,
-    leases: HeldLease[],
-    refused: Set<NeedScope>,
-  ): AllowanceClaim {
-    const parts = leases.map((lease) => ({ lease, n: amountOf(need, needScopeOf(lease.scope)) }));
-    for (const { lease, n } of parts) {
-      lease.taken += n;
-      lease.lastUse = Math.max(lease.lastUse, at);
-    }
-    let done = false;
-    return {
-      at,
-      refused,
-      commit: () => {
-        done = true;
-      },
-      release: () => {
-        if (done) return;
-        done = true;
-        for (const { lease, n } of parts) {
-          if (!lease.closing) lease.taken -= n;
-          // Counted as used by the round settling its block: given back like a failed payout's.
-          else this.#releaseSettled(lease, n, at);
-        }
-      },
-    };
-  }
-
-  #releaseSettled(lease: HeldLease, n: bigint, at: number): void {
-    const op = this.ctx.kv.atomic();
-    const { projectId, scope } = lease;
-    addRelease(op, { projectId, scope, at, n, now: this.ctx.clock.now() });
-    // Lost, it only counts a place too many until its bucket leaves the window.
-    op.commit().catch((error) =>
-      log("warn", "Cannot give back a transaction limit's place", { projectId, error })
-    );
   }
 
   #startRound(projectId: string, state: ProjectState): void {
@@ -278,7 +270,7 @@ export class TxAllowances {
         else refused.add(s);
       }
       if (!again) {
-        waiter.resolve(this.#claim(waiter.need, now, leases, refused));
+        waiter.resolve(claimFromBlocks(this.ctx, waiter.need, { at: now, leases, refused }));
         continue;
       }
       setTimeout(() => {

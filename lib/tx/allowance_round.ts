@@ -110,24 +110,17 @@ export async function commitRound(
         // Before this version takes anything, the previous one stops paying (previous_windows.ts).
         setDayFence(op, projectId, reservationsOf(previousList, now - scopeTiming(scope).windowMs));
       }
-      const decide = (released: ReadonlyMap<number, bigint>) => {
-        const { ledger, deadReleases } = settleLedger(scope, entries[i]!.value, {
-          own: input.closing.filter((lease) => lease.scope === scope),
+      const decide = (released: ReadonlyMap<number, bigint>) =>
+        decideScope(scope, {
+          stored: entries[i]!.value,
+          previous: previousList,
+          closing: input.closing.filter((lease) => lease.scope === scope),
           released,
-          lostBefore: now - LEASE_GRACE_MS,
+          needs: input.needs,
+          holder: input.holder,
+          prefetch: input.prefetch,
           now,
         });
-        const used = ledgerCount(scope, ledger, released, now) +
-          previousVersionUsage(scope, previous[i]!.value, now);
-        const decided = decideGrant(scope, input.needs, {
-          used,
-          othersOpen: ledger.leases.some((l) =>
-            l.holder !== input.holder && l.until + LEASE_GRACE_MS >= now
-          ),
-          prefetch: input.prefetch,
-        });
-        return { ledger, deadReleases, decided };
-      };
       // Without the released counters the count is too high, never too low: enough when all fit.
       let round = decide(new Map());
       if (readReleases || !round.decided.all) {
@@ -165,10 +158,52 @@ export async function commitRound(
         }
         granted.push(lease);
       }
-      const { windowMs, bucketMs } = scopeTiming(scope);
-      op.set(allowanceKey(projectId, scope), ledger, { expireIn: windowMs + bucketMs + LEASE_MS });
+      op.set(allowanceKey(projectId, scope), ledger, { expireIn: ledgerKeptMs(scope) });
     }
     if (!(await op.commit()).ok) return RETRY;
     return { now, verdicts, granted, readReleases };
   });
+}
+
+/**
+ * One scope's decision in a round: the ledger as stored with this instance's `closing` blocks
+ * settled and lost blocks counted, and what `decideGrant` grants `needs` against its count (with
+ * the previous version's list and the `released` counters given).
+ */
+export function decideScope(
+  scope: AllowanceScope,
+  input: {
+    stored: AllowanceLedger | null;
+    previous: UsageWindow | null;
+    closing: readonly HeldLease[];
+    released: ReadonlyMap<number, bigint>;
+    needs: readonly AllowanceNeed[];
+    holder: string;
+    prefetch: bigint;
+    now: number;
+  },
+): { ledger: AllowanceLedger; deadReleases: number[]; decided: ReturnType<typeof decideGrant> } {
+  const { now, released } = input;
+  const { ledger, deadReleases } = settleLedger(scope, input.stored, {
+    own: input.closing,
+    released,
+    lostBefore: now - LEASE_GRACE_MS,
+    now,
+  });
+  const used = ledgerCount(scope, ledger, released, now) +
+    previousVersionUsage(scope, input.previous, now);
+  const decided = decideGrant(scope, input.needs, {
+    used,
+    othersOpen: ledger.leases.some((l) =>
+      l.holder !== input.holder && l.until + LEASE_GRACE_MS >= now
+    ),
+    prefetch: input.prefetch,
+  });
+  return { ledger, deadReleases, decided };
+}
+
+/** How long a scope's ledger is kept after its last write: its window, a bucket and a block. */
+export function ledgerKeptMs(scope: AllowanceScope): number {
+  const { windowMs, bucketMs } = scopeTiming(scope);
+  return windowMs + bucketMs + LEASE_MS;
 }

@@ -1,8 +1,9 @@
 /**
  * Steps 12 and 13, the daily cap on failures, and the reservation. The project-wide limits (the
  * day's count, the asset's budget, the cap on failures) are places the payout takes first from
- * its instance's leased blocks (`allowance.ts`, which says why they stay exact); the reservation
- * is then one atomic commit of the key record with the recipient's and the player's windows, all
+ * its instance's leased blocks (`allowance.ts`, which says why they stay exact), or, for a quiet
+ * project, in the reservation's own commit (`allowance_fold.ts`); the reservation is one atomic
+ * commit of the key record with the recipient's and the player's windows, all
  * checked by versionstamp, so concurrent requests can never together pass a limit, and of
  * concurrent requests with one key only one reserves it. A payout's commit touches no record of
  * the project's shared by other payouts, so a round end's payouts of one project neither queue
@@ -10,7 +11,7 @@
  * gives its places back.
  * A conflict re-reads and re-checks (steps 1 and 7 included).
  *
- * Crash windows. Places are granted (a commit) before the reservation commits: an instance that
+ * Crash windows. Places from blocks are granted (a commit) before the reservation: an instance that
  * dies between the two leaves them counted (its block counts whole until it leaves the window),
  * so the limits may refuse early by them, never late; nothing is paid without its reservation.
  * A single payout's transaction is signed before the reservation and stored by its commit, the
@@ -36,12 +37,11 @@ import type { TxContext } from "./runtime.ts";
 import { ulid } from "../../core/ids.ts";
 import { addToWindow, HOUR_WINDOW_MS, pruneWindow, type UsageWindow } from "../../kv/tx_usage.ts";
 import { checkLimits, countsAgainstLimits, limitNeed } from "./limits.ts";
-import type { AllowanceClaim } from "./allowance_grant.ts";
+import { foldPlaces } from "./allowance_fold.ts";
 import { addTxJob } from "./job_payloads.ts";
 import {
   addTxStatusMove,
   liveTxRequest,
-  type PastAttempt,
   txAttemptByTimeKey,
   type TxRequestRecord,
   txUnsettledKey,
@@ -52,45 +52,20 @@ import { isSameRequest } from "./request_body.ts";
 import { type CheckedRequest, idempotencyConflict } from "./checks.ts";
 import { checkSender } from "./sender.ts";
 import type { Project } from "../../kv/projects.ts";
-import { proveEarlierAttempt, type RetryProof } from "./retry_proof.ts";
+import { proveEarlierAttempt } from "./retry_proof.ts";
 import { confirmLandedAttempt } from "./transitions.ts";
-import type { SignOutcome } from "./build.ts";
-import { freshSigning, reservationKeys, type ReserveOptions } from "./reserve_inputs.ts";
-
-/**
- * The outcome: a new attempt reserved (with its signed transaction when `sign` built one, else
- * `unbuilt` says why not), or a stored attempt that won a race for the key.
- */
-type ReserveOutcome =
-  | { kind: "reserved"; entry: Deno.KvEntry<TxRequestRecord>; unbuilt: Unbuilt | null }
-  | { kind: "existing"; record: TxRequestRecord };
-
-type Unbuilt = Extract<SignOutcome, { kind: "unbuilt" }>;
-
-/** What one reservation commit is made with, besides the request. */
-interface Attempt {
-  attemptId: string;
-  claim: AllowanceClaim | null;
-  /** The attempt's transaction as a commit round stores it (`freshSigning`), if one is signed. */
-  signed: () => Promise<SignOutcome | null>;
-  /** The records the commit checks, read while the places were taken (its first round's read). */
-  read: Promise<Deno.KvEntryMaybe<unknown>[]>;
-}
-
-/** What one turn ends with: an outcome, or a failed attempt to prove. */
-type QueueTurn = ReserveOutcome | { kind: "prove"; record: TxRequestRecord };
-
-/** What a request's turns share. */
-interface ReserveState {
-  /** The attempt this request last tried to reserve: found stored, its commit applied (lost answer). */
-  tried: string | null;
-  /** Proofs made of failed attempts, by attempt id: a dead attempt stays dead. */
-  proofs: Map<string, RetryProof>;
-}
+import {
+  type Attempt,
+  freshSigning,
+  pastAttempts,
+  type QueueTurn,
+  readReservation,
+  type ReserveOptions,
+  type ReserveOutcome,
+  type ReserveState,
+} from "./reserve_inputs.ts";
 
 const MAX_ROUNDS = 200;
-// Earlier attempts kept with a key; older ones, long proven dead, give way.
-const MAX_PAST_ATTEMPTS = 50;
 
 /**
  * Runs steps 12 and 13 and reserves the key with the new attempt's usage. The proof that a failed
@@ -111,27 +86,52 @@ export async function reserveTxRequest(
     if (failed) state.proofs.set(failed.attemptId, await proveEarlierAttempt(ctx, failed, options));
     const attemptId = ulid(ctx.clock.now());
     const signed = freshSigning(attemptId, options.sign);
-    const read = ctx.kv.getMany(reservationKeys(request));
+    const turn = await reserveAttempt(ctx, request, state, options, { attemptId, signed });
+    if (turn.kind !== "prove") return turn;
+    failed = turn.record;
+  }
+}
+
+/**
+ * One attempt's reservation: its places folded in its commit when it may (`allowance_fold.ts`),
+ * else taken from blocks; the same attempt (its id, its signing) is tried again by a round when
+ * the fold gives way.
+ */
+async function reserveAttempt(
+  ctx: TxContext,
+  request: CheckedRequest,
+  state: ReserveState,
+  options: ReserveOptions,
+  attempt: Pick<Attempt, "attemptId" | "signed">,
+): Promise<Exclude<QueueTurn, { kind: "round" }>> {
+  const { attemptId, signed } = attempt;
+  let mayFold = true;
+  for (;;) {
+    // A withdrawal takes no place in the limits (`limits.ts`); a quiet project's payout takes
+    // them in its reservation's commit (`allowance_fold.ts`).
+    const counts = countsAgainstLimits(request.kind);
+    const need = counts ? limitNeed(request) : null;
+    const fold = need && mayFold && ctx.tx.allowances.foldable(request.project.id) ? need : null;
+    const read = readReservation(ctx, request, fold);
     // Awaited by the commit's first round; a request refused before it must not leave it unheard.
     read.catch(() => {});
     await options.admitted?.();
-    // A withdrawal takes no place in the limits (`limits.ts`).
-    const claim = countsAgainstLimits(request.kind)
-      ? await ctx.tx.allowances.take(request.project.id, limitNeed(request), {
+    const claim = need && !fold
+      ? await ctx.tx.allowances.take(request.project.id, need, {
         signal: options.deadline?.signal,
       })
       : null;
     let turn: QueueTurn;
     try {
-      turn = await reserve(ctx, request, state, { attemptId, claim, signed, read });
+      turn = await reserve(ctx, request, state, { attemptId, claim, fold, signed, read });
     } catch (error) {
       claim?.release();
       throw error;
     }
     if (turn.kind === "reserved") claim?.commit();
     else claim?.release();
-    if (turn.kind !== "prove") return turn;
-    failed = turn.record;
+    if (turn.kind !== "round") return turn;
+    mayFold = false;
   }
 }
 
@@ -143,10 +143,10 @@ async function reserve(
 ): Promise<QueueTurn> {
   const projectId = request.project.id;
   const key = request.input.idempotencyKey;
-  const { attemptId, claim } = attempt;
+  const { attemptId } = attempt;
   return await commitWithRetry("reserve the transaction request", async (round) => {
-    const [entries, signed] = await Promise.all([
-      round === 0 ? attempt.read : ctx.kv.getMany(reservationKeys(request)),
+    const [{ entries, foldEntries }, signed] = await Promise.all([
+      round === 0 ? attempt.read : readReservation(ctx, request, attempt.fold),
       attempt.signed(),
     ]);
     const unbuilt = signed?.kind === "unbuilt" ? signed : null;
@@ -201,11 +201,23 @@ async function reserve(
     // The time of the places taken: every window counts the payout from it, and gives it back
     // to the bucket of that time.
     const now = ctx.clock.now();
-    const at = claim?.at ?? now;
+    const folded = attempt.fold
+      ? foldPlaces({
+        projectId,
+        need: attempt.fold,
+        entries: foldEntries!,
+        holder: ctx.tx.allowances.holder,
+        now,
+      })
+      : null;
+    const places = folded ?? attempt.claim;
+    // The fold would have to do more than count: a round decides, before the reservation.
+    if (attempt.fold && !folded) return { kind: "round" };
+    const at = places?.at ?? now;
     const recipient = pruneWindow(recipientEntry.value, at - HOUR_WINDOW_MS);
     const player = playerEntry ? pruneWindow(playerEntry.value, at - HOUR_WINDOW_MS) : null;
     // A withdrawal counts in no window (`limits.ts`): they are read and checked, left unchanged.
-    if (claim) checkLimits(request, { recipient, player, claim });
+    if (places) checkLimits(request, { recipient, player, claim: places });
 
     state.tried = attemptId;
     const timing = ctx.tx.timing;
@@ -247,7 +259,8 @@ async function reserve(
     op.set(txAttemptByTimeKey(projectId, attemptId), key);
     addTxStatusMove(op, leftover, record);
     op.set(txUnsettledKey(projectId, key), { attemptId, since: now } satisfies TxUnsettledRef);
-    if (claim) {
+    folded?.addTo(op);
+    if (places) {
       op.set(recipientEntry.key, addToWindow(recipient, at), { expireIn: 2 * HOUR_WINDOW_MS });
       if (playerEntry && player) {
         op.set(playerEntry.key, addToWindow(player, at), { expireIn: 2 * HOUR_WINDOW_MS });
@@ -265,20 +278,4 @@ async function reserve(
     await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 + round)));
     return RETRY;
   }, { rounds: MAX_ROUNDS });
-}
-
-/** The key's earlier signed attempts once `stored` gives way to a new one. */
-function pastAttempts(stored: TxRequestRecord): PastAttempt[] {
-  const past = [...stored.previous];
-  if (stored.signed && stored.signature) {
-    past.push({
-      attempt: stored.attempt,
-      attemptId: stored.attemptId,
-      signature: stored.signature,
-      blockhash: stored.signed.blockhash,
-      lastValidBlockHeight: stored.signed.lastValidBlockHeight,
-      error: stored.error,
-    });
-  }
-  return past.slice(-MAX_PAST_ATTEMPTS);
 }

@@ -1,14 +1,58 @@
 /**
- * What a reservation's commit is made with besides the request's checks (`reserve.ts`): the
- * records it checks, and the transaction it stores, signed while the places were taken.
+ * What a reservation (`reserve.ts`) is made with besides the request's checks, and what its turns
+ * answer: the records its commit checks (with the ledgers when it takes the places itself,
+ * `allowance_fold.ts`), and the transaction it stores, signed while the places were taken.
  */
 import { projectKey } from "../../kv/projects.ts";
-import { txRequestKey } from "../../kv/tx_requests.ts";
+import { type PastAttempt, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { txPlayerUsageKey, txRecipientUsageKey } from "../../kv/tx_usage.ts";
 import type { CheckedRequest } from "./checks.ts";
 import { senderKey } from "./sender.ts";
 import type { SignOutcome } from "./build.ts";
 import type { Deadline } from "./timing.ts";
+import type { TxContext } from "./runtime.ts";
+import type { AllowanceClaim, AllowanceNeed } from "./allowance_grant.ts";
+import type { RetryProof } from "./retry_proof.ts";
+import { foldKeys } from "./allowance_fold.ts";
+
+/**
+ * The outcome: a new attempt reserved (with its signed transaction when `sign` built one, else
+ * `unbuilt` says why not), or a stored attempt that won a race for the key.
+ */
+export type ReserveOutcome =
+  | { kind: "reserved"; entry: Deno.KvEntry<TxRequestRecord>; unbuilt: Unbuilt | null }
+  | { kind: "existing"; record: TxRequestRecord };
+
+type Unbuilt = Extract<SignOutcome, { kind: "unbuilt" }>;
+
+/** What one reservation commit is made with, besides the request. */
+export interface Attempt {
+  attemptId: string;
+  /** The places taken from blocks, or null: folded (`fold`), or a withdrawal's (none). */
+  claim: AllowanceClaim | null;
+  /** The payout's need when its places are taken by this commit (`allowance_fold.ts`). */
+  fold: AllowanceNeed | null;
+  /** The attempt's transaction as a commit round stores it (`freshSigning`), if one is signed. */
+  signed: () => Promise<SignOutcome | null>;
+  /** The records the commit checks, read while the places were taken (its first round's read). */
+  read: Promise<ReservationRead>;
+}
+
+/**
+ * What one turn ends with: an outcome, a failed attempt to prove, or places a round must decide
+ * (the fold could not take them).
+ */
+export type QueueTurn = ReserveOutcome | { kind: "prove"; record: TxRequestRecord } | {
+  kind: "round";
+};
+
+/** What a request's turns share. */
+export interface ReserveState {
+  /** The attempt this request last tried to reserve: found stored, its commit applied (lost answer). */
+  tried: string | null;
+  /** Proofs made of failed attempts, by attempt id: a dead attempt stays dead. */
+  proofs: Map<string, RetryProof>;
+}
 
 /** How a reservation is made. */
 export interface ReserveOptions {
@@ -68,4 +112,42 @@ export function freshSigning(
     signing = signAt();
     return (await signing).outcome;
   };
+}
+
+/** A round's read: the reservation's records (`reservationKeys`), and the fold's (`foldKeys`). */
+export interface ReservationRead {
+  entries: Deno.KvEntryMaybe<unknown>[];
+  foldEntries: Deno.KvEntryMaybe<unknown>[] | null;
+}
+
+/** The records a reservation's commit checks, and the ledgers when its places are folded in. */
+export async function readReservation(
+  ctx: TxContext,
+  request: CheckedRequest,
+  fold: AllowanceNeed | null,
+): Promise<ReservationRead> {
+  const [entries, foldEntries] = await Promise.all([
+    ctx.kv.getMany(reservationKeys(request)),
+    fold ? ctx.kv.getMany(foldKeys(request.project.id, fold)) : null,
+  ]);
+  return { entries, foldEntries };
+}
+
+// Earlier attempts kept with a key; older ones, long proven dead, give way.
+const MAX_PAST_ATTEMPTS = 50;
+
+/** The key's earlier signed attempts once `stored` gives way to a new one. */
+export function pastAttempts(stored: TxRequestRecord): PastAttempt[] {
+  const past = [...stored.previous];
+  if (stored.signed && stored.signature) {
+    past.push({
+      attempt: stored.attempt,
+      attemptId: stored.attemptId,
+      signature: stored.signature,
+      blockhash: stored.signed.blockhash,
+      lastValidBlockHeight: stored.signed.lastValidBlockHeight,
+      error: stored.error,
+    });
+  }
+  return past.slice(-MAX_PAST_ATTEMPTS);
 }

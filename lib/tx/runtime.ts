@@ -11,6 +11,8 @@ import { defaultTxTiming, rpcSignal, type TxTiming } from "./timing.ts";
 import { StatusPoller } from "./status_poller.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
 import type { KvCommitter } from "../../kv/commit_groups.ts";
+import { isRemoteKvPath } from "../../kv/open_kv.ts";
+import type { Config } from "../config.ts";
 
 // A mint's program and decimals never change, so a found mint can be remembered for a while;
 // a missing one is not remembered, so a mint created a moment ago is seen at once.
@@ -84,13 +86,14 @@ export interface TxContext extends EventContext {
 
 /** Builds the runtime with the spec's timing. */
 export function createTxRuntime(
-  input: { kv: Deno.Kv; commits: KvCommitter; clock: Clock; rpc: RpcClients },
+  input: { kv: Deno.Kv; commits: KvCommitter; clock: Clock; rpc: RpcClients; config: Config },
 ): TxRuntime {
   const { kv, commits, clock, rpc } = input;
+  const folds = !isRemoteKvPath(input.config.kvPath);
   const runtime: TxRuntime = {
     timing: defaultTxTiming(),
     mints: new MintCache(clock),
-    allowances: new TxAllowances({ kv, commits, clock }),
+    allowances: new TxAllowances({ kv, commits, clock }, { folds }),
     failedSettlements: new KeyedLock(),
     blockhashes: new TtlCache(realTime, { ttlMs: BLOCKHASH_TTL_MS }),
     statuses: new StatusPoller({
