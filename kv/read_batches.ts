@@ -23,6 +23,13 @@ const KEYS_PER_CALL = 10;
 /** What a point read takes: the store itself, or its reads in batches. */
 export interface KvReader {
   get<T = unknown>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>>;
+  /**
+   * Up to ten keys. Batched, they may be read in more than one snapshot: for the money path's
+   * reads, whose commits check what they read.
+   */
+  getMany<T extends readonly unknown[]>(
+    keys: readonly [...{ [K in keyof T]: Deno.KvKey }],
+  ): Promise<{ [K in keyof T]: Deno.KvEntryMaybe<T[K]> }>;
 }
 
 interface PendingRead {
@@ -50,6 +57,18 @@ export class BatchedReads implements KvReader {
         reject,
       });
     });
+  }
+
+  /**
+   * Reads `keys` with the other reads of this turn, each as a point read: the batches they fall
+   * in may be read in different snapshots.
+   */
+  getMany<T extends readonly unknown[]>(
+    keys: readonly [...{ [K in keyof T]: Deno.KvKey }],
+  ): Promise<{ [K in keyof T]: Deno.KvEntryMaybe<T[K]> }> {
+    return Promise.all(keys.map((key) => this.get(key))) as Promise<
+      { [K in keyof T]: Deno.KvEntryMaybe<T[K]> }
+    >;
   }
 
   #readAlone(read: PendingRead): void {

@@ -83,7 +83,8 @@ export async function checkTxRequest(
   const linkKey = to.userId !== undefined
     ? linkByUserKey(projectId, to.userId)
     : toAddress && linkByAddressKey(projectId, toAddress);
-  const [projectEntry, keyEntry, previous, policyEntry, linkEntry] = await ctx.kv.getMany([
+  // Batched with other requests' reads: the reservation's commit checks what it relies on.
+  const [projectEntry, keyEntry, previous, policyEntry, linkEntry] = await ctx.reads.getMany([
     projectKey(projectId),
     apiKeyKey(projectId, keyId),
     txRequestKey(projectId, input.idempotencyKey),

@@ -127,8 +127,9 @@ export async function readReservation(
   fold: AllowanceNeed | null,
 ): Promise<ReservationRead> {
   const [entries, foldEntries] = await Promise.all([
-    ctx.kv.getMany(reservationKeys(request)),
-    fold ? ctx.kv.getMany(foldKeys(request.project.id, fold)) : null,
+    // Batched with other requests' reads: the commit checks every one of them.
+    ctx.reads.getMany(reservationKeys(request)),
+    fold ? ctx.reads.getMany(foldKeys(request.project.id, fold)) : null,
   ]);
   return { entries, foldEntries };
 }

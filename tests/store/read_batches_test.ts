@@ -92,3 +92,22 @@ Deno.test("GET /v1/players/:userId/wallet reads through the batches: 64 requests
   // Then: the 64 link reads went out in `getMany` batches, not one `get` each.
   assert.ok(gets < 8, `${gets} store gets for 64 requests`);
 });
+
+Deno.test("getMany of several requests in one turn share the store calls, each answered in its order", async () => {
+  const { kv, reads, calls } = await batchedStore();
+  using _ = kv;
+  for (let i = 0; i < 12; i++) await kv.set(["n", i], i);
+  const before = calls();
+  // When: three reads of four keys each (one key absent) in one turn
+  const answers = await Promise.all(
+    [0, 4, 8].map((from) =>
+      reads.getMany([["n", from], ["n", from + 1], ["absent", from], ["n", from + 3]])
+    ),
+  );
+  // Then: each in its keys' order, from 12 keys in two calls (10 + 2) instead of three
+  assert.deepEqual(
+    answers.map((entries) => entries.map((e) => e.value)),
+    [[0, 1, null, 3], [4, 5, null, 7], [8, 9, null, 11]],
+  );
+  assert.equal(calls() - before, 2);
+});
