@@ -83,7 +83,8 @@ export async function checkTxRequest(
   const linkKey = to.userId !== undefined
     ? linkByUserKey(projectId, to.userId)
     : toAddress && linkByAddressKey(projectId, toAddress);
-  // Batched with other requests' reads: the reservation's commit checks what it relies on.
+  // Batched with other requests' reads, maybe in two snapshots: no check needs them read
+  // together, and the reservation's commit checks the request, the project and the key again.
   const [projectEntry, keyEntry, previous, policyEntry, linkEntry] = await ctx.reads.getMany([
     projectKey(projectId),
     apiKeyKey(projectId, keyId),
