@@ -53,6 +53,11 @@ export interface CheckedRequest {
   policy: TxPolicy;
   /** The request record as read at step 7 (a failed attempt, or none). */
   previous: Deno.KvEntryMaybe<TxRequestRecord>;
+  /**
+   * The project's and the sender's records as step 1 read them again: the reservation's first
+   * round commits against them (and `previous`) without reading them a second time.
+   */
+  read: { project: Deno.KvEntryMaybe<Project>; sender: Deno.KvEntryMaybe<unknown> };
   recipient: Address;
   recipientUserId: number | null;
   /** `SOL` or the mint address. */
@@ -203,6 +208,7 @@ export async function checkTxRequest(
       input,
       policy,
       previous,
+      read: { project: projectEntry, sender: keyEntry },
       recipient,
       recipientUserId,
       asset: mint ? mint.address : SOL_ASSET,

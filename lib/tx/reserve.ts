@@ -112,7 +112,7 @@ async function reserveAttempt(
     const counts = countsAgainstLimits(request.kind);
     const need = counts ? limitNeed(request) : null;
     const fold = need && mayFold && ctx.tx.allowances.foldable(request.project.id) ? need : null;
-    const read = readReservation(ctx, request, fold);
+    const read = readReservation(ctx, request, { fold, first: true });
     // Awaited by the commit's first round; a request refused before it must not leave it unheard.
     read.catch(() => {});
     await options.admitted?.();
@@ -146,7 +146,9 @@ async function reserve(
   const { attemptId } = attempt;
   return await commitWithRetry("reserve the transaction request", async (round) => {
     const [{ entries, foldEntries }, signed] = await Promise.all([
-      round === 0 ? attempt.read : readReservation(ctx, request, attempt.fold),
+      round === 0
+        ? attempt.read
+        : readReservation(ctx, request, { fold: attempt.fold, first: false }),
       attempt.signed(),
     ]);
     const unbuilt = signed?.kind === "unbuilt" ? signed : null;

@@ -70,6 +70,9 @@ export interface ReserveOptions {
   sign?: ((attemptId: string) => Promise<SignOutcome>) | undefined;
 }
 
+// The first records of `reservationKeys`, which the checks read.
+const RECORDS_READ_BY_CHECKS = 3;
+
 /**
  * The records a reservation's commit checks: the request, the project, the sender's record (API
  * key or member), the recipient's window, and the player's when there is one.
@@ -120,17 +123,27 @@ export interface ReservationRead {
   foldEntries: Deno.KvEntryMaybe<unknown>[] | null;
 }
 
-/** The records a reservation's commit checks, and the ledgers when its places are folded in. */
+/**
+ * The records a reservation's commit checks (`reservationKeys`' order), and the ledgers when its
+ * places are folded in. The first round reads only the windows (and the ledgers): it commits
+ * against the request, the project and the sender as the checks read them, and a change since
+ * fails that commit, whose next round reads everything.
+ */
 export async function readReservation(
   ctx: TxContext,
   request: CheckedRequest,
-  fold: AllowanceNeed | null,
+  options: { fold: AllowanceNeed | null; first: boolean },
 ): Promise<ReservationRead> {
-  const [entries, foldEntries] = await Promise.all([
-    // Batched with other requests' reads: the commit checks every one of them.
-    ctx.reads.getMany(reservationKeys(request)),
+  const { fold } = options;
+  const keys = reservationKeys(request);
+  // Batched with other requests' reads: the commit checks every one of them.
+  const [read, foldEntries] = await Promise.all([
+    ctx.reads.getMany(options.first ? keys.slice(RECORDS_READ_BY_CHECKS) : keys),
     fold ? ctx.reads.getMany(foldKeys(request.project.id, fold)) : null,
   ]);
+  const entries = options.first
+    ? [request.previous, request.read.project, request.read.sender, ...read]
+    : read;
   return { entries, foldEntries };
 }
 

@@ -86,6 +86,7 @@ export async function sendWithdrawal(
     // Not read: a withdrawal is outside the policy.
     policy: emptyPolicy(),
     previous,
+    read: { project: projectEntry, sender: memberEntry },
     recipient,
     recipientUserId: null,
     asset: mint ? mint.address : SOL_ASSET,
