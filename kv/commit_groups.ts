@@ -17,6 +17,8 @@
  * that runs side by side with others; its commits are made alone.
  */
 
+import { oncePerTurn } from "../core/once_per_turn.ts";
+
 /** Hands out atomic operations whose commits are gathered into groups where it pays. */
 export interface KvCommitter {
   atomic(): Deno.AtomicOperation;
@@ -45,7 +47,8 @@ interface Pending {
 class CommitGroups implements KvCommitter {
   #queue: Pending[] = [];
   #inFlight = 0;
-  #scheduled = false;
+  // Commits asked for in the same turn join one group.
+  #schedule = oncePerTurn(() => this.#flush());
 
   constructor(private kv: Deno.Kv) {}
 
@@ -53,16 +56,6 @@ class CommitGroups implements KvCommitter {
     return new GroupedOperation((pending) => {
       this.#queue.push(pending);
       this.#schedule();
-    });
-  }
-
-  #schedule(): void {
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    // Commits asked for in the same turn join one group.
-    queueMicrotask(() => {
-      this.#scheduled = false;
-      this.#flush();
     });
   }
 

@@ -17,6 +17,7 @@
 import type { Clock } from "../../core/clock.ts";
 import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
+import { oncePerTurn } from "../../core/once_per_turn.ts";
 import { QuotaStore } from "./quota_store.ts";
 import { type Lease, LEASE_MS, type QuotaVerdict } from "./quota_plan.ts";
 import { LeaseSizes, MAX_LEASE } from "./lease_sizes.ts";
@@ -62,7 +63,7 @@ export class RequestQuota {
   #held = new Map<string, Held>();
   #sizes = new LeaseSizes();
   #deferred = new Set<ReturnType<typeof setTimeout>>();
-  #scheduled = false;
+  #schedule = oncePerTurn(() => this.#flush());
   #closing = false;
   #roundsInFlight = 0;
   #rounds: typeof LOCAL_ROUNDS;
@@ -173,15 +174,6 @@ export class RequestQuota {
     if (waiting === 0 && !entry.refill) return 0;
     // Never more unused allowance here than MAX_LEASE: the most a crash can lose.
     return Math.max(0, Math.min(this.#sizes.block(projectId), MAX_LEASE - held) - waiting);
-  }
-
-  #schedule(): void {
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    queueMicrotask(() => {
-      this.#scheduled = false;
-      this.#flush();
-    });
   }
 
   #flush(): void {

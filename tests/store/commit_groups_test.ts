@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { commitGroups } from "../../kv/commit_groups.ts";
 
-/** A store file's handle counting the commits that reach it. */
-async function countedStore(): Promise<{ kv: Deno.Kv; commits: () => number; path: string }> {
+/** Runs `then` on a fresh store file, its handle counting the commits that reach it. */
+async function withCountedStore(
+  then: (store: { kv: Deno.Kv; commits: () => number }) => Promise<void>,
+): Promise<void> {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
   const kv = await Deno.openKv(path);
   let commits = 0;
@@ -16,7 +18,12 @@ async function countedStore(): Promise<{ kv: Deno.Kv; commits: () => number; pat
     };
     return op;
   };
-  return { kv, commits: () => commits, path };
+  try {
+    await then({ kv, commits: () => commits });
+  } finally {
+    kv.close();
+    await Deno.remove(path);
+  }
 }
 
 /** A checked increment of counter `key`, as the money path's commits are: read, check, write. */
@@ -33,8 +40,7 @@ async function increment(
 }
 
 Deno.test("Commits asked for while one is in flight go out together, each applied whole", async () => {
-  const { kv, commits, path } = await countedStore();
-  try {
+  await withCountedStore(async ({ kv, commits }) => {
     const committer = commitGroups(kv, { remote: false });
     // When: 60 checked increments of 60 distinct counters at once
     await Promise.all(Array.from({ length: 60 }, (_, i) => increment(kv, committer, ["c", i])));
@@ -44,15 +50,11 @@ Deno.test("Commits asked for while one is in flight go out together, each applie
     assert.ok(commits() <= 10, `${commits()} commits for 60`);
     // And each key written by a group carries that group's versionstamp
     assert.ok(values.every((e) => e.versionstamp !== null));
-  } finally {
-    kv.close();
-    await Deno.remove(path);
-  }
+  });
 });
 
 Deno.test("Commits on one key never share a group: none is lost, each loser is told and retries", async () => {
-  const { kv, path } = await countedStore();
-  try {
+  await withCountedStore(async ({ kv }) => {
     const committer = commitGroups(kv, { remote: false });
     // When: 40 checked increments of one counter at once, beside 40 of distinct ones
     const rounds = await Promise.all([
@@ -63,15 +65,11 @@ Deno.test("Commits on one key never share a group: none is lost, each loser is t
     assert.equal((await kv.get(["shared"])).value, 40);
     // And the increments that lost a check retried (told so), as without groups
     assert.ok(rounds.slice(0, 40).some((round) => round > 1));
-  } finally {
-    kv.close();
-    await Deno.remove(path);
-  }
+  });
 });
 
 Deno.test("A group that fails one check is split: only that commit fails, the others apply", async () => {
-  const { kv, path } = await countedStore();
-  try {
+  await withCountedStore(async ({ kv }) => {
     const committer = commitGroups(kv, { remote: false });
     const stale = await kv.get(["stale"]);
     await kv.set(["stale"], "changed");
@@ -85,15 +83,11 @@ Deno.test("A group that fails one check is split: only that commit fails, the ot
     assert.deepEqual(results.map((r) => r.ok), [true, false, true]);
     assert.equal((await kv.get(["stale"])).value, "changed");
     assert.deepEqual([(await kv.get(["a"])).value, (await kv.get(["b"])).value], [1, 2]);
-  } finally {
-    kv.close();
-    await Deno.remove(path);
-  }
+  });
 });
 
 Deno.test("A commit the store refuses throws for itself alone; sums and expiry keep their meaning", async () => {
-  const { kv, path } = await countedStore();
-  try {
+  await withCountedStore(async ({ kv }) => {
     const committer = commitGroups(kv, { remote: false });
     // When: in one turn, a value over the store's 64 KiB limit beside two valid commits
     const outcomes = await Promise.allSettled([
@@ -105,20 +99,13 @@ Deno.test("A commit the store refuses throws for itself alone; sums and expiry k
     assert.deepEqual(outcomes.map((o) => o.status), ["fulfilled", "rejected", "fulfilled"]);
     assert.equal((await kv.get<Deno.KvU64>(["n"])).value?.value, 5n);
     assert.equal((await kv.get(["big"])).value, null);
-  } finally {
-    kv.close();
-    await Deno.remove(path);
-  }
+  });
 });
 
 Deno.test("A remote store's commits are made alone", async () => {
-  const { kv, commits, path } = await countedStore();
-  try {
+  await withCountedStore(async ({ kv, commits }) => {
     const committer = commitGroups(kv, { remote: true });
     await Promise.all(Array.from({ length: 5 }, (_, i) => increment(kv, committer, ["r", i])));
     assert.equal(commits(), 5);
-  } finally {
-    kv.close();
-    await Deno.remove(path);
-  }
+  });
 });
