@@ -29,6 +29,11 @@ export class QuotaStore {
 
   constructor(private kv: Deno.Kv, private now: () => number) {}
 
+  /** Remembers the counters another commit wrote for the project (a route's folded count). */
+  remember(id: string, entry: Deno.KvEntry<RequestCounts>): void {
+    this.#known.set(id, entry);
+  }
+
   /** Plans and commits one round (one check per project: at most 10 on a remote store); returns each plan. */
   async commit(round: Array<{ id: string; request: ProjectRequest }>): Promise<ProjectPlan[]> {
     return await commitWithRetry("count requests", async () => {

@@ -17,6 +17,7 @@
  * each item at most once.
  */
 import type { TxContext } from "./runtime.ts";
+import type { Admission } from "../quota/admission.ts";
 import { ApiError } from "../../core/api_error.ts";
 import type { TxRouteKind } from "../../core/events.ts";
 import { type CheckedRequest, checkTxRequest, type TxCaller } from "./checks.ts";
@@ -53,7 +54,7 @@ export async function handleTxBatch(
   ctx: TxContext,
   caller: TxCaller,
   items: readonly TxBatchItem[],
-  options: { deadline: Deadline; admitted: () => Promise<void> },
+  options: { deadline: Deadline; admission: Admission },
 ): Promise<TxBatchItemAnswer[]> {
   const { deadline } = options;
   const answers: Array<TxBatchItemAnswer | undefined> = items.map(() => undefined);
@@ -87,7 +88,7 @@ export async function handleTxBatch(
     try {
       const outcome = await reserveTxRequest(ctx, request, {
         deadline,
-        admitted: options.admitted,
+        admission: options.admission,
       });
       if (outcome.kind === "existing") answer(index, txResultOf(outcome.record));
       else reserved.push({ index, request, entry: outcome.entry });

@@ -40,6 +40,7 @@
  *   one found landed makes the key `confirmed` instead, so a key pays at most once.
  */
 import type { TxContext } from "./runtime.ts";
+import type { Admission } from "../quota/admission.ts";
 import { txResultOf } from "./result.ts";
 import type { TxRequestInput } from "./request_body.ts";
 import { checkTxRequest } from "./checks.ts";
@@ -61,7 +62,7 @@ export async function handleTxRequest(
   caller: TxCaller,
   kind: TxRouteKind,
   input: TxRequestInput,
-  options: { deadline: Deadline; admitted: () => Promise<void> },
+  options: { deadline: Deadline; admission: Admission },
 ): Promise<TxResult> {
   const checked = await checkTxRequest(ctx, caller, kind, input, options);
   if (checked.kind === "existing") return txResultOf(checked.record);
@@ -71,18 +72,18 @@ export async function handleTxRequest(
 /**
  * Reserves a checked request (steps 12 and 13 with the key, `reserve.ts`) with its transaction
  * built and signed beside the reservation and stored by its commit (step 14), then sends it: the
- * one money path of payouts and withdrawals (`withdraw.ts`). `admitted`: the request quota's
- * verdict, awaited before any place is taken.
+ * one money path of payouts and withdrawals (`withdraw.ts`). `admission`: the request's step 2,
+ * settled before any place is taken or by the reservation's own commit.
  */
 export async function reserveAndSend(
   ctx: TxContext,
   request: CheckedRequest,
-  options: { deadline: Deadline; admitted?: (() => Promise<void>) | undefined },
+  options: { deadline: Deadline; admission?: Admission | undefined },
 ): Promise<TxResult> {
   const { deadline } = options;
   const reserved = await reserveTxRequest(ctx, request, {
     deadline,
-    admitted: options.admitted,
+    admission: options.admission,
     sign: (attemptId) =>
       signPlan(
         ctx,

@@ -10,6 +10,8 @@ import type { CheckedRequest } from "./checks.ts";
 import { senderKey } from "./sender.ts";
 import type { SignOutcome } from "./build.ts";
 import type { Deadline } from "./timing.ts";
+import type { Admission } from "../quota/admission.ts";
+import { type RequestCounts, requestCountsKey } from "../../kv/request_counts.ts";
 import type { TxContext } from "./runtime.ts";
 import type { AllowanceClaim, AllowanceNeed } from "./allowance_grant.ts";
 import type { RetryProof } from "./retry_proof.ts";
@@ -32,6 +34,8 @@ export interface Attempt {
   claim: AllowanceClaim | null;
   /** The payout's need when its places are taken by this commit (`allowance_fold.ts`). */
   fold: AllowanceNeed | null;
+  /** The request's step 2 when this commit counts it (`lib/quota/folded_count.ts`). */
+  counts: Admission | null;
   /** The attempt's transaction as a commit round stores it (`freshSigning`), if one is signed. */
   signed: () => Promise<SignOutcome | null>;
   /** The records the commit checks, read while the places were taken (its first round's read). */
@@ -42,9 +46,11 @@ export interface Attempt {
  * What one turn ends with: an outcome, a failed attempt to prove, or places a round must decide
  * (the fold could not take them).
  */
-export type QueueTurn = ReserveOutcome | { kind: "prove"; record: TxRequestRecord } | {
-  kind: "round";
-};
+export type QueueTurn =
+  | ReserveOutcome
+  | { kind: "prove"; record: TxRequestRecord }
+  | { kind: "round" }
+  | { kind: "count" };
 
 /** What a request's turns share. */
 export interface ReserveState {
@@ -58,10 +64,10 @@ export interface ReserveState {
 export interface ReserveOptions {
   deadline?: Deadline;
   /**
-   * Resolves once the request passed its quota (step 2, counted while steps 3 to 11 ran); rejects
-   * with its error. Awaited before any place is taken.
+   * The request's step 2 (counted while steps 3 to 11 ran): settled before any place is taken, or
+   * by the reservation's own commit for a quiet project (`lib/quota/folded_count.ts`).
    */
-  admitted?: (() => Promise<void>) | undefined;
+  admission?: Admission | undefined;
   /**
    * Builds and signs the new attempt's transaction (its id goes in the memo) while the places are
    * taken; the reservation's commit stores it, so a single payout needs no commit of its own for
@@ -117,10 +123,14 @@ export function freshSigning(
   };
 }
 
-/** A round's read: the reservation's records (`reservationKeys`), and the fold's (`foldKeys`). */
+/**
+ * A round's read: the reservation's records (`reservationKeys`), the fold's (`foldKeys`), and the
+ * request counters when the commit counts the request.
+ */
 export interface ReservationRead {
   entries: Deno.KvEntryMaybe<unknown>[];
   foldEntries: Deno.KvEntryMaybe<unknown>[] | null;
+  counters: Deno.KvEntryMaybe<RequestCounts> | null;
 }
 
 /**
@@ -132,19 +142,22 @@ export interface ReservationRead {
 export async function readReservation(
   ctx: TxContext,
   request: CheckedRequest,
-  options: { fold: AllowanceNeed | null; first: boolean },
+  attempt: Pick<Attempt, "fold" | "counts">,
+  options: { first: boolean },
 ): Promise<ReservationRead> {
-  const { fold } = options;
+  const { fold } = attempt;
+  const projectId = request.project.id;
   const keys = reservationKeys(request);
   // Batched with other requests' reads: the commit checks every one of them.
-  const [read, foldEntries] = await Promise.all([
+  const [read, foldEntries, counters] = await Promise.all([
     ctx.reads.getMany(options.first ? keys.slice(RECORDS_READ_BY_CHECKS) : keys),
-    fold ? ctx.reads.getMany(foldKeys(request.project.id, fold)) : null,
+    fold ? ctx.reads.getMany(foldKeys(projectId, fold)) : null,
+    attempt.counts ? ctx.reads.get<RequestCounts>(requestCountsKey(projectId)) : null,
   ]);
   const entries = options.first
     ? [request.previous, request.read.project, request.read.sender, ...read]
     : read;
-  return { entries, foldEntries };
+  return { entries, foldEntries, counters };
 }
 
 // Earlier attempts kept with a key; older ones, long proven dead, give way.

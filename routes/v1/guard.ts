@@ -5,13 +5,14 @@ import type { Project } from "../../kv/projects.ts";
 import { FEED_READS_PER_SECOND } from "../../lib/quota/feed_reads.ts";
 import type { ApiKeyScope } from "../../kv/api_keys.ts";
 import type { QuotaVerdict } from "../../lib/quota/request_quota.ts";
+import { Admission } from "../../lib/quota/admission.ts";
 
 /**
- * Hono environment of `/v1` routes: the key's project is known, and `admitted` resolves once the
- * request passed its quota (rejects with the quota's 429 otherwise).
+ * Hono environment of `/v1` routes: the key's project is known, and `admission.verdict()`
+ * resolves once the request passed its quota (rejects with the quota's 429 otherwise).
  */
 export type V1Env = {
-  Variables: { project: Project; keyId: string; admitted: () => Promise<void> };
+  Variables: { project: Project; keyId: string; admission: Admission };
 };
 
 /**
@@ -26,9 +27,10 @@ export type V1Env = {
  * transaction route's body rules, let alone of the project's wallet or policy.
  *
  * `quotaVerdict: "awaited_by_route"` (the transaction routes): the route goes on while the
- * request is counted (a quiet project's count is a commit), and waits for the verdict
- * (`afterAdmission`) before its first write and before any answer, so the order of checks and
- * "counted before its answer" hold as if it had waited here.
+ * request is counted (a quiet project's count is a commit, which a payout may make its own
+ * reservation's, `lib/quota/admission.ts`), and waits for the verdict (`afterAdmission`) before
+ * its first write and before any answer, so the order of checks and "counted before its answer"
+ * hold as if it had waited here.
  */
 export function apiGuard(
   ctx: AppContext,
@@ -41,24 +43,28 @@ export function apiGuard(
   return async function apiGuard(c, next) {
     const resolved = await ctx.apiKeys.resolve(c.req.header("x-api-key"));
     if (!resolved) throw new ApiError(401, "unauthorized", "Missing or invalid API key");
-    let admission: Promise<void>;
+    const projectId = resolved.project.id;
+    let admission: Admission;
     if (options.limit === "feed_reads") {
-      if (!ctx.feedReads.take(resolved.project.id)) {
+      if (!ctx.feedReads.take(projectId)) {
         throw new ApiError(
           429,
           "feed_rate_limited",
           `More than ${FEED_READS_PER_SECOND} feed reads this second for the project`,
         );
       }
-      admission = Promise.resolve();
+      admission = new Admission(() => Promise.resolve("ok"), refuseOverQuota, false);
     } else {
-      admission = ctx.quota.count(resolved.project.id).then(refuseOverQuota);
-      // Heard here: a route that throws first awaits it again, and answers its error instead.
-      admission.catch(() => {});
-      if (options.quotaVerdict !== "awaited_by_route") await admission;
+      const byRoute = options.quotaVerdict === "awaited_by_route";
+      admission = new Admission(
+        () => ctx.quota.count(projectId),
+        refuseOverQuota,
+        byRoute && ctx.quota.foldable(projectId),
+      );
+      if (!byRoute) await admission.verdict();
     }
     if (!resolved.scopes.includes(options.scope)) {
-      await admission;
+      await admission.verdict();
       throw new ApiError(
         403,
         "insufficient_scope",
@@ -67,7 +73,7 @@ export function apiGuard(
     }
     c.set("project", resolved.project);
     c.set("keyId", resolved.keyId);
-    c.set("admitted", () => admission);
+    c.set("admission", admission);
     await next();
   };
 }
@@ -87,22 +93,22 @@ function refuseOverQuota(verdict: QuotaVerdict): void {
 }
 
 /**
- * Runs a route's work, given `admitted`, while its request is counted (`quotaVerdict:
- * "awaited_by_route"`): whatever it answers, result or error, waits for the quota's verdict, and a
- * refusal answers instead (step 2 comes before every later step). The work itself awaits
- * `admitted` before its first write.
+ * Runs a route's work, given its `admission`, while its request is counted (`quotaVerdict:
+ * "awaited_by_route"`): whatever it answers, result or error, waits for the quota's verdict (which
+ * counts the request now if its work did not), and a refusal answers instead (step 2 comes before
+ * every later step). The work itself settles step 2 before its first write.
  */
 export async function afterAdmission<T>(
-  admitted: () => Promise<void>,
-  work: (admitted: () => Promise<void>) => Promise<T>,
+  admission: Admission,
+  work: (admission: Admission) => Promise<T>,
 ): Promise<T> {
   let result: T;
   try {
-    result = await work(admitted);
+    result = await work(admission);
   } catch (error) {
-    await admitted();
+    await admission.verdict();
     throw error;
   }
-  await admitted();
+  await admission.verdict();
   return result;
 }

@@ -40,9 +40,9 @@ export function txRoutes(
     app.post(`/tx/${kind}`, arrived(ctx), guards.pay, async (c) => {
       const caller = { projectId: c.get("project").id, keyId: c.get("keyId") };
       const deadline = c.get("deadline");
-      const result = await afterAdmission(c.get("admitted"), async (admitted) => {
+      const result = await afterAdmission(c.get("admission"), async (admission) => {
         const input = toRequestInput(await readJsonBody(c, txBodySchema(kind)));
-        return await handleTxRequest(ctx, caller, kind, input, { deadline, admitted });
+        return await handleTxRequest(ctx, caller, kind, input, { deadline, admission });
       });
       return c.json(result);
     });
@@ -50,10 +50,10 @@ export function txRoutes(
   app.post("/tx/batch", arrived(ctx), guards.pay, async (c) => {
     const caller = { projectId: c.get("project").id, keyId: c.get("keyId") };
     const deadline = c.get("deadline");
-    const items = await afterAdmission(c.get("admitted"), async (admitted) => {
+    const items = await afterAdmission(c.get("admission"), async (admission) => {
       const { items } = await readJsonBody(c, txBatchSchema);
       const batch = items.map((item) => ({ kind: item.kind, input: toRequestInput(item) }));
-      return await handleTxBatch(ctx, caller, batch, { deadline, admitted });
+      return await handleTxBatch(ctx, caller, batch, { deadline, admission });
     });
     return c.json({ items });
   });

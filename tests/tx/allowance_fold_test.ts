@@ -1,10 +1,12 @@
-// A quiet project's payout takes its places in its reservation's own commit (lib/tx/allowance_fold.ts):
-// no round of its own before it, and the limits exact all the same (tests/tx/limits_test.ts holds
-// the limits across instances, where most payouts are folded).
+// A quiet project's payout takes its places in its reservation's own commit (lib/tx/allowance_fold.ts),
+// and its request is counted there too (lib/quota/folded_count.ts): no round of its own before it,
+// and the limits and the quota exact all the same (tests/tx/limits_test.ts holds the limits across
+// instances, where most payouts are folded).
 import assert from "node:assert/strict";
 import { allowanceKey } from "../../kv/tx_allowance.ts";
-import { txRequestKey } from "../../kv/tx_requests.ts";
-import { okJson, startTxHarness } from "../support/tx_harness.ts";
+import { getTxRequest, txRequestKey } from "../../kv/tx_requests.ts";
+import { type RequestCounts, requestCountsKey } from "../../kv/request_counts.ts";
+import { okJson, outcomeOf, startTxHarness, tally, type TxHarness } from "../support/tx_harness.ts";
 
 /** Records, per commit made on `kv`, the keys it writes. */
 function recordWrites(kv: Deno.Kv): { commits: string[][]; stop(): void } {
@@ -33,7 +35,7 @@ function recordWrites(kv: Deno.Kv): { commits: string[][]; stop(): void } {
   return { commits, stop: () => (kv.atomic = atomic) };
 }
 
-Deno.test("A quiet project's payout takes its places in the commit that reserves it, with no round before", async () => {
+Deno.test("A quiet project's payout takes its places and counts its request in the commit that reserves it, with no round before", async () => {
   await using h = await startTxHarness();
   await h.policy({ maxSolPerTransfer: "5", hourlyBudgets: [{ asset: "SOL", amount: "3" }] });
   await h.link(1);
@@ -53,16 +55,82 @@ Deno.test("A quiet project's payout takes its places in the commit that reserves
   const day = JSON.stringify(allowanceKey(id, "day"));
   const budget = JSON.stringify(allowanceKey(id, "asset:SOL"));
   const reservation = JSON.stringify(txRequestKey(id, "second"));
+  const counters = JSON.stringify(requestCountsKey(id));
   const ledgerCommits = writes.commits.filter((keys) =>
-    keys.includes(day) || keys.includes(budget)
+    keys.includes(day) || keys.includes(budget) || keys.includes(counters)
   );
   assert.equal(ledgerCommits.length, 1, JSON.stringify(writes.commits));
   assert.ok(ledgerCommits[0]!.includes(reservation));
   assert.ok(ledgerCommits[0]!.includes(day) && ledgerCommits[0]!.includes(budget));
+  assert.ok(ledgerCommits[0]!.includes(counters));
 
   // And the budget stays exact: 2 of 3 SOL used, so 1 more fits and nothing past it
   assert.equal((await okJson(await pay("third"))).status, "confirmed");
   const refused = await pay("fourth", "0.000000001");
   assert.equal(refused.status, 429);
   assert.equal((await refused.json()).error.code, "hourly_budget_exceeded");
+});
+
+/** Sets the project's request counters to `used` requests this minute and today. */
+async function usedThisMinute(h: TxHarness, used: number): Promise<void> {
+  const now = h.a.clock.now();
+  await h.a.kv.set(
+    requestCountsKey(h.project.id),
+    {
+      minute: Math.floor(now / 60_000),
+      minuteCount: used,
+      day: Math.floor(now / 86_400_000),
+      dayCount: used,
+    } satisfies RequestCounts,
+  );
+}
+
+async function minuteCount(h: TxHarness): Promise<number> {
+  return (await h.a.kv.get<RequestCounts>(requestCountsKey(h.project.id))).value!.minuteCount;
+}
+
+Deno.test("A quiet project's payout over the minute's quota is counted and refused, with nothing reserved", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "5" });
+  await h.link(1);
+  const body = (key: string) => ({ to: { userId: 1 }, amount: "1", idempotencyKey: key });
+  assert.equal((await okJson(await h.a.post("transfer-sol", body("first")))).status, "confirmed");
+  // Given: the project used its 600 requests of this minute (on other instances)
+  await usedThisMinute(h, 600);
+  // When
+  const res = await h.a.post("transfer-sol", body("over"));
+  // Then: 429 rate_limited, counted, and nothing reserved for the key
+  assert.equal(res.status, 429);
+  assert.equal((await res.json()).error.code, "rate_limited");
+  assert.equal(await minuteCount(h), 601);
+  assert.equal(await getTxRequest(h.a.kv, h.project.id, "over"), null);
+});
+
+Deno.test("Payouts on two instances at the minute's last places: exactly the rest pass, every one counted", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    await using h = await startTxHarness({ kvPath });
+    const b = await h.instance();
+    await h.policy({ maxSolPerTransfer: "5" });
+    await h.link(1);
+    const body = (key: string) => ({ to: { userId: 1 }, amount: "0.001", idempotencyKey: key });
+    assert.equal((await okJson(await h.a.post("transfer-sol", body("first")))).status, "confirmed");
+    // Given: 590 of the minute's 600 used
+    await usedThisMinute(h, 590);
+    // When: 20 payouts at once, half on each instance
+    const outcomes = await Promise.all(
+      Array.from(
+        { length: 20 },
+        async (_, i) =>
+          await outcomeOf(await (i % 2 ? b : h.a).post("transfer-sol", body(`last-${i}`))),
+      ),
+    );
+    // Then: 10 through, 10 refused, all 20 counted (leases settled first)
+    assert.deepEqual(tally(outcomes), { confirmed: 10, rate_limited: 10 });
+    await h.a.ctx.quota.close();
+    await b.ctx.quota.close();
+    assert.equal(await minuteCount(h), 610);
+  } finally {
+    await Deno.remove(kvPath).catch(() => {});
+  }
 });
