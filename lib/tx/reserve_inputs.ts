@@ -10,6 +10,7 @@ import type { CheckedRequest } from "./checks.ts";
 import { senderKey } from "./sender.ts";
 import type { SignOutcome } from "./build.ts";
 import type { Deadline } from "./timing.ts";
+import { withDeadline } from "../../core/deadline.ts";
 import type { Admission } from "../quota/admission.ts";
 import { type RequestCounts, requestCountsKey } from "../../kv/request_counts.ts";
 import type { TxContext } from "./runtime.ts";
@@ -105,8 +106,8 @@ const FRESH_SIGNATURE_MS = 250;
 /**
  * The attempt's transaction, signed at once beside the taking of its places, and signed again
  * when a commit round comes more than `FRESH_SIGNATURE_MS` after it was: the bytes a round stores
- * are the ones sent, and earlier ones were never stored or sent. A failure to build is kept (the
- * reservation records it).
+ * are the ones sent, and earlier ones were never stored or sent. A first failure to build is kept
+ * (the reservation records it); signing again never holds a round up, nor fails it.
  */
 export function freshSigning(
   attemptId: string,
@@ -116,9 +117,19 @@ export function freshSigning(
   const signAt = async () => ({ outcome: await sign(attemptId), at: performance.now() });
   let signing = signAt();
   return async () => {
-    const { outcome, at } = await signing;
+    const earlier = await signing;
+    const { outcome, at } = earlier;
     if (outcome.kind === "unbuilt" || performance.now() - at <= FRESH_SIGNATURE_MS) return outcome;
-    signing = signAt();
+    // Signed again if that is quick; a slow or failing node leaves the earlier bytes (older, never
+    // sent, still good) to this round, and fresher ones to a later round when they come.
+    const again = signAt();
+    const fresher = await withDeadline(again, { ms: FRESH_SIGNATURE_MS, fallback: null });
+    if (fresher?.outcome.kind === "signed") signing = Promise.resolve(fresher);
+    else {
+      again.then((late) => {
+        if (late.outcome.kind === "signed") signing = Promise.resolve(late);
+      });
+    }
     return (await signing).outcome;
   };
 }
