@@ -23,6 +23,8 @@ import { commitGroups, type KvCommitter } from "../kv/commit_groups.ts";
 /** The process's shared services. */
 export interface BaseContext {
   kv: Deno.Kv;
+  /** The store is reached over the network (`isRemoteKvPath`): no grouped commits nor folds. */
+  remoteStore: boolean;
   /**
    * The point reads of the request paths, gathered per turn into batches on a local store file
    * (`kv/read_batches.ts`); writes and reads checked by a commit go to `kv`.
@@ -66,6 +68,7 @@ export async function createBaseContext(
   const reads = requestReader(input.kv, { remote });
   return {
     kv: input.kv,
+    remoteStore: remote,
     reads,
     commits: commitGroups(input.kv, { remote }),
     config: input.config,

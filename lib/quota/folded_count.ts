@@ -19,8 +19,8 @@ import { planProject } from "./quota_plan.ts";
 export interface FoldedCount {
   /** Adds the counters' check and writes, and the usage counters', to the commit. */
   addTo(op: Deno.AtomicOperation): void;
-  /** The counters as the commit writes them. */
-  next: RequestCounts;
+  /** The counters' entry as the commit that applied with `versionstamp` wrote it. */
+  written(versionstamp: string): Deno.KvEntry<RequestCounts>;
 }
 
 /**
@@ -34,11 +34,12 @@ export function foldCount(
 ): FoldedCount | null {
   const plan = planProject(entry.value, { waiting: 1, prefetch: 0 }, now);
   if (plan.verdicts[0] !== "ok") return null;
+  const key = requestCountsKey(projectId);
   const next: RequestCounts = { ...plan.next, round: ulid(now) };
   return {
-    next,
+    written: (versionstamp) => ({ key, value: next, versionstamp }),
     addTo: (op) => {
-      op.check(entry).set(requestCountsKey(projectId), next);
+      op.check(entry).set(key, next);
       for (const { minute, n } of plan.used) {
         addRequestUsage(op, projectId, { at: minute * 60_000, count: n });
       }

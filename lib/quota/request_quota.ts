@@ -83,7 +83,7 @@ export class RequestQuota {
    * twice a second here and this instance holds and awaits nothing of it.
    */
   foldable(projectId: string): boolean {
-    if (this.#remote || this.#closing || this.#sizes.block(projectId) > 1) return false;
+    if (this.#remote || this.#closing || !this.#sizes.quiet(projectId)) return false;
     if (this.#held.has(projectId) || this.#waiting.has(projectId) || this.#inRound.has(projectId)) {
       return false;
     }

@@ -104,7 +104,7 @@ export class TxAllowances {
    * holds and awaits nothing of it. Otherwise `take` serves it.
    */
   foldable(projectId: string): boolean {
-    if (!this.options.folds || this.#sizes.block(projectId) > 1) return false;
+    if (!this.options.folds || !this.#sizes.quiet(projectId)) return false;
     const state = this.#projects.get(projectId);
     if (
       state && (state.round || state.waiters.length > 0 || state.leases.some((l) => !l.settled))

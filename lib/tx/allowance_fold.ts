@@ -19,12 +19,12 @@
  * blocks. On a local store file only: the commit checks 11 records, past a remote store's 10.
  */
 import {
+  addToBucket,
   allowanceKey,
   type AllowanceLedger,
   type AllowanceScope,
   bucketOf,
 } from "../../kv/tx_allowance.ts";
-import { addToBucket } from "../../kv/tx_allowance.ts";
 import type { UsageWindow } from "../../kv/tx_usage.ts";
 import {
   type AllowanceClaim,

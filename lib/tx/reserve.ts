@@ -39,7 +39,6 @@ import { addToWindow, HOUR_WINDOW_MS, pruneWindow, type UsageWindow } from "../.
 import { checkLimits, countsAgainstLimits, limitNeed } from "./limits.ts";
 import { foldPlaces } from "./allowance_fold.ts";
 import { foldCount } from "../quota/folded_count.ts";
-import { requestCountsKey } from "../../kv/request_counts.ts";
 import { addTxJob } from "./job_payloads.ts";
 import {
   addTxStatusMove,
@@ -177,7 +176,7 @@ async function reserve(
     checkSender(projectEntry.value, senderEntry.value, request.sender);
     // Step 2, when this commit counts the request: one the counters do not let through is
     // counted alone, and answered by that count first.
-    const counted = attempt.counts && foldCount(projectId, counters!, ctx.clock.now());
+    const counted = attempt.counts ? foldCount(projectId, counters!, ctx.clock.now()) : null;
     if (attempt.counts && !counted) return { kind: "count" };
     // Step 7 again: another request with this key may have reserved it since.
     if (stored) {
@@ -268,7 +267,7 @@ async function reserve(
     addTxStatusMove(op, leftover, record);
     op.set(txUnsettledKey(projectId, key), { attemptId, since: now } satisfies TxUnsettledRef);
     folded?.addTo(op);
-    if (counted) counted.addTo(op);
+    counted?.addTo(op);
     if (places) {
       op.set(recipientEntry.key, addToWindow(recipient, at), { expireIn: 2 * HOUR_WINDOW_MS });
       if (playerEntry && player) {
@@ -279,12 +278,7 @@ async function reserve(
     if (result.ok) {
       if (counted) {
         attempt.counts!.folded();
-        const key = requestCountsKey(projectId);
-        ctx.quota.counted(projectId, {
-          key,
-          value: counted.next,
-          versionstamp: result.versionstamp,
-        });
+        ctx.quota.counted(projectId, counted.written(result.versionstamp));
       }
       return {
         kind: "reserved",

@@ -11,8 +11,6 @@ import { defaultTxTiming, rpcSignal, type TxTiming } from "./timing.ts";
 import { StatusPoller } from "./status_poller.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
 import type { KvCommitter } from "../../kv/commit_groups.ts";
-import { isRemoteKvPath } from "../../kv/open_kv.ts";
-import type { Config } from "../config.ts";
 
 // A mint's program and decimals never change, so a found mint can be remembered for a while;
 // a missing one is not remembered, so a mint created a moment ago is seen at once.
@@ -86,10 +84,10 @@ export interface TxContext extends EventContext {
 
 /** Builds the runtime with the spec's timing. */
 export function createTxRuntime(
-  input: { kv: Deno.Kv; commits: KvCommitter; clock: Clock; rpc: RpcClients; config: Config },
+  input: { kv: Deno.Kv; remoteStore: boolean; commits: KvCommitter; clock: Clock; rpc: RpcClients },
 ): TxRuntime {
   const { kv, commits, clock, rpc } = input;
-  const folds = !isRemoteKvPath(input.config.kvPath);
+  const folds = !input.remoteStore;
   const runtime: TxRuntime = {
     timing: defaultTxTiming(),
     mints: new MintCache(clock),
