@@ -11,6 +11,7 @@ import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { formatTime, shortAddress } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell, ListHead } from "./cell.tsx";
+import { AddressField } from "./address_field.tsx";
 
 /** What the team page shows. */
 interface TeamPageData extends FrameData {
@@ -154,13 +155,10 @@ export function TeamPage(data: TeamPageData): VNode {
           <form method="post" action={`${base}/members`} data-testid="invite-member">
             <div class="grid">
               <div>
-                <label for="invite-address">Wallet address</label>
-                <input
+                <AddressField
                   id="invite-address"
                   name="address"
-                  required
-                  autocomplete="off"
-                  spellcheck={false}
+                  label="Wallet address"
                   value={String(draft.address ?? "")}
                 />
               </div>

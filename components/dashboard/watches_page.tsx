@@ -12,6 +12,7 @@ import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl, formatTime } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell, ListHead } from "./cell.tsx";
+import { AddressField } from "./address_field.tsx";
 
 /** What the watches page shows. */
 interface WatchesPageData extends FrameData {
@@ -105,13 +106,10 @@ export function WatchesPage(data: WatchesPageData): VNode {
               <p class="hint">Up to {MAX_WATCH_NAME_LENGTH} characters; sent with each event.</p>
             </div>
             <div>
-              <label for="watch-address">Address</label>
-              <input
+              <AddressField
                 id="watch-address"
                 name="address"
-                required
-                autocomplete="off"
-                spellcheck={false}
+                label="Address"
                 value={String(draft.address ?? "")}
               />
             </div>

@@ -5,6 +5,7 @@ import type { TokenBalance } from "../../lib/chain/token_balances.ts";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell } from "./cell.tsx";
+import { AddressField } from "./address_field.tsx";
 
 /** What the withdraw page shows. */
 interface WithdrawPageData extends FrameData {
@@ -70,13 +71,10 @@ export function WithdrawPage(data: WithdrawPageData): VNode {
         <FlashFor flash={flash} form="withdraw" />
         <form method="post" action={action} data-testid="withdraw-form">
           <input type="hidden" name="form" value="withdraw" />
-          <label for="withdraw-recipient">To (wallet address)</label>
-          <input
+          <AddressField
             id="withdraw-recipient"
             name="recipient"
-            required
-            autocomplete="off"
-            spellcheck={false}
+            label="To (wallet address)"
             value={String(draft.recipient ?? "")}
           />
           <div class="grid">
@@ -144,13 +142,10 @@ export function EverythingForm(
       >
         <input type="hidden" name="form" value="everything" />
         <input type="hidden" name="everything" value="true" />
-        <label for="everything-recipient">To (wallet address)</label>
-        <input
+        <AddressField
           id="everything-recipient"
           name="recipient"
-          required
-          autocomplete="off"
-          spellcheck={false}
+          label="To (wallet address)"
           value={recipient}
         />
         <div class="actions">
