@@ -18,6 +18,8 @@
  */
 
 import { oncePerTurn } from "../core/once_per_turn.ts";
+import { keyId } from "./key_ids.ts";
+import type { KnownEntries } from "./known_entries.ts";
 
 /** Hands out atomic operations whose commits are gathered into groups where it pays. */
 export interface KvCommitter {
@@ -30,10 +32,16 @@ const MAX_MUTATIONS = 1_000;
 // Groups in flight at once: commits queue for one disk, so more would only queue there.
 const IN_FLIGHT = 2;
 
-/** The committer of `kv`: grouped commits on a local file, plain ones on a remote store. */
-export function commitGroups(kv: Deno.Kv, options: { remote: boolean }): KvCommitter {
+/**
+ * The committer of `kv`: grouped commits on a local file, plain ones on a remote store. `known`:
+ * the payouts' known entries, kept as the commits write them (`known_entries.ts`).
+ */
+export function commitGroups(
+  kv: Deno.Kv,
+  options: { remote: boolean; known?: KnownEntries | null },
+): KvCommitter {
   if (options.remote) return { atomic: () => kv.atomic() };
-  return new CommitGroups(kv);
+  return new CommitGroups(kv, options.known ?? null);
 }
 
 interface Pending {
@@ -50,7 +58,7 @@ class CommitGroups implements KvCommitter {
   // Commits asked for in the same turn join one group.
   #schedule = oncePerTurn(() => this.#flush());
 
-  constructor(private kv: Deno.Kv) {}
+  constructor(private kv: Deno.Kv, private known: KnownEntries | null) {}
 
   atomic(): Deno.AtomicOperation {
     return new GroupedOperation((pending) => {
@@ -105,18 +113,23 @@ class CommitGroups implements KvCommitter {
         // own commit throws.
       }
       if (result?.ok) {
-        for (const pending of group) pending.resolve(result);
+        for (const pending of group) this.#answer(pending, result);
         return;
       }
     }
     // Alone (the group's commits touch distinct keys, so they may go side by side).
     await Promise.all(group.map(async (pending) => {
       try {
-        pending.resolve(await this.#apply([pending]).commit());
+        this.#answer(pending, await this.#apply([pending]).commit());
       } catch (error) {
         pending.reject(error);
       }
     }));
+  }
+
+  #answer(pending: Pending, result: Deno.KvCommitResult | Deno.KvCommitError): void {
+    if (result.ok) this.known?.committed(pending.mutations, result.versionstamp);
+    pending.resolve(result);
   }
 
   #apply(group: Pending[]): Deno.AtomicOperation {
@@ -192,17 +205,4 @@ class GroupedOperation implements Deno.AtomicOperation {
       })
     );
   }
-}
-
-/** A key as a string that no other key has: parts keep their types (a string "1" is not 1). */
-function keyId(key: Deno.KvKey): string {
-  return JSON.stringify(
-    key.map((part) =>
-      typeof part === "bigint"
-        ? { n: part.toString() }
-        : part instanceof Uint8Array
-        ? { u: [...part] }
-        : part
-    ),
-  );
 }

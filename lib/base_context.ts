@@ -19,6 +19,7 @@ import { JobWaker } from "../core/job_waker.ts";
 import { isRemoteKvPath } from "../kv/open_kv.ts";
 import { type KvReader, requestReader } from "../kv/read_batches.ts";
 import { commitGroups, type KvCommitter } from "../kv/commit_groups.ts";
+import { KnownEntries } from "../kv/known_entries.ts";
 
 /** The process's shared services. */
 export interface BaseContext {
@@ -35,6 +36,12 @@ export interface BaseContext {
    * into groups on a local store file (`kv/commit_groups.ts`); other writes go to `kv`.
    */
   commits: KvCommitter;
+  /**
+   * The records payouts and quota rounds read, as last read or committed here
+   * (`kv/known_entries.ts`): on a local store file, a payout of a project seen before reads none
+   * of them.
+   */
+  known: KnownEntries;
   config: Config;
   clock: Clock;
   keys: SecretKeys;
@@ -66,16 +73,18 @@ export async function createBaseContext(
   const rpc = createRpcClients(input.config);
   const remote = isRemoteKvPath(input.config.kvPath);
   const reads = requestReader(input.kv, { remote });
+  const known = new KnownEntries();
   return {
     kv: input.kv,
     remoteStore: remote,
     reads,
-    commits: commitGroups(input.kv, { remote }),
+    commits: commitGroups(input.kv, { remote, known }),
+    known,
     config: input.config,
     clock,
     keys,
     apiKeys: new ApiKeyResolver(reads, clock),
-    quota: new RequestQuota(input.kv, clock, { remote }),
+    quota: new RequestQuota(input.kv, clock, { remote, known }),
     abuse: new AbuseLimiter(input.kv, clock, {
       limits: input.config.abuseLimits,
     }),

@@ -19,8 +19,6 @@ import { planProject } from "./quota_plan.ts";
 export interface FoldedCount {
   /** Adds the counters' check and writes, and the usage counters', to the commit. */
   addTo(op: Deno.AtomicOperation): void;
-  /** The counters' entry as the commit that applied with `versionstamp` wrote it. */
-  written(versionstamp: string): Deno.KvEntry<RequestCounts>;
 }
 
 /**
@@ -37,7 +35,6 @@ export function foldCount(
   const key = requestCountsKey(projectId);
   const next: RequestCounts = { ...plan.next, round: ulid(now) };
   return {
-    written: (versionstamp) => ({ key, value: next, versionstamp }),
     addTo: (op) => {
       op.check(entry).set(key, next);
       for (const { minute, n } of plan.used) {

@@ -14,25 +14,21 @@ import { must } from "../../core/must.ts";
 import { getManyInTens } from "../../kv/get_many.ts";
 import { type RequestCounts, requestCountsKey } from "../../kv/request_counts.ts";
 import { addRequestUsage } from "../../kv/usage.ts";
+import type { KnownEntries } from "../../kv/known_entries.ts";
 import { planProject, type ProjectPlan, type ProjectRequest } from "./quota_plan.ts";
 
-// Bounds memory: past this many remembered counters, start again from the store.
-const MAX_KNOWN = 50_000;
+// Bounds memory: past this many contested projects, start again.
+const MAX_CONTESTED = 50_000;
 // A project another instance counted lately is read before each round for this long: a remembered
 // copy would fail its check and cost a round trip more.
 const CONTESTED_MS = 10_000;
 
 /** The store side of the request quota for one instance. */
 export class QuotaStore {
-  #known = new Map<string, Deno.KvEntryMaybe<RequestCounts>>();
   #contested = new Map<string, number>();
 
-  constructor(private kv: Deno.Kv, private now: () => number) {}
-
-  /** Remembers the counters another commit wrote for the project (a route's folded count). */
-  remember(id: string, entry: Deno.KvEntry<RequestCounts>): void {
-    this.#known.set(id, entry);
-  }
+  /** `known`: the counters as this instance last read or wrote them (shared with the payouts). */
+  constructor(private kv: Deno.Kv, private now: () => number, private known: KnownEntries) {}
 
   /** Plans and commits one round (one check per project: at most 10 on a remote store); returns each plan. */
   async commit(round: Array<{ id: string; request: ProjectRequest }>): Promise<ProjectPlan[]> {
@@ -53,18 +49,16 @@ export class QuotaStore {
       });
       const versionstamp = await this.#commitOnce(op, round.map((r) => r.id), roundId);
       if (versionstamp) {
-        round.forEach(({ id }, i) => {
+        this.known.remember(round.map(({ id }, i) => {
           const { next } = must(plans[i], `the plan of ${id}`);
-          this.#known.set(id, { key: requestCountsKey(id), value: next, versionstamp });
-        });
+          return { key: requestCountsKey(id), value: next, versionstamp };
+        }));
         return plans;
       }
       // Another instance counted one of these projects: read them afresh, and keep reading.
       const until = performance.now() + CONTESTED_MS;
-      for (const { id } of round) {
-        this.#known.delete(id);
-        this.#contested.set(id, until);
-      }
+      this.known.forget(round.map(({ id }) => requestCountsKey(id)));
+      for (const { id } of round) this.#contested.set(id, until);
       // Which check failed is not told: retried one by one, a conflict on one project cannot keep
       // failing the others.
       if (round.length > 1) return (await Promise.all(round.map((r) => this.commit([r])))).flat();
@@ -94,17 +88,20 @@ export class QuotaStore {
 
   /** The counters of `ids`, from memory where this instance wrote them last, else from the store. */
   async #read(ids: string[]): Promise<Deno.KvEntryMaybe<RequestCounts>[]> {
-    if (this.#known.size > MAX_KNOWN) this.#known.clear();
-    if (this.#contested.size > MAX_KNOWN) this.#contested.clear();
+    if (this.#contested.size > MAX_CONTESTED) this.#contested.clear();
     const now = performance.now();
-    const missing = ids.filter((id) =>
-      !this.#known.has(id) || (this.#contested.get(id) ?? 0) > now
+    const known = ids.map((id) =>
+      (this.#contested.get(id) ?? 0) > now
+        ? null
+        : this.known.entries([requestCountsKey(id)])?.[0] as Deno.KvEntryMaybe<RequestCounts>
     );
+    const missing = ids.flatMap((_, i) => known[i] ? [] : [i]);
     if (missing.length > 0) {
-      const entries = await this.#getCounts(missing);
-      missing.forEach((id, i) => this.#known.set(id, must(entries[i], `the counters of ${id}`)));
+      const entries = await this.#getCounts(missing.map((i) => ids[i]!));
+      this.known.remember(entries);
+      missing.forEach((at, i) => known[at] = must(entries[i], `the counters of ${ids[at]}`));
     }
-    return ids.map((id) => this.#known.get(id)!);
+    return known as Deno.KvEntryMaybe<RequestCounts>[];
   }
 
   #getCounts(ids: string[]): Promise<Deno.KvEntryMaybe<RequestCounts>[]> {

@@ -19,9 +19,9 @@ import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
 import { oncePerTurn } from "../../core/once_per_turn.ts";
 import { QuotaStore } from "./quota_store.ts";
+import { KnownEntries } from "../../kv/known_entries.ts";
 import { type Lease, LEASE_MS, type QuotaVerdict } from "./quota_plan.ts";
 import { LeaseSizes, MAX_LEASE } from "./lease_sizes.ts";
-import type { RequestCounts } from "../../kv/request_counts.ts";
 
 export { REQUESTS_PER_DAY, REQUESTS_PER_MINUTE } from "./quota_plan.ts";
 export type { QuotaVerdict } from "./quota_plan.ts";
@@ -71,8 +71,12 @@ export class RequestQuota {
   #remote: boolean;
 
   /** `remote`: the store is reached over the network (see `isRemoteKvPath`). */
-  constructor(kv: Deno.Kv, private clock: Clock, options: { remote?: boolean } = {}) {
-    this.#store = new QuotaStore(kv, () => clock.now());
+  constructor(
+    kv: Deno.Kv,
+    private clock: Clock,
+    options: { remote?: boolean; known?: KnownEntries } = {},
+  ) {
+    this.#store = new QuotaStore(kv, () => clock.now(), options.known ?? new KnownEntries());
     this.#rounds = options.remote ? REMOTE_ROUNDS : LOCAL_ROUNDS;
     this.#remote = options.remote === true;
   }
@@ -89,11 +93,6 @@ export class RequestQuota {
     }
     this.#sizes.note(projectId);
     return true;
-  }
-
-  /** A route's commit counted the project's request: these are its counters now. */
-  counted(projectId: string, entry: Deno.KvEntry<RequestCounts>): void {
-    this.#store.remember(projectId, entry);
   }
 
   /** Counts one request for the project and says whether it is within both quotas. */

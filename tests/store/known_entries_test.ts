@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { KnownEntries } from "../../kv/known_entries.ts";
+
+const KEY = ["counters", "p1"];
+const OTHER = ["counters", "p2"];
+
+Deno.test("KnownEntries answers only when every key asked is known", () => {
+  const known = new KnownEntries();
+  known.remember([{ key: KEY, value: { n: 1 }, versionstamp: "00000000000000010000" }]);
+
+  assert.equal(known.entries([KEY, OTHER]), null);
+  assert.deepEqual(known.entries([KEY]), [
+    { key: KEY, value: { n: 1 }, versionstamp: "00000000000000010000" },
+  ]);
+});
+
+Deno.test("KnownEntries keeps a newer version over an older read that finished later", () => {
+  const known = new KnownEntries();
+  known.committed([{ type: "set", key: KEY, value: { n: 2 } }], "00000000000000020000");
+  assert.equal(known.entries([KEY]), null, "a commit alone does not make a key known");
+
+  known.remember([{ key: KEY, value: { n: 2 }, versionstamp: "00000000000000020000" }]);
+  known.remember([{ key: KEY, value: { n: 1 }, versionstamp: "00000000000000010000" }]);
+  known.committed([{ type: "set", key: KEY, value: { n: 3 } }], "00000000000000030000");
+
+  assert.deepEqual(known.entries([KEY])?.[0]?.value, { n: 3 });
+  assert.equal(known.entries([KEY])?.[0]?.versionstamp, "00000000000000030000");
+});
+
+Deno.test("KnownEntries forgets a key a commit deleted or summed, and one forgotten on purpose", () => {
+  const known = new KnownEntries();
+  const entry = (key: Deno.KvKey) => ({ key, value: 1, versionstamp: "00000000000000010000" });
+  known.remember([entry(KEY), entry(OTHER), entry(["third"])]);
+
+  known.committed([{ type: "delete", key: KEY }], "00000000000000020000");
+  known.committed(
+    [{ type: "sum", key: OTHER, value: new Deno.KvU64(1n) }],
+    "00000000000000030000",
+  );
+  known.forget([["third"]]);
+
+  assert.equal(known.entries([KEY]), null);
+  assert.equal(known.entries([OTHER]), null);
+  assert.equal(known.entries([["third"]]), null);
+});
+
+Deno.test("KnownEntries' values cannot be changed, by the caller who wrote them or one who reads them", () => {
+  const known = new KnownEntries();
+  const written = { buckets: [{ n: 1 }] };
+  known.remember([{ key: KEY, value: written, versionstamp: "00000000000000010000" }]);
+  written.buckets[0]!.n = 99;
+
+  const [entry] = known.entries([KEY])!;
+  const value = entry!.value as { buckets: { n: number }[] };
+  assert.equal(value.buckets[0]!.n, 1);
+  assert.throws(() => {
+    value.buckets[0]!.n = 2;
+  }, TypeError);
+  assert.throws(() => value.buckets.push({ n: 3 }), TypeError);
+});
+
+Deno.test("KnownEntries gives way to the least recently used keys past its bound", () => {
+  const known = new KnownEntries(2);
+  const entry = (key: Deno.KvKey) => ({ key, value: 1, versionstamp: "00000000000000010000" });
+  known.remember([entry(["a"]), entry(["b"])]);
+  known.entries([["a"]]);
+  known.remember([entry(["c"])]);
+
+  assert.notEqual(known.entries([["a"]]), null);
+  assert.equal(known.entries([["b"]]), null);
+  assert.notEqual(known.entries([["c"]]), null);
+});
+
+Deno.test("KnownEntries lets one payout of a project guess at a time", () => {
+  const known = new KnownEntries();
+  const first = known.begin("p1");
+  const second = known.begin("p1");
+  const elsewhere = known.begin("p2");
+
+  assert.notEqual(first.guess, null);
+  assert.equal(second.guess, null);
+  assert.notEqual(elsewhere.guess, null);
+  first.done();
+  first.done();
+  const third = known.begin("p1");
+  assert.equal(third.guess, null, "the second is still on its way");
+  second.done();
+  third.done();
+  assert.notEqual(known.begin("p1").guess, null);
+});
+
+Deno.test("A wrong guess forgets the entries it used", () => {
+  const known = new KnownEntries();
+  known.remember([{ key: KEY, value: 1, versionstamp: "00000000000000010000" }]);
+  known.remember([{ key: OTHER, value: 1, versionstamp: "00000000000000010000" }]);
+  const guess = known.begin("p1").guess!;
+  assert.notEqual(guess.entries([KEY]), null);
+
+  guess.wrong();
+
+  assert.equal(known.entries([KEY]), null);
+  assert.notEqual(known.entries([OTHER]), null);
+});
