@@ -2,12 +2,14 @@
  * Steps 5 to 11 of the transaction routes' order of checks, after step 1 once more: the key may
  * have been revoked, or its project deleted, since the guard's cached look-up. They read and never
  * write, so a request refused here reserves nothing. Every store read is made up front in one
- * batch; the checks then run in the spec's order and the first failure is thrown.
+ * batch (or, for a project this instance paid from lately, taken from its known entries:
+ * `kv/known_entries.ts`); the checks then run in the spec's order and the first failure is thrown.
+ * Steps shared with the withdrawals are in `check_steps.ts`.
  */
 import type { Address } from "@solana/kit";
 import type { TxContext } from "./runtime.ts";
 import { parseUnits } from "../chain/amounts.ts";
-import { fetchMint, type MintInfo } from "../chain/mints.ts";
+import type { MintInfo } from "../chain/mints.ts";
 import { parseAddress } from "../chain/validation.ts";
 import {
   type LinkByAddress,
@@ -18,23 +20,18 @@ import {
 import { type Project, projectKey } from "../../kv/projects.ts";
 import { apiKeyKey, type ApiKeyRecord } from "../../kv/api_keys.ts";
 import { policyKey } from "../../kv/policy.ts";
-import {
-  liveTxRequest,
-  type TxBody,
-  txRequestKey,
-  type TxRequestRecord,
-} from "../../kv/tx_requests.ts";
+import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { ApiError } from "../../core/api_error.ts";
+import type { KnownGuess } from "../../kv/known_entries.ts";
 import { checkSender, type TxSender } from "./sender.ts";
-import { isSameRequest, type TxRequestInput } from "./request_body.ts";
-import { retryRead, rpcFailureReason } from "./chain_errors.ts";
+import type { TxRequestInput } from "./request_body.ts";
 import type { Deadline } from "./timing.ts";
-import { abortable } from "../../core/deadline.ts";
 import { findMintAllowance, SOL_ASSET } from "./policy.ts";
 import { emptyPolicy, type TxPolicy } from "../../kv/policy.ts";
 import type { TxKind } from "../../core/events.ts";
 import { SOL_DECIMALS } from "../chain/sol_balance.ts";
 import { SOL_TRANSFER_PROGRAMS } from "./build.ts";
+import { findMint, parseAmount, storedAnswer } from "./check_steps.ts";
 
 /** The API key a request came with and its project, as the guard resolved them. */
 export interface TxCaller {
@@ -58,6 +55,12 @@ export interface CheckedRequest {
    * round commits against them (and `previous`) without reading them a second time.
    */
   read: { project: Deno.KvEntryMaybe<Project>; sender: Deno.KvEntryMaybe<unknown> };
+  /**
+   * Checked from known entries (`kv/known_entries.ts`), not read: the key assumed new, and the
+   * records the checks decided on besides `read` (the policy, the player's link), which the
+   * reservation's first commit checks too.
+   */
+  guessed?: { guess: KnownGuess; decidedBy: Deno.KvEntryMaybe<unknown>[] };
   recipient: Address;
   recipientUserId: number | null;
   /** `SOL` or the mint address. */
@@ -72,13 +75,17 @@ type CheckOutcome =
   | { kind: "existing"; record: TxRequestRecord }
   | { kind: "checked"; request: CheckedRequest };
 
-/** Runs steps 5 to 11 for a request of `kind` sent by `caller`. */
+/**
+ * Runs steps 5 to 11 for a request of `kind` sent by `caller`. `guess`: from the known entries
+ * when the project's are all known, taking the key as new (a refusal, or a commit that finds any of
+ * them changed, sends the request back to fresh reads: `handle_request.ts`).
+ */
 export async function checkTxRequest(
   ctx: TxContext,
   caller: TxCaller,
   kind: TxKind,
   input: TxRequestInput,
-  options: { deadline: Deadline },
+  options: { deadline: Deadline; guess?: KnownGuess | null | undefined },
 ): Promise<CheckOutcome> {
   const { body } = input;
   const { projectId, keyId } = caller;
@@ -88,22 +95,68 @@ export async function checkTxRequest(
   const linkKey = to.userId !== undefined
     ? linkByUserKey(projectId, to.userId)
     : toAddress && linkByAddressKey(projectId, toAddress);
-  // Batched with other requests' reads, maybe in two snapshots: no check needs them read
-  // together, and the reservation's commit checks the request, the project and the key again.
-  const [projectEntry, keyEntry, previous, policyEntry, linkEntry] = await ctx.reads.getMany([
+  const requestKey = txRequestKey(projectId, input.idempotencyKey);
+  const decidingKeys = [
     projectKey(projectId),
     apiKeyKey(projectId, keyId),
-    txRequestKey(projectId, input.idempotencyKey),
     policyKey(projectId),
     ...(linkKey ? [linkKey] : []),
-  ]) as [
+  ];
+  const known = options.guess?.entries(decidingKeys) ?? null;
+  // Batched with other requests' reads, maybe in two snapshots: no check needs them read
+  // together, and the reservation's commit checks the request, the project and the key again.
+  const [previous, ...deciding] = known
+    ? [{ key: requestKey, value: null, versionstamp: null }, ...known]
+    : await ctx.reads.getMany([requestKey, ...decidingKeys]);
+  if (!known) ctx.known?.remember(deciding);
+  const [projectEntry, keyEntry, policyEntry, linkEntry] = deciding as [
     Deno.KvEntryMaybe<Project>,
     Deno.KvEntryMaybe<ApiKeyRecord>,
-    Deno.KvEntryMaybe<TxRequestRecord>,
     Deno.KvEntryMaybe<TxPolicy>,
     Deno.KvEntryMaybe<LinkByUser | LinkByAddress> | undefined,
   ];
 
+  const read = {
+    to,
+    toAddress,
+    previous: previous as Deno.KvEntryMaybe<TxRequestRecord>,
+    projectEntry,
+    keyEntry,
+    policyEntry,
+    linkEntry,
+  };
+  try {
+    return await checkRead(ctx, caller, kind, input, read, {
+      deadline: options.deadline,
+      guess: known ? options.guess! : null,
+    });
+  } catch (error) {
+    // Refused by entries that may be old: only fresh reads may refuse.
+    if (known && error instanceof ApiError) throw options.guess!.wrong();
+    throw error;
+  }
+}
+
+/** Steps 1 (again) to 11 on the records read (or known) for them. */
+async function checkRead(
+  ctx: TxContext,
+  caller: TxCaller,
+  kind: TxKind,
+  input: TxRequestInput,
+  read: {
+    to: { userId?: number; address?: string };
+    toAddress: Address | null;
+    previous: Deno.KvEntryMaybe<TxRequestRecord>;
+    projectEntry: Deno.KvEntryMaybe<Project>;
+    keyEntry: Deno.KvEntryMaybe<ApiKeyRecord>;
+    policyEntry: Deno.KvEntryMaybe<TxPolicy>;
+    linkEntry: Deno.KvEntryMaybe<LinkByUser | LinkByAddress> | undefined;
+  },
+  options: { deadline: Deadline; guess: KnownGuess | null },
+): Promise<CheckOutcome> {
+  const { body } = input;
+  const { keyId } = caller;
+  const { to, toAddress, previous, projectEntry, keyEntry, policyEntry, linkEntry } = read;
   // Step 1 again, on the records themselves.
   const project = projectEntry.value;
   checkSender(project, keyEntry.value, { keyId });
@@ -209,6 +262,14 @@ export async function checkTxRequest(
       policy,
       previous,
       read: { project: projectEntry, sender: keyEntry },
+      ...(options.guess
+        ? {
+          guessed: {
+            guess: options.guess,
+            decidedBy: [policyEntry, ...(linkEntry ? [linkEntry] : [])],
+          },
+        }
+        : {}),
       recipient,
       recipientUserId,
       asset: mint ? mint.address : SOL_ASSET,
@@ -217,71 +278,4 @@ export async function checkTxRequest(
       amount,
     },
   };
-}
-
-/**
- * Step 7: the stored attempt a used key answers with (one not `failed`), or null to go on with a
- * new or a failed key; 409 `idempotency_conflict` when the key was used for another request.
- */
-export function storedAnswer(
-  stored: TxRequestRecord | null,
-  request: { kind: TxKind; body: TxBody },
-  now: number,
-): TxRequestRecord | null {
-  const used = liveTxRequest(stored, now);
-  if (!used) return null;
-  if (!isSameRequest(used, request)) throw idempotencyConflict();
-  return used.status === "failed" ? null : used;
-}
-
-/** The amount in raw units of an asset with `decimals`; 400 `invalid_amount` (step 11). */
-export function parseAmount(text: string, decimals: number): bigint {
-  const amount = parseUnits(text, decimals);
-  if (amount === null || amount === 0n || amount > U64_MAX) {
-    throw new ApiError(
-      400,
-      "invalid_amount",
-      amount === 0n
-        ? "Amount must be greater than zero"
-        : `Amount must be a positive number with at most ${decimals} decimals`,
-    );
-  }
-  return amount;
-}
-
-/** Largest raw amount a token or lamport amount can hold. */
-const U64_MAX = 2n ** 64n - 1n;
-
-/** 409 `idempotency_conflict`. */
-export function idempotencyConflict(): ApiError {
-  return new ApiError(
-    409,
-    "idempotency_conflict",
-    "The idempotency key was already used for a different request",
-  );
-}
-
-/** The mint on the project's cluster (cached), or null when there is none; 502 `rpc_error`. */
-export async function findMint(
-  ctx: TxContext,
-  project: Project,
-  mint: Address,
-  deadline: Deadline,
-): Promise<MintInfo | null> {
-  const read = (abortSignal: AbortSignal) =>
-    fetchMint(ctx.rpc[project.cluster], mint, { abortSignal });
-  try {
-    // A lookup of the same mint already in flight is shared, and waited for until our deadline.
-    return await abortable(
-      ctx.tx.mints.get(
-        project.cluster,
-        mint,
-        () => retryRead(read, { timing: ctx.tx.timing }),
-      ),
-      deadline.signal,
-    );
-  } catch (error) {
-    // Nothing is reserved yet: the caller may simply retry.
-    throw new ApiError(502, "rpc_error", `Could not read the mint: ${rpcFailureReason(error)}`);
-  }
 }

@@ -26,6 +26,15 @@
  * reservation's commit is checked against both records, so once a revocation or a deletion was
  * answered no instance can reserve a payout with that key.
  *
+ * Known records. A payout of a project this instance paid for lately, none of whose other payouts
+ * is on its way to its reservation here, is checked and reserved from the records the instance
+ * last read or wrote (`kv/known_entries.ts`) without reading them, its key taken as new. Its
+ * commit is checked against every record the checks and the limits decided on (the project, the
+ * key, the policy, the player's link, the windows, ledgers and counters) and on the key being
+ * unused, so it applies only if fresh reads would have decided the same. A commit that fails, or a
+ * refusal (which may come from an old record), throws `WrongGuess` before anything is written: the
+ * records are forgotten and the request runs again from fresh reads, which alone answer it.
+ *
  * After the answer, `confirm_job.ts` (every 1.5 s) and `sweep.ts` (every 30 s) follow the attempt
  * (`confirm.ts` judges landing and expiry) and every status change is one checked commit in
  * `transitions.ts`.
@@ -51,6 +60,8 @@ import type { Deadline } from "./timing.ts";
 import type { TxResult } from "./result.ts";
 import type { TxRouteKind } from "../../core/events.ts";
 import type { CheckedRequest, TxCaller } from "./checks.ts";
+import { type KnownGuess, WrongGuess } from "../../kv/known_entries.ts";
+import { log } from "../../core/log.ts";
 
 /**
  * Checks, reserves and sends a request; answers its TxResult or throws the first failing check.
@@ -63,6 +74,51 @@ export async function handleTxRequest(
   kind: TxRouteKind,
   input: TxRequestInput,
   options: { deadline: Deadline; admission: Admission },
+): Promise<TxResult> {
+  // Over the network a wrong guess costs a round trip more: a remote store is always read.
+  const turn = ctx.remoteStore ? null : ctx.known.begin(caller.projectId);
+  try {
+    if (turn?.guess) {
+      try {
+        return await checkReserveAndSend(ctx, caller, kind, input, {
+          ...options,
+          guess: turn.guess,
+          reserved: turn.done,
+        });
+      } catch (error) {
+        if (!(error instanceof WrongGuess)) throw error;
+        log("info", "Payout checked again from fresh reads", {
+          projectId: caller.projectId,
+          idempotencyKey: input.idempotencyKey,
+        });
+      }
+    }
+    return await checkReserveAndSend(ctx, caller, kind, input, {
+      ...options,
+      reserved: turn?.done,
+    });
+  } finally {
+    turn?.done();
+  }
+}
+
+/**
+ * Checks, reserves and sends a request, its records read, or known when `guess` is given (a
+ * `WrongGuess` is thrown before anything is written when they were not current). `reserved`:
+ * called once the request reserved its key or was answered without (the known entries are its
+ * project's next payouts' again).
+ */
+async function checkReserveAndSend(
+  ctx: TxContext,
+  caller: TxCaller,
+  kind: TxRouteKind,
+  input: TxRequestInput,
+  options: {
+    deadline: Deadline;
+    admission: Admission;
+    guess?: KnownGuess;
+    reserved?: (() => void) | undefined;
+  },
 ): Promise<TxResult> {
   const checked = await checkTxRequest(ctx, caller, kind, input, options);
   if (checked.kind === "existing") return txResultOf(checked.record);
@@ -78,7 +134,11 @@ export async function handleTxRequest(
 export async function reserveAndSend(
   ctx: TxContext,
   request: CheckedRequest,
-  options: { deadline: Deadline; admission?: Admission | undefined },
+  options: {
+    deadline: Deadline;
+    admission?: Admission | undefined;
+    reserved?: (() => void) | undefined;
+  },
 ): Promise<TxResult> {
   const { deadline } = options;
   const reserved = await reserveTxRequest(ctx, request, {
@@ -95,6 +155,7 @@ export async function reserveAndSend(
         { deadline },
       ),
   });
+  options.reserved?.();
   if (reserved.kind === "existing") return txResultOf(reserved.record);
   const [outcome] = reserved.unbuilt
     ? await failUnbuilt(ctx, [reserved.entry], reserved.unbuilt)

@@ -49,8 +49,10 @@ import {
   type TxUnsettledRef,
 } from "../../kv/tx_requests.ts";
 import { log } from "../../core/log.ts";
+import { ApiError } from "../../core/api_error.ts";
 import { isSameRequest } from "./request_body.ts";
-import { type CheckedRequest, idempotencyConflict } from "./checks.ts";
+import type { CheckedRequest } from "./checks.ts";
+import { idempotencyConflict } from "./check_steps.ts";
 import { checkSender } from "./sender.ts";
 import type { Project } from "../../kv/projects.ts";
 import { proveEarlierAttempt } from "./retry_proof.ts";
@@ -128,6 +130,8 @@ async function reserveAttempt(
       turn = await reserve(ctx, request, state, { attemptId, claim, fold, counts, signed, read });
     } catch (error) {
       claim?.release();
+      // Refused by entries that may be old (a guess only reaches its first round's commit).
+      if (request.guessed && error instanceof ApiError) throw request.guessed.guess.wrong();
       throw error;
     }
     if (turn.kind === "reserved") claim?.commit();
@@ -229,6 +233,8 @@ async function reserve(
     state.tried = attemptId;
     const timing = ctx.tx.timing;
     const op = ctx.commits.atomic().check(...entries);
+    // Checks made from known entries stand only if what they decided on is still so.
+    if (request.guessed) op.check(...request.guessed.decidedBy);
     // First due when the route's wait is over; an unsigned attempt is abandoned once past signBy.
     const checkJobId = addTxJob(op, { type: "tx_confirm", projectId, key, attemptId }, {
       runAt: now + timing.confirmWaitMs + timing.confirmIntervalMs,
@@ -276,16 +282,16 @@ async function reserve(
     }
     const result = await op.commit();
     if (result.ok) {
-      if (counted) {
-        attempt.counts!.folded();
-        ctx.quota.counted(projectId, counted.written(result.versionstamp));
-      }
+      // The counters it wrote are this instance's known ones now (`kv/commit_groups.ts`).
+      if (counted) attempt.counts!.folded();
       return {
         kind: "reserved",
         entry: { key: requestEntry.key, value: record, versionstamp: result.versionstamp },
         unbuilt,
       };
     }
+    // A record known here had changed: the request starts again from fresh reads.
+    if (request.guessed) throw request.guessed.guess.wrong();
     // Another instance changed one of these records: back off a little and look again.
     await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 + round)));
     return RETRY;

@@ -159,12 +159,31 @@ export async function readReservation(
   const { fold } = attempt;
   const projectId = request.project.id;
   const keys = reservationKeys(request);
-  // Batched with other requests' reads: the commit checks every one of them.
-  const [read, foldEntries, counters] = await Promise.all([
-    ctx.reads.getMany(options.first ? keys.slice(RECORDS_READ_BY_CHECKS) : keys),
-    fold ? ctx.reads.getMany(foldKeys(projectId, fold)) : null,
-    attempt.counts ? ctx.reads.get<RequestCounts>(requestCountsKey(projectId)) : null,
-  ]);
+  const ownKeys = options.first ? keys.slice(RECORDS_READ_BY_CHECKS) : keys;
+  const ledgerKeys = fold ? foldKeys(projectId, fold) : [];
+  const countersKeys = attempt.counts ? [requestCountsKey(projectId)] : [];
+  const known = options.first
+    ? request.guessed?.guess.entries([...ownKeys, ...ledgerKeys, ...countersKeys])
+    : null;
+  let read, foldEntries, counters;
+  if (known) {
+    read = known.slice(0, ownKeys.length);
+    foldEntries = fold ? known.slice(ownKeys.length, ownKeys.length + ledgerKeys.length) : null;
+    counters = attempt.counts ? known.at(-1) as Deno.KvEntryMaybe<RequestCounts> : null;
+  } else {
+    // Batched with other requests' reads: the commit checks every one of them.
+    [read, foldEntries, counters] = await Promise.all([
+      ctx.reads.getMany(ownKeys),
+      fold ? ctx.reads.getMany(ledgerKeys) : null,
+      attempt.counts ? ctx.reads.get<RequestCounts>(countersKeys[0]!) : null,
+    ]);
+    // Kept for the project's next payouts, but for the request's own record.
+    ctx.known?.remember([
+      ...(options.first ? read : read.slice(1)),
+      ...(foldEntries ?? []),
+      ...(counters ? [counters] : []),
+    ]);
+  }
   const entries = options.first
     ? [request.previous, request.read.project, request.read.sender, ...read]
     : read;

@@ -1,0 +1,127 @@
+/**
+ * A payout of a project this instance paid from lately is checked and reserved from the records
+ * it knows (`kv/known_entries.ts`), without a store read (issue 25, item 1). What changed meanwhile
+ * on another instance is still obeyed: the reservation's commit is checked against every record
+ * the payout was decided on, and a refusal is only answered from fresh reads.
+ */
+import assert from "node:assert/strict";
+import type { Address } from "@solana/kit";
+import { getTxRequest } from "../../kv/tx_requests.ts";
+import { revokeProjectKey } from "../../lib/projects/keys.ts";
+import { assertErrorCode } from "../support/assertions.ts";
+import { startTxHarness, type TxHarness, type TxInstance } from "../support/tx_harness.ts";
+
+/**
+ * Instances `a` and `b` on one KV file, the player linked to `to`; `b` has paid once, so it knows
+ * the project's records. The route answers at once (`submitted`), so a payout's only store calls
+ * are its own.
+ */
+async function withPaidInstance(
+  then: (h: TxHarness, b: TxInstance, to: Address) => Promise<void>,
+): Promise<void> {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    await using h = await startTxHarness({ kvPath, timing: { confirmWaitMs: 0 } });
+    await h.policy({ maxSolPerTransfer: "1" });
+    const to = await h.link(5);
+    const b = await h.instance();
+    const first = await b.post("transfer-sol", { ...PAYOUT, idempotencyKey: "first" });
+    assert.equal(first.status, 200);
+    await then(h, b, to);
+  } finally {
+    await Deno.remove(kvPath).catch(() => {});
+  }
+}
+
+/** The payout the tests send from instance `b` after its first. */
+const PAYOUT = { to: { userId: 5 }, amount: "0.1", idempotencyKey: "next" };
+
+/** Counts the reads `kv`'s handle is asked for from now on. */
+function countReads(kv: Deno.Kv): () => number {
+  let reads = 0;
+  const get = kv.get.bind(kv);
+  const getMany = kv.getMany.bind(kv);
+  kv.get = ((...args: Parameters<Deno.Kv["get"]>) => {
+    reads++;
+    return get(...args);
+  }) as Deno.Kv["get"];
+  kv.getMany = ((...args: Parameters<Deno.Kv["getMany"]>) => {
+    reads++;
+    return getMany(...args);
+  }) as Deno.Kv["getMany"];
+  return () => reads;
+}
+
+Deno.test("A project's next payout on the same instance is checked and reserved without a store read", async () => {
+  await withPaidInstance(async (h, b, to) => {
+    const reads = countReads(b.kv);
+
+    const res = await b.post("transfer-sol", PAYOUT);
+
+    assert.equal(res.status, 200);
+    const body = await res.json();
+    assert.equal(body.status, "submitted");
+    assert.equal(body.recipient, to);
+    assert.equal(reads(), 0);
+    const stored = await getTxRequest(h.a.kv, h.project.id, PAYOUT.idempotencyKey);
+    assert.equal(stored?.status, "submitted");
+  });
+});
+
+Deno.test("A key revoked on another instance is refused by a payout made from known records", async () => {
+  await withPaidInstance(async (h, b, to) => {
+    const keyId = (await h.a.ctx.apiKeys.resolve(h.apiKey))!.keyId;
+    await revokeProjectKey(h.a.ctx, {
+      developer: h.project.createdBy,
+      projectId: h.project.id,
+      keyId,
+    });
+
+    const res = await b.post("transfer-sol", PAYOUT);
+
+    await assertErrorCode(res, 401, "unauthorized");
+    assert.equal(await getTxRequest(h.a.kv, h.project.id, PAYOUT.idempotencyKey), null);
+    const balance = await h.rpc.getBalance(to, { commitment: "processed" }).send();
+    assert.equal(balance.value, 100_000_000n, "only the first payout reached the player");
+  });
+});
+
+Deno.test("A policy changed on another instance decides a payout made from known records", async () => {
+  await withPaidInstance(async (h, b) => {
+    await h.policy({ maxSolPerTransfer: "" });
+
+    const res = await b.post("transfer-sol", PAYOUT);
+
+    await assertErrorCode(res, 403, "sol_transfers_disabled");
+    assert.equal(await getTxRequest(h.a.kv, h.project.id, PAYOUT.idempotencyKey), null);
+  });
+});
+
+Deno.test("A player relinked on another instance is paid at the new wallet by a payout made from known records", async () => {
+  await withPaidInstance(async (h, b, before) => {
+    const after = await h.link(5);
+
+    const res = await b.post("transfer-sol", PAYOUT);
+
+    assert.equal(res.status, 200);
+    assert.equal((await res.json()).recipient, after);
+    const stored = await getTxRequest(h.a.kv, h.project.id, PAYOUT.idempotencyKey);
+    assert.equal(stored?.recipient, after);
+    assert.notEqual(after, before);
+  });
+});
+
+Deno.test("A key used before is answered as stored by a payout made from known records, nothing sent again", async () => {
+  await withPaidInstance(async (h, b, to) => {
+    const res = await b.post("transfer-sol", { ...PAYOUT, idempotencyKey: "first" });
+
+    assert.equal(res.status, 200);
+    const body = await res.json();
+    const first = await getTxRequest(h.a.kv, h.project.id, "first");
+    assert.equal(body.signature, first?.signature);
+    assert.equal(first?.attempt, 1);
+    await h.backgroundCheck();
+    const balance = await h.rpc.getBalance(to, { commitment: "processed" }).send();
+    assert.equal(balance.value, 100_000_000n);
+  });
+});
