@@ -55,15 +55,20 @@ export function previousVersionUsage(
 
 /** The window's reservations newer than `since`, the fence's entries left out. */
 export function reservationsOf(window: UsageWindow | null, since: number): UsageWindow {
-  const live = pruneWindow(window, since);
-  const end = live.times.indexOf(FENCE_TIME);
-  if (end === -1) return live;
-  return { times: live.times.slice(0, end), amounts: live.amounts.slice(0, end) };
+  // The fence's entries (the latest time there is) end the list: cut them off before pruning, so
+  // a fenced list's thousand entries are not copied for every payout.
+  const end = window?.times.indexOf(FENCE_TIME) ?? -1;
+  const before = window && end !== -1
+    ? { times: window.times.slice(0, end), amounts: window.amounts.slice(0, end) }
+    : window;
+  return pruneWindow(before, since);
 }
 
 /** True when the project's day list already fences the previous version out. */
 export function isFenced(window: UsageWindow | null): boolean {
-  return (window?.times.filter((t) => t === FENCE_TIME).length ?? 0) >= MAX_TX_PER_DAY;
+  let fence = 0;
+  for (const time of window?.times ?? []) if (time === FENCE_TIME) fence++;
+  return fence >= MAX_TX_PER_DAY;
 }
 
 /**
