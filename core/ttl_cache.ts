@@ -2,7 +2,9 @@
  * A short per-instance cache: identical concurrent misses share one load, failures are never kept.
  * It is bounded twice: by entry count and by an estimate of the bytes its values hold (a read of a
  * huge wallet must not pin megabytes), evicting oldest first; expired entries leave as soon as the
- * cache is next touched, not only when it is full.
+ * cache is next touched, not only when it is full. With `refreshAfterMs`, an entry read past that
+ * age is answered as held and loaded again behind the answer, so a key read steadily never waits
+ * for its load, and no answer is older than `ttlMs` all the same.
  */
 import type { Clock } from "./clock.ts";
 
@@ -29,17 +31,31 @@ export class TtlCache<V = unknown> {
   #epoch = 0;
   #ttlMs: number;
   #maxBytes: number;
+  #refreshAfterMs: number;
   #bytes = 0;
 
-  constructor(private clock: Clock, options: { ttlMs?: number; maxBytes?: number } = {}) {
+  constructor(
+    private clock: Clock,
+    options: { ttlMs?: number; maxBytes?: number; refreshAfterMs?: number } = {},
+  ) {
     this.#ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.#refreshAfterMs = options.refreshAfterMs ?? this.#ttlMs;
   }
 
   /** The cached value for `key`, or the result of `load()`, shared by every caller meanwhile. */
   async get<T extends V>(key: string, load: () => Promise<T>): Promise<T> {
     const entry = this.#entries.get(key);
-    if (entry && this.clock.now() - entry.loadedAt < this.#ttlMs) return entry.value as T;
+    const age = entry ? this.clock.now() - entry.loadedAt : Infinity;
+    if (age < this.#ttlMs) {
+      if (age >= this.#refreshAfterMs && !this.#loading.has(key)) {
+        const refresh = this.#load(key, load);
+        this.#loading.set(key, refresh);
+        // A failed refresh leaves the entry held until it expires.
+        refresh.catch(() => {});
+      }
+      return entry!.value as T;
+    }
     this.#dropExpired(this.clock.now());
     let loading = this.#loading.get(key) as Promise<T> | undefined;
     if (!loading) {

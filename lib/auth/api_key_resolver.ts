@@ -16,6 +16,8 @@ interface ResolvedKey {
 
 // A revoked key or deleted project must stop working within 30 s; 10 s leaves a wide margin.
 const CACHE_TTL_MS = 10_000;
+// A key in steady use is read again behind its requests after 5 s, so none of them waits for it.
+const REFRESH_AFTER_MS = 5_000;
 
 /** Looks API keys up by hash; caches hits and misses for at most 10 seconds. */
 export class ApiKeyResolver {
@@ -23,7 +25,7 @@ export class ApiKeyResolver {
 
   /** `reads`: the request paths' reader (`BaseContext.reads`). */
   constructor(private reads: KvReader, clock: Clock) {
-    this.#cache = new TtlCache(clock, { ttlMs: CACHE_TTL_MS });
+    this.#cache = new TtlCache(clock, { ttlMs: CACHE_TTL_MS, refreshAfterMs: REFRESH_AFTER_MS });
   }
 
   /** Returns the key's project, or null for a missing, malformed, unknown, revoked or deleted-project key. */

@@ -34,3 +34,24 @@ Deno.test("TtlCache does not keep a value larger than its whole budget", async (
   assert.deepEqual(cache.size, 0);
   assert.deepEqual(cache.bytes, 0);
 });
+
+Deno.test("TtlCache answers an entry past its refresh age at once and loads it again behind the answer", async () => {
+  const clock = new ManualClock();
+  const cache = new TtlCache<string>(clock, { ttlMs: 10_000, refreshAfterMs: 5_000 });
+  let loads = 0;
+  const load = () => Promise.resolve(`v${++loads}`);
+  assert.equal(await cache.get("k", load), "v1");
+
+  clock.advance(4_999);
+  assert.equal(await cache.get("k", load), "v1");
+  assert.equal(loads, 1, "not refreshed before its refresh age");
+
+  clock.advance(1);
+  assert.equal(await cache.get("k", load), "v1", "answered as held");
+  await Promise.resolve();
+  assert.equal(loads, 2, "loaded again behind the answer");
+  assert.equal(await cache.get("k", load), "v2");
+
+  clock.advance(10_000);
+  assert.equal(await cache.get("k", load), "v3", "never older than its lifetime");
+});
