@@ -69,16 +69,17 @@ export class KnownEntries {
   }
 
   /**
-   * A payout of `group` (its project) on its way to its reservation: it may guess from the known
-   * entries unless another of the group's is on its way too (whose commit would change them under
-   * it). `done` once it reserved or was refused (more than once is harmless).
+   * A payout of `group` (its project) on its way to its reservation, guessing from the known
+   * entries; `alone` unless another of the group's is on its way too, whose commit may change the
+   * records payouts write (the limits') under it. `done` once it reserved or was refused (more than
+   * once is harmless).
    */
-  begin(group: string): { guess: KnownGuess | null; done(): void } {
+  begin(group: string): { guess: KnownGuess; done(): void } {
     const busy = this.#busy.get(group) ?? 0;
     this.#busy.set(group, busy + 1);
     let done = false;
     return {
-      guess: busy === 0 ? new KnownGuess(this) : null,
+      guess: new KnownGuess(this, { alone: busy === 0 }),
       done: () => {
         if (done) return;
         done = true;
@@ -119,8 +120,12 @@ export class WrongGuess extends Error {
 /** One payout's use of the known entries. */
 export class KnownGuess {
   #keys: Deno.KvKey[] = [];
+  /** No other payout of the group was on its way when this one began. */
+  readonly alone: boolean;
 
-  constructor(private known: KnownEntries) {}
+  constructor(private known: KnownEntries, options: { alone: boolean }) {
+    this.alone = options.alone;
+  }
 
   /** As `KnownEntries.entries`; remembered, so that `wrong` forgets them. */
   entries(keys: readonly Deno.KvKey[]): Deno.KvEntryMaybe<unknown>[] | null {

@@ -26,14 +26,16 @@
  * reservation's commit is checked against both records, so once a revocation or a deletion was
  * answered no instance can reserve a payout with that key.
  *
- * Known records. A payout of a project this instance paid for lately, none of whose other payouts
- * is on its way to its reservation here, is checked and reserved from the records the instance
- * last read or wrote (`kv/known_entries.ts`) without reading them, its key taken as new. Its
- * commit is checked against every record the checks and the limits decided on (the project, the
- * key, the policy, the player's link, the windows, ledgers and counters) and on the key being
- * unused, so it applies only if fresh reads would have decided the same. A commit that fails, or a
- * refusal (which may come from an old record), throws `WrongGuess` before anything is written: the
- * records are forgotten and the request runs again from fresh reads, which alone answer it.
+ * Known records. A payout of a project this instance paid for lately is checked from the records
+ * the instance last read or wrote (`kv/known_entries.ts`) without reading them, its key taken as
+ * new, and, when none of the project's other payouts is on its way to its reservation here, so is
+ * its reservation (the windows, ledgers and counters, which payouts write). Its commit is checked
+ * against every record the checks and the limits decided on (the project, the key, the policy, the
+ * player's link and those) and on the key being unused, so it applies only if fresh reads would
+ * have decided the same. When it fails, the records the checks decided on are read: unchanged, the
+ * payout only lost to another's limits and goes on with fresh rounds like any; changed, or on a
+ * refusal (which may come from an old record), `WrongGuess` is thrown before anything is written,
+ * the records are forgotten, and the request runs again from fresh reads, which alone answer it.
  *
  * After the answer, `confirm_job.ts` (every 1.5 s) and `sweep.ts` (every 30 s) follow the attempt
  * (`confirm.ts` judges landing and expiry) and every status change is one checked commit in

@@ -60,6 +60,7 @@ import { confirmLandedAttempt } from "./transitions.ts";
 import {
   type Attempt,
   freshSigning,
+  guessStands,
   pastAttempts,
   type QueueTurn,
   readReservation,
@@ -290,9 +291,9 @@ async function reserve(
         unbuilt,
       };
     }
-    // A record known here had changed: the request starts again from fresh reads.
-    if (request.guessed) throw request.guessed.guess.wrong();
-    // Another instance changed one of these records: back off a little and look again.
+    // A record its checks took as known had changed: they are made again from fresh reads.
+    if (request.guessed && !(await guessStands(ctx, request))) throw request.guessed.guess.wrong();
+    // Another payout or instance changed one of these records: back off a little and look again.
     await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 + round)));
     return RETRY;
   }, { rounds: MAX_ROUNDS });

@@ -162,9 +162,9 @@ export async function readReservation(
   const ownKeys = options.first ? keys.slice(RECORDS_READ_BY_CHECKS) : keys;
   const ledgerKeys = fold ? foldKeys(projectId, fold) : [];
   const countersKeys = attempt.counts ? [requestCountsKey(projectId)] : [];
-  const known = options.first
-    ? request.guessed?.guess.entries([...ownKeys, ...ledgerKeys, ...countersKeys])
-    : null;
+  // The limits' records, which other payouts write, are taken as known only by a payout alone.
+  const guess = options.first && request.guessed?.guess.alone ? request.guessed.guess : null;
+  const known = guess?.entries([...ownKeys, ...ledgerKeys, ...countersKeys]);
   let read, foldEntries, counters;
   if (known) {
     read = known.slice(0, ownKeys.length);
@@ -188,6 +188,18 @@ export async function readReservation(
     ? [request.previous, request.read.project, request.read.sender, ...read]
     : read;
   return { entries, foldEntries, counters };
+}
+
+/**
+ * Whether a request checked from known entries (`CheckedRequest.guessed`) still stands after its
+ * commit failed: the records its checks decided on (the project, the sender's, the policy, the
+ * player's link) are unchanged, so it only lost to another payout's limits and may go on with
+ * fresh rounds like any request; otherwise its checks must be made again.
+ */
+export async function guessStands(ctx: TxContext, request: CheckedRequest): Promise<boolean> {
+  const decided = [request.read.project, request.read.sender, ...request.guessed!.decidedBy];
+  const now = await ctx.reads.getMany(decided.map((entry) => entry.key));
+  return now.every((entry, i) => entry.versionstamp === decided[i]!.versionstamp);
 }
 
 // Earlier attempts kept with a key; older ones, long proven dead, give way.

@@ -125,3 +125,29 @@ Deno.test("A key used before is answered as stored by a payout made from known r
     assert.equal(balance.value, 100_000_000n);
   });
 });
+
+Deno.test("Payouts of one project sent at once to an instance that knows its records pass its limits exactly", async () => {
+  await withPaidInstance(async (h, b) => {
+    // The first payout and one after the policy's change (read afresh by it) take two of the
+    // player's six places this hour.
+    await h.policy({ maxSolPerTransfer: "1", perPlayerPerHour: 6 });
+    assert.equal(
+      (await b.post("transfer-sol", { ...PAYOUT, idempotencyKey: "relearn" })).status,
+      200,
+    );
+
+    const answers = await Promise.all(
+      Array.from(
+        { length: 12 },
+        (_, i) => b.post("transfer-sol", { ...PAYOUT, idempotencyKey: `at-once-${i}` }),
+      ),
+    );
+
+    const codes = await Promise.all(answers.map(async (res) => {
+      const body = await res.json();
+      return res.status === 200 ? body.status : body.error.code;
+    }));
+    assert.equal(codes.filter((code) => code === "submitted").length, 4);
+    assert.equal(codes.filter((code) => code === "player_rate_limited").length, 8);
+  });
+});
