@@ -7,6 +7,7 @@
  * for its load, and no answer is older than `ttlMs` all the same.
  */
 import type { Clock } from "./clock.ts";
+import { estimateBytes } from "./estimate_bytes.ts";
 
 /** Default lifetime of an entry (the spec's "about 10 seconds" for reads). */
 const DEFAULT_TTL_MS = 10_000;
@@ -133,20 +134,4 @@ export class TtlCache<V = unknown> {
       this.#remove(key);
     }
   }
-}
-
-// A rough size of a value as the heap holds it (UTF-16 strings, object and slot overheads). It
-// only has to rank values and keep the total in bounds, not to be exact.
-function estimateBytes(value: unknown, depth = 0): number {
-  if (typeof value === "string") return 16 + value.length * 2;
-  if (typeof value === "bigint") return 16 + value.toString(16).length;
-  if (typeof value !== "object" || value === null) return 8;
-  if (ArrayBuffer.isView(value)) return 64 + value.byteLength;
-  // Cached values are plain answers a few levels deep; anything deeper is costed flat.
-  if (depth > 16) return 1024;
-  let total = 32;
-  for (const [name, child] of Object.entries(value)) {
-    total += 16 + name.length * 2 + estimateBytes(child, depth + 1);
-  }
-  return total;
 }

@@ -14,32 +14,44 @@
  * (`commit_groups.ts`) keep it as they write it (`committed`). Values are copied in, frozen, and
  * handed out as they are (a copy out cost more than the read it saves: a fenced day list is 17 KB):
  * a caller may change the object it read or wrote, never the one kept, and one that tries to change
- * a known value fails at once. Bounded: the least recently used keys give way.
+ * a known value fails at once. Bounded by keys and by bytes: the least recently used give way.
  */
 import { keyId } from "./key_ids.ts";
+import { estimateBytes } from "../core/estimate_bytes.ts";
 
 // About 20 records per project: room for the 2,000 most recently paying projects.
 const MAX_KEYS = 40_000;
+// A project's records take about 32 KB as the heap holds them (its fenced day list most of it):
+// some 1,000 projects' worth.
+const MAX_BYTES = 32 * 1024 * 1024;
+
+interface Known {
+  entry: Deno.KvEntryMaybe<unknown>;
+  bytes: number;
+}
 
 /** The known entries of one process, on a local store file. */
 export class KnownEntries {
-  #entries = new Map<string, Deno.KvEntryMaybe<unknown>>();
+  #entries = new Map<string, Known>();
+  #bytes = 0;
   // Payouts on their way to their reservation, per group.
   #busy = new Map<string, number>();
 
-  constructor(private maxKeys = MAX_KEYS) {}
+  constructor(
+    private bounds: { keys: number; bytes: number } = { keys: MAX_KEYS, bytes: MAX_BYTES },
+  ) {}
 
   /** The entries of `keys` (values frozen), in order, or null when one of them is not known. */
   entries(keys: readonly Deno.KvKey[]): Deno.KvEntryMaybe<unknown>[] | null {
     const found: Deno.KvEntryMaybe<unknown>[] = [];
     for (const key of keys) {
       const id = keyId(key);
-      const entry = this.#entries.get(id);
-      if (!entry) return null;
+      const known = this.#entries.get(id);
+      if (!known) return null;
       // Most recently used last, so the oldest give way first.
       this.#entries.delete(id);
-      this.#entries.set(id, entry);
-      found.push(entry);
+      this.#entries.set(id, known);
+      found.push(known.entry);
     }
     return found;
   }
@@ -48,7 +60,7 @@ export class KnownEntries {
   remember(entries: readonly Deno.KvEntryMaybe<unknown>[]): void {
     for (const entry of entries) {
       const id = keyId(entry.key);
-      const known = this.#entries.get(id);
+      const known = this.#entries.get(id)?.entry;
       if (known?.versionstamp && (entry.versionstamp ?? "") < known.versionstamp) continue;
       this.#keep(id, entry);
     }
@@ -63,7 +75,7 @@ export class KnownEntries {
         this.#keep(id, { key: mutation.key, value: mutation.value, versionstamp });
       } else {
         // A deletion, or a sum whose result the commit does not say: read again when needed.
-        this.#entries.delete(id);
+        this.#remove(id);
       }
     }
   }
@@ -92,16 +104,25 @@ export class KnownEntries {
 
   /** Forgets `keys`: the next payout reads them. */
   forget(keys: readonly Deno.KvKey[]): void {
-    for (const key of keys) this.#entries.delete(keyId(key));
+    for (const key of keys) this.#remove(keyId(key));
   }
 
   #keep(id: string, entry: Deno.KvEntryMaybe<unknown>): void {
-    this.#entries.delete(id);
+    this.#remove(id);
     const value = deepFreeze(structuredClone(entry.value));
-    this.#entries.set(id, { ...entry, value } as Deno.KvEntryMaybe<unknown>);
-    if (this.#entries.size > this.maxKeys) {
-      this.#entries.delete(this.#entries.keys().next().value!);
+    const bytes = estimateBytes(value);
+    this.#entries.set(id, { entry: { ...entry, value } as Deno.KvEntryMaybe<unknown>, bytes });
+    this.#bytes += bytes;
+    while (this.#entries.size > this.bounds.keys || this.#bytes > this.bounds.bytes) {
+      this.#remove(this.#entries.keys().next().value!);
     }
+  }
+
+  #remove(id: string): void {
+    const known = this.#entries.get(id);
+    if (!known) return;
+    this.#entries.delete(id);
+    this.#bytes -= known.bytes;
   }
 }
 

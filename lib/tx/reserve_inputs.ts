@@ -178,11 +178,13 @@ export async function readReservation(
       attempt.counts ? ctx.reads.get<RequestCounts>(countersKeys[0]!) : null,
     ]);
     // Kept for the project's next payouts, but for the request's own record.
-    ctx.known?.remember([
-      ...(options.first ? read : read.slice(1)),
-      ...(foldEntries ?? []),
-      ...(counters ? [counters] : []),
-    ]);
+    if (!ctx.remoteStore) {
+      ctx.known.remember([
+        ...(options.first ? read : read.slice(1)),
+        ...(foldEntries ?? []),
+        ...(counters ? [counters] : []),
+      ]);
+    }
   }
   const entries = options.first
     ? [request.previous, request.read.project, request.read.sender, ...read]

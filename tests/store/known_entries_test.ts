@@ -60,7 +60,7 @@ Deno.test("KnownEntries' values cannot be changed, by the caller who wrote them 
 });
 
 Deno.test("KnownEntries gives way to the least recently used keys past its bound", () => {
-  const known = new KnownEntries(2);
+  const known = new KnownEntries({ keys: 2, bytes: 1_000_000 });
   const entry = (key: Deno.KvKey) => ({ key, value: 1, versionstamp: "00000000000000010000" });
   known.remember([entry(["a"]), entry(["b"])]);
   known.entries([["a"]]);
@@ -100,4 +100,21 @@ Deno.test("A wrong guess forgets the entries it used", () => {
 
   assert.equal(known.entries([KEY]), null);
   assert.notEqual(known.entries([OTHER]), null);
+});
+
+Deno.test("KnownEntries gives way to the least recently used keys past its bytes", () => {
+  // Room for two such lists (about 30 KB each as the heap holds them), not three.
+  const known = new KnownEntries({ keys: 100, bytes: 70_000 });
+  const list = (key: Deno.KvKey) => ({
+    key,
+    value: { times: Array<number>(1_000).fill(1) },
+    versionstamp: "00000000000000010000",
+  });
+  known.remember([list(["a"]), list(["b"])]);
+  assert.notEqual(known.entries([["a"]]), null);
+  known.remember([list(["c"])]);
+
+  assert.notEqual(known.entries([["a"]]), null);
+  assert.equal(known.entries([["b"]]), null);
+  assert.notEqual(known.entries([["c"]]), null);
 });

@@ -19,6 +19,7 @@ import type { SignedTx } from "../../kv/tx_requests.ts";
 import { createProjectWallet } from "../../lib/projects/wallet.ts";
 import { linkWallet } from "../../kv/links.ts";
 import { savePolicy } from "../../lib/tx/policy.ts";
+import { revokeProjectKey } from "../../lib/projects/keys.ts";
 import type { Project } from "../../kv/projects.ts";
 import { type SandboxChain, startChain } from "../../sandbox/chain/mod.ts";
 import { createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
@@ -70,6 +71,8 @@ export interface TxHarness extends AsyncDisposable {
   kill(instance: TxInstance): Promise<void>;
   /** Saves the project's policy through the dashboard's function. */
   policy(input: unknown): Promise<void>;
+  /** Revokes the project's API key through the dashboard's function, on instance `a`. */
+  revokeKey(): Promise<void>;
   /** Links a (new, unless given) wallet to the player; returns the address. */
   link(userId: number, address?: Address): Promise<Address>;
   /** Runs due jobs until none are left, then returns every `tx` event the stand-in received. */
@@ -195,6 +198,10 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
     },
     policy: async (input) => {
       await savePolicy(a.kv, project.id, input);
+    },
+    revokeKey: async () => {
+      const keyId = (await a.ctx.apiKeys.resolve(apiKey))!.keyId;
+      await revokeProjectKey(a.ctx, { developer: project.createdBy, projectId: project.id, keyId });
     },
     link: async (userId, address) => {
       const linked = address ?? (await generateKeyPairSigner()).address;

@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import type { Address } from "@solana/kit";
 import { getTxRequest } from "../../kv/tx_requests.ts";
-import { revokeProjectKey } from "../../lib/projects/keys.ts";
 import { assertErrorCode } from "../support/assertions.ts";
 import { startTxHarness, type TxHarness, type TxInstance } from "../support/tx_harness.ts";
 
@@ -70,12 +69,7 @@ Deno.test("A project's next payout on the same instance is checked and reserved 
 
 Deno.test("A key revoked on another instance is refused by a payout made from known records", async () => {
   await withPaidInstance(async (h, b, to) => {
-    const keyId = (await h.a.ctx.apiKeys.resolve(h.apiKey))!.keyId;
-    await revokeProjectKey(h.a.ctx, {
-      developer: h.project.createdBy,
-      projectId: h.project.id,
-      keyId,
-    });
+    await h.revokeKey();
 
     const res = await b.post("transfer-sol", PAYOUT);
 

@@ -10,7 +10,6 @@ import { checkTxRequest } from "../../lib/tx/checks.ts";
 import { reserveTxRequest } from "../../lib/tx/reserve.ts";
 import { startDeadline } from "../../lib/tx/timing.ts";
 import { ApiError } from "../../core/api_error.ts";
-import { revokeProjectKey } from "../../lib/projects/keys.ts";
 import { deleteDeveloperProject } from "../../lib/projects/ownership.ts";
 import { assertErrorCode } from "../support/assertions.ts";
 import { startTxHarness, type TxHarness, type TxInstance } from "../support/tx_harness.ts";
@@ -46,12 +45,7 @@ async function assertNothingPaid(h: TxHarness, to: Address): Promise<void> {
 Deno.test("A payout sent after its key's revocation was answered is refused on every instance", async () => {
   await withTwoInstances(async (h, b, to) => {
     // Given: the key was revoked on instance a, and the revocation answered.
-    const keyId = (await h.a.ctx.apiKeys.resolve(h.apiKey))!.keyId;
-    await revokeProjectKey(h.a.ctx, {
-      developer: h.project.createdBy,
-      projectId: h.project.id,
-      keyId,
-    });
+    await h.revokeKey();
 
     // When: instance b, whose cache still holds the key, gets a payout with it.
     const res = await b.post("transfer-sol", PAYOUT);
@@ -90,11 +84,7 @@ Deno.test("reserveTxRequest() refuses a payout whose key was revoked after its c
     assert.equal(checked.kind, "checked");
 
     // ...when instance a revoked the key.
-    await revokeProjectKey(h.a.ctx, {
-      developer: h.project.createdBy,
-      projectId: h.project.id,
-      keyId,
-    });
+    await h.revokeKey();
 
     // When: b reserves it.
     const reserving = reserveTxRequest(b.ctx, checked.request);
