@@ -80,7 +80,7 @@ export async function handleTxRequest(
   // Over the network a wrong guess costs a round trip more: a remote store is always read.
   const turn = ctx.remoteStore ? null : ctx.known.begin(caller.projectId);
   try {
-    if (turn?.guess) {
+    if (turn) {
       try {
         return await checkReserveAndSend(ctx, caller, kind, input, {
           ...options,

@@ -131,7 +131,7 @@ async function reserveAttempt(
       turn = await reserve(ctx, request, state, { attemptId, claim, fold, counts, signed, read });
     } catch (error) {
       claim?.release();
-      // Refused by entries that may be old (a guess only reaches its first round's commit).
+      // Refused while its checks rest on known entries, which may be old: only fresh reads refuse.
       if (request.guessed && error instanceof ApiError) throw request.guessed.guess.wrong();
       throw error;
     }
