@@ -36,44 +36,39 @@ async function seedDeliveries(
 }
 
 Deno.test("A project's tx event is delivered within 5 s while another project has 50,000 deliveries due", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    await using h = await startTxHarness({ kvPath });
-    await h.policy({ maxSolPerTransfer: "1" });
-    await h.link(7);
-    // Given: another developer's project has 50,000 deliveries due, all queued before this
-    // project's event, and the worker (every instance's loop, with its default slots) is on them.
-    const flooding = (await createTestProject(h.a, { developer: FLOODER })).project;
-    await saveEventSettings(h.a.ctx, flooding.id, {
-      universeId: UNIVERSE,
-      publishingKey: PUBLISH_KEY,
-    });
-    await seedDeliveries(h.a.kv, flooding.id, { count: BACKLOG, runAt: h.a.clock.now() - 1_000 });
-    h.a.worker.start();
-    await until(() => h.standIn.inbox().length >= 50, 20_000, "the backlog's first deliveries");
+  await using h = await startTxHarness({ sharedStore: true });
+  await h.policy({ maxSolPerTransfer: "1" });
+  await h.link(7);
+  // Given: another developer's project has 50,000 deliveries due, all queued before this
+  // project's event, and the worker (every instance's loop, with its default slots) is on them.
+  const flooding = (await createTestProject(h.a, { developer: FLOODER })).project;
+  await saveEventSettings(h.a.ctx, flooding.id, {
+    universeId: UNIVERSE,
+    publishingKey: PUBLISH_KEY,
+  });
+  await seedDeliveries(h.a.kv, flooding.id, { count: BACKLOG, runAt: h.a.clock.now() - 1_000 });
+  h.a.worker.start();
+  await until(() => h.standIn.inbox().length >= 50, 20_000, "the backlog's first deliveries");
 
-    // When: a payout of this project confirms, which records its `tx` event.
-    const answer = await okJson(
-      await h.a.post("transfer-sol", { to: { userId: 7 }, amount: "0.1", idempotencyKey: "fair" }),
-    );
-    const answeredAt = performance.now();
-    assert.equal(answer.status, "confirmed");
+  // When: a payout of this project confirms, which records its `tx` event.
+  const answer = await okJson(
+    await h.a.post("transfer-sol", { to: { userId: 7 }, amount: "0.1", idempotencyKey: "fair" }),
+  );
+  const answeredAt = performance.now();
+  assert.equal(answer.status, "confirmed");
 
-    // Then: the event reaches the game within 5 s, while most of the backlog still waits.
-    const isOurs = (data: unknown) => (data as { key?: string }).key === "fair";
-    await until(
-      () => h.standIn.inbox().some((m) => isOurs(m.data)),
-      5_000,
-      "this project's tx event",
-    );
-    const latencyMs = performance.now() - answeredAt;
-    assert.ok(latencyMs < 5_000, `delivered after ${latencyMs} ms`);
-    await h.a.worker.stop();
-    const waiting = (await listJobs(h.a.kv)).filter((j) => j.payload.projectId === flooding.id);
-    assert.ok(waiting.length > BACKLOG / 2, `${waiting.length} of the backlog still waiting`);
-  } finally {
-    await Deno.remove(kvPath).catch(() => {});
-  }
+  // Then: the event reaches the game within 5 s, while most of the backlog still waits.
+  const isOurs = (data: unknown) => (data as { key?: string }).key === "fair";
+  await until(
+    () => h.standIn.inbox().some((m) => isOurs(m.data)),
+    5_000,
+    "this project's tx event",
+  );
+  const latencyMs = performance.now() - answeredAt;
+  assert.ok(latencyMs < 5_000, `delivered after ${latencyMs} ms`);
+  await h.a.worker.stop();
+  const waiting = (await listJobs(h.a.kv)).filter((j) => j.payload.projectId === flooding.id);
+  assert.ok(waiting.length > BACKLOG / 2, `${waiting.length} of the backlog still waiting`);
 });
 
 Deno.test("One developer's projects together hold at most half of a lane's slots", async () => {

@@ -65,7 +65,9 @@ export interface TxHarness extends AsyncDisposable {
   wallet: Address | null;
   /** The proxy every instance reaches the chain through (with `proxy: true`; otherwise reading it throws). */
   readonly proxy: HoldingProxy;
-  /** Opens another instance on the same KV file (needs `kvPath`). */
+  /** The store every instance runs on (`kvPath`, or the temporary file of `sharedStore`), else null. */
+  kvPath: string | null;
+  /** Opens another instance on the same store (needs `sharedStore` or `kvPath`). */
   instance(options?: { config?: Partial<Config>; rpcUrl?: string }): Promise<TxInstance>;
   /** Stops an instance as a crash would leave it: its worker and store handle are gone. */
   kill(instance: TxInstance): Promise<void>;
@@ -92,7 +94,10 @@ export interface TxHarnessOptions {
   wallet?: boolean;
   /** Lamports airdropped to the wallet (default 100 SOL). */
   fund?: bigint;
+  /** The store to run on (a KV Connect URL); `:memory:` unless given, or with `sharedStore`. */
   kvPath?: string;
+  /** Run on a temporary KV file that other instances can open (`instance()`); removed at close. */
+  sharedStore?: boolean;
   config?: Partial<Config>;
   /** Put a `HoldingProxy` between the instances and the chain (default false). */
   proxy?: boolean;
@@ -111,6 +116,8 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
     keys: [{ apiKey: PUBLISH_KEY, universeId: UNIVERSE }],
   });
   const proxy = options.proxy ? startHoldingProxy(chain.rpcUrl) : null;
+  const temporary = options.sharedStore ? await Deno.makeTempFile({ suffix: ".kv" }) : null;
+  const kvPath = options.kvPath ?? temporary;
   const opened: TxInstance[] = [];
   // Every instance runs on the first one's clock, also once that one is killed.
   let clock: ManualClock | undefined;
@@ -118,7 +125,7 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
   const open = async (extra: { config?: Partial<Config>; rpcUrl?: string } = {}) => {
     const rpcUrl = extra.rpcUrl ?? proxy?.url ?? chain.rpcUrl;
     const app = await createTestApp({
-      kvPath: options.kvPath,
+      kvPath: kvPath ?? undefined,
       clock,
       config: {
         rpcUrls: { devnet: rpcUrl, mainnet: rpcUrl },
@@ -175,6 +182,7 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
     }
     await standIn.close();
     await chain.close();
+    if (temporary) await Deno.remove(temporary).catch(() => {});
   };
   return {
     chain,
@@ -188,6 +196,7 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
       if (!proxy) throw new Error("The harness has no proxy: start it with `proxy: true`");
       return proxy;
     },
+    kvPath,
     instance: open,
     kill: async (instance) => {
       const i = opened.indexOf(instance);
@@ -309,8 +318,6 @@ interface KilledAttempt {
 interface DeadRequest {
   /** The linked player's wallet. */
   to: Address;
-  /** The KV file the harness runs on. */
-  kvPath: string;
   /** Releases the held call and waits for the dead request's end. */
   settle(): Promise<void>;
 }
@@ -324,35 +331,28 @@ export async function withKilledAttempt(
   attempt: KilledAttempt,
   then: (h: TxHarness, dead: DeadRequest) => Promise<void>,
 ): Promise<void> {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    await using h = await startTxHarness({ kvPath });
-    await using proxy = startHoldingProxy(
-      attempt.reachesChain ? h.chain.rpcUrl : "http://127.0.0.1:9",
-    );
-    await h.policy({ maxSolPerTransfer: "5" });
-    const to = await h.link(attempt.body.to.userId);
-    await attempt.before?.(h);
-    const doomed = await h.instance({ rpcUrl: proxy.url });
-    const held = proxy.hold(attempt.heldAt);
-    const inFlight = (attempt.inBatch
+  await using h = await startTxHarness({ sharedStore: true });
+  await using proxy = startHoldingProxy(
+    attempt.reachesChain ? h.chain.rpcUrl : "http://127.0.0.1:9",
+  );
+  await h.policy({ maxSolPerTransfer: "5" });
+  const to = await h.link(attempt.body.to.userId);
+  await attempt.before?.(h);
+  const doomed = await h.instance({ rpcUrl: proxy.url });
+  const held = proxy.hold(attempt.heldAt);
+  const inFlight =
+    (attempt.inBatch
       ? doomed.post("batch", { items: [{ kind: "transfer-sol", ...attempt.body }] })
-      : doomed.post("transfer-sol", attempt.body)).catch((error) =>
-        error
-      );
-    await held.arrived;
-    await h.kill(doomed);
-    await then(h, {
-      to,
-      kvPath,
-      settle: async () => {
-        proxy.release();
-        await inFlight;
-      },
-    });
-  } finally {
-    await Deno.remove(kvPath).catch(() => {});
-  }
+      : doomed.post("transfer-sol", attempt.body)).catch((error) => error);
+  await held.arrived;
+  await h.kill(doomed);
+  await then(h, {
+    to,
+    settle: async () => {
+      proxy.release();
+      await inFlight;
+    },
+  });
 }
 
 /**

@@ -107,30 +107,25 @@ Deno.test("A quiet project's payout over the minute's quota is counted and refus
 });
 
 Deno.test("Payouts on two instances at the minute's last places: exactly the rest pass, every one counted", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    await using h = await startTxHarness({ kvPath });
-    const b = await h.instance();
-    await h.policy({ maxSolPerTransfer: "5" });
-    await h.link(1);
-    const body = (key: string) => ({ to: { userId: 1 }, amount: "0.001", idempotencyKey: key });
-    assert.equal((await okJson(await h.a.post("transfer-sol", body("first")))).status, "confirmed");
-    // Given: 590 of the minute's 600 used
-    await usedThisMinute(h, 590);
-    // When: 20 payouts at once, half on each instance
-    const outcomes = await Promise.all(
-      Array.from(
-        { length: 20 },
-        async (_, i) =>
-          await outcomeOf(await (i % 2 ? b : h.a).post("transfer-sol", body(`last-${i}`))),
-      ),
-    );
-    // Then: 10 through, 10 refused, all 20 counted (leases settled first)
-    assert.deepEqual(tally(outcomes), { confirmed: 10, rate_limited: 10 });
-    await h.a.ctx.quota.close();
-    await b.ctx.quota.close();
-    assert.equal(await minuteCount(h), 610);
-  } finally {
-    await Deno.remove(kvPath).catch(() => {});
-  }
+  await using h = await startTxHarness({ sharedStore: true });
+  const b = await h.instance();
+  await h.policy({ maxSolPerTransfer: "5" });
+  await h.link(1);
+  const body = (key: string) => ({ to: { userId: 1 }, amount: "0.001", idempotencyKey: key });
+  assert.equal((await okJson(await h.a.post("transfer-sol", body("first")))).status, "confirmed");
+  // Given: 590 of the minute's 600 used
+  await usedThisMinute(h, 590);
+  // When: 20 payouts at once, half on each instance
+  const outcomes = await Promise.all(
+    Array.from(
+      { length: 20 },
+      async (_, i) =>
+        await outcomeOf(await (i % 2 ? b : h.a).post("transfer-sol", body(`last-${i}`))),
+    ),
+  );
+  // Then: 10 through, 10 refused, all 20 counted (leases settled first)
+  assert.deepEqual(tally(outcomes), { confirmed: 10, rate_limited: 10 });
+  await h.a.ctx.quota.close();
+  await b.ctx.quota.close();
+  assert.equal(await minuteCount(h), 610);
 });

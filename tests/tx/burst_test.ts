@@ -32,25 +32,20 @@ function answeredAll(counts: Record<string, number>, n: number): void {
 }
 
 Deno.test("A round end of 500 payouts over two instances: every one answered, none refused", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    await using h = await startTxHarness({
-      kvPath,
-      fund: 1_000_000_000_000n,
-      // The spec's answer time and RPC timeout: the burst is judged as production would be.
-      timing: { answerWithinMs: 20_000, rpcTimeoutMs: 8_000 },
-    });
-    const b = await h.instance();
-    await h.policy({ maxSolPerTransfer: "1" });
-    answeredAll(await burst(h, [h.a, b], BURST), BURST);
-    // (A minute later, for the request quota's 600 a minute; the instances' blocks settled.)
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
-    h.a.clock.advance(61_000);
-    // Then: the daily quota counted every one of them exactly, across both instances
-    const more = await burst(h, [h.a, b], 1_000 - BURST + 20, BURST);
-    answeredAll({ confirmed: more.confirmed ?? 0, submitted: more.submitted ?? 0 }, 1_000 - BURST);
-    assert.equal(more.daily_tx_quota_exceeded, 20, JSON.stringify(more));
-  } finally {
-    await Deno.remove(kvPath).catch(() => {});
-  }
+  await using h = await startTxHarness({
+    sharedStore: true,
+    fund: 1_000_000_000_000n,
+    // The spec's answer time and RPC timeout: the burst is judged as production would be.
+    timing: { answerWithinMs: 20_000, rpcTimeoutMs: 8_000 },
+  });
+  const b = await h.instance();
+  await h.policy({ maxSolPerTransfer: "1" });
+  answeredAll(await burst(h, [h.a, b], BURST), BURST);
+  // (A minute later, for the request quota's 600 a minute; the instances' blocks settled.)
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  h.a.clock.advance(61_000);
+  // Then: the daily quota counted every one of them exactly, across both instances
+  const more = await burst(h, [h.a, b], 1_000 - BURST + 20, BURST);
+  answeredAll({ confirmed: more.confirmed ?? 0, submitted: more.submitted ?? 0 }, 1_000 - BURST);
+  assert.equal(more.daily_tx_quota_exceeded, 20, JSON.stringify(more));
 });

@@ -264,14 +264,14 @@ Deno.test("An instance that starts settles a signed attempt already on chain at 
     assert.equal(await balanceOf(h, dead.to), 1_000_000_000n);
 
     // When: an instance starts on the store
-    const kv = await Deno.openKv(dead.kvPath);
+    const kv = await Deno.openKv(h.kvPath!);
     const service = await startService({
       kv,
       clock: h.a.clock,
       hostname: "127.0.0.1",
       config: testConfig({
         port: 0,
-        kvPath: dead.kvPath,
+        kvPath: h.kvPath!,
         rpcUrls: { devnet: h.chain.rpcUrl, mainnet: h.chain.rpcUrl },
       }),
     });
@@ -368,11 +368,10 @@ Deno.test("The sweep reads the statuses of many attempts in one getSignatureStat
 });
 
 Deno.test("The background check of a submitted attempt runs every 1.5 s", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   let proxy: ReturnType<typeof startHoldingProxy> | null = null;
   try {
     await using h = await startTxHarness({
-      kvPath,
+      sharedStore: true,
       autoAdvance: false,
       timing: { confirmWaitMs: 50 },
     });
@@ -387,11 +386,15 @@ Deno.test("The background check of a submitted attempt runs every 1.5 s", async 
     assert.equal(sent.status, "submitted");
 
     // When: an instance runs its worker on the real clock for a while
-    const kv = await Deno.openKv(kvPath);
+    const kv = await Deno.openKv(h.kvPath!);
     const service = await startService({
       kv,
       hostname: "127.0.0.1",
-      config: testConfig({ port: 0, kvPath, rpcUrls: { devnet: proxy.url, mainnet: proxy.url } }),
+      config: testConfig({
+        port: 0,
+        kvPath: h.kvPath!,
+        rpcUrls: { devnet: proxy.url, mainnet: proxy.url },
+      }),
     });
     try {
       await new Promise((resolve) => setTimeout(resolve, 7_000));
@@ -408,7 +411,6 @@ Deno.test("The background check of a submitted attempt runs every 1.5 s", async 
     assert.ok(median >= 1_400 && median < 1_800, `median gap ${median} ms (${gaps.join(", ")})`);
   } finally {
     await proxy?.close();
-    await Deno.remove(kvPath).catch(() => {});
   }
 });
 

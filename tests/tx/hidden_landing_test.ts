@@ -37,32 +37,27 @@ interface HiddenLanding {
  * is killed and another one starts on the same store.
  */
 async function withHiddenLanding(then: (s: HiddenLanding) => Promise<void>): Promise<void> {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    await using h = await startTxHarness({
-      autoAdvance: false,
-      kvPath,
-      proxy: true,
-      timing: { confirmWaitMs: 100 },
-      developer: DEVELOPER.address,
-    });
-    await h.policy({ maxSolPerTransfer: "5" });
-    const to = await h.link(BODY.to.userId);
-    h.chain.faults.hideStatuses(true);
-    h.proxy.loseAnswerNext("sendTransaction", 1);
-    const answered = await okJson(await h.a.post("transfer-sol", BODY));
-    assert.equal(answered.status, "submitted");
-    const first = (await getTxRequest(h.a.kv, h.project.id, BODY.idempotencyKey))!;
-    // It landed, then the finalized chain moved far past its last valid height.
-    h.chain.advanceSlots(2);
-    assert.equal(await balanceOf(h, to), ONE_SOL);
-    finalizePast(h, first.signed!, 40);
-    await h.kill(h.a);
-    const restarted = await h.instance();
-    await then({ h, restarted, to, first });
-  } finally {
-    await Deno.remove(kvPath).catch(() => {});
-  }
+  await using h = await startTxHarness({
+    autoAdvance: false,
+    sharedStore: true,
+    proxy: true,
+    timing: { confirmWaitMs: 100 },
+    developer: DEVELOPER.address,
+  });
+  await h.policy({ maxSolPerTransfer: "5" });
+  const to = await h.link(BODY.to.userId);
+  h.chain.faults.hideStatuses(true);
+  h.proxy.loseAnswerNext("sendTransaction", 1);
+  const answered = await okJson(await h.a.post("transfer-sol", BODY));
+  assert.equal(answered.status, "submitted");
+  const first = (await getTxRequest(h.a.kv, h.project.id, BODY.idempotencyKey))!;
+  // It landed, then the finalized chain moved far past its last valid height.
+  h.chain.advanceSlots(2);
+  assert.equal(await balanceOf(h, to), ONE_SOL);
+  finalizePast(h, first.signed!, 40);
+  await h.kill(h.a);
+  const restarted = await h.instance();
+  await then({ h, restarted, to, first });
 }
 
 Deno.test("A landed payment the node hides is never settled failed after a restart: the wallet's own history confirms it", async () => {

@@ -213,23 +213,18 @@ Deno.test("50 concurrent requests with one key send one transaction", async () =
 });
 
 Deno.test("Concurrent requests with one key on two instances sharing one store send one transaction", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    await using h = await startTxHarness({ kvPath });
-    const b = await h.instance();
-    await h.policy({ maxSolPerTransfer: "5" });
-    const to = await h.link(1);
-    const answers = await burst([h.a, b], 50, {
-      to: { userId: 1 },
-      amount: "1",
-      idempotencyKey: "twin",
-    });
-    assertOneTransaction(answers);
-    assert.equal(await sentByWallet(h), 1);
-    assert.equal((await h.rpc.getBalance(to).send()).value, 1_000_000_000n);
-  } finally {
-    await Deno.remove(kvPath).catch(() => {});
-  }
+  await using h = await startTxHarness({ sharedStore: true });
+  const b = await h.instance();
+  await h.policy({ maxSolPerTransfer: "5" });
+  const to = await h.link(1);
+  const answers = await burst([h.a, b], 50, {
+    to: { userId: 1 },
+    amount: "1",
+    idempotencyKey: "twin",
+  });
+  assertOneTransaction(answers);
+  assert.equal(await sentByWallet(h), 1);
+  assert.equal((await h.rpc.getBalance(to).send()).value, 1_000_000_000n);
 });
 
 Deno.test("GET /v1/tx/:idempotencyKey answers the stored result for a URL-encoded key, and not_found otherwise", async () => {

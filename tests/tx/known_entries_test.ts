@@ -18,18 +18,13 @@ import { startTxHarness, type TxHarness, type TxInstance } from "../support/tx_h
 async function withPaidInstance(
   then: (h: TxHarness, b: TxInstance, to: Address) => Promise<void>,
 ): Promise<void> {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    await using h = await startTxHarness({ kvPath, timing: { confirmWaitMs: 0 } });
-    await h.policy({ maxSolPerTransfer: "1" });
-    const to = await h.link(5);
-    const b = await h.instance();
-    const first = await b.post("transfer-sol", { ...PAYOUT, idempotencyKey: "first" });
-    assert.equal(first.status, 200);
-    await then(h, b, to);
-  } finally {
-    await Deno.remove(kvPath).catch(() => {});
-  }
+  await using h = await startTxHarness({ sharedStore: true, timing: { confirmWaitMs: 0 } });
+  await h.policy({ maxSolPerTransfer: "1" });
+  const to = await h.link(5);
+  const b = await h.instance();
+  const first = await b.post("transfer-sol", { ...PAYOUT, idempotencyKey: "first" });
+  assert.equal(first.status, 200);
+  await then(h, b, to);
 }
 
 /** The payout the tests send from instance `b` after its first. */

@@ -48,15 +48,10 @@ Deno.test("Concurrent requests with different keys never take an asset past its 
 });
 
 Deno.test("Two instances sharing a store never together exceed the hourly budget", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    await using h = await startTxHarness({ kvPath });
-    const b = await h.instance();
-    await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "7" }] });
-    assert.deepEqual(await spend(h, [h.a, b], 24), { confirmed: 7, hourly_budget_exceeded: 17 });
-  } finally {
-    await Deno.remove(kvPath).catch(() => {});
-  }
+  await using h = await startTxHarness({ sharedStore: true });
+  const b = await h.instance();
+  await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "7" }] });
+  assert.deepEqual(await spend(h, [h.a, b], 24), { confirmed: 7, hourly_budget_exceeded: 17 });
 });
 
 Deno.test("Failed attempts do not count against the hourly limits or the budget", async () => {
@@ -183,79 +178,69 @@ Deno.test("The daily cap on failed transactions: 2,000 failures after signing in
 });
 
 Deno.test("Requests on two instances at once never pass the cap on failures", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    await using h = await startTxHarness({ kvPath, fund: 2_000_000_000n });
-    const b = await h.instance();
-    await h.policy({ maxSolPerTransfer: "100" });
-    await h.link(2);
-    // Given: 1,990 failures earlier today, as the settling commits left them
-    const earlier = h.a.clock.now() - HOUR;
-    await h.a.kv.set(txFailedUsageKey(h.project.id), {
-      times: Array.from({ length: 1_990 }, (_, i) => earlier + i),
-      amounts: [],
-    });
+  await using h = await startTxHarness({ sharedStore: true, fund: 2_000_000_000n });
+  const b = await h.instance();
+  await h.policy({ maxSolPerTransfer: "100" });
+  await h.link(2);
+  // Given: 1,990 failures earlier today, as the settling commits left them
+  const earlier = h.a.clock.now() - HOUR;
+  await h.a.kv.set(txFailedUsageKey(h.project.id), {
+    times: Array.from({ length: 1_990 }, (_, i) => earlier + i),
+    amounts: [],
+  });
 
-    // When: 30 payouts the wallet cannot cover arrive at once, half on each instance
-    const outcomes = await Promise.all(Array.from({ length: 30 }, async (_, i) => {
-      const instance = i % 2 === 0 ? h.a : b;
-      return await outcomeOf(
-        await instance.post("transfer-sol", {
-          to: { userId: 2 },
-          amount: "50",
-          idempotencyKey: `broke-${i}`,
-        }),
-      );
-    }));
+  // When: 30 payouts the wallet cannot cover arrive at once, half on each instance
+  const outcomes = await Promise.all(Array.from({ length: 30 }, async (_, i) => {
+    const instance = i % 2 === 0 ? h.a : b;
+    return await outcomeOf(
+      await instance.post("transfer-sol", {
+        to: { userId: 2 },
+        amount: "50",
+        idempotencyKey: `broke-${i}`,
+      }),
+    );
+  }));
 
-    // Then: exactly 10 were tried (and failed); the others were refused before being reserved
-    assert.deepEqual(tally(outcomes), { failed: 10, daily_failed_tx_quota_exceeded: 20 });
-  } finally {
-    await Deno.remove(kvPath).catch(() => {});
-  }
+  // Then: exactly 10 were tried (and failed); the others were refused before being reserved
+  assert.deepEqual(tally(outcomes), { failed: 10, daily_failed_tx_quota_exceeded: 20 });
 });
 
 Deno.test("Three instances paying uneven amounts at once never pass the budget, and once their blocks settle the room left is exact", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    await using h = await startTxHarness({ kvPath, fund: 1_000_000_000_000n });
-    const instances = [h.a, await h.instance(), await h.instance()];
-    await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "10" }] });
-    const amounts = Array.from({ length: 36 }, (_, i) => [0.25, 0.5, 0.75, 1][i % 4]!);
-    // When: two waves of payouts of 0.25 to 1 SOL, spread over the three instances
-    let paid = 0;
-    for (const wave of [amounts.slice(0, 18), amounts.slice(18)]) {
-      const outcomes = await Promise.all(wave.map(async (amount, i) => {
-        const res = await instances[i % 3]!.post("transfer-sol", {
-          to: { address: (await generateKeyPairSigner()).address },
-          amount: String(amount),
-          idempotencyKey: `uneven-${paid}-${i}`,
-        });
-        return { amount, outcome: await outcomeOf(res) };
-      }));
-      for (const { amount, outcome } of outcomes) {
-        if (outcome === "confirmed") paid += amount;
-        else assert.equal(outcome, "hourly_budget_exceeded");
-      }
+  await using h = await startTxHarness({ sharedStore: true, fund: 1_000_000_000_000n });
+  const instances = [h.a, await h.instance(), await h.instance()];
+  await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "10" }] });
+  const amounts = Array.from({ length: 36 }, (_, i) => [0.25, 0.5, 0.75, 1][i % 4]!);
+  // When: two waves of payouts of 0.25 to 1 SOL, spread over the three instances
+  let paid = 0;
+  for (const wave of [amounts.slice(0, 18), amounts.slice(18)]) {
+    const outcomes = await Promise.all(wave.map(async (amount, i) => {
+      const res = await instances[i % 3]!.post("transfer-sol", {
+        to: { address: (await generateKeyPairSigner()).address },
+        amount: String(amount),
+        idempotencyKey: `uneven-${paid}-${i}`,
+      });
+      return { amount, outcome: await outcomeOf(res) };
+    }));
+    for (const { amount, outcome } of outcomes) {
+      if (outcome === "confirmed") paid += amount;
+      else assert.equal(outcome, "hourly_budget_exceeded");
     }
-    // Then: never past the budget
-    assert.ok(paid <= 10, `paid ${paid} SOL`);
-    // And: once every instance's blocks are settled, exactly the rest fits, and nothing more
-    for (const instance of instances) await instance.ctx.tx.allowances.settle(h.project.id);
-    const rest = 10 - paid;
-    const pay = async (amount: string, key: string) =>
-      await outcomeOf(
-        await h.a.post("transfer-sol", {
-          to: { address: (await generateKeyPairSigner()).address },
-          amount,
-          idempotencyKey: key,
-        }),
-      );
-    if (rest > 0) {
-      assert.equal(await pay(String(rest), "the-rest"), "confirmed");
-    }
-    assert.equal(await pay("0.000000001", "one-more"), "hourly_budget_exceeded");
-  } finally {
-    await Deno.remove(kvPath).catch(() => {});
   }
+  // Then: never past the budget
+  assert.ok(paid <= 10, `paid ${paid} SOL`);
+  // And: once every instance's blocks are settled, exactly the rest fits, and nothing more
+  for (const instance of instances) await instance.ctx.tx.allowances.settle(h.project.id);
+  const rest = 10 - paid;
+  const pay = async (amount: string, key: string) =>
+    await outcomeOf(
+      await h.a.post("transfer-sol", {
+        to: { address: (await generateKeyPairSigner()).address },
+        amount,
+        idempotencyKey: key,
+      }),
+    );
+  if (rest > 0) {
+    assert.equal(await pay(String(rest), "the-rest"), "confirmed");
+  }
+  assert.equal(await pay("0.000000001", "one-more"), "hourly_budget_exceeded");
 });

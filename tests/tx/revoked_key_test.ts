@@ -19,17 +19,12 @@ import { call } from "../support/test_app.ts";
 async function withTwoInstances(
   then: (h: TxHarness, b: TxInstance, to: Address) => Promise<void>,
 ): Promise<void> {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    await using h = await startTxHarness({ kvPath });
-    await h.policy({ maxSolPerTransfer: "1" });
-    const to = await h.link(5);
-    const b = await h.instance();
-    assert.equal((await call(b.app, "/v1/project", { apiKey: h.apiKey })).status, 200);
-    await then(h, b, to);
-  } finally {
-    await Deno.remove(kvPath).catch(() => {});
-  }
+  await using h = await startTxHarness({ sharedStore: true });
+  await h.policy({ maxSolPerTransfer: "1" });
+  const to = await h.link(5);
+  const b = await h.instance();
+  assert.equal((await call(b.app, "/v1/project", { apiKey: h.apiKey })).status, 200);
+  await then(h, b, to);
 }
 
 /** The payout the tests send from instance `b`. */

@@ -125,79 +125,69 @@ Deno.test("The managed wallet signs transactions, and its key never reaches the 
 });
 
 Deno.test("With WALLET_PROVIDER=none: wallets_unavailable, no sending, everything else works", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    // Given: a project whose wallet was created while managed wallets were on
-    await using h = await startTxHarness({ kvPath });
-    await h.policy({ maxSolPerTransfer: "1" });
-    await h.link(1);
-    const sent = await (await h.a.post("transfer-sol", {
-      to: { userId: 1 },
-      amount: "1",
-      idempotencyKey: "before",
-    })).json();
-    assert.equal(sent.status, "confirmed");
-    const off = await h.instance({ config: { walletProvider: "none" } });
-    const other = await createTestProject(off);
+  // Given: a project whose wallet was created while managed wallets were on
+  await using h = await startTxHarness({ sharedStore: true });
+  await h.policy({ maxSolPerTransfer: "1" });
+  await h.link(1);
+  const sent = await (await h.a.post("transfer-sol", {
+    to: { userId: 1 },
+    amount: "1",
+    idempotencyKey: "before",
+  })).json();
+  assert.equal(sent.status, "confirmed");
+  const off = await h.instance({ config: { walletProvider: "none" } });
+  const other = await createTestProject(off);
 
-    // Then
-    assert.deepEqual(await (await call(off.app, "/health")).json(), { ok: true, wallets: "none" });
-    assert.deepEqual(await (await call(h.a.app, "/health")).json(), {
-      ok: true,
-      wallets: "managed",
-    });
-    await assertApiError(
-      createProjectWallet(off.ctx, other.project.id),
-      503,
-      "wallets_unavailable",
-    );
-    const noWallet = await call(off.app, "/v1/tx/transfer-sol", {
-      method: "POST",
-      apiKey: other.apiKey,
-      json: { to: { userId: 1 }, amount: "1", idempotencyKey: "x" },
-    });
-    assert.equal((await noWallet.json()).error.code, "wallet_not_configured");
-    const cannotSign = await off.post("transfer-sol", {
-      to: { userId: 1 },
-      amount: "1",
-      idempotencyKey: "after",
-    });
-    assert.equal(cannotSign.status, 502);
-    assert.equal((await cannotSign.json()).error.code, "wallet_unavailable");
-    assert.equal((await (await off.status("after")).json()).status, "failed");
-    // Reads, the status route and the project keep working.
-    assert.equal((await (await off.status("before")).json()).status, "confirmed");
-    assert.equal((await call(off.app, "/v1/project", { apiKey: h.apiKey })).status, 200);
-    assert.equal((await call(off.app, "/v1/players/1/wallet", { apiKey: h.apiKey })).status, 200);
-  } finally {
-    await Deno.remove(kvPath).catch(() => {});
-  }
+  // Then
+  assert.deepEqual(await (await call(off.app, "/health")).json(), { ok: true, wallets: "none" });
+  assert.deepEqual(await (await call(h.a.app, "/health")).json(), {
+    ok: true,
+    wallets: "managed",
+  });
+  await assertApiError(
+    createProjectWallet(off.ctx, other.project.id),
+    503,
+    "wallets_unavailable",
+  );
+  const noWallet = await call(off.app, "/v1/tx/transfer-sol", {
+    method: "POST",
+    apiKey: other.apiKey,
+    json: { to: { userId: 1 }, amount: "1", idempotencyKey: "x" },
+  });
+  assert.equal((await noWallet.json()).error.code, "wallet_not_configured");
+  const cannotSign = await off.post("transfer-sol", {
+    to: { userId: 1 },
+    amount: "1",
+    idempotencyKey: "after",
+  });
+  assert.equal(cannotSign.status, 502);
+  assert.equal((await cannotSign.json()).error.code, "wallet_unavailable");
+  assert.equal((await (await off.status("after")).json()).status, "failed");
+  // Reads, the status route and the project keep working.
+  assert.equal((await (await off.status("before")).json()).status, "confirmed");
+  assert.equal((await call(off.app, "/v1/project", { apiKey: h.apiKey })).status, 200);
+  assert.equal((await call(off.app, "/v1/players/1/wallet", { apiKey: h.apiKey })).status, 200);
 });
 
 Deno.test("A changed SECRET cannot open the wallet key: 502 wallet_unavailable, recorded as failed", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    await using h = await startTxHarness({ kvPath });
-    await h.policy({ maxSolPerTransfer: "1" });
-    await h.link(1);
-    const rotated = await h.instance({
-      config: { secret: "another-secret-another-secret-another-1" },
-    });
-    const res = await rotated.post("transfer-sol", {
-      to: { userId: 1 },
-      amount: "1",
-      idempotencyKey: "k",
-    });
-    const body = await res.json();
-    assert.deepEqual([res.status, body.error.code], [502, "wallet_unavailable"]);
-    assert.match(body.error.message, /cannot be decrypted/);
-    const stored = await (await rotated.status("k")).json();
-    assert.deepEqual([stored.status, stored.signature, stored.error], [
-      "failed",
-      null,
-      body.error.message,
-    ]);
-  } finally {
-    await Deno.remove(kvPath).catch(() => {});
-  }
+  await using h = await startTxHarness({ sharedStore: true });
+  await h.policy({ maxSolPerTransfer: "1" });
+  await h.link(1);
+  const rotated = await h.instance({
+    config: { secret: "another-secret-another-secret-another-1" },
+  });
+  const res = await rotated.post("transfer-sol", {
+    to: { userId: 1 },
+    amount: "1",
+    idempotencyKey: "k",
+  });
+  const body = await res.json();
+  assert.deepEqual([res.status, body.error.code], [502, "wallet_unavailable"]);
+  assert.match(body.error.message, /cannot be decrypted/);
+  const stored = await (await rotated.status("k")).json();
+  assert.deepEqual([stored.status, stored.signature, stored.error], [
+    "failed",
+    null,
+    body.error.message,
+  ]);
 });
