@@ -197,34 +197,29 @@ Deno.test("A key whose payout failed without leaving the node is kept 30 days; o
   assert.deepEqual(await listed("confirmed"), ["broke", "paid"]);
 });
 
-Deno.test("50 concurrent requests with one key send one transaction", async () => {
-  await using h = await startTxHarness();
+/** 50 requests with one key at once over `instances`: one transaction, 1 SOL paid once. */
+async function assertOneKeyPaysOnce(
+  h: TxHarness,
+  instances: TxInstance[],
+  idempotencyKey: string,
+): Promise<void> {
   await h.policy({ maxSolPerTransfer: "5" });
   const to: Address = await h.link(1);
-  const answers = await burst([h.a], 50, {
-    to: { userId: 1 },
-    amount: "1",
-    idempotencyKey: "burst",
-  });
+  const answers = await burst(instances, 50, { to: { userId: 1 }, amount: "1", idempotencyKey });
   assertOneTransaction(answers);
   assert.equal(await sentByWallet(h), 1);
   assert.equal((await h.rpc.getBalance(to).send()).value, 1_000_000_000n);
+}
+
+Deno.test("50 concurrent requests with one key send one transaction", async () => {
+  await using h = await startTxHarness();
+  await assertOneKeyPaysOnce(h, [h.a], "burst");
   assert.equal((await h.txEvents()).length, 1);
 });
 
 Deno.test("Concurrent requests with one key on two instances sharing one store send one transaction", async () => {
   await using h = await startTxHarness({ sharedStore: true });
-  const b = await h.instance();
-  await h.policy({ maxSolPerTransfer: "5" });
-  const to = await h.link(1);
-  const answers = await burst([h.a, b], 50, {
-    to: { userId: 1 },
-    amount: "1",
-    idempotencyKey: "twin",
-  });
-  assertOneTransaction(answers);
-  assert.equal(await sentByWallet(h), 1);
-  assert.equal((await h.rpc.getBalance(to).send()).value, 1_000_000_000n);
+  await assertOneKeyPaysOnce(h, [h.a, await h.instance()], "twin");
 });
 
 Deno.test("GET /v1/tx/:idempotencyKey answers the stored result for a URL-encoded key, and not_found otherwise", async () => {
