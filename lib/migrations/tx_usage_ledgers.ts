@@ -20,7 +20,7 @@ import {
   type AllowanceLedger,
   type AllowanceScope,
   bucketOf,
-  emptyLedger,
+  copyLedger,
   scopeTiming,
 } from "../../kv/tx_allowance.ts";
 import type { UsageWindow } from "../../kv/tx_usage.ts";
@@ -63,7 +63,7 @@ async function moveWindow(
     const live = reservationsOf(window!.value, now - windowMs);
     const fence = scope === "day";
     if (fence && live.times.length === 0 && isFenced(window!.value)) return false;
-    const ledger = structuredClone(ledgerEntry!.value ?? emptyLedger());
+    const ledger = copyLedger(ledgerEntry!.value);
     const amounts = scope.startsWith("asset:");
     live.times.forEach((at, i) => {
       addToBucket(ledger, bucketOf(scope, at), amounts ? live.amounts[i] ?? 0n : 1n, at);

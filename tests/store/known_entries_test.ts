@@ -59,6 +59,17 @@ Deno.test("KnownEntries' values cannot be changed, by the caller who wrote them 
   assert.throws(() => value.buckets.push({ n: 3 }), TypeError);
 });
 
+Deno.test("KnownEntries keeps big integers and byte arrays as written, copied", () => {
+  const known = new KnownEntries();
+  const written = { n: 7n, bytes: new Uint8Array([1, 2]), times: [1, 2] };
+  known.remember([{ key: KEY, value: written, versionstamp: "00000000000000010000" }]);
+  written.bytes[0] = 9;
+  written.times.push(3);
+
+  const [entry] = known.entries([KEY])!;
+  assert.deepEqual(entry!.value, { n: 7n, bytes: new Uint8Array([1, 2]), times: [1, 2] });
+});
+
 Deno.test("KnownEntries gives way to the least recently used keys past its bound", () => {
   const known = new KnownEntries({ keys: 2, bytes: 1_000_000 });
   const entry = (key: Deno.KvKey) => ({ key, value: 1, versionstamp: "00000000000000010000" });
