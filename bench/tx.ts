@@ -204,7 +204,8 @@ async function serveService() {
   const rpcUrl = Deno.env.get("BENCH_RPC_URL")!;
   // On a tmpfs (`BENCH_KV_DIR=/dev/shm`) the store's syncs cost nothing: what they cost is the
   // difference from a run on disk.
-  const dir = await Deno.makeTempDir({ dir: Deno.env.get("BENCH_KV_DIR") });
+  const under = Deno.env.get("BENCH_KV_DIR");
+  const dir = await Deno.makeTempDir(under ? { dir: under } : {});
   const config = loadConfig({
     SECRET: "bench-secret-bench-secret-bench-secret!!",
     PORT: "0",
