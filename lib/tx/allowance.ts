@@ -39,6 +39,8 @@ import { ulid } from "../../core/ids.ts";
 import { log } from "../../core/log.ts";
 import { type AllowanceScope, bucketOf } from "../../kv/tx_allowance.ts";
 import { claimFromBlocks } from "./allowance_claim.ts";
+import { abortable } from "../../core/deadline.ts";
+import { notReservedInTime } from "./timing.ts";
 import { LeaseSizes } from "../quota/lease_sizes.ts";
 import {
   type AllowanceClaim,
@@ -118,7 +120,8 @@ export class TxAllowances {
   /**
    * A payout's places, from blocks held here or from new ones. A payout that only other
    * instances' open blocks keep out waits for them, until `signal` (its deadline) aborts: then
-   * those scopes answer refused.
+   * those scopes answer refused. One whose round has not answered when its deadline passes is
+   * not reserved (`notReservedInTime`).
    */
   take(
     projectId: string,
@@ -140,10 +143,21 @@ export class TxAllowances {
         }),
       );
     }
-    return new Promise<AllowanceClaim>((resolve, reject) => {
+    const claimed = new Promise<AllowanceClaim>((resolve, reject) => {
       const since = performance.now();
       state.waiters.push({ need, signal: options.signal, since, resolve, reject });
       this.#startRound(projectId, state);
+    });
+    const { signal } = options;
+    // A payout past its deadline already (its signing stopped then, and is recorded failed with
+    // these places, the spec's 502 at step 14) waits for its round.
+    if (!signal || signal.aborted) return claimed;
+    // A round may outlast the payout's deadline (a slow or busy store): the payout stops waiting
+    // then, and places the round still grants it are given back as they come.
+    return abortable(claimed, signal).catch((error) => {
+      if (!signal.aborted) throw error;
+      claimed.then((claim) => claim.release(), () => {});
+      throw notReservedInTime();
     });
   }
 

@@ -1,5 +1,7 @@
 /** How long transaction requests wait and how often they are checked; tests shorten these. */
 
+import { ApiError } from "../../core/api_error.ts";
+
 /** Timing of sending and confirmation tracking. */
 export interface TxTiming {
   /** Longest a transaction route takes to answer, from receiving the request, whatever the RPC does. */
@@ -54,6 +56,18 @@ export function startDeadline(timing: TxTiming): Deadline {
     signal: AbortSignal.timeout(ms),
     left: () => Math.max(0, end - performance.now()),
   };
+}
+
+/**
+ * The answer of a request whose deadline came before its reservation committed (a slow or busy
+ * store): nothing of it was kept or sent, so the same key may be sent again.
+ */
+export function notReservedInTime(): ApiError {
+  return new ApiError(
+    500,
+    "internal",
+    "The request could not be reserved before its answer deadline; nothing was sent, and it may be sent again with the same idempotency key",
+  );
 }
 
 /** An abort signal for one RPC call: its own timeout, or the deadline's, whichever comes first. */

@@ -5,7 +5,9 @@
 import assert from "node:assert/strict";
 import { defaultTxTiming } from "../../lib/tx/timing.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
+import { startRemoteStore } from "../support/remote_store.ts";
 import {
+  balanceOf,
   finalizePast,
   fundWalletWithTokens,
   okJson,
@@ -115,4 +117,50 @@ Deno.test("A blockhash read another request started is waited for until this req
   assert.equal((await first.json()).error.code, "rpc_error");
   const paid = await okJson(second);
   assert.ok(paid.status === "confirmed" || paid.status === "submitted", JSON.stringify(paid));
+});
+
+Deno.test("A request whose store is too slow to reserve it before its deadline is answered then, nothing reserved or sent, and its key pays once later", async () => {
+  // Given: a remote store and a 2.5 s answer deadline (1.5 s for everything but the final commits)
+  await using store = await startRemoteStore();
+  await using h = await startTxHarness({
+    kvPath: store.url,
+    timing: { answerWithinMs: 2_500, confirmWaitMs: 300 },
+  });
+  await h.policy({ maxSolPerTransfer: "1" });
+  const to = await h.link(1);
+  const post = (key: string) =>
+    h.a.post("transfer-sol", { to: { userId: 1 }, amount: "0.01", idempotencyKey: key });
+
+  assert.equal((await okJson(await post("quick"))).status, "confirmed");
+  const before = await balanceOf(h, to);
+
+  // When: every round trip to the store takes 600 ms, and two payouts come one after the other,
+  // each finding no room in the limits' blocks held (it waits for a round of three round trips)
+  store.server.faults.latencyMs = 600;
+  const answers = [];
+  for (const key of ["slow-1", "slow-2"]) {
+    const started = performance.now();
+    const res = await post(key);
+    answers.push({
+      key,
+      ms: performance.now() - started,
+      status: res.status,
+      body: await res.json(),
+    });
+  }
+  store.server.faults.latencyMs = 0;
+
+  // Then: each was answered by its deadline, 500 `internal`, with nothing kept or sent
+  for (const a of answers) {
+    assert.equal(a.status, 500, JSON.stringify(a));
+    assert.equal(a.body.error.code, "internal");
+    assert.match(a.body.error.message, /nothing was sent/);
+    assert.ok(a.ms < 2_500, `${a.key} answered after ${Math.round(a.ms)} ms`);
+    assert.equal((await h.a.status(a.key)).status, 404);
+  }
+  assert.equal(await balanceOf(h, to), before);
+
+  // And: sent again on a quick store, each key pays once
+  for (const { key } of answers) assert.equal((await okJson(await post(key))).status, "confirmed");
+  assert.equal(await balanceOf(h, to), before + 20_000_000n);
 });
