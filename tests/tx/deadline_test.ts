@@ -11,6 +11,7 @@ import {
   finalizePast,
   fundWalletWithTokens,
   okJson,
+  outcomeOf,
   startTxHarness,
 } from "../support/tx_harness.ts";
 import { startRpcFaultProxy } from "../support/rpc_fault_proxy.ts";
@@ -126,7 +127,8 @@ Deno.test("A request whose store is too slow to reserve it before its deadline i
     kvPath: store.url,
     timing: { answerWithinMs: 2_500, confirmWaitMs: 300 },
   });
-  await h.policy({ maxSolPerTransfer: "1" });
+  // (an hourly budget of three payouts: places the late rounds took must come back)
+  await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "0.03" }] });
   const to = await h.link(1);
   const post = (key: string) =>
     h.a.post("transfer-sol", { to: { userId: 1 }, amount: "0.01", idempotencyKey: key });
@@ -160,7 +162,8 @@ Deno.test("A request whose store is too slow to reserve it before its deadline i
   }
   assert.equal(await balanceOf(h, to), before);
 
-  // And: sent again on a quick store, each key pays once
+  // And: sent again on a quick store, each key pays once, and the budget holds exactly the three
   for (const { key } of answers) assert.equal((await okJson(await post(key))).status, "confirmed");
   assert.equal(await balanceOf(h, to), before + 20_000_000n);
+  assert.equal(await outcomeOf(await post("over-budget")), "hourly_budget_exceeded");
 });
