@@ -38,9 +38,7 @@ import type { KvCommitter } from "../../kv/commit_groups.ts";
 import { ulid } from "../../core/ids.ts";
 import { log } from "../../core/log.ts";
 import { type AllowanceScope, bucketOf } from "../../kv/tx_allowance.ts";
-import { claimFromBlocks } from "./allowance_claim.ts";
-import { abortable } from "../../core/deadline.ts";
-import { notReservedInTime } from "./timing.ts";
+import { claimBy, claimFromBlocks } from "./allowance_claim.ts";
 import { LeaseSizes } from "../quota/lease_sizes.ts";
 import {
   type AllowanceClaim,
@@ -148,17 +146,7 @@ export class TxAllowances {
       state.waiters.push({ need, signal: options.signal, since, resolve, reject });
       this.#startRound(projectId, state);
     });
-    const { signal } = options;
-    // A payout past its deadline already (its signing stopped then, and is recorded failed with
-    // these places, the spec's 502 at step 14) waits for its round.
-    if (!signal || signal.aborted) return claimed;
-    // A round may outlast the payout's deadline (a slow or busy store): the payout stops waiting
-    // then, and places the round still grants it are given back as they come.
-    return abortable(claimed, signal).catch((error) => {
-      if (!signal.aborted) throw error;
-      claimed.then((claim) => claim.release(), () => {});
-      throw notReservedInTime();
-    });
+    return claimBy(claimed, options.signal);
   }
 
   /** Settles the project's blocks held here, so the ledgers show what they gave out. */

@@ -1,7 +1,8 @@
 /**
  * A payout's places taken from blocks this instance holds (`allowance.ts`): held until its
  * reservation commits (used) or gives up (back to their blocks, or, from a block a round settled
- * meanwhile, given back to the ledger's bucket like a failed payout's).
+ * meanwhile, given back to the ledger's bucket like a failed payout's); and the wait for a round's
+ * places, which ends at the payout's deadline.
  */
 import type { Clock } from "../../core/clock.ts";
 import { log } from "../../core/log.ts";
@@ -14,6 +15,26 @@ import {
   needScopeOf,
 } from "./allowance_grant.ts";
 import type { HeldLease } from "./allowance_round.ts";
+import { abortable } from "../../core/deadline.ts";
+import { notReservedInTime } from "./timing.ts";
+
+/**
+ * The claim a round will answer, waited for until `signal` (the payout's deadline) aborts: a round
+ * may outlast it (a slow or busy store), and the payout is answered then (`notReservedInTime`),
+ * its places given back as they come. One past its deadline already (its signing stopped then, to
+ * be recorded failed with these places: the spec's 502 at step 14) waits for its round.
+ */
+export function claimBy(
+  claimed: Promise<AllowanceClaim>,
+  signal: AbortSignal | undefined,
+): Promise<AllowanceClaim> {
+  if (!signal || signal.aborted) return claimed;
+  return abortable(claimed, signal).catch((error) => {
+    if (!signal.aborted) throw error;
+    claimed.then((claim) => claim.release(), () => {});
+    throw notReservedInTime();
+  });
+}
 
 /** Takes `need`'s places at `at` from `leases` (one per scope it has room in). */
 export function claimFromBlocks(
