@@ -4,7 +4,8 @@
  * (`Deno.openKv("http://...")` with `DENO_KV_ACCESS_TOKEN`) runs against it the way it runs against a
  * self-hosted `denokv`. Faults for tests and benches: a latency added to every round trip, and
  * answers cut off before or after a write is applied (the client cannot tell whether it applied),
- * and writes applied but answered 503, which Deno's client sends again by itself. Deno's client speaks
+ * writes applied but answered 503, which Deno's client sends again by itself, and writes that lose
+ * their checks. Deno's client speaks
  * HTTP/2 without TLS (prior knowledge), which `Deno.serve` accepts.
  */
 import { messages, READ_SUCCESS, WriteStatus } from "./datapath.ts";
@@ -22,6 +23,11 @@ export interface KvConnectFaults {
   unavailableAfterWrite: number;
   /** The next write touching a key that contains this text is applied, then answered 503. */
   unavailableAfterWriteTo: string | null;
+  /**
+   * The next `times` writes touching a key that contains `text` lose their checks: not applied,
+   * answered as a failed check, as if another writer changed a checked key before each.
+   */
+  losingChecksTo: { text: string; times: number } | null;
 }
 
 /** A running test server. */
@@ -49,6 +55,7 @@ export function startKvConnectServer(
     cutAfterWrite: 0,
     unavailableAfterWrite: 0,
     unavailableAfterWriteTo: null,
+    losingChecksTo: null,
   };
   const calls = { snapshotRead: 0, atomicWrite: 0 };
 
@@ -74,6 +81,14 @@ export function startKvConnectServer(
       return cutOff();
     }
     const request = messages.atomicWrite.decode(body);
+    const touches = (text: string) =>
+      request.mutations.some((m) => new TextDecoder().decode(m.key).includes(text));
+    const losing = faults.losingChecksTo;
+    if (losing && losing.times > 0 && touches(losing.text)) {
+      losing.times--;
+      const out = messages.atomicWriteOutput.encode({ status: WriteStatus.CHECK_FAILURE });
+      return await answer(200, "application/x-protobuf", out);
+    }
     const versionstamp = await atomicWrite(kv, request);
     if (faults.cutAfterWrite > 0) {
       faults.cutAfterWrite--;
@@ -84,7 +99,7 @@ export function startKvConnectServer(
       return await answer(503, "text/plain", "Answer lost");
     }
     const text = faults.unavailableAfterWriteTo;
-    if (text && request.mutations.some((m) => new TextDecoder().decode(m.key).includes(text))) {
+    if (text && touches(text)) {
       faults.unavailableAfterWriteTo = null;
       return await answer(503, "text/plain", "Answer lost");
     }
