@@ -17,6 +17,7 @@
  * a known value fails at once. Bounded by keys and by bytes: the least recently used give way.
  */
 import { keyId } from "./key_ids.ts";
+import { ApiError } from "../core/api_error.ts";
 import { estimateBytes } from "../core/estimate_bytes.ts";
 
 // About 20 records per project: room for the 2,000 most recently paying projects.
@@ -153,6 +154,15 @@ export class KnownGuess {
     const found = this.known.entries(keys);
     if (found) this.#keys.push(...keys);
     return found;
+  }
+
+  /**
+   * What a payout that failed with `error` while resting on these entries throws: for a refusal
+   * (an `ApiError`, which may come from an old entry, and only fresh reads may answer), `wrong()`;
+   * anything else as it is.
+   */
+  rethrown(error: unknown): unknown {
+    return error instanceof ApiError ? this.wrong() : error;
   }
 
   /** The guess was wrong: its entries are forgotten (read afresh next time); throw the answer. */

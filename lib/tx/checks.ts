@@ -133,8 +133,7 @@ export async function checkTxRequest(
     });
   } catch (error) {
     // Refused by entries that may be old: only fresh reads may refuse.
-    if (known && error instanceof ApiError) throw options.guess!.wrong();
-    throw error;
+    throw known ? options.guess!.rethrown(error) : error;
   }
 }
 

@@ -49,7 +49,6 @@ import {
   type TxUnsettledRef,
 } from "../../kv/tx_requests.ts";
 import { log } from "../../core/log.ts";
-import { ApiError } from "../../core/api_error.ts";
 import { isSameRequest } from "./request_body.ts";
 import type { CheckedRequest } from "./checks.ts";
 import { idempotencyConflict } from "./check_steps.ts";
@@ -132,8 +131,7 @@ async function reserveAttempt(
     } catch (error) {
       claim?.release();
       // Refused while its checks rest on known entries, which may be old: only fresh reads refuse.
-      if (request.guessed && error instanceof ApiError) throw request.guessed.guess.wrong();
-      throw error;
+      throw request.guessed ? request.guessed.guess.rethrown(error) : error;
     }
     if (turn.kind === "reserved") claim?.commit();
     else claim?.release();
