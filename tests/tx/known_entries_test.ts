@@ -8,7 +8,12 @@ import assert from "node:assert/strict";
 import type { Address } from "@solana/kit";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import { assertErrorCode } from "../support/assertions.ts";
-import { startTxHarness, type TxHarness, type TxInstance } from "../support/tx_harness.ts";
+import {
+  balanceOf,
+  startTxHarness,
+  type TxHarness,
+  type TxInstance,
+} from "../support/tx_harness.ts";
 
 /**
  * Instances `a` and `b` on one KV file, the player linked to `to`; `b` has paid once, so it knows
@@ -70,8 +75,7 @@ Deno.test("A key revoked on another instance is refused by a payout made from kn
 
     await assertErrorCode(res, 401, "unauthorized");
     assert.equal(await getTxRequest(h.a.kv, h.project.id, PAYOUT.idempotencyKey), null);
-    const balance = await h.rpc.getBalance(to, { commitment: "processed" }).send();
-    assert.equal(balance.value, 100_000_000n, "only the first payout reached the player");
+    assert.equal(await balanceOf(h, to), 100_000_000n, "only the first payout reached the player");
   });
 });
 
@@ -110,8 +114,7 @@ Deno.test("A key used before is answered as stored by a payout made from known r
     assert.equal(body.signature, first?.signature);
     assert.equal(first?.attempt, 1);
     await h.backgroundCheck();
-    const balance = await h.rpc.getBalance(to, { commitment: "processed" }).send();
-    assert.equal(balance.value, 100_000_000n);
+    assert.equal(await balanceOf(h, to), 100_000_000n);
   });
 });
 
