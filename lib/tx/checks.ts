@@ -108,8 +108,8 @@ export async function checkTxRequest(
   const [previous, ...deciding] = known
     ? [{ key: requestKey, value: null, versionstamp: null }, ...known]
     : await ctx.reads.getMany([requestKey, ...decidingKeys]);
-  // Kept for the project's next payouts (a remote store's are always read: `handle_request.ts`).
-  if (!known && !ctx.remoteStore) ctx.known.remember(deciding);
+  // Kept for the project's next payouts.
+  if (!known) ctx.tx.known?.remember(deciding);
   const [projectEntry, keyEntry, policyEntry, linkEntry] = deciding as [
     Deno.KvEntryMaybe<Project>,
     Deno.KvEntryMaybe<ApiKeyRecord>,

@@ -77,8 +77,7 @@ export async function handleTxRequest(
   input: TxRequestInput,
   options: { deadline: Deadline; admission: Admission },
 ): Promise<TxResult> {
-  // Over the network a wrong guess costs a round trip more: a remote store is always read.
-  const turn = ctx.remoteStore ? null : ctx.known.begin(caller.projectId);
+  const turn = ctx.tx.known?.begin(caller.projectId) ?? null;
   try {
     if (turn) {
       try {

@@ -178,13 +178,11 @@ export async function readReservation(
       attempt.counts ? ctx.reads.get<RequestCounts>(countersKeys[0]!) : null,
     ]);
     // Kept for the project's next payouts, but for the request's own record.
-    if (!ctx.remoteStore) {
-      ctx.known.remember([
-        ...(options.first ? read : read.slice(1)),
-        ...(foldEntries ?? []),
-        ...(counters ? [counters] : []),
-      ]);
-    }
+    ctx.tx.known?.remember([
+      ...(options.first ? read : read.slice(1)),
+      ...(foldEntries ?? []),
+      ...(counters ? [counters] : []),
+    ]);
   }
   const entries = options.first
     ? [request.previous, request.read.project, request.read.sender, ...read]
