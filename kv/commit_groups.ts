@@ -9,9 +9,13 @@
  * since a group applies or fails whole. Two commits that touch one key (checked or written) never
  * share a group: in one commit the second would be checked against the value before the first's
  * write, and one of the writes lost; the later waits for the next group, where its check sees the
- * first's write, as two commits one after the other would. A group that fails a check, or is
- * refused, is split: each of its commits is made alone and answered for itself, so a commit that
- * loses its check is told so, exactly as without groups, and only it.
+ * first's write, as two commits one after the other would. The store does not say which check
+ * failed a group: the keys its commits checked are read, each commit whose check no longer holds is
+ * answered as having lost it (alone it would lose it too: a versionstamp only moves on), and the
+ * others go out again as a group. So a payout that lost to another's write costs its group one read
+ * and one commit more, not a commit for each of the group's payouts, which on a disk is a sync each
+ * (docs/performance.md). A group refused whole (a value too large), or failing again after
+ * `REGROUPS`, is split: each commit is made alone and answered for itself.
  *
  * A remote store (KV Connect) takes at most 10 checks a commit and pays a round trip per commit
  * that runs side by side with others; its commits are made alone.
@@ -31,6 +35,11 @@ const MAX_CHECKS = 100;
 const MAX_MUTATIONS = 1_000;
 // Groups in flight at once: commits queue for one disk, so more would only queue there.
 const IN_FLIGHT = 2;
+// Times a failed group's commits whose checks still hold go out again together before each is made
+// alone: another writer may keep changing what they checked (another instance on the file).
+const REGROUPS = 3;
+// Keys one `getMany` reads, the store's limit.
+const READ_KEYS = 10;
 
 /**
  * The committer of `kv`: grouped commits on a local file, plain ones on a remote store. `known`:
@@ -104,18 +113,30 @@ class CommitGroups implements KvCommitter {
   }
 
   async #commit(group: Pending[]): Promise<void> {
-    if (group.length > 1) {
-      let result: Deno.KvCommitResult | Deno.KvCommitError | null = null;
+    for (let round = 0; group.length > 1 && round <= REGROUPS; round++) {
+      let result: Deno.KvCommitResult | Deno.KvCommitError;
       try {
         result = await this.#apply(group).commit();
       } catch {
         // Refused whole (e.g. one value too large): each is made alone below, and only its
         // own commit throws.
+        break;
       }
-      if (result?.ok) {
+      if (result.ok) {
         for (const pending of group) this.#answer(pending, result);
         return;
       }
+      let current;
+      try {
+        current = await this.#versionstamps(group);
+      } catch {
+        break;
+      }
+      const holds = (check: Deno.AtomicCheck) =>
+        current.get(keyId(check.key)) === (check.versionstamp ?? null);
+      const lost = group.filter((pending) => !pending.checks.every(holds));
+      for (const pending of lost) this.#answer(pending, result);
+      group = group.filter((pending) => !lost.includes(pending));
     }
     // Alone (the group's commits touch distinct keys, so they may go side by side).
     await Promise.all(group.map(async (pending) => {
@@ -125,6 +146,17 @@ class CommitGroups implements KvCommitter {
         pending.reject(error);
       }
     }));
+  }
+
+  /** The versionstamps the keys `group` checked have now (null: no entry), by key id. */
+  async #versionstamps(group: Pending[]): Promise<Map<string, string | null>> {
+    const keys = group.flatMap((pending) => pending.checks.map((check) => check.key));
+    const reads = [];
+    for (let i = 0; i < keys.length; i += READ_KEYS) {
+      reads.push(this.kv.getMany(keys.slice(i, i + READ_KEYS)));
+    }
+    const entries = (await Promise.all(reads)).flat();
+    return new Map(entries.map((entry) => [keyId(entry.key), entry.versionstamp]));
   }
 
   #answer(pending: Pending, result: Deno.KvCommitResult | Deno.KvCommitError): void {

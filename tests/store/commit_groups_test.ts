@@ -68,7 +68,7 @@ Deno.test("Commits on one key never share a group: none is lost, each loser is t
   });
 });
 
-Deno.test("A group that fails one check is split: only that commit fails, the others apply", async () => {
+Deno.test("A group that fails one check: only that commit fails, the others apply", async () => {
   await withCountedStore(async ({ kv }) => {
     const committer = commitGroups(kv, { remote: false });
     const stale = await kv.get(["stale"]);
@@ -83,6 +83,26 @@ Deno.test("A group that fails one check is split: only that commit fails, the ot
     assert.deepEqual(results.map((r) => r.ok), [true, false, true]);
     assert.equal((await kv.get(["stale"])).value, "changed");
     assert.deepEqual([(await kv.get(["a"])).value, (await kv.get(["b"])).value], [1, 2]);
+  });
+});
+
+Deno.test("A group that fails one check costs one commit more, not one for each of its commits", async () => {
+  await withCountedStore(async ({ kv, commits }) => {
+    const committer = commitGroups(kv, { remote: false });
+    const stale = await kv.get(["stale"]);
+    await kv.set(["stale"], "changed");
+    // When: in one turn, 20 checked commits, the 10th checked against a value changed since
+    const fresh = await Promise.all(Array.from({ length: 20 }, (_, i) => kv.get(["k", i])));
+    const results = await Promise.all(fresh.map((entry, i) => {
+      const op = committer.atomic();
+      return (i === 9 ? op.check(stale).set(["stale"], "mine") : op.check(entry).set(entry.key, i))
+        .commit();
+    }));
+    // Then: only the stale one lost, and the others applied in a second group commit
+    assert.deepEqual(results.map((r) => r.ok), Array.from({ length: 20 }, (_, i) => i !== 9));
+    assert.equal((await kv.get(["stale"])).value, "changed");
+    assert.equal((await kv.get(["k", 19])).value, 19);
+    assert.equal(commits(), 2);
   });
 });
 
