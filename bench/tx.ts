@@ -5,7 +5,10 @@
  *
  * The baseline is a bare `Deno.serve` doing only the chain part of the same work per request
  * (latest blockhash, build, sign, send with preflight) against the same cluster; the difference is
- * the service's overhead. Each is run with one connection (latency) and with 64 connections over
+ * the service's overhead. A second baseline adds the floor of any exactly-once payout to it: one
+ * durable commit of one record before the send (the key taken) and one after (sent), on a store
+ * file in the same directory as the service's, so the part of the overhead that is the disk's sync
+ * is measured beside it. Each is run with one connection (latency) and with 64 connections over
  * many projects (throughput). The cluster runs in its own process, as a real node would.
  *
  * Run as a script with BENCH_ROLE set, this file is also the bench's server processes.
@@ -30,7 +33,7 @@ export interface TxLoadResult extends LoadResult {
   calls?: string;
 }
 
-/** The four runs: baseline and service, at one connection and at 64. */
+/** The six runs: the two baselines and the service, at one connection and at 64. */
 export async function benchTx(seconds: number): Promise<TxLoadResult[]> {
   const self = new URL(import.meta.url).pathname;
   const chain = await startServer(self, { BENCH_ROLE: "chain" });
@@ -40,6 +43,7 @@ export async function benchTx(seconds: number): Promise<TxLoadResult[]> {
     for (
       const [role, label] of [
         ["baseline", "chain-work baseline"],
+        ["durable", "baseline + 2 durable commits"],
         ["service", "transfer-sol"],
       ] as const
     ) {
@@ -164,18 +168,29 @@ export async function fund(
   throw new Error(`Cannot fund ${wallet}`);
 }
 
-/** Baseline: per request, the chain work of a transfer and nothing else (no key, no store). */
-async function serveBaseline() {
+/**
+ * Baseline: per request, the chain work of a transfer and nothing else (no key, no store). With
+ * `durable`, also the two commits no exactly-once payout can do without, one record each: the key
+ * taken before the send (checked unused), the signature after it.
+ */
+async function serveBaseline(options: { durable: boolean }) {
   const rpcUrl = Deno.env.get("BENCH_RPC_URL")!;
   const rpc = createSolanaRpc(rpcUrl);
   const payer = await generateKeyPairSigner();
   const recipient = (await generateKeyPairSigner()).address;
   await fund(rpcUrl, payer.address);
+  const kv = options.durable ? await Deno.openKv(`${await benchKvDir()}/durable.kv`) : null;
   let n = 0;
   Deno.serve(
     { port: 0, hostname: "127.0.0.1", onListen: announce({ keys: ["none"] }) },
     async (req) => {
-      await req.json();
+      const { idempotencyKey } = await req.json();
+      const key = ["payouts", idempotencyKey];
+      if (kv) {
+        const taken = await kv.atomic().check({ key, versionstamp: null })
+          .set(key, { status: "pending" }).commit();
+        if (!taken.ok) return Response.json({ error: "key used" }, { status: 409 });
+      }
       const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
       // A distinct amount per request keeps every transaction unique, as the memo does.
       const amount = LAMPORTS + BigInt(n++ % 100_000);
@@ -185,9 +200,19 @@ async function serveBaseline() {
         preflightCommitment: "confirmed",
         maxRetries: 0n,
       }).send();
+      await kv?.set(key, { status: "submitted", signature });
       return Response.json({ status: "submitted", signature });
     },
   );
+}
+
+/**
+ * A fresh directory for a bench server's store: on a tmpfs (`BENCH_KV_DIR=/dev/shm`) its syncs
+ * cost nothing, so what they cost is the difference from a run on disk.
+ */
+async function benchKvDir(): Promise<string> {
+  const under = Deno.env.get("BENCH_KV_DIR");
+  return await Deno.makeTempDir(under ? { dir: under } : {});
 }
 
 /** Service: the real app on a fresh KV file with many projects, each with a funded wallet. */
@@ -202,10 +227,7 @@ async function serveService() {
   const { createBenchProject, seedStore } = await import("./seed_store.ts");
   const { countCalls } = await import("./call_counts.ts");
   const rpcUrl = Deno.env.get("BENCH_RPC_URL")!;
-  // On a tmpfs (`BENCH_KV_DIR=/dev/shm`) the store's syncs cost nothing: what they cost is the
-  // difference from a run on disk.
-  const under = Deno.env.get("BENCH_KV_DIR");
-  const dir = await Deno.makeTempDir(under ? { dir: under } : {});
+  const dir = await benchKvDir();
   const config = loadConfig({
     SECRET: "bench-secret-bench-secret-bench-secret!!",
     PORT: "0",
@@ -246,7 +268,8 @@ async function serveService() {
 if (import.meta.main) {
   const role = Deno.env.get("BENCH_ROLE");
   if (role === "chain") await serveChain();
-  else if (role === "baseline") await serveBaseline();
+  else if (role === "baseline") await serveBaseline({ durable: false });
+  else if (role === "durable") await serveBaseline({ durable: true });
   else if (role === "service") await serveService();
   else {
     const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
