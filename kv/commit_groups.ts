@@ -23,6 +23,7 @@
 
 import { oncePerTurn } from "../core/once_per_turn.ts";
 import { keyId } from "./key_ids.ts";
+import { BatchedReads } from "./read_batches.ts";
 import type { KnownEntries } from "./known_entries.ts";
 
 /** Hands out atomic operations whose commits are gathered into groups where it pays. */
@@ -38,8 +39,6 @@ const IN_FLIGHT = 2;
 // Times a failed group's commits whose checks still hold go out again together before each is made
 // alone: another writer may keep changing what they checked (another instance on the file).
 const REGROUPS = 3;
-// Keys one `getMany` reads, the store's limit.
-const READ_KEYS = 10;
 
 /**
  * The committer of `kv`: grouped commits on a local file, plain ones on a remote store. `known`:
@@ -64,10 +63,14 @@ interface Pending {
 class CommitGroups implements KvCommitter {
   #queue: Pending[] = [];
   #inFlight = 0;
+  // The checked keys of a group that lost a check, read ten to a `getMany`.
+  #reads: BatchedReads;
   // Commits asked for in the same turn join one group.
   #schedule = oncePerTurn(() => this.#flush());
 
-  constructor(private kv: Deno.Kv, private known: KnownEntries | null) {}
+  constructor(private kv: Deno.Kv, private known: KnownEntries | null) {
+    this.#reads = new BatchedReads(kv);
+  }
 
   atomic(): Deno.AtomicOperation {
     return new GroupedOperation((pending) => {
@@ -151,11 +154,7 @@ class CommitGroups implements KvCommitter {
   /** The versionstamps the keys `group` checked have now (null: no entry), by key id. */
   async #versionstamps(group: Pending[]): Promise<Map<string, string | null>> {
     const keys = group.flatMap((pending) => pending.checks.map((check) => check.key));
-    const reads = [];
-    for (let i = 0; i < keys.length; i += READ_KEYS) {
-      reads.push(this.kv.getMany(keys.slice(i, i + READ_KEYS)));
-    }
-    const entries = (await Promise.all(reads)).flat();
+    const entries = await this.#reads.getMany(keys);
     return new Map(entries.map((entry) => [keyId(entry.key), entry.versionstamp]));
   }
 
