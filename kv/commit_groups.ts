@@ -23,7 +23,7 @@
 
 import { oncePerTurn } from "../core/once_per_turn.ts";
 import { keyId } from "./key_ids.ts";
-import { BatchedReads } from "./read_batches.ts";
+import { getManyInTens } from "./get_many.ts";
 import type { KnownEntries } from "./known_entries.ts";
 
 /** Hands out atomic operations whose commits are gathered into groups where it pays. */
@@ -63,14 +63,10 @@ interface Pending {
 class CommitGroups implements KvCommitter {
   #queue: Pending[] = [];
   #inFlight = 0;
-  // The checked keys of a group that lost a check, read ten to a `getMany`.
-  #reads: BatchedReads;
   // Commits asked for in the same turn join one group.
   #schedule = oncePerTurn(() => this.#flush());
 
-  constructor(private kv: Deno.Kv, private known: KnownEntries | null) {
-    this.#reads = new BatchedReads(kv);
-  }
+  constructor(private kv: Deno.Kv, private known: KnownEntries | null) {}
 
   atomic(): Deno.AtomicOperation {
     return new GroupedOperation((pending) => {
@@ -154,7 +150,7 @@ class CommitGroups implements KvCommitter {
   /** The versionstamps the keys `group` checked have now (null: no entry), by key id. */
   async #versionstamps(group: Pending[]): Promise<Map<string, string | null>> {
     const keys = group.flatMap((pending) => pending.checks.map((check) => check.key));
-    const entries = await this.#reads.getMany(keys);
+    const entries = await getManyInTens(this.kv, keys);
     return new Map(entries.map((entry) => [keyId(entry.key), entry.versionstamp]));
   }
 
