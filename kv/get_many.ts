@@ -1,7 +1,7 @@
 /** Reads of more keys than one `getMany` takes. */
 
-// `getMany`'s limit on keys per call.
-const KEYS_PER_CALL = 10;
+/** `getMany`'s limit on keys per call. */
+export const KEYS_PER_CALL = 10;
 
 /** Reads `keys` with one `getMany` per ten, all at once; the entries come back in key order. */
 export async function getManyInTens<T>(

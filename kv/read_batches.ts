@@ -16,9 +16,7 @@
  * passed to the read functions of the request paths (`KvReader`).
  */
 import { setImmediate } from "node:timers";
-
-// `getMany`'s limit on keys per call.
-const KEYS_PER_CALL = 10;
+import { KEYS_PER_CALL } from "./get_many.ts";
 
 /** What a point read takes: the store itself, or its reads in batches. */
 export interface KvReader {

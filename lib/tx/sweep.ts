@@ -9,6 +9,7 @@ import { forEachConcurrently } from "../../core/concurrently.ts";
 import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
 import { addJobReschedule, ensureLoopJob } from "../../kv/jobs.ts";
+import { KEYS_PER_CALL } from "../../kv/get_many.ts";
 import type { Signature } from "@solana/kit";
 import {
   getTxRequestEntry,
@@ -44,8 +45,8 @@ export async function sweepUnsettledTx(
   const unsettled = await listUnsettledTx(ctx.kv);
   const open: TxRequestRecord[] = [];
   let abandoned = 0;
-  for (let i = 0; i < unsettled.length; i += 10) {
-    const items = unsettled.slice(i, i + 10);
+  for (let i = 0; i < unsettled.length; i += KEYS_PER_CALL) {
+    const items = unsettled.slice(i, i + KEYS_PER_CALL);
     const entries = await ctx.kv.getMany<TxRequestRecord[]>(
       items.map((item) => txRequestKey(item.projectId, item.key)),
     );
