@@ -4,8 +4,9 @@
  * work per request (key, quota, policy, reservation, build, sign, store, send), not the chain's.
  *
  * The baseline is a bare `Deno.serve` doing only the chain part of the same work per request
- * (latest blockhash, build, sign, send with preflight) against the same cluster; the difference is
- * the service's overhead. A second baseline adds the floor of any exactly-once payout to it: one
+ * (latest blockhash, build, sign, send with preflight) against the same cluster, for the same
+ * transaction as the service's on devnet (the transfer and the memo naming a unique attempt id, so
+ * the cluster runs the same programs for both); the difference is the service's overhead. A second baseline adds the floor of any exactly-once payout to it: one
  * durable commit of one record before the send (the key taken) and one after (sent), on a store
  * file in the same directory as the service's, so the part of the overhead that is the disk's sync
  * is measured beside it. Each is run with one connection (latency) and with 64 connections over
@@ -20,7 +21,10 @@ import {
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
 } from "@solana/kit";
-import { signSolTransfer } from "../sandbox/chain/fixtures.ts";
+import { getTransferSolInstruction } from "@solana-program/system";
+import { signInstructions } from "../sandbox/chain/fixtures.ts";
+import { memoInstruction } from "../lib/tx/build.ts";
+import { ulid } from "../core/ids.ts";
 import { type LoadResult, resultTable, roundRobin, runLoad, startServer } from "./load.ts";
 import { type CallCounts, perRequest } from "./call_counts.ts";
 
@@ -180,7 +184,6 @@ async function serveBaseline(options: { durable: boolean }) {
   const recipient = (await generateKeyPairSigner()).address;
   await fund(rpcUrl, payer.address);
   const kv = options.durable ? await Deno.openKv(`${await benchKvDir()}/durable.kv`) : null;
-  let n = 0;
   Deno.serve(
     { port: 0, hostname: "127.0.0.1", onListen: announce({ keys: ["none"] }) },
     async (req) => {
@@ -192,9 +195,11 @@ async function serveBaseline(options: { durable: boolean }) {
         if (!taken.ok) return Response.json({ error: "key used" }, { status: 409 });
       }
       const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-      // A distinct amount per request keeps every transaction unique, as the memo does.
-      const amount = LAMPORTS + BigInt(n++ % 100_000);
-      const signed = await signSolTransfer(payer, recipient, amount, latest);
+      // The payout's transaction: the transfer and the memo naming a unique attempt id.
+      const signed = await signInstructions(payer, [
+        getTransferSolInstruction({ source: payer, destination: recipient, amount: LAMPORTS }),
+        memoInstruction(ulid()),
+      ], latest);
       const signature = await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), {
         encoding: "base64",
         preflightCommitment: "confirmed",

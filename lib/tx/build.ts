@@ -269,7 +269,8 @@ async function planInstructions(plan: TxPlan, kind: TxRouteKind): Promise<Instru
   return instructions;
 }
 
-function memoInstruction(text: string): Instruction {
+/** The memo instruction writing `text` (a payout's attempt ids). */
+export function memoInstruction(text: string): Instruction {
   return { programAddress: MEMO_PROGRAM, data: new TextEncoder().encode(text) };
 }
 
