@@ -69,17 +69,20 @@ export function countCalls(kv: Deno.Kv, rpcUrl: string): CallCounts {
   return counts;
 }
 
-/** What changed between two snapshots, per request: `label: n` pairs for a table cell. */
-export function perRequest(before: CallCounts, after: CallCounts, requests: number): string {
-  const per = (n: number) => (n / Math.max(1, requests)).toFixed(2);
-  const rpc = Object.keys(after.rpc).map((method) =>
-    `${method} ${per((after.rpc[method] ?? 0) - (before.rpc[method] ?? 0))}`
-  );
+/**
+ * What changed over the `spans` (each a snapshot before and one after), added up, per request:
+ * `label: n` pairs for a table cell.
+ */
+export function perRequest(spans: [CallCounts, CallCounts][], requests: number): string {
+  const per = (count: (c: CallCounts) => number) =>
+    (spans.reduce((sum, [before, after]) => sum + count(after) - count(before), 0) /
+      Math.max(1, requests)).toFixed(2);
+  const methods = [...new Set(spans.flatMap(([, after]) => Object.keys(after.rpc)))];
   return [
-    `commits ${per(after.commits - before.commits)}`,
-    `get ${per(after.gets - before.gets)}`,
-    `getMany ${per(after.getManys - before.getManys)}`,
-    `list ${per(after.lists - before.lists)}`,
-    ...rpc,
+    `commits ${per((c) => c.commits)}`,
+    `get ${per((c) => c.gets)}`,
+    `getMany ${per((c) => c.getManys)}`,
+    `list ${per((c) => c.lists)}`,
+    ...methods.map((method) => `${method} ${per((c) => c.rpc[method] ?? 0)}`),
   ].join(", ");
 }

@@ -4,7 +4,7 @@ import { benchPlayerWallet } from "./player_wallet.ts";
 import { benchCachedBalance } from "./chain_reads.ts";
 import { benchTxBurst } from "./tx_burst.ts";
 import { benchTxBatch } from "./tx_batch.ts";
-import { benchTx, callTable } from "./tx.ts";
+import { benchTx, callTable, roundLines } from "./tx.ts";
 import { benchEventFeed } from "./event_feed.ts";
 import { benchBackground } from "./background.ts";
 import { benchRemote } from "./remote.ts";
@@ -50,6 +50,7 @@ console.log("## POST /v1/tx/transfer-sol: the service's own overhead per request
 const tx = await benchTx(seconds);
 console.log(resultTable(tx, tx[1]));
 console.log(callTable(tx));
+console.log(roundLines(tx));
 console.log();
 
 console.log("## A round end: 500 payouts of one project within one second, two instances");

@@ -6,11 +6,13 @@
  * The baseline is a bare `Deno.serve` doing only the chain part of the same work per request
  * (latest blockhash, build, sign, send with preflight) against the same cluster, for the same
  * transaction as the service's on devnet (the transfer and the memo naming a unique attempt id, so
- * the cluster runs the same programs for both); the difference is the service's overhead. A second baseline adds the floor of any exactly-once payout to it: one
- * durable commit of one record before the send (the key taken) and one after (sent), on a store
- * file in the same directory as the service's, so the part of the overhead that is the disk's sync
- * is measured beside it. Each is run with one connection (latency) and with 64 connections over
- * many projects (throughput). The cluster runs in its own process, as a real node would.
+ * the cluster runs the same programs for both); the difference is the service's overhead. A second
+ * baseline adds the floor of any exactly-once payout to it: one durable commit of one record before
+ * the send (the key taken) and one after (sent), on a store file in the same directory as the
+ * service's, so the part of the overhead that is the disk's sync is measured beside it. Each is run
+ * with one connection (latency) and with 64 connections over many projects (throughput), in rounds
+ * the three servers take in turn (`ROUNDS`). The cluster runs in its own process, as a real node
+ * would.
  *
  * Run as a script with BENCH_ROLE set, this file is also the bench's server processes.
  * `deno run -A bench/tx.ts` runs the bench alone.
@@ -32,54 +34,117 @@ const PROJECTS = Number(Deno.env.get("BENCH_TX_PROJECTS") ?? 200);
 const AMOUNT = "0.001";
 const LAMPORTS = 1_000_000n;
 
-/** A run of the service, with its store commits, reads and RPC calls per request. */
+/**
+ * A run, merged from its rounds: requests/s over all of them, p50 and p99 the median of the
+ * rounds', CPU per request over all of them; the service's with its store commits, reads and RPC
+ * calls per request.
+ */
 export interface TxLoadResult extends LoadResult {
   calls?: string;
+  /** Each round's own figures, in order. */
+  rounds: LoadResult[];
 }
+
+/**
+ * Rounds each run is cut into (`BENCH_TX_ROUNDS`). The servers take turns round by round, so a
+ * machine whose speed drifts over the minute of the bench (this project's CI and development
+ * machines are shared) slows every run alike instead of whichever ran at that moment.
+ */
+const ROUNDS = Number(Deno.env.get("BENCH_TX_ROUNDS") ?? 3);
+// Each round's load starts after a short warm-up of its own connections.
+const WARM_SECONDS = 1;
+
+const RUNS = [
+  ["baseline", "chain-work baseline"],
+  ["durable", "baseline + 2 durable commits"],
+  ["service", "transfer-sol"],
+] as const;
 
 /** The six runs: the two baselines and the service, at one connection and at 64. */
 export async function benchTx(seconds: number): Promise<TxLoadResult[]> {
   const self = new URL(import.meta.url).pathname;
   const chain = await startServer(self, { BENCH_ROLE: "chain" });
   const rpcUrl = String(chain.info.rpcUrl);
-  const results: TxLoadResult[] = [];
+  const servers: Awaited<ReturnType<typeof startServer>>[] = [];
   try {
-    for (
-      const [role, label] of [
-        ["baseline", "chain-work baseline"],
-        ["durable", "baseline + 2 durable commits"],
-        ["service", "transfer-sol"],
-      ] as const
-    ) {
+    for (const [role] of RUNS) {
       const server = await startServer(self, { BENCH_ROLE: role, BENCH_RPC_URL: rpcUrl });
-      const url = String(server.info.url);
+      servers.push(server);
       const keys = server.info.keys as string[];
-      await payOnceEach(txLoad(url, keys, `${role}-prime`)("prime"), keys.length);
-      for (const connections of [1, 64]) {
-        const run = `${role}-${connections}-${Date.now()}`;
-        const load = txLoad(url, keys, run);
-        // wrk needs as many connections as its two threads: one connection uses the fetch loop.
-        const pick = (phase: string) => {
-          const options = load(phase);
-          return connections === 1 ? { request: options.request } : options;
-        };
-        await runLoad(label, url, { connections, seconds: 1, ...pick("warm") });
-        const before = role === "service" ? await callCounts(url) : null;
-        const result: TxLoadResult = await runLoad(`${label}, ${connections} conn.`, url, {
-          connections,
-          seconds,
-          serverPid: server.pid,
-          ...pick("run"),
-        });
-        if (before) result.calls = perRequest(before, await callCounts(url), result.requests);
-        results.push(result);
-      }
-      await server.stop();
+      await payOnceEach(
+        txLoad(String(server.info.url), keys, `${role}-prime`)("prime"),
+        keys.length,
+      );
     }
+    const rounds = new Map<string, { results: LoadResult[]; calls: [CallCounts, CallCounts][] }>();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const connections of [1, 64]) {
+        for (const [i, [role, label]] of RUNS.entries()) {
+          const server = servers[i]!;
+          const url = String(server.info.url);
+          const load = txLoad(url, server.info.keys as string[], `${role}-${connections}-${round}`);
+          // wrk needs as many connections as its two threads: one connection uses the fetch loop.
+          const pick = (phase: string) => {
+            const options = load(phase);
+            return connections === 1 ? { request: options.request } : options;
+          };
+          await runLoad(label, url, { connections, seconds: WARM_SECONDS, ...pick("warm") });
+          const before = role === "service" ? await callCounts(url) : null;
+          const name = `${label}, ${connections} conn.`;
+          const result = await runLoad(name, url, {
+            connections,
+            seconds: seconds / ROUNDS,
+            serverPid: server.pid,
+            ...pick("run"),
+          });
+          const runs = rounds.get(name) ?? { results: [], calls: [] };
+          runs.results.push(result);
+          if (before) runs.calls.push([before, await callCounts(url)]);
+          rounds.set(name, runs);
+        }
+      }
+    }
+    return [...rounds.values()]
+      .map(({ results, calls }) => merged(results, calls))
+      .sort((a, b) => order(a) - order(b));
   } finally {
+    for (const server of servers) await server.stop();
     await chain.stop();
   }
-  return results;
+}
+
+/** Where a run's row goes: the runs' order, one connection before 64. */
+function order(result: LoadResult): number {
+  const run = RUNS.findIndex(([, label]) => result.name.startsWith(`${label},`));
+  return run * 2 + (result.name.endsWith(", 1 conn.") ? 0 : 1);
+}
+
+/** One run's rounds as one result (`TxLoadResult`). */
+function merged(rounds: LoadResult[], calls: [CallCounts, CallCounts][]): TxLoadResult {
+  const first = rounds[0]!;
+  const requests = rounds.reduce((sum, r) => sum + r.requests, 0);
+  const seconds = rounds.reduce((sum, r) => sum + r.requests / r.rps, 0);
+  const cpu = rounds.every((r) => r.serverCpuUs !== undefined)
+    ? rounds.reduce((sum, r) => sum + r.serverCpuUs! * r.requests, 0) / requests
+    : undefined;
+  return {
+    name: first.name,
+    tool: first.tool,
+    requests,
+    rps: requests / seconds,
+    p50Ms: median(rounds.map((r) => r.p50Ms)),
+    p99Ms: median(rounds.map((r) => r.p99Ms)),
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+    ...(cpu === undefined ? {} : { serverCpuUs: cpu }),
+    ...(calls.length ? { calls: perRequest(calls, requests) } : {}),
+    rounds,
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /**
@@ -104,6 +169,32 @@ async function callCounts(url: string): Promise<CallCounts> {
 /** The store commits, reads and RPC calls per request of each service run, one line each. */
 export function callTable(results: TxLoadResult[]): string {
   return results.filter((r) => r.calls).map((r) => `- ${r.name}: ${r.calls}`).join("\n");
+}
+
+/**
+ * Each round's service and durable baseline against that round's chain-work baseline, one line
+ * per comparison: the spread the merged rows hide.
+ */
+export function roundLines(results: TxLoadResult[]): string {
+  const [[, baseline], [, durable], [, service]] = RUNS;
+  const run = (label: string, connections: number) =>
+    results.find((r) => r.name === `${label}, ${connections} conn.`)!.rounds;
+  const byRound = (value: (round: number) => string) =>
+    run(baseline, 1).map((_, round) => value(round)).join(", ");
+  const over = (label: string, percentile: "p50Ms" | "p99Ms") =>
+    byRound((round) => {
+      const ms = run(label, 1)[round]![percentile] - run(baseline, 1)[round]![percentile];
+      return `${ms >= 0 ? "+" : ""}${ms.toFixed(2)}`;
+    });
+  return [
+    `- ${service}, 64 conn., ratio to the ${baseline} by round: ${
+      byRound((round) => (run(service, 64)[round]!.rps / run(baseline, 64)[round]!.rps).toFixed(2))
+    }`,
+    `- ${service}, 1 conn., over the ${baseline} by round: p50 ${over(service, "p50Ms")} ms, p99 ${
+      over(service, "p99Ms")
+    } ms`,
+    `- ${durable}, 1 conn., over the ${baseline} by round: p50 ${over(durable, "p50Ms")} ms`,
+  ].join("\n");
 }
 
 // Every request carries a fresh idempotency key and rotates over the projects' keys.
@@ -282,5 +373,6 @@ if (import.meta.main) {
     console.log(`## POST /v1/tx/transfer-sol (submitted at once), ${PROJECTS} projects`);
     console.log(resultTable(results, results[1]));
     console.log(callTable(results));
+    console.log(roundLines(results));
   }
 }
