@@ -7,7 +7,8 @@
  * checked by versionstamp, so concurrent requests can never together pass a limit, and of
  * concurrent requests with one key only one reserves it. A payout's commit touches no record of
  * the project's shared by other payouts, so a round end's payouts of one project neither queue
- * nor conflict (only payouts to one recipient or player do). A reservation that does not commit
+ * nor conflict; payouts to one recipient or player take turns in an instance (`window_turns.ts`)
+ * and meet across instances through the checks. A reservation that does not commit
  * gives its places back.
  * A conflict re-reads and re-checks (steps 1 and 7 included).
  *
@@ -53,6 +54,7 @@ import { isSameRequest } from "./request_body.ts";
 import type { CheckedRequest } from "./checks.ts";
 import { idempotencyConflict } from "./check_steps.ts";
 import { checkSender } from "./sender.ts";
+import { inWindowTurn } from "./window_turns.ts";
 import type { Project } from "../../kv/projects.ts";
 import { proveEarlierAttempt } from "./retry_proof.ts";
 import { confirmLandedAttempt } from "./transitions.ts";
@@ -89,7 +91,12 @@ export async function reserveTxRequest(
     if (failed) state.proofs.set(failed.attemptId, await proveEarlierAttempt(ctx, failed, options));
     const attemptId = ulid(ctx.clock.now());
     const signed = freshSigning(attemptId, options.sign);
-    const turn = await reserveAttempt(ctx, request, state, options, { attemptId, signed });
+    const turn = await inWindowTurn(
+      ctx,
+      request,
+      options.deadline,
+      () => reserveAttempt(ctx, request, state, options, { attemptId, signed }),
+    );
     if (turn.kind !== "prove") return turn;
     failed = turn.record;
   }

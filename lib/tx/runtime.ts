@@ -72,6 +72,11 @@ export interface TxRuntime {
    * Confirmed settlements write no shared record but the event feed, and do not wait here.
    */
   failedSettlements: KeyedLock;
+  /**
+   * Reservations writing one recipient's or player's window take turns in this process
+   * (`window_turns.ts`) instead of committing against each other.
+   */
+  windowTurns: KeyedLock;
   /** One `getLatestBlockhash` per cluster per second, shared by concurrent requests. */
   blockhashes: TtlCache<LatestBlockhash>;
   /** The routes' confirmation waits, one status lookup per cluster and poll interval. */
@@ -106,6 +111,7 @@ export function createTxRuntime(
     mints: new MintCache(clock),
     allowances: new TxAllowances({ kv, commits, clock }, { folds }),
     failedSettlements: new KeyedLock(),
+    windowTurns: new KeyedLock(),
     blockhashes: new TtlCache(realTime, { ttlMs: BLOCKHASH_TTL_MS }),
     statuses: new StatusPoller({
       rpc: (cluster) => rpc[cluster],
