@@ -3,14 +3,13 @@
  * day's count, the asset's budget, the cap on failures) are places the payout takes first from
  * its instance's leased blocks (`allowance.ts`, which says why they stay exact), or, for a quiet
  * project, in the reservation's own commit (`allowance_fold.ts`); the reservation is one atomic
- * commit of the key record with the recipient's and the player's windows, all
- * checked by versionstamp, so concurrent requests can never together pass a limit, and of
- * concurrent requests with one key only one reserves it. A payout's commit touches no record of
- * the project's shared by other payouts, so a round end's payouts of one project neither queue
- * nor conflict; payouts to one recipient or player take turns in an instance (`window_turns.ts`)
- * and meet across instances through the checks. A reservation that does not commit
- * gives its places back.
- * A conflict re-reads and re-checks (steps 1 and 7 included).
+ * commit of the key record with the recipient's and the player's windows, all checked by
+ * versionstamp, so concurrent requests can never together pass a limit, and of concurrent
+ * requests with one key only one reserves it. A payout's commit touches no record of the project's
+ * shared by other payouts, so a round end's payouts of one project neither queue nor conflict;
+ * payouts to one recipient or player take turns in an instance (`window_turns.ts`) and meet across
+ * instances through the checks. A reservation that does not commit gives its places back. A
+ * conflict re-reads and re-checks (steps 1 and 7 included).
  *
  * Crash windows. Places from blocks are granted (a commit) before the reservation: an instance that
  * dies between the two leaves them counted (its block counts whole until it leaves the window),
@@ -91,12 +90,8 @@ export async function reserveTxRequest(
     if (failed) state.proofs.set(failed.attemptId, await proveEarlierAttempt(ctx, failed, options));
     const attemptId = ulid(ctx.clock.now());
     const signed = freshSigning(attemptId, options.sign);
-    const turn = await inWindowTurn(
-      ctx,
-      request,
-      options.deadline,
-      () => reserveAttempt(ctx, request, state, options, { attemptId, signed }),
-    );
+    const reserve = () => reserveAttempt(ctx, request, state, options, { attemptId, signed });
+    const turn = await inWindowTurn(ctx, request, options.deadline, reserve);
     if (turn.kind !== "prove") return turn;
     failed = turn.record;
   }
