@@ -54,6 +54,7 @@ const ROUNDS = Number(Deno.env.get("BENCH_TX_ROUNDS") ?? 3);
 // Each round's load starts after a short warm-up of its own connections.
 const WARM_SECONDS = 1;
 
+/** The three servers (their `BENCH_ROLE` and row label), in the table's order. */
 const RUNS = [
   ["baseline", "chain-work baseline"],
   ["durable", "baseline + 2 durable commits"],
