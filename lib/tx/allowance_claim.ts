@@ -16,19 +16,19 @@ import {
 } from "./allowance_grant.ts";
 import type { HeldLease } from "./allowance_round.ts";
 import { abortable } from "../../core/deadline.ts";
-import { notReservedInTime } from "./timing.ts";
+import { notReservedInTime, reservationWaitSignal } from "./timing.ts";
 
 /**
- * The claim a round will answer, waited for until `signal` (the payout's deadline) aborts: a round
- * may outlast it (a slow or busy store), and the payout is answered then (`notReservedInTime`),
- * its places given back as they come. One past its deadline already (its signing stopped then, to
- * be recorded failed with these places: the spec's 502 at step 14) waits for its round.
+ * The claim a round will answer, waited for until `deadline` (the payout's) aborts
+ * (`reservationWaitSignal`): a round may outlast it (a slow or busy store), and the payout is
+ * answered then (`notReservedInTime`), its places given back as they come.
  */
 export function claimBy(
   claimed: Promise<AllowanceClaim>,
-  signal: AbortSignal | undefined,
+  deadline: AbortSignal | undefined,
 ): Promise<AllowanceClaim> {
-  if (!signal || signal.aborted) return claimed;
+  const signal = reservationWaitSignal(deadline);
+  if (!signal) return claimed;
   return abortable(claimed, signal).catch((error) => {
     if (!signal.aborted) throw error;
     claimed.then((claim) => claim.release(), () => {});

@@ -59,6 +59,15 @@ export function startDeadline(timing: TxTiming): Deadline {
 }
 
 /**
+ * What a payout's waits before its reservation (for a round's places, for its turn on its windows)
+ * end at: its deadline, or nothing for one past it already, whose signing stopped then and which is
+ * to be recorded failed with what it waits for (the spec's 502 at step 14).
+ */
+export function reservationWaitSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
+  return signal?.aborted ? undefined : signal;
+}
+
+/**
  * The answer of a request whose deadline came before its reservation committed (a slow or busy
  * store): nothing of it was kept or sent, so the same key may be sent again.
  */

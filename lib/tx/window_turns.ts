@@ -7,14 +7,13 @@
  * one after another: each one's read comes after the previous one's commit, so it commits at its
  * first try. Instances still meet on these records through the commit's checks, as before.
  *
- * A turn is waited for until the payout's deadline, then it is answered `notReservedInTime`
- * (nothing was kept or sent); like a wait for places (`allowance_claim.ts`), one past its deadline
- * already (its signing stopped, its failure to be recorded) waits for its turn. The recipient's
- * turn is always taken before the player's, so two payouts never wait for each other.
+ * A turn is waited for until the payout's deadline (`reservationWaitSignal`, as a wait for places
+ * is), then it is answered `notReservedInTime` (nothing was kept or sent). The recipient's turn is
+ * always taken before the player's, so two payouts never wait for each other.
  */
 import type { TxContext } from "./runtime.ts";
 import type { CheckedRequest } from "./checks.ts";
-import { type Deadline, notReservedInTime } from "./timing.ts";
+import { type Deadline, notReservedInTime, reservationWaitSignal } from "./timing.ts";
 import { keyId } from "../../kv/key_ids.ts";
 import { txPlayerUsageKey, txRecipientUsageKey } from "../../kv/tx_usage.ts";
 
@@ -30,7 +29,7 @@ export async function inWindowTurn<T>(
   if (request.recipientUserId !== null) {
     windows.push(txPlayerUsageKey(projectId, request.recipientUserId));
   }
-  const signal = deadline?.signal.aborted ? undefined : deadline?.signal;
+  const signal = reservationWaitSignal(deadline?.signal);
   let started = false;
   const turns = windows.reduceRight<() => Promise<T>>(
     (inner, window) => () => ctx.tx.windowTurns.run(keyId(window), inner, { signal }),
