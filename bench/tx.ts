@@ -54,6 +54,9 @@ const ROUNDS = Number(Deno.env.get("BENCH_TX_ROUNDS") ?? 3);
 // Each round's load starts after a short warm-up of its own connections.
 const WARM_SECONDS = 1;
 
+/** Latency (one connection, the fetch loop) and throughput (64, wrk). */
+const CONNECTIONS = [1, 64];
+
 /** The three servers (their `BENCH_ROLE` and row label), in the table's order. */
 const RUNS = [
   ["baseline", "chain-work baseline"],
@@ -77,9 +80,15 @@ export async function benchTx(seconds: number): Promise<TxLoadResult[]> {
         keys.length,
       );
     }
+    // Every run's rounds, in the table's order.
     const rounds = new Map<string, { results: LoadResult[]; calls: [CallCounts, CallCounts][] }>();
+    for (const [, label] of RUNS) {
+      for (const connections of CONNECTIONS) {
+        rounds.set(runName(label, connections), { results: [], calls: [] });
+      }
+    }
     for (let round = 0; round < ROUNDS; round++) {
-      for (const connections of [1, 64]) {
+      for (const connections of CONNECTIONS) {
         for (const [i, [role, label]] of RUNS.entries()) {
           const server = servers[i]!;
           const url = String(server.info.url);
@@ -91,33 +100,29 @@ export async function benchTx(seconds: number): Promise<TxLoadResult[]> {
           };
           await runLoad(label, url, { connections, seconds: WARM_SECONDS, ...pick("warm") });
           const before = role === "service" ? await callCounts(url) : null;
-          const name = `${label}, ${connections} conn.`;
+          const name = runName(label, connections);
           const result = await runLoad(name, url, {
             connections,
             seconds: seconds / ROUNDS,
             serverPid: server.pid,
             ...pick("run"),
           });
-          const runs = rounds.get(name) ?? { results: [], calls: [] };
+          const runs = rounds.get(name)!;
           runs.results.push(result);
           if (before) runs.calls.push([before, await callCounts(url)]);
-          rounds.set(name, runs);
         }
       }
     }
-    return [...rounds.values()]
-      .map(({ results, calls }) => merged(results, calls))
-      .sort((a, b) => order(a) - order(b));
+    return [...rounds.values()].map(({ results, calls }) => merged(results, calls));
   } finally {
     for (const server of servers) await server.stop();
     await chain.stop();
   }
 }
 
-/** Where a run's row goes: the runs' order, one connection before 64. */
-function order(result: LoadResult): number {
-  const run = RUNS.findIndex(([, label]) => result.name.startsWith(`${label},`));
-  return run * 2 + (result.name.endsWith(", 1 conn.") ? 0 : 1);
+/** A run's row name: its server's label and its connections. */
+function runName(label: string, connections: number): string {
+  return `${label}, ${connections} conn.`;
 }
 
 /** One run's rounds as one result (`TxLoadResult`). */
@@ -179,7 +184,7 @@ export function callTable(results: TxLoadResult[]): string {
 export function roundLines(results: TxLoadResult[]): string {
   const [[, baseline], [, durable], [, service]] = RUNS;
   const run = (label: string, connections: number) =>
-    results.find((r) => r.name === `${label}, ${connections} conn.`)!.rounds;
+    results.find((r) => r.name === runName(label, connections))!.rounds;
   const byRound = (value: (round: number) => string) =>
     run(baseline, 1).map((_, round) => value(round)).join(", ");
   const over = (label: string, percentile: "p50Ms" | "p99Ms") =>
