@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { commitGroups } from "../../kv/commit_groups.ts";
+import { countCommits } from "../support/commit_counts.ts";
 
 /** Runs `then` on a fresh store file, its handle counting the commits that reach it. */
 async function withCountedStore(
@@ -7,19 +8,9 @@ async function withCountedStore(
 ): Promise<void> {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
   const kv = await Deno.openKv(path);
-  let commits = 0;
-  const atomic = kv.atomic.bind(kv);
-  kv.atomic = () => {
-    const op = atomic();
-    const commit = op.commit.bind(op);
-    op.commit = () => {
-      commits++;
-      return commit();
-    };
-    return op;
-  };
+  const counts = countCommits(kv);
   try {
-    await then({ kv, commits: () => commits });
+    await then({ kv, commits: counts.made });
   } finally {
     kv.close();
     await Deno.remove(path);

@@ -3,6 +3,7 @@
 // their reservations take turns on them in an instance instead of all committing at once and all
 // but one losing, again and again.
 import assert from "node:assert/strict";
+import { countCommits } from "../support/commit_counts.ts";
 import { startRemoteStore } from "../support/remote_store.ts";
 import { balanceOf, okJson, outcomeOf, startTxHarness, tally } from "../support/tx_harness.ts";
 
@@ -13,18 +14,7 @@ Deno.test("Payouts to one player at once reserve in turn: every one answered, no
   await using h = await startTxHarness();
   await h.policy({ maxSolPerTransfer: "1" });
   await h.link(21);
-  let lost = 0;
-  const atomic = h.a.kv.atomic.bind(h.a.kv);
-  h.a.kv.atomic = () => {
-    const op = atomic();
-    const commit = op.commit.bind(op);
-    op.commit = async () => {
-      const result = await commit();
-      if (!result.ok) lost++;
-      return result;
-    };
-    return op;
-  };
+  const commits = countCommits(h.a.kv);
   const outcomes = await Promise.all(
     Array.from({ length: PAYOUTS }, async (_, i) =>
       await outcomeOf(
@@ -41,7 +31,7 @@ Deno.test("Payouts to one player at once reserve in turn: every one answered, no
     PAYOUTS,
     `every payout answered confirmed or submitted: ${JSON.stringify(counts)}`,
   );
-  assert.equal(lost, 0, "no commit lost to another payout of this instance");
+  assert.equal(commits.lost(), 0, "no commit lost to another payout of this instance");
 });
 
 Deno.test("Payouts to one player still waiting for their turn at their deadline are answered then, nothing kept or sent, and each key pays once later", async () => {
