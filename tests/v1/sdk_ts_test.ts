@@ -265,7 +265,8 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
         if (seen.length === 2) controller.abort();
       }
     })();
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Once the reader has read the feed's position (its first page), the link comes after it
+    while (reader.cursor() === null) await new Promise((resolve) => setTimeout(resolve, 5));
     await control("link", { userId: 2003 });
     await control("ping", {});
     await reading;

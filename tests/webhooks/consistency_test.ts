@@ -9,18 +9,31 @@ Deno.test("Endpoints added while events are being recorded each get exactly the 
   await using h = await startWebhooksHarness();
   const { kv } = h.t;
   const projectId = h.project.id;
-  const EVENTS = 150;
-  // Given events recorded one per commit, as fast as the store takes them
+  // Given events recorded one per commit, as fast as the store takes them, until ten more have
+  // been committed after the last endpoint's add (so every add lands between two events, whatever
+  // the machine's speed)
+  let recorded = 0;
+  let addsDone = false;
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const recordedAtLeast = (count: number) =>
+    new Promise<void>((resolve) => {
+      if (recorded >= count) resolve();
+      else waiters.push({ count, resolve });
+    });
   const recording = (async () => {
-    for (let i = 0; i < EVENTS; i++) {
-      await recordEvents(h.t.ctx, projectId, [{ type: "ping", at: i }]);
+    let afterAdds = 0;
+    while (!addsDone || afterAdds++ < 10) {
+      await recordEvents(h.t.ctx, projectId, [{ type: "ping", at: recorded }]);
+      recorded++;
+      for (const waiter of waiters.filter((w) => recorded >= w.count)) waiter.resolve();
     }
   })();
-  // When five endpoints are added meanwhile
+  // When five endpoints are added meanwhile, each once the recording has passed its point
   for (let i = 0; i < 5; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 3 + i * 4));
+    await recordedAtLeast(10 + i * 15);
     await h.addEndpoint(h.hookUrl(`/hook-${i}`));
   }
+  addsDone = true;
   await recording;
   await h.drain();
   // Then each endpoint got the events whose commit came after its own, judged by the store's
@@ -29,6 +42,7 @@ Deno.test("Endpoints added while events are being recorded each get exactly the 
   for await (const entry of kv.list({ prefix: ["events", projectId] })) {
     eventCommits.set(entry.key[2] as number, entry.versionstamp);
   }
+  const EVENTS = recorded;
   assert.equal(eventCommits.size, EVENTS);
   const received = h.receiver.received();
   for (const endpoint of await listWebhookEndpoints(kv, projectId)) {
