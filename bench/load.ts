@@ -82,7 +82,8 @@ async function runWrk(name: string, url: string, options: LoadOptions): Promise<
       ...(PIN ? ["-c", "1", "wrk"] : []),
       "-t2",
       `-c${options.connections}`,
-      `-d${options.seconds}s`,
+      // wrk takes whole seconds only (a fractional one gets its usage text and no run)
+      `-d${Math.max(1, Math.round(options.seconds))}s`,
       "--latency",
       "-s",
       script,
@@ -92,6 +93,9 @@ async function runWrk(name: string, url: string, options: LoadOptions): Promise<
     stderr: "piped",
   }).output();
   await Deno.remove(script);
+  if (!out.success) {
+    throw new Error(`wrk failed for ${name}: ${new TextDecoder().decode(out.stderr).trim()}`);
+  }
   const text = new TextDecoder().decode(out.stdout);
   const field = (re: RegExp) => text.match(re)?.[1];
   const requests = Number(field(/(\d+) requests in/));
