@@ -22,6 +22,8 @@ const ATTRIBUTES = "Path=/; HttpOnly; Secure; SameSite=Lax";
 const flashSchema = z.object({
   kind: z.enum(["success", "error", "info"]),
   message: z.string(),
+  /** The coded form behind a message in words (a chain error), shown behind a toggle. */
+  details: z.string().optional(),
   /** A new API key, shown once on the keys page. */
   newKey: z.object({ id: z.string(), plaintext: z.string() }).optional(),
   /** What the developer typed into a form that was refused, to fill it in again (never secrets). */

@@ -53,7 +53,15 @@ export function FlashFor({ flash, form }: { flash: Flash | null; form?: string }
   if (!flash || (flash.form ?? undefined) !== form) return null;
   return (
     <div data-testid={`flash-${flash.kind}`}>
-      <Notice kind={flash.kind}>{flash.message}</Notice>
+      <Notice kind={flash.kind}>
+        {flash.message}
+        {flash.details && (
+          <details>
+            <summary>Details</summary>
+            <pre>{flash.details}</pre>
+          </details>
+        )}
+      </Notice>
     </div>
   );
 }

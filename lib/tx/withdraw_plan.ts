@@ -16,7 +16,7 @@ import { findAssociatedTokenPda } from "@solana-program/token";
 import type { TxContext } from "./runtime.ts";
 import type { Project } from "../../kv/projects.ts";
 import { formatUnits, parseUnits } from "../chain/amounts.ts";
-import { fetchMint, TOKEN_PROGRAMS } from "../chain/mints.ts";
+import { fetchMint, type MintInfo, TOKEN_PROGRAMS } from "../chain/mints.ts";
 import { SOL_DECIMALS } from "../chain/sol_balance.ts";
 import { parseAddress } from "../chain/validation.ts";
 import { computeUnitLimit, MAX_MICRO_LAMPORTS_PER_CU } from "./priority_fee.ts";
@@ -54,21 +54,55 @@ export async function planWithdrawal(
   const recipient = readRecipient(project, input.recipient, problems);
   const asset = typeof input.asset === "string" ? input.asset.trim() : "";
   let decimals = SOL_DECIMALS;
-  let mint: string | null = null;
+  let mint: MintInfo | null = null;
   if (asset !== "SOL") {
     const mintAddress = parseAddress(asset);
-    const info = mintAddress &&
+    mint = mintAddress &&
       await readChain(() => fetchMint(ctx.rpc[project.cluster], mintAddress));
-    if (!info) problems.push(`asset: must be SOL or a token mint on ${project.cluster}`);
-    else [mint, decimals] = [info.address, info.decimals];
+    if (!mint) problems.push(`asset: must be SOL or a token mint on ${project.cluster}`);
+    else decimals = mint.decimals;
   }
   const amount = typeof input.amount === "string" ? input.amount.trim() : "";
   const raw = parseUnits(amount, decimals);
   if (raw === null || raw === 0n) {
     problems.push(`amount: must be more than zero, with at most ${decimals} decimals`);
   }
-  if (problems.length > 0 || !recipient) throw invalidSettings(problems);
-  return { recipient, lines: [{ mint, amount }] };
+  if (problems.length > 0 || !recipient || raw === null) throw invalidSettings(problems);
+  // Checked before a signature is asked for: a statement for money the wallet lacks would only
+  // be signed to fail on chain.
+  const wallet = parseAddress(project.walletAddress ?? undefined);
+  const held = wallet ? await readChain(() => heldBy(ctx, project, wallet, mint)) : 0n;
+  const fee = mint ? 0n : SIGNATURE_FEE;
+  if (raw + fee > held) {
+    const unit = mint ? `of the token ${mint.address}` : "SOL";
+    throw invalidSettings([
+      `amount: Insufficient funds: the wallet holds ${formatUnits(held, decimals)} ${unit}, ` +
+      `${amount} ${unit} requested${mint ? "" : ` plus the ${formatUnits(fee, decimals)} SOL fee`}`,
+    ]);
+  }
+  return { recipient, lines: [{ mint: mint?.address ?? null, amount }] };
+}
+
+/** What the wallet holds of SOL (`mint` null) or of a token, in its own associated account. */
+async function heldBy(
+  ctx: TxContext,
+  project: Project,
+  wallet: Address,
+  mint: MintInfo | null,
+): Promise<bigint> {
+  const rpc = ctx.rpc[project.cluster];
+  if (!mint) return (await rpc.getBalance(wallet, { commitment: "confirmed" }).send()).value;
+  const [ata] = await findAssociatedTokenPda({
+    owner: wallet,
+    mint: mint.address,
+    tokenProgram: mint.programAddress,
+  });
+  const { value } = await rpc.getMultipleAccounts([ata], {
+    commitment: "confirmed",
+    encoding: "jsonParsed",
+  }).send();
+  const parsed = (value[0]?.data as { parsed?: { info: ParsedTokenInfo } } | undefined)?.parsed;
+  return BigInt(parsed?.info.tokenAmount.amount ?? 0);
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   confirmWithdrawal,
   describeLines,
   prepareWithdrawal,
+  type WithdrawalAnswer,
 } from "../../lib/projects/withdraw.ts";
 import type { Project } from "../../kv/projects.ts";
 import type { TokenBalance } from "../../lib/chain/token_balances.ts";
@@ -95,20 +96,43 @@ export function withdrawRoutes(ctx: AppContext): Hono {
           nonce: typeof nonce === "string" ? nonce : "",
           signature: typeof signature === "string" ? signature : "",
         });
-        const refused = withdrawal.lines.filter((line) => line.error !== null);
-        const outcome = withdrawal.lines.map((line) =>
-          `${describeLines([line])}: ${line.result?.status ?? line.error?.message}`
-        ).join("; ");
+        const outcomes = withdrawal.lines.map(lineOutcome);
+        const failed = outcomes.some((o) => o.failed);
+        const details = outcomes.flatMap((o) => o.details === null ? [] : [o.details]);
         return {
           json: { withdrawal },
           flash: {
-            kind: refused.length > 0 ? "error" : "success",
-            message: `Withdrawal to ${withdrawal.recipient}: ${outcome}`,
+            kind: failed ? "error" : "success",
+            message: `Withdrawal to ${withdrawal.recipient}: ${
+              outcomes.map((o) => o.words).join("; ")
+            }`,
+            ...(details.length > 0 ? { details: details.join("\n") } : {}),
           },
           redirect: projectPath(project.id, "transactions"),
         };
       }),
     );
+}
+
+/**
+ * A line's outcome in words; the chain's coded error, when there is one, goes behind the notice's
+ * details toggle.
+ */
+function lineOutcome(line: WithdrawalAnswer["lines"][number]) {
+  const what = describeLines([line]);
+  if (line.error) {
+    return { failed: true, words: `${what} not sent: ${line.error.message}`, details: null };
+  }
+  const result = line.result!;
+  if (result.status === "failed") {
+    return {
+      failed: true,
+      words: `${what} failed and nothing was sent: the network refused the transaction`,
+      details: result.error,
+    };
+  }
+  const words = result.status === "confirmed" ? "confirmed" : "sent, waiting for confirmation";
+  return { failed: false, words: `${what} ${words}`, details: null };
 }
 
 async function balances(

@@ -298,3 +298,46 @@ Deno.test("Withdraw everything: every token, then the SOL less the fees, leaving
   const problem = await assertErrorCode(empty, 400, "invalid_settings");
   assert.ok(problem.error.message.includes("holds nothing"), problem.error.message);
 });
+
+Deno.test("A withdrawal past the wallet's balance is refused in words before a signature is asked for", async () => {
+  const { h, dev } = await startWithdrawWorld({ fund: 2_000_000_000n });
+  await using _ = h;
+  const to = (await generateKeyPairSigner()).address;
+  const res = await postJson(h.a.app, `/dashboard/projects/${h.project.id}/withdraw/prepare`, {
+    recipient: to,
+    asset: "SOL",
+    amount: "50",
+  }, { jar: dev.jar });
+  const body = await assertErrorCode(res, 400, "invalid_settings");
+  assert.match(
+    body.error.message,
+    /Insufficient funds: the wallet holds 2 SOL, 50 SOL requested/,
+  );
+  // And no statement was issued for it
+  assert.equal(
+    (await Array.fromAsync(h.a.kv.list({ prefix: ["statements"] }))).length,
+    0,
+  );
+});
+
+Deno.test("A withdrawal line that fails on chain shows in red, in words, the coded error behind a toggle", async () => {
+  const { h, dev, base } = await startWithdrawWorld({ fund: 2_000_000_000n });
+  await using _ = h;
+  const to = (await generateKeyPairSigner()).address;
+  // Given two statements each within the balance, together past it
+  const first = await prepare(h, dev, { recipient: to, asset: "SOL", amount: "1.5" });
+  const second = await prepare(h, dev, { recipient: to, asset: "SOL", amount: "1.5" });
+  await confirmed(await confirm(h, dev, first.nonce, dev.wallet.sign(first.message)));
+  // When the second is confirmed from the page's form
+  const res = await postForm(h.a.app, `${base}/withdraw`, {
+    nonce: second.nonce,
+    signature: dev.wallet.sign(second.message),
+  }, { jar: dev.jar });
+  await res.body?.cancel();
+  const page = await (await getPage(h.a.app, `${base}/transactions`, dev.jar)).text();
+  // Then the notice is an error, says it in words, and keeps the coded form behind details
+  assert.ok(page.includes('data-testid="flash-error"'), page.slice(0, 2000));
+  assert.match(page, /1\.5 SOL failed and nothing was sent: the network refused the transaction/);
+  assert.match(page, /<details><summary>Details<\/summary><pre>Solana error #/);
+  assert.equal(await balanceOf(h, to), 1_500_000_000n);
+});
