@@ -49,6 +49,11 @@ export function LinkPage(data: LinkPageData): VNode {
     <main>
       <p class="muted">{data.serviceName} · wallet linking</p>
       <h1>Link a Solana wallet to {project.name}</h1>
+      <p class="muted" data-testid="never-asks">
+        {data.serviceName}{" "}
+        never asks for your recovery phrase (seed phrase) or private key. If anyone does, they are
+        trying to steal your wallet.
+      </p>
       {showError && (
         <Notice kind="error">
           {signInErrorMessage(data.error!)}
@@ -117,6 +122,9 @@ export function LinkPage(data: LinkPageData): VNode {
             </p>
           </section>
         )}
+      <footer class="muted" data-testid="run-by">
+        This page is run by {data.serviceName} for {project.name}. <a href="/privacy">Privacy</a>
+      </footer>
     </main>
   );
 }

@@ -25,6 +25,16 @@ export const OAUTH_FLOW_COOKIE: SignedCookie = {
   purpose: "oauth-flow",
   maxAgeMs: 10 * 60_000,
 };
+/**
+ * The linking page a player's sign-in started from, kept longer than the flow: the spec sends a
+ * callback without a valid flow cookie to `/dashboard?error=oauth_state_mismatch`, and from there
+ * the player is sent back to this page instead of the developers' sign-in.
+ */
+export const LINK_RETURN_COOKIE: SignedCookie = {
+  name: "__Host-svc_link_return",
+  purpose: "link-return",
+  maxAgeMs: 24 * 60 * 60_000,
+};
 /** Pending dashboard sign-in: address, message and next; nothing is stored server-side. */
 export const WALLET_SIGNIN_COOKIE: SignedCookie = {
   name: "__Host-svc_signin",

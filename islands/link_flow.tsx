@@ -52,6 +52,7 @@ export function LinkFlow(props: LinkFlowProps): VNode {
   const [busy, setBusy] = useState<{ step: Step; wallet: string } | null>(null);
   const [notice, setNotice] = useState<Notice | null>(null);
   const [signedOut, setSignedOut] = useState(false);
+  const [confirmingUnlink, setConfirmingUnlink] = useState(false);
   const [ready, setReady] = useState(false);
 
   useEffect(() => {
@@ -131,8 +132,15 @@ export function LinkFlow(props: LinkFlowProps): VNode {
     }
   }
 
-  async function unlink(event: Event) {
+  // Unlinking asks first (the form without JavaScript posts at once).
+  function askUnlink(event: Event) {
     event.preventDefault();
+    setNotice(null);
+    setConfirmingUnlink(true);
+  }
+
+  async function unlink() {
+    setConfirmingUnlink(false);
     setNotice(null);
     setBusy({ step: "unlink", wallet: "" });
     try {
@@ -154,8 +162,12 @@ export function LinkFlow(props: LinkFlowProps): VNode {
         {link
           ? (
             <>
-              <p>
-                Linked wallet:{" "}
+              <p class="linked" data-testid="linked-state">
+                <span aria-hidden="true">✓</span> Wallet linked:{" "}
+                <span class="address" title={link.address}>{shortAddress(link.address)}</span>
+              </p>
+              <p class="muted">
+                Full address:{" "}
                 <span class="address" data-testid="linked-address">
                   {link.address}
                 </span>
@@ -184,14 +196,37 @@ export function LinkFlow(props: LinkFlowProps): VNode {
               class="inline"
               method="post"
               action={`/api/link/${props.slug}/unlink`}
-              onSubmit={unlink}
+              onSubmit={askUnlink}
             >
-              <button type="submit" class="secondary" disabled={busy !== null || signedOut}>
+              <button
+                type="submit"
+                class="secondary"
+                disabled={busy !== null || signedOut || confirmingUnlink}
+              >
                 Unlink
               </button>
             </form>
           )}
         </div>
+        {link && confirmingUnlink && (
+          <div class="notice info" role="alertdialog" aria-labelledby="unlink-question">
+            <p id="unlink-question">
+              Unlink this wallet from @{props.player.name}? {props.gameName}{" "}
+              will stop sending rewards to it until you link a wallet again.
+            </p>
+            <div class="actions">
+              <button type="button" onClick={unlink}>Yes, unlink</button>
+              <button
+                type="button"
+                class="secondary"
+                onClick={() =>
+                  setConfirmingUnlink(false)}
+              >
+                Keep it
+              </button>
+            </div>
+          </div>
+        )}
       </section>
 
       {choosing && !signedOut && (
@@ -237,6 +272,11 @@ export function LinkFlow(props: LinkFlowProps): VNode {
       </div>
     </div>
   );
+}
+
+/** `7xKX…sgAsU`: enough to recognise a wallet at a glance; the full address is beside it. */
+function shortAddress(address: string): string {
+  return `${address.slice(0, 4)}…${address.slice(-4)}`;
 }
 
 function stepText(step: Step, wallet: string): string {

@@ -2,18 +2,23 @@ import { Hono } from "hono";
 import type { AppContext } from "../lib/context.ts";
 import { getDeveloperSession } from "../http/developer_session.ts";
 import { HomePage } from "../components/home_page.tsx";
+import { PrivacyPage } from "../components/privacy_page.tsx";
 import { pageResponse } from "../components/layout.tsx";
 
-/** `GET /`: the landing page, where signing out lands too. */
+/** `GET /`: the landing page, where signing out lands too; `GET /privacy`, linked from every linking page. */
 export function homeRoutes(ctx: AppContext): Hono {
-  return new Hono().get("/", async (c) => {
-    const body = (
-      <HomePage
-        serviceName={ctx.config.serviceName}
-        baseUrl={ctx.config.baseUrl}
-        developer={await getDeveloperSession(ctx, c)}
-      />
-    );
-    return pageResponse(c, { title: `${ctx.config.serviceName}: Solana for Roblox games`, body });
-  });
+  return new Hono().get("/privacy", (c) =>
+    pageResponse(c, {
+      title: `Privacy · ${ctx.config.serviceName}`,
+      body: <PrivacyPage serviceName={ctx.config.serviceName} />,
+    })).get("/", async (c) => {
+      const body = (
+        <HomePage
+          serviceName={ctx.config.serviceName}
+          baseUrl={ctx.config.baseUrl}
+          developer={await getDeveloperSession(ctx, c)}
+        />
+      );
+      return pageResponse(c, { title: `${ctx.config.serviceName}: Solana for Roblox games`, body });
+    });
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AppContext } from "../../lib/context.ts";
 import {
   clearCookie,
+  LINK_RETURN_COOKIE,
   OAUTH_FLOW_COOKIE,
   readSignedCookie,
   setSignedCookie,
@@ -65,6 +66,7 @@ export function idpRoutes(ctx: AppContext): Hono {
         next: next.path,
         projectId: project.id,
       });
+      await setSignedCookie(ctx, c, LINK_RETURN_COOKIE, { path: next.path });
       return redirect(
         c,
         authorizeUrl(ctx.config.idpUrl, {
@@ -119,6 +121,7 @@ export function idpRoutes(ctx: AppContext): Hono {
         const user = await fetchPlayer(ctx.config.idpUrl, tokens.accessToken);
         await startPlayerSession(ctx, c, { projectId: project.id, user });
         log("info", "Player signed in", { projectId: project.id, userId: user.id });
+        clearCookie(c, LINK_RETURN_COOKIE);
         return redirect(c, flow.next);
       } catch (e) {
         return fail(idpFailure(e, project.id, "oauth_userinfo_failed"));

@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import type { AppContext } from "../../lib/context.ts";
 import { getDeveloperSession } from "../../http/developer_session.ts";
-import { dashboardNextPath } from "../../lib/auth/next_path.ts";
+import { dashboardNextPath, parseNextPath, withErrorCode } from "../../lib/auth/next_path.ts";
+import { clearCookie, LINK_RETURN_COOKIE, readSignedCookie } from "../../http/cookies.ts";
 import { hasOauthApp } from "../../lib/auth/oauth_app.ts";
 import { parseAddress } from "../../lib/chain/validation.ts";
 import { listWatches } from "../../lib/watches/watches.ts";
@@ -63,9 +64,20 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
       );
       return pageResponse(c, { title: `Sign in · ${ctx.config.serviceName}`, body });
     })
-    .get("/dashboard", (c) =>
-      developerPage(ctx, c, async (data) => {
-        const error = c.req.query("error");
+    .get("/dashboard", async (c) => {
+      const error = c.req.query("error");
+      // A player whose Roblox sign-in outlived its flow lands here (the spec's redirect): back to
+      // the linking page it started from, never the developers' sign-in.
+      const started = error === "oauth_state_mismatch"
+        ? parseNextPath(
+          (await readSignedCookie<{ path: string }>(ctx, c, LINK_RETURN_COOKIE))?.path,
+        )
+        : null;
+      if (started?.kind === "link") {
+        clearCookie(c, LINK_RETURN_COOKIE);
+        return c.redirect(withErrorCode(started.path, "oauth_state_mismatch"), 303);
+      }
+      return await developerPage(ctx, c, async (data) => {
         return {
           title: `Projects · ${ctx.config.serviceName}`,
           body: (
@@ -77,7 +89,8 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
             />
           ),
         };
-      }))
+      });
+    })
     .get("/dashboard/projects", (c) => c.redirect("/dashboard", 303))
     .get("/dashboard/projects/:id", (c) =>
       projectPage(ctx, c, async (data, project) => {

@@ -219,6 +219,32 @@ Deno.test("GET /auth/idp/callback without a valid flow cookie redirects to /dash
   });
 });
 
+Deno.test("A player whose sign-in outlived its flow is sent from /dashboard back to the linking page it started from", async () => {
+  await using world = await startLinkWorld();
+  const project = await createLinkProject(world);
+  const page = `/link/${project.slug}`;
+  // Given a sign-in left at Roblox's consent screen for more than 10 minutes
+  const { callback: path, jar } = await consent(world, project.slug);
+  world.clock.advance(10 * 60_000);
+  // When the provider sends the player back: the spec's redirect to the dashboard
+  const mismatch = await callback(world, path, jar);
+  assert.equal(mismatch, "/dashboard?error=oauth_state_mismatch");
+  // Then the dashboard sends the player on to the linking page, with the error to explain
+  const onward = await browse(world.app, mismatch, { jar });
+  assert.deepEqual([onward.status, onward.headers.get("location")], [
+    303,
+    `${page}?error=oauth_state_mismatch`,
+  ]);
+  await onward.body?.cancel();
+  const html = await (await browse(world.app, `${page}?error=oauth_state_mismatch`, { jar }))
+    .text();
+  assert.ok(html.includes("Sign-in took too long"), "the linking page explains");
+  // And a browser that started no player sign-in still gets the developers' sign-in
+  const developer = await browse(world.app, mismatch, { jar: new CookieJar() });
+  assert.match(developer.headers.get("location") ?? "", /^\/dashboard\/sign-in/);
+  await developer.body?.cancel();
+});
+
 Deno.test("GET /auth/idp/callback: a callback with another state does not end the sign-in in progress", async (t) => {
   await using world = await startLinkWorld();
   const project = await createLinkProject(world);

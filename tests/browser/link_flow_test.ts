@@ -86,6 +86,24 @@ Deno.test("Linking page end to end in Chromium: sign in, link with a Wallet Stan
   );
   assert.deepEqual(await page.getByTestId("linked-address").textContent(), wallet.address);
   assert.deepEqual((await getLinkByUser(served.t.kv, project.id, 1002))?.address, wallet.address);
+  // The success state sits above the buttons: a check mark and the shortened address
+  const state = page.getByTestId("linked-state");
+  assert.deepEqual(
+    await state.textContent(),
+    `✓ Wallet linked: ${wallet.address.slice(0, 4)}…${wallet.address.slice(-4)}`,
+  );
+  const [stateBox, buttonBox] = await Promise.all([
+    state.boundingBox(),
+    page.getByRole("button", { name: "Change wallet" }).boundingBox(),
+  ]);
+  assert.ok(stateBox!.y < buttonBox!.y, "the success state is above the buttons");
+  // The page says it never asks for a recovery phrase, and who runs it, with a privacy link
+  assert.match(
+    await page.getByTestId("never-asks").textContent() ?? "",
+    /never asks for your recovery phrase/,
+  );
+  assert.match(await page.getByTestId("run-by").textContent() ?? "", /run by .* for Sky Racers/);
+  assert.equal(await page.getByRole("link", { name: "Privacy" }).getAttribute("href"), "/privacy");
 
   // The page fits a phone screen without sideways scrolling.
   const overflow = await page.evaluate(() =>
@@ -97,8 +115,13 @@ Deno.test("Linking page end to end in Chromium: sign in, link with a Wallet Stan
   await page.reload();
   assert.deepEqual(await page.getByTestId("linked-address").textContent(), wallet.address);
 
-  // When the player unlinks.
+  // When the player clicks Unlink, the page asks first; keeping it changes nothing
   await page.getByRole("button", { name: "Unlink" }).click();
+  await page.getByRole("button", { name: "Keep it" }).click();
+  assert.deepEqual((await getLinkByUser(served.t.kv, project.id, 1002))?.address, wallet.address);
+  // When the player unlinks, confirming it.
+  await page.getByRole("button", { name: "Unlink" }).click();
+  await page.getByRole("button", { name: "Yes, unlink" }).click();
   await page.getByText("Wallet unlinked.").waitFor();
   assert.deepEqual(await page.getByTestId("no-wallet").isVisible(), true);
   assert.deepEqual(await getLinkByUser(served.t.kv, project.id, 1002), null);

@@ -169,3 +169,18 @@ Deno.test("GET /static/islands.js serves the bundled islands with an ETag", asyn
   assert.deepEqual(cached.status, 304);
   await cached.body?.cancel();
 });
+
+Deno.test("GET /privacy, linked from every linking page, says what a link keeps and what is never asked for", async () => {
+  await using world = await startLinkWorld();
+  const project = await createLinkProject(world);
+  const linking = await (await browse(world.app, `/link/${project.slug}`)).text();
+  assert.ok(linking.includes('<a href="/privacy">Privacy</a>'), "the linking page links it");
+  assert.ok(linking.includes("never asks for your recovery phrase"));
+  const res = await browse(world.app, "/privacy");
+  assert.equal(res.status, 200);
+  assertSecurityHeaders(res);
+  const page = await res.text();
+  for (const fact of ["Roblox user ID", "Unlinking removes them", "recovery phrase", "7 days"]) {
+    assert.ok(page.includes(fact), fact);
+  }
+});
