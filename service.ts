@@ -52,6 +52,7 @@ export async function startService(
       await worker.stop();
       await ctx.quota.close();
       await ctx.tx.allowances.close();
+      await ctx.requestLog.flush();
     },
   };
 }

@@ -10,6 +10,7 @@ export const PROJECT_TABS = [
   { tab: "watches", label: "Watches" },
   { tab: "transactions", label: "Transactions" },
   { tab: "players", label: "Players" },
+  { tab: "requests", label: "Request log" },
   { tab: "events", label: "Event log" },
   { tab: "team", label: "Team" },
   { tab: "audit", label: "Audit log" },

@@ -10,6 +10,7 @@ import type { Config } from "./config.ts";
 import { deriveSecretKeys, type SecretKeys } from "./crypto/secret_keys.ts";
 import { RequestQuota } from "./quota/request_quota.ts";
 import { AbuseLimiter } from "./quota/abuse_limits.ts";
+import { RequestLog } from "./quota/request_log.ts";
 import { FeedReadLimit } from "./quota/feed_reads.ts";
 import { createRpcClients, type RpcClients } from "./chain/rpc_clients.ts";
 import { ChainReads } from "./chain/reads.ts";
@@ -51,6 +52,8 @@ export interface BaseContext {
   abuse: AbuseLimiter;
   /** The event feed's own per-instance limit (feed reads are not counted toward the quotas). */
   feedReads: FeedReadLimit;
+  /** The `/v1` calls' log, written per turn (`lib/quota/request_log.ts`). */
+  requestLog: RequestLog;
   /** JSON-RPC clients per cluster. */
   rpc: RpcClients;
   /** Wakes this process's job workers when new work is due. */
@@ -89,6 +92,7 @@ export async function createBaseContext(
       limits: input.config.abuseLimits,
     }),
     feedReads: new FeedReadLimit(clock),
+    requestLog: new RequestLog(input.kv),
     rpc,
     jobWaker: new JobWaker(),
     wallets: createWalletProvider(input.config, { kv: input.kv, keys, clock }),

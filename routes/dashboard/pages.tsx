@@ -17,6 +17,9 @@ import { KeysPage } from "../../components/dashboard/keys_page.tsx";
 import { OverviewPage } from "../../components/dashboard/overview_page.tsx";
 import { getKeyExports } from "../../kv/key_exports.ts";
 import { type PlayerRow, PlayersPage } from "../../components/dashboard/players_page.tsx";
+import { RequestsPage } from "../../components/dashboard/requests_page.tsx";
+import { listRequestLog, type RequestLogFilter } from "../../kv/request_log.ts";
+import { V1_OPERATIONS } from "../v1/operations.ts";
 import { PolicyPage } from "../../components/dashboard/policy_page.tsx";
 import { ProjectsPage } from "../../components/dashboard/projects_page.tsx";
 import { settingsView } from "../../lib/projects/settings.ts";
@@ -42,6 +45,10 @@ import { parseUserId } from "../../lib/user_id.ts";
 
 const PLAYERS_PAGE_SIZE = 100;
 const TX_PAGE_SIZE = 50;
+const REQUESTS_PAGE_SIZE = 100;
+// A filtered page looks at no more entries than this (a link goes on from there).
+const REQUESTS_SCANNED = 2_000;
+const V1_ROUTES = V1_OPERATIONS.filter((op) => op.path.startsWith("/v1/")).map((op) => op.path);
 // The overview must not hang on a slow RPC node; the balance is then shown as unreadable.
 const BALANCE_WAIT_MS = 4_000;
 
@@ -223,6 +230,42 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               rpcUrl={rpcUrl(project)}
               query={query}
               {...found}
+            />
+          ),
+        };
+      }))
+    .get("/dashboard/projects/:id/requests", (c) =>
+      projectPage(ctx, c, async (data, project) => {
+        const outcome = c.req.query("outcome");
+        const filter: RequestLogFilter = {
+          ...(outcome === "ok" || outcome === "refused" || outcome === "error" ? { outcome } : {}),
+          ...(c.req.query("route") ? { route: c.req.query("route")!.slice(0, 100) } : {}),
+          ...(c.req.query("key") ? { keyId: c.req.query("key")!.slice(0, 100) } : {}),
+        };
+        // This instance's latest calls first; other instances write theirs within a turn.
+        await ctx.requestLog.flush();
+        const cursor = c.req.query("cursor");
+        const [page, keys] = await Promise.all([
+          listRequestLog(ctx.kv, project.id, {
+            now: ctx.clock.now(),
+            filter,
+            limit: REQUESTS_PAGE_SIZE,
+            scan: REQUESTS_SCANNED,
+            ...(cursor ? { cursor: cursor.slice(0, 500) } : {}),
+          }),
+          listApiKeys(ctx.kv, project.id, ctx.clock.now()),
+        ]);
+        return {
+          title: `Request log · ${project.name}`,
+          body: (
+            <RequestsPage
+              {...data}
+              project={project}
+              routes={V1_ROUTES}
+              keys={keys}
+              filter={filter}
+              entries={page.entries}
+              next={page.cursor}
             />
           ),
         };

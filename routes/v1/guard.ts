@@ -44,6 +44,9 @@ export function apiGuard(
     const resolved = await ctx.apiKeys.resolve(c.req.header("x-api-key"));
     if (!resolved) throw new ApiError(401, "unauthorized", "Missing or invalid API key");
     const projectId = resolved.project.id;
+    // Known from here on, for the request log (`request_logging.ts`), refusals included.
+    c.set("project", resolved.project);
+    c.set("keyId", resolved.keyId);
     let admission: Admission;
     if (options.limit === "feed_reads") {
       if (!ctx.feedReads.take(projectId)) {
@@ -71,8 +74,6 @@ export function apiGuard(
         `This API key does not have the ${options.scope} scope: create a key with it in the dashboard`,
       );
     }
-    c.set("project", resolved.project);
-    c.set("keyId", resolved.keyId);
     c.set("admission", admission);
     await next();
   };

@@ -3,6 +3,7 @@ import type { AppContext } from "../../lib/context.ts";
 import { eventRoutes } from "./events.ts";
 import { apiGuard, type V1Env } from "./guard.ts";
 import { playerRoutes } from "./players.ts";
+import { requestLogging } from "./request_logging.ts";
 import { projectRoutes } from "./project.ts";
 import { signatureRoutes } from "./signatures.ts";
 import { txRoutes } from "./tx.ts";
@@ -18,6 +19,7 @@ export function v1Routes(ctx: AppContext): Hono<V1Env> {
   const read = apiGuard(ctx, { scope: "read" });
   const pay = apiGuard(ctx, { scope: "pay", quotaVerdict: "awaited_by_route" });
   return new Hono<V1Env>()
+    .use("*", requestLogging(ctx))
     .route("/", projectRoutes(ctx, read))
     .route("/", playerRoutes(ctx, read))
     .route("/", walletRoutes(ctx, read))

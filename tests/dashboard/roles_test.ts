@@ -62,7 +62,7 @@ const page = (tab: string): RouteCase => ({
 const CASES: RouteCase[] = [
   ...["", "/usage", "/keys", "/settings", "/policy", "/watches", "/transactions", "/players"]
     .map(page),
-  ...["/events", "/team", "/audit", "/audit/export"].map(page),
+  ...["/requests", "/events", "/team", "/audit", "/audit/export"].map(page),
   { ...page("/delete"), can: "delete" },
   ...["/webhooks"].map(page),
   ...webhookCases(),

@@ -70,6 +70,7 @@ export async function createTestApp(
     // Gives back leased quota allowance (and stops its timers) while the store is still open.
     await ctx.quota.close();
     await ctx.tx.allowances.close();
+    await ctx.requestLog.flush();
     kv.close();
   };
   return { app, ctx, kv, clock, close, [Symbol.asyncDispose]: close };
