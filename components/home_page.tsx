@@ -25,7 +25,7 @@ export function HomePage(data: HomePageData): VNode {
     <>
       <DashboardStyles />
       <TopBar serviceName={data.serviceName} developer={data.developer} />
-      <main class="wide">
+      <main class="wide" id="content" tabIndex={-1}>
         <section class="hero">
           <h1>Solana for your Roblox game</h1>
           <p class="lead">

@@ -1,20 +1,23 @@
 /** URLs of dashboard pages, built in one place so links, redirects and tests agree. */
 
-/** The pages of one project, in the order the navigation shows them. */
+/** The groups the project pages are shown in, in order. */
+export const TAB_GROUPS = ["Project", "Activity", "Build", "Team"] as const;
+
+/** The pages of one project, in the order the navigation shows them, each in its group. */
 export const PROJECT_TABS = [
-  { tab: "", label: "Overview" },
-  { tab: "usage", label: "Usage" },
-  { tab: "keys", label: "API keys" },
-  { tab: "settings", label: "Settings" },
-  { tab: "policy", label: "Policy" },
-  { tab: "watches", label: "Watches" },
-  { tab: "transactions", label: "Transactions" },
-  { tab: "players", label: "Players" },
-  { tab: "requests", label: "Request log" },
-  { tab: "events", label: "Event log" },
-  { tab: "team", label: "Team" },
-  { tab: "audit", label: "Audit log" },
-  { tab: "webhooks", label: "Webhooks" },
+  { tab: "", label: "Overview", group: "Project" },
+  { tab: "usage", label: "Usage", group: "Project" },
+  { tab: "settings", label: "Settings", group: "Project" },
+  { tab: "transactions", label: "Transactions", group: "Activity" },
+  { tab: "players", label: "Players", group: "Activity" },
+  { tab: "requests", label: "Request log", group: "Activity" },
+  { tab: "events", label: "Event log", group: "Activity" },
+  { tab: "keys", label: "API keys", group: "Build" },
+  { tab: "policy", label: "Policy", group: "Build" },
+  { tab: "watches", label: "Watches", group: "Build" },
+  { tab: "webhooks", label: "Webhooks", group: "Build" },
+  { tab: "team", label: "Team", group: "Team" },
+  { tab: "audit", label: "Audit log", group: "Team" },
 ] as const;
 
 /** One project page's tab name (`""` is the overview); the last three are reached by links. */

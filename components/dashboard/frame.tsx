@@ -5,7 +5,12 @@ import type { Role } from "../../kv/members.ts";
 import { Notice } from "../layout.tsx";
 import type { Flash } from "../../http/flash.ts";
 import { shortAddress } from "./format.ts";
-import { PROJECT_TABS, projectPath, type ProjectTab } from "../../http/dashboard_paths.ts";
+import {
+  PROJECT_TABS,
+  projectPath,
+  type ProjectTab,
+  TAB_GROUPS,
+} from "../../http/dashboard_paths.ts";
 import { DASHBOARD_CSS } from "./styles.ts";
 
 /** The dashboard's extra styles, placed once per page. */
@@ -19,6 +24,7 @@ export function TopBar(
 ): VNode {
   return (
     <header class="topbar">
+      <a class="skip-link" href="#content">Skip to content</a>
       <div class="inner">
         <a class="brand" href={developer ? "/dashboard" : "/"}>{serviceName}</a>
         <span class="muted">Developer dashboard</span>
@@ -32,15 +38,13 @@ export function TopBar(
             <form method="post" action="/auth/logout" class="inline">
               <button type="submit" class="linkish">Sign out</button>
             </form>
-            <form method="post" action="/dashboard/sign-out-everywhere" class="inline">
-              <button
-                type="submit"
-                class="linkish"
-                title="End your dashboard sessions on every browser and device"
-              >
-                Sign out everywhere
-              </button>
-            </form>
+            <details class="ask" data-testid="sign-out-everywhere">
+              <summary class="linkish">Sign out everywhere</summary>
+              <form method="post" action="/dashboard/sign-out-everywhere">
+                <p>End your dashboard sessions on every browser and device, this one included?</p>
+                <button type="submit" class="danger">Yes, sign out everywhere</button>
+              </form>
+            </details>
           </>
         )}
       </div>
@@ -83,7 +87,7 @@ export function DashboardFrame(
     <>
       <DashboardStyles />
       <TopBar serviceName={data.serviceName} developer={data.developer} />
-      <main class="wide">
+      <main class="wide" id="content" tabIndex={-1}>
         <FlashFor flash={data.flash} />
         {children}
       </main>
@@ -113,18 +117,27 @@ export function ProjectFrame(
           <span class="badge" data-testid="project-cluster">{project.cluster}</span>
         </div>
         <nav class="tabs" aria-label="Project pages">
-          {PROJECT_TABS.map((t) => (
-            <a
-              key={t.tab}
-              href={projectPath(project.id, t.tab)}
-              aria-current={t.tab === tab ? "page" : undefined}
-            >
-              {t.label}
-            </a>
+          {TAB_GROUPS.map((group) => (
+            <div class="tab-group" key={group} role="group" aria-label={group}>
+              <span class="group-label" aria-hidden="true">{group}</span>
+              {PROJECT_TABS.filter((t) =>
+                t.group === group
+              ).map((t) => (
+                <a
+                  key={t.tab}
+                  href={projectPath(project.id, t.tab)}
+                  aria-current={t.tab === tab ? "page" : undefined}
+                >
+                  {t.label}
+                </a>
+              ))}
+            </div>
           ))}
         </nav>
-        <FlashFor flash={data.flash} />
-        {children}
+        <div id="content" tabIndex={-1}>
+          <FlashFor flash={data.flash} />
+          {children}
+        </div>
       </main>
     </>
   );

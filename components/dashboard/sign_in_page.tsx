@@ -40,7 +40,7 @@ export function SignInPage(data: SignInPageData): VNode {
     <>
       <DashboardStyles />
       <TopBar serviceName={data.serviceName} developer={null} />
-      <main>
+      <main id="content" tabIndex={-1}>
         <h1>Sign in to the {data.serviceName} dashboard</h1>
         {message && <Notice kind="error">{message}</Notice>}
         <p>

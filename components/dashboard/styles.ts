@@ -14,9 +14,20 @@ a { color: var(--accent); }
 .crumbs { font-size: .925rem; margin: .25rem 0 0; }
 .title-row { align-items: baseline; display: flex; flex-wrap: wrap; gap: .25rem .75rem; }
 .title-row h1 { margin-bottom: .25rem; }
-.tabs { border-bottom: 1px solid var(--line); display: flex; gap: .25rem; margin: .5rem 0 1rem;
-  overflow-x: auto; scrollbar-width: thin; }
-.tabs a { border-bottom: 2px solid transparent; color: var(--muted); padding: .6rem .7rem;
+.skip-link { left: .5rem; position: absolute; top: -3rem; }
+.skip-link:focus { background: var(--card); padding: .5rem .75rem; top: .5rem; z-index: 10; }
+#content:focus { outline: none; }
+details.ask { display: inline-block; position: relative; }
+details.ask summary { color: var(--accent); cursor: pointer; list-style: none; text-decoration: underline; }
+details.ask summary::-webkit-details-marker { display: none; }
+details.ask[open] form { background: var(--card); border: 1px solid var(--line); border-radius: 8px;
+  padding: .5rem .75rem; position: absolute; right: 0; width: min(20rem, 90vw); z-index: 5; }
+.tabs { border-bottom: 1px solid var(--line); display: flex; flex-wrap: wrap; gap: .25rem 1.25rem;
+  margin: .5rem 0 1rem; }
+.tab-group { align-items: center; display: flex; flex-wrap: wrap; }
+.group-label { color: var(--muted); font-size: .7rem; font-weight: 600; letter-spacing: .04em;
+  margin-right: .25rem; text-transform: uppercase; }
+.tabs a { border-bottom: 2px solid transparent; color: var(--muted); padding: .6rem .55rem;
   text-decoration: none; white-space: nowrap; }
 .tabs a[aria-current="page"] { border-color: var(--accent); color: var(--fg); font-weight: 600; }
 .grid { display: grid; gap: 0 1rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 19rem), 1fr)); }
@@ -38,6 +49,7 @@ fieldset { border: 0; margin: 1rem 0 0; padding: 0; }
 legend { font-weight: 600; padding: 0; }
 .rows { display: grid; gap: .5rem; margin: .5rem 0; }
 .row2 { display: grid; gap: .5rem; grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); }
+.row3 { align-items: end; display: grid; gap: .5rem; grid-template-columns: repeat(3, minmax(0, 1fr)) auto; }
 .badge { background: var(--info-bg); border-radius: 999px; display: inline-block;
   font-size: .8rem; font-weight: 600; padding: .1rem .6rem; white-space: nowrap; }
 .badge.ok { background: var(--ok-bg); color: var(--ok); }
@@ -72,9 +84,9 @@ table.list td { overflow-wrap: anywhere; }
   table.stack td { border: 0; display: grid; gap: .75rem; grid-template-columns: 7rem 1fr;
     padding: .2rem 0; }
   table.stack td::before { color: var(--muted); content: attr(data-label); font-size: .85rem; }
-  .tabs { flex-wrap: wrap; gap: 0; }
-  .tabs a { padding: .5rem .6rem; }
-  .row2 { grid-template-columns: 1fr; }
+  .tabs { gap: 0 .75rem; }
+  .tabs a { padding: .5rem .45rem; }
+  .row2, .row3 { grid-template-columns: 1fr; }
   .rows { gap: .75rem; }
   .rows .row2 { border-left: 3px solid var(--line); padding-left: .5rem; }
   .hero h1 { font-size: 1.6rem; }

@@ -67,7 +67,7 @@ Deno.test("The owner withdraws SOL and exports the key, signing each statement i
 
   // Then it is sent and listed as a withdrawal by the owner
   await page.waitForURL(`${base}/transactions`);
-  await page.getByText(`Withdrawal to ${to}: 0.5 SOL: confirmed`).waitFor();
+  await page.getByText(`Withdrawal to ${to}: 0.5 SOL confirmed`).waitFor();
   assert.equal(await page.getByTestId("tx-kind").first().textContent(), "withdraw");
   assert.equal(await page.getByTestId("tx-requested-by").first().getAttribute("title"), address);
   const balance = await createSolanaRpc(chain.rpcUrl).getBalance(to, { commitment: "confirmed" })

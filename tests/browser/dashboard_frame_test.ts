@@ -1,0 +1,47 @@
+// The frame of every project page in Chromium: every tab visible at desktop and phone widths, a
+// skip link past the navigation, and "Sign out everywhere" asking first.
+import assert from "node:assert/strict";
+import { launchBrowser, signInThroughRoutes } from "../support/browser.ts";
+import { serveDashboard } from "../support/dashboard.ts";
+import { PROJECT_TABS } from "../../http/dashboard_paths.ts";
+
+Deno.test("Project tabs fit at 1280 and 390 px, the skip link jumps past them, and signing out everywhere asks first", async () => {
+  await using served = await serveDashboard();
+  const { baseUrl } = served;
+  await using browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
+  await signInThroughRoutes(browser.context, baseUrl);
+  const page = browser.context.pages()[0] ?? await browser.context.newPage();
+  await page.goto(`${baseUrl}/dashboard`);
+  await page.getByLabel("Name", { exact: true }).fill("Sky Racers");
+  await page.getByRole("button", { name: "Create project" }).click();
+  await page.getByText("created on").waitFor();
+  const nav = page.getByRole("navigation", { name: "Project pages" });
+
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 800 });
+    // Every tab is shown whole inside the page's width, none cut off or scrolled away
+    for (const { label } of PROJECT_TABS) {
+      const box = await nav.getByRole("link", { name: label, exact: true }).boundingBox();
+      assert.ok(box && box.x >= 0 && box.x + box.width <= width, `${label} at ${width} px`);
+    }
+    const overflow = await page.evaluate(() =>
+      document.documentElement.scrollWidth - document.documentElement.clientWidth
+    );
+    assert.equal(overflow, 0, `nothing scrolls sideways at ${width} px`);
+  }
+
+  // The first Tab stop is the skip link; following it moves focus past the navigation
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Skip to content");
+  await page.keyboard.press("Enter");
+  assert.equal(await page.evaluate(() => document.activeElement?.id), "content");
+
+  // Sign out everywhere asks before it ends anything
+  await page.locator("summary", { hasText: "Sign out everywhere" }).click();
+  const confirm = page.getByRole("button", { name: "Yes, sign out everywhere" });
+  await confirm.waitFor();
+  assert.ok(page.url().includes("/dashboard/projects/"), "still signed in, on the page");
+  await confirm.click();
+  await page.waitForURL(/\/($|\?|dashboard\/sign-in)/);
+});
