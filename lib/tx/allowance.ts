@@ -12,10 +12,11 @@
  * closes the blocks it settles before reading them, so nothing is taken from them meanwhile). So
  * at every moment the places given out on all instances are at most the count, and the count is
  * at most the limit. Usage given back (a failed payout; a settled attempt leaving the failures'
- * cap; a place taken from a block already settled that its payout did not use) is a blind sum
- * into the bucket of the payout's time, the bucket its place was counted in (a block lies inside
- * one bucket, and a payout's time is when it took its places), so it lowers exactly what it
- * added. A grant does not check the released counters: one it read late only counts too much.
+ * cap; a place taken from a block already settled that its payout did not use) is a sum into
+ * the bucket of the payout's time, the bucket its place was counted in (a block lies inside one
+ * bucket, and a payout's time is when it took its places), so it lowers exactly what it added: in
+ * the settling commit, checked, or in a commit of its own that records a marker checked absent, so
+ * a write the client sends again applies once (`giveBackOnce`). A grant does not check the released counters: one it read late only counts too much.
  *
  * Waiting. A payout that does not fit while other instances hold open blocks waits for them, at
  * most `DEFER_LIMIT_MS` (a block lives `LEASE_MS`) and within its deadline; the limit refuses it
