@@ -45,6 +45,8 @@ import {
   type AllowanceClaim,
   type AllowanceNeed,
   amountOf,
+  grantedWithin,
+  limitOf,
   NEED_SCOPES,
   type NeedScope,
   scopeOf,
@@ -130,9 +132,7 @@ export class TxAllowances {
     this.#sizes.note(projectId);
     const state = this.#state(projectId);
     const now = this.ctx.clock.now();
-    const held = NEED_SCOPES.map((s) =>
-      this.#usable(state, scopeOf(need, s), amountOf(need, s), now)
-    );
+    const held = NEED_SCOPES.map((s) => this.#usable(state, need, s, now));
     if (held.every((lease) => lease !== null)) {
       return Promise.resolve(
         claimFromBlocks(this.ctx, need, {
@@ -180,12 +180,18 @@ export class TxAllowances {
     return state;
   }
 
-  /** A block of `scope` usable now with room for `n`, if one is held. */
-  #usable(state: ProjectState, scope: AllowanceScope, n: bigint, now: number): HeldLease | null {
+  /**
+   * A block usable now for `need` in scope `s`, if one is held: with room for it, and granted
+   * under none of the scope's limits higher than the need's (`grantedWithin`).
+   */
+  #usable(state: ProjectState, need: AllowanceNeed, s: NeedScope, now: number): HeldLease | null {
+    const scope = scopeOf(need, s);
+    const n = amountOf(need, s);
+    const limit = limitOf(need, s);
     return state.leases.find((l) =>
       l.scope === scope && !l.closing && !l.settled && now <= l.until &&
       bucketOf(scope, now) === l.b &&
-      l.granted - l.taken >= n
+      l.granted - l.taken >= n && grantedWithin(l.limit, limit)
     ) ?? null;
   }
 
@@ -262,11 +268,12 @@ export class TxAllowances {
         const verdict = verdicts.get(scope)!;
         const n = amountOf(waiter.need, s);
         // A grant counted as used at once is this round's only: nobody else takes from it.
+        // (granted under the lowest limit of its round's needs, so within this one's)
         const lease = !verdict.served.has(i)
           ? null
           : decided.granted.find((l) =>
             l.direct && l.scope === scope && l.granted - l.taken >= n
-          ) ?? this.#usable(state, scope, n, now);
+          ) ?? this.#usable(state, waiter.need, s, now);
         if (lease) leases.push(lease);
         else if (verdict.served.has(i)) again = true;
         else if (verdict.deferred && this.#mayWait(waiter)) again = true;
