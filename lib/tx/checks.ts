@@ -51,14 +51,20 @@ export interface CheckedRequest {
   /** The request record as read at step 7 (a failed attempt, or none). */
   previous: Deno.KvEntryMaybe<TxRequestRecord>;
   /**
-   * The project's and the sender's records as step 1 read them again: the reservation's first
-   * round commits against them (and `previous`) without reading them a second time.
+   * The project's and the sender's records as step 1 read them again, and the policy steps 9 to 13
+   * judged by (null for a withdrawal, outside it): the reservation's first round commits against
+   * them (and `previous`) without reading them a second time. As the commit checks the policy, a
+   * policy saved before it binds the payout at once (`reserve.ts`).
    */
-  read: { project: Deno.KvEntryMaybe<Project>; sender: Deno.KvEntryMaybe<unknown> };
+  read: {
+    project: Deno.KvEntryMaybe<Project>;
+    sender: Deno.KvEntryMaybe<unknown>;
+    policy: Deno.KvEntryMaybe<TxPolicy> | null;
+  };
   /**
    * Checked from known entries (`kv/known_entries.ts`), not read: the key assumed new, and the
-   * records the checks decided on besides `read` (the policy, the player's link), which the
-   * reservation's first commit checks too.
+   * records the checks decided on besides `read` (the player's link), which the reservation's
+   * first commit checks too.
    */
   guessed?: { guess: KnownGuess; decidedBy: Deno.KvEntryMaybe<unknown>[] };
   recipient: Address;
@@ -209,19 +215,7 @@ async function checkRead(
 
   // Step 9: the asset must be allowed by the policy.
   const policy = policyEntry.value ?? emptyPolicy();
-  let limitText: string;
-  if (kind === "transfer-sol") {
-    if (policy.maxSolPerTransfer === null) {
-      throw new ApiError(403, "sol_transfers_disabled", "SOL transfers are disabled by the policy");
-    }
-    limitText = policy.maxSolPerTransfer;
-  } else {
-    const allowance = findMintAllowance(policy, mintAddress!);
-    if (!allowance) {
-      throw new ApiError(403, "mint_not_allowed", "The mint is not allowed by the policy");
-    }
-    limitText = allowance.maxPerTransaction;
-  }
+  const limitText = allowedMaximum(kind, policy, mintAddress);
 
   // Step 10: the mint must exist on the project's cluster.
   let mint: MintInfo | null = null;
@@ -235,6 +229,64 @@ async function checkRead(
   // Step 11: the amount, then the per-transaction limit in the asset's decimals.
   const decimals = mint?.decimals ?? SOL_DECIMALS;
   const amount = parseAmount(body.amount, decimals);
+  checkMaximum(limitText, amount, decimals);
+
+  return {
+    kind: "checked",
+    request: {
+      sender: { keyId },
+      project,
+      walletAddress,
+      kind,
+      input,
+      policy,
+      previous,
+      read: { project: projectEntry, sender: keyEntry, policy: policyEntry },
+      ...(options.guess
+        ? { guessed: { guess: options.guess, decidedBy: linkEntry ? [linkEntry] : [] } }
+        : {}),
+      recipient,
+      recipientUserId,
+      asset: mint ? mint.address : SOL_ASSET,
+      mint,
+      decimals,
+      amount,
+    },
+  };
+}
+
+/**
+ * Steps 9 and 11's maximum again, on the policy read as `entry`, saved since the checks read
+ * theirs (the reservation found it changed, `reserve.ts`): the request judged by it, or its first
+ * refusal thrown. Step 10 (the mint exists) and the amount do not depend on the policy.
+ */
+export function checkPolicyAgain(
+  request: CheckedRequest,
+  entry: Deno.KvEntryMaybe<TxPolicy>,
+): CheckedRequest {
+  const policy = entry.value ?? emptyPolicy();
+  const limitText = allowedMaximum(request.kind, policy, request.mint?.address ?? null);
+  checkMaximum(limitText, request.amount, request.decimals);
+  return { ...request, policy, read: { ...request.read, policy: entry } };
+}
+
+/** Step 9: the per-transaction maximum of the asset, or the refusal when the policy allows none. */
+function allowedMaximum(kind: TxKind, policy: TxPolicy, mintAddress: Address | null): string {
+  if (kind === "transfer-sol") {
+    if (policy.maxSolPerTransfer === null) {
+      throw new ApiError(403, "sol_transfers_disabled", "SOL transfers are disabled by the policy");
+    }
+    return policy.maxSolPerTransfer;
+  }
+  const allowance = findMintAllowance(policy, mintAddress!);
+  if (!allowance) {
+    throw new ApiError(403, "mint_not_allowed", "The mint is not allowed by the policy");
+  }
+  return allowance.maxPerTransaction;
+}
+
+/** Step 11's maximum: `amount` (in units of `decimals`) within the per-transaction one. */
+function checkMaximum(limitText: string, amount: bigint, decimals: number): void {
   const limit = parseUnits(limitText, decimals);
   if (limit === null) {
     throw new ApiError(
@@ -250,32 +302,4 @@ async function checkRead(
       `Amount is above the per-transaction maximum of ${limitText}`,
     );
   }
-
-  return {
-    kind: "checked",
-    request: {
-      sender: { keyId },
-      project,
-      walletAddress,
-      kind,
-      input,
-      policy,
-      previous,
-      read: { project: projectEntry, sender: keyEntry },
-      ...(options.guess
-        ? {
-          guessed: {
-            guess: options.guess,
-            decidedBy: [policyEntry, ...(linkEntry ? [linkEntry] : [])],
-          },
-        }
-        : {}),
-      recipient,
-      recipientUserId,
-      asset: mint ? mint.address : SOL_ASSET,
-      mint,
-      decimals,
-      amount,
-    },
-  };
 }

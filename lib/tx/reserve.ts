@@ -35,7 +35,7 @@
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { TxContext } from "./runtime.ts";
 import { ulid } from "../../core/ids.ts";
-import { addToWindow, HOUR_WINDOW_MS, pruneWindow, type UsageWindow } from "../../kv/tx_usage.ts";
+import { addToWindow, HOUR_WINDOW_MS, pruneWindow } from "../../kv/tx_usage.ts";
 import { checkLimits, countsAgainstLimits, limitNeed } from "./limits.ts";
 import { foldPlaces } from "./allowance_fold.ts";
 import { foldCount } from "../quota/folded_count.ts";
@@ -50,11 +50,10 @@ import {
 } from "../../kv/tx_requests.ts";
 import { log } from "../../core/log.ts";
 import { isSameRequest } from "./request_body.ts";
-import type { CheckedRequest } from "./checks.ts";
+import { type CheckedRequest, checkPolicyAgain } from "./checks.ts";
 import { idempotencyConflict } from "./check_steps.ts";
 import { checkSender } from "./sender.ts";
 import { inWindowTurn } from "./window_turns.ts";
-import type { Project } from "../../kv/projects.ts";
 import { proveEarlierAttempt } from "./retry_proof.ts";
 import { confirmLandedAttempt } from "./transitions.ts";
 import {
@@ -64,6 +63,7 @@ import {
   pastAttempts,
   type QueueTurn,
   readReservation,
+  reservationEntries,
   type ReserveOptions,
   type ReserveOutcome,
   type ReserveState,
@@ -104,13 +104,14 @@ export async function reserveTxRequest(
  */
 async function reserveAttempt(
   ctx: TxContext,
-  request: CheckedRequest,
+  checked: CheckedRequest,
   state: ReserveState,
   options: ReserveOptions,
   attempt: Pick<Attempt, "attemptId" | "signed">,
-): Promise<Exclude<QueueTurn, { kind: "round" | "count" }>> {
+): Promise<Exclude<QueueTurn, { kind: "round" | "count" | "policy" }>> {
   const { attemptId, signed } = attempt;
   let mayFold = true;
+  let request = checked;
   for (;;) {
     // A withdrawal takes no place in the limits (`limits.ts`); a quiet project's payout takes
     // them in its reservation's commit (`allowance_fold.ts`).
@@ -138,6 +139,8 @@ async function reserveAttempt(
     if (turn.kind === "reserved") claim?.commit();
     else claim?.release();
     if (turn.kind === "round") mayFold = false;
+    // Its places are taken again, held to the limits of the policy saved since its checks.
+    else if (turn.kind === "policy") request = checkPolicyAgain(request, turn.entry);
     else if (turn.kind !== "count") return turn;
   }
 }
@@ -157,14 +160,8 @@ async function reserve(
       attempt.signed(),
     ]);
     const unbuilt = signed?.kind === "unbuilt" ? signed : null;
-    // One entry per key of `reservationKeys`.
-    const [requestEntry, projectEntry, senderEntry, recipientEntry, playerEntry] = entries as [
-      Deno.KvEntryMaybe<TxRequestRecord>,
-      Deno.KvEntryMaybe<Project>,
-      Deno.KvEntryMaybe<unknown>,
-      Deno.KvEntryMaybe<UsageWindow>,
-      Deno.KvEntryMaybe<UsageWindow>?,
-    ];
+    const { requestEntry, projectEntry, senderEntry, policyEntry, recipientEntry, playerEntry } =
+      reservationEntries(request, entries);
     // A key forgotten (its failed record expired) is new again; its leftovers are replaced.
     const leftover = requestEntry.value;
     const stored = liveTxRequest(leftover, ctx.clock.now());
@@ -209,6 +206,10 @@ async function reserve(
         });
         return { kind: "existing", record: stored };
       }
+    }
+    // Steps 9 to 13 again when a policy was saved since the checks: it binds at once.
+    if (policyEntry && policyEntry.versionstamp !== request.read.policy!.versionstamp) {
+      return { kind: "policy", entry: policyEntry };
     }
     // The time of the places taken: every window counts the payout from it, and gives it back
     // to the bucket of that time.
