@@ -18,6 +18,11 @@
  * the settling commit, checked, or in a commit of its own that records a marker checked absent, so
  * a write the client sends again applies once (`giveBackOnce`). A grant does not check the released counters: one it read late only counts too much.
  *
+ * A lowered limit. A block keeps the lowest limit its grant was judged against and serves no
+ * payout held to a lower one (`grantedWithin`): a payout judged under a budget cut since (the
+ * reservation makes sure it is, `reserve.ts`) starts a round, which settles this instance's blocks
+ * and counts the others' open ones whole, so nothing taken ahead under the old budget pays it.
+ *
  * Waiting. A payout that does not fit while other instances hold open blocks waits for them, at
  * most `DEFER_LIMIT_MS` (a block lives `LEASE_MS`) and within its deadline; the limit refuses it
  * early by at most what those blocks held unused: `MAX_PREFETCH` places (times the largest amount

@@ -26,6 +26,11 @@
  * so no payout is reserved with a key after its revocation or its project's deletion was answered,
  * on any instance, whatever the guard's key cache still holds.
  *
+ * The commit is checked against the policy the checks read as well: a policy saved before it
+ * makes it fail, and the next round judges the request by the new one (steps 9 and 11's maximum,
+ * `checkPolicyAgain`) and takes its places again under its limits, so no payout reserved after a
+ * policy's save was answered passes it, on any instance (a lowered budget binds at once).
+ *
  * A retry of a `failed` key reserves a new attempt only once the earlier attempt is proven dead
  * (`retry_proof.ts`, made before places are taken since it reads the chain); the commit is
  * checked against the record that proof was made for. The new attempt gets its background check
