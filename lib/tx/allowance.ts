@@ -12,16 +12,13 @@
  * closes the blocks it settles before reading them, so nothing is taken from them meanwhile). So
  * at every moment the places given out on all instances are at most the count, and the count is
  * at most the limit. Usage given back (a failed payout; a settled attempt leaving the failures'
- * cap; a place taken from a block already settled that its payout did not use) is a sum into
- * the bucket of the payout's time, the bucket its place was counted in (a block lies inside one
- * bucket, and a payout's time is when it took its places), so it lowers exactly what it added: in
- * the settling commit, checked, or in a commit of its own that records a marker checked absent, so
- * a write the client sends again applies once (`giveBackOnce`). A grant does not check the released counters: one it read late only counts too much.
- *
- * A lowered limit. A block keeps the lowest limit its grant was judged against and serves no
- * payout held to a lower one (`grantedWithin`): a payout judged under a budget cut since (the
- * reservation makes sure it is, `reserve.ts`) starts a round, which settles this instance's blocks
- * and counts the others' open ones whole, so nothing taken ahead under the old budget pays it.
+ * cap; a place taken from a block already settled that its payout did not use) is a sum into the
+ * bucket of the payout's time, the bucket its place was counted in (a block lies inside one bucket,
+ * and a payout's time is when it took its places), so it lowers exactly what it added, once (one
+ * in a commit of its own records a marker, `giveBackOnce`). A grant does not check the released
+ * counters: one it read late only counts too much. A block keeps the lowest limit its grant was
+ * judged against and serves no payout held to a lower one (`grantedWithin`): a budget cut binds
+ * the payouts judged under it (`reserve.ts`) at once, as their round settles the blocks.
  *
  * Waiting. A payout that does not fit while other instances hold open blocks waits for them, at
  * most `DEFER_LIMIT_MS` (a block lives `LEASE_MS`) and within its deadline; the limit refuses it
@@ -185,14 +182,9 @@ export class TxAllowances {
     return state;
   }
 
-  /**
-   * A block usable now for `need` in scope `s`, if one is held: with room for it, and granted
-   * under none of the scope's limits higher than the need's (`grantedWithin`).
-   */
+  /** A block usable now for `need` in `s`, if one is held: with room, granted within its limit. */
   #usable(state: ProjectState, need: AllowanceNeed, s: NeedScope, now: number): HeldLease | null {
-    const scope = scopeOf(need, s);
-    const n = amountOf(need, s);
-    const limit = limitOf(need, s);
+    const [scope, n, limit] = [scopeOf(need, s), amountOf(need, s), limitOf(need, s)];
     return state.leases.find((l) =>
       l.scope === scope && !l.closing && !l.settled && now <= l.until &&
       bucketOf(scope, now) === l.b &&
@@ -273,7 +265,6 @@ export class TxAllowances {
         const verdict = verdicts.get(scope)!;
         const n = amountOf(waiter.need, s);
         // A grant counted as used at once is this round's only: nobody else takes from it.
-        // (granted under the lowest limit of its round's needs, so within this one's)
         const lease = !verdict.served.has(i)
           ? null
           : decided.granted.find((l) =>

@@ -8,7 +8,6 @@
  */
 import type { Address } from "@solana/kit";
 import type { TxContext } from "./runtime.ts";
-import { parseUnits } from "../chain/amounts.ts";
 import type { MintInfo } from "../chain/mints.ts";
 import { parseAddress } from "../chain/validation.ts";
 import {
@@ -26,12 +25,13 @@ import type { KnownGuess } from "../../kv/known_entries.ts";
 import { checkSender, type TxSender } from "./sender.ts";
 import type { TxRequestInput } from "./request_body.ts";
 import type { Deadline } from "./timing.ts";
-import { findMintAllowance, SOL_ASSET } from "./policy.ts";
+import { SOL_ASSET } from "./policy.ts";
 import { emptyPolicy, type TxPolicy } from "../../kv/policy.ts";
 import type { TxKind } from "../../core/events.ts";
 import { SOL_DECIMALS } from "../chain/sol_balance.ts";
 import { SOL_TRANSFER_PROGRAMS } from "./build.ts";
 import { findMint, parseAmount, storedAnswer } from "./check_steps.ts";
+import { allowedMaximum, checkMaximum } from "./policy_steps.ts";
 
 /** The API key a request came with and its project, as the guard resolved them. */
 export interface TxCaller {
@@ -253,53 +253,4 @@ async function checkRead(
       amount,
     },
   };
-}
-
-/**
- * Steps 9 and 11's maximum again, on the policy read as `entry`, saved since the checks read
- * theirs (the reservation found it changed, `reserve.ts`): the request judged by it, or its first
- * refusal thrown. Step 10 (the mint exists) and the amount do not depend on the policy.
- */
-export function checkPolicyAgain(
-  request: CheckedRequest,
-  entry: Deno.KvEntryMaybe<TxPolicy>,
-): CheckedRequest {
-  const policy = entry.value ?? emptyPolicy();
-  const limitText = allowedMaximum(request.kind, policy, request.mint?.address ?? null);
-  checkMaximum(limitText, request.amount, request.decimals);
-  return { ...request, policy, read: { ...request.read, policy: entry } };
-}
-
-/** Step 9: the per-transaction maximum of the asset, or the refusal when the policy allows none. */
-function allowedMaximum(kind: TxKind, policy: TxPolicy, mintAddress: Address | null): string {
-  if (kind === "transfer-sol") {
-    if (policy.maxSolPerTransfer === null) {
-      throw new ApiError(403, "sol_transfers_disabled", "SOL transfers are disabled by the policy");
-    }
-    return policy.maxSolPerTransfer;
-  }
-  const allowance = findMintAllowance(policy, mintAddress!);
-  if (!allowance) {
-    throw new ApiError(403, "mint_not_allowed", "The mint is not allowed by the policy");
-  }
-  return allowance.maxPerTransaction;
-}
-
-/** Step 11's maximum: `amount` (in units of `decimals`) within the per-transaction one. */
-function checkMaximum(limitText: string, amount: bigint, decimals: number): void {
-  const limit = parseUnits(limitText, decimals);
-  if (limit === null) {
-    throw new ApiError(
-      422,
-      "invalid_limit_config",
-      `The per-transaction maximum ${limitText} cannot be represented with ${decimals} decimals`,
-    );
-  }
-  if (amount > limit) {
-    throw new ApiError(
-      403,
-      "amount_over_limit",
-      `Amount is above the per-transaction maximum of ${limitText}`,
-    );
-  }
 }

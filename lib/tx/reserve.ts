@@ -21,15 +21,11 @@
  * proves dead) as if the route had sent it. A batch's items are reserved unsigned and their
  * shared transaction stored after (`send_and_wait.ts`).
  *
- * The commit is also checked against the project's record and the API key's: a deletion or a
- * revocation committed before it makes it fail, and the next round finds the key unusable (401),
- * so no payout is reserved with a key after its revocation or its project's deletion was answered,
- * on any instance, whatever the guard's key cache still holds.
- *
- * The commit is checked against the policy the checks read as well: a policy saved before it
- * makes it fail, and the next round judges the request by the new one (steps 9 and 11's maximum,
- * `checkPolicyAgain`) and takes its places again under its limits, so no payout reserved after a
- * policy's save was answered passes it, on any instance (a lowered budget binds at once).
+ * The commit is also checked against the project's record, the API key's and the policy: a
+ * deletion, a revocation or a policy saved before it fails it, and the next round finds the key
+ * unusable (401), or judges the request by the new policy (`checkPolicyAgain`) and takes its places
+ * again. So no payout is reserved with a key after its revocation or its project's deletion was
+ * answered, nor past a policy after its save was, on any instance, whatever the key cache holds.
  *
  * A retry of a `failed` key reserves a new attempt only once the earlier attempt is proven dead
  * (`retry_proof.ts`, made before places are taken since it reads the chain); the commit is
@@ -55,7 +51,8 @@ import {
 } from "../../kv/tx_requests.ts";
 import { log } from "../../core/log.ts";
 import { isSameRequest } from "./request_body.ts";
-import { type CheckedRequest, checkPolicyAgain } from "./checks.ts";
+import type { CheckedRequest } from "./checks.ts";
+import { checkPolicyAgain } from "./policy_steps.ts";
 import { idempotencyConflict } from "./check_steps.ts";
 import { checkSender } from "./sender.ts";
 import { inWindowTurn } from "./window_turns.ts";
@@ -144,7 +141,6 @@ async function reserveAttempt(
     if (turn.kind === "reserved") claim?.commit();
     else claim?.release();
     if (turn.kind === "round") mayFold = false;
-    // Its places are taken again, held to the limits of the policy saved since its checks.
     else if (turn.kind === "policy") request = checkPolicyAgain(request, turn.entry);
     else if (turn.kind !== "count") return turn;
   }
@@ -165,7 +161,7 @@ async function reserve(
       attempt.signed(),
     ]);
     const unbuilt = signed?.kind === "unbuilt" ? signed : null;
-    const { requestEntry, projectEntry, senderEntry, policyEntry, recipientEntry, playerEntry } =
+    const { requestEntry, projectEntry, senderEntry, newPolicy, recipientEntry, playerEntry } =
       reservationEntries(request, entries);
     // A key forgotten (its failed record expired) is new again; its leftovers are replaced.
     const leftover = requestEntry.value;
@@ -212,10 +208,8 @@ async function reserve(
         return { kind: "existing", record: stored };
       }
     }
-    // Steps 9 to 13 again when a policy was saved since the checks: it binds at once.
-    if (policyEntry && policyEntry.versionstamp !== request.read.policy!.versionstamp) {
-      return { kind: "policy", entry: policyEntry };
-    }
+    // Steps 9 to 13 again by a policy saved since the checks: it binds at once.
+    if (newPolicy) return { kind: "policy", entry: newPolicy };
     // The time of the places taken: every window counts the payout from it, and gives it back
     // to the bucket of that time.
     const now = ctx.clock.now();

@@ -108,16 +108,20 @@ export function reservationKeys(request: CheckedRequest): Deno.KvKey[] {
   return keys;
 }
 
-/** A round's records (`reservationKeys`' order) by name. */
+/**
+ * A round's records (`reservationKeys`' order) by name; `newPolicy`: the policy when it was saved
+ * since the checks read it (null when unchanged, or for a withdrawal).
+ */
 export function reservationEntries(request: CheckedRequest, entries: Deno.KvEntryMaybe<unknown>[]) {
   const [requestEntry, projectEntry, senderEntry] = entries;
-  const policyEntry = request.read.policy ? entries[3] as Deno.KvEntryMaybe<TxPolicy> : null;
-  const [recipientEntry, playerEntry] = entries.slice(request.read.policy ? 4 : 3);
+  const checked = request.read.policy;
+  const policy = checked ? entries[3] as Deno.KvEntryMaybe<TxPolicy> : null;
+  const [recipientEntry, playerEntry] = entries.slice(checked ? 4 : 3);
   return {
     requestEntry: requestEntry as Deno.KvEntryMaybe<TxRequestRecord>,
     projectEntry: projectEntry as Deno.KvEntryMaybe<Project>,
     senderEntry: senderEntry!,
-    policyEntry,
+    newPolicy: policy && policy.versionstamp !== checked!.versionstamp ? policy : null,
     recipientEntry: recipientEntry as Deno.KvEntryMaybe<UsageWindow>,
     playerEntry: playerEntry as Deno.KvEntryMaybe<UsageWindow> | undefined,
   };
