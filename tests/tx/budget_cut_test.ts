@@ -54,16 +54,22 @@ Deno.test("A lowered hourly budget binds at once on every instance: blocks grant
   assert.deepEqual(after, after.map(() => "hourly_budget_exceeded"));
 });
 
-Deno.test("A payout checked before a budget cut and reserved after it is judged under the new budget", async () => {
+/** A payout checked under a 1 SOL budget, held by its signing while `cut` is saved; its outcome. */
+async function payAcross(cut: unknown): Promise<string> {
   await using h = await startTxHarness({ proxy: true });
   await h.policy(budget("1"));
-  // Given: a payout checked under the old budget, held before its reservation by its signing
   const held = h.proxy.hold("getLatestBlockhash");
   const payout = pay(h.a, "in-flight");
   await held.arrived;
-  // When: the budget is cut below its amount, and then its signing goes on
-  await h.policy(budget("0.001"));
+  await h.policy(cut);
   h.proxy.release();
-  // Then: it is refused by the new budget, nothing reserved
-  assert.equal(await payout, "hourly_budget_exceeded");
+  return await payout;
+}
+
+Deno.test("A payout checked before a budget cut and reserved after it is judged under the new budget", async () => {
+  assert.equal(await payAcross(budget("0.001")), "hourly_budget_exceeded");
+});
+
+Deno.test("A payout checked before its asset was disabled and reserved after it is refused", async () => {
+  assert.equal(await payAcross({ maxSolPerTransfer: null }), "sol_transfers_disabled");
 });
