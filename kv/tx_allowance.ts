@@ -10,7 +10,8 @@
  * window: a limit may refuse that much early, never late. Open leases (allowance an instance took
  * ahead of its payouts) count whole until settled. Usage given back (a failed payout's place, a
  * settled attempt leaving the failures' cap) goes to a released counter per bucket, a blind sum in
- * the settling commit: settling never conflicts with reservations or with other settlements.
+ * the settling commit: settling never conflicts with reservations or with other settlements. A
+ * give-back in a commit of its own is made once by a marker (`giveBackOnce`).
  * Released usage only lowers the count, so a lease commit that read an older released counter
  * counts too much, never too little, and need not check it.
  */
@@ -121,6 +122,41 @@ export function addRelease(
 ): void {
   if (input.n <= 0n || input.at <= input.now - scopeTiming(input.scope).windowMs) return;
   op.sum(releasedKey(input.projectId, input.scope, bucketOf(input.scope, input.at)), input.n);
+}
+
+/** Key of a give-back's marker (`giveBackOnce`): present once its release applied. */
+export function givenBackKey(projectId: string, id: string): Deno.KvKey {
+  return ["tx_allowance_given_back", projectId, id];
+}
+
+/**
+ * Gives back `n` used at `at` in `scope` in a commit of its own, once: with the release, the
+ * commit creates the give-back's marker `id`, checked absent. Over KV Connect, Deno's client sends
+ * a write again whose answer it lost; the second sending finds the marker and fails its check,
+ * where a bare sum would be added twice and lower the count below what was used. The marker lives
+ * as long as the release can count (its bucket in the window); nothing is written when the use has
+ * left it already.
+ */
+export async function giveBackOnce(
+  kv: Deno.Kv,
+  input: {
+    projectId: string;
+    scope: AllowanceScope;
+    at: number;
+    n: bigint;
+    now: number;
+    id: string;
+  },
+): Promise<void> {
+  const { windowMs, bucketMs } = scopeTiming(input.scope);
+  // Its bucket counts until its latest use leaves the window: at most a bucket after `at`'s.
+  const counts = input.at + windowMs + bucketMs - input.now;
+  if (input.n <= 0n || input.at <= input.now - windowMs) return;
+  const marker = givenBackKey(input.projectId, input.id);
+  const op = kv.atomic().check({ key: marker, versionstamp: null });
+  addRelease(op, input);
+  // Not ok only when this very write applied before, its answer lost: nothing more to do.
+  await op.set(marker, true, { expireIn: counts }).commit();
 }
 
 /** Whether a bucket still counts at `now`: its latest use, or an open lease in it, is in the window. */

@@ -12,10 +12,13 @@
  * closes the blocks it settles before reading them, so nothing is taken from them meanwhile). So
  * at every moment the places given out on all instances are at most the count, and the count is
  * at most the limit. Usage given back (a failed payout; a settled attempt leaving the failures'
- * cap; a place taken from a block already settled that its payout did not use) is a blind sum
- * into the bucket of the payout's time, the bucket its place was counted in (a block lies inside
- * one bucket, and a payout's time is when it took its places), so it lowers exactly what it
- * added. A grant does not check the released counters: one it read late only counts too much.
+ * cap; a place taken from a block already settled that its payout did not use) is a sum into the
+ * bucket of the payout's time, the bucket its place was counted in (a block lies inside one bucket,
+ * and a payout's time is when it took its places), so it lowers exactly what it added, once (one
+ * in a commit of its own records a marker, `giveBackOnce`). A grant does not check the released
+ * counters: one it read late only counts too much. A block keeps the lowest limit its grant was
+ * judged against and serves no payout held to a lower one (`grantedWithin`): a budget cut binds
+ * the payouts judged under it (`reserve.ts`) at once, as their round settles the blocks.
  *
  * Waiting. A payout that does not fit while other instances hold open blocks waits for them, at
  * most `DEFER_LIMIT_MS` (a block lives `LEASE_MS`) and within its deadline; the limit refuses it
@@ -44,6 +47,8 @@ import {
   type AllowanceClaim,
   type AllowanceNeed,
   amountOf,
+  grantedWithin,
+  limitOf,
   NEED_SCOPES,
   type NeedScope,
   scopeOf,
@@ -129,9 +134,7 @@ export class TxAllowances {
     this.#sizes.note(projectId);
     const state = this.#state(projectId);
     const now = this.ctx.clock.now();
-    const held = NEED_SCOPES.map((s) =>
-      this.#usable(state, scopeOf(need, s), amountOf(need, s), now)
-    );
+    const held = NEED_SCOPES.map((s) => this.#usable(state, need, s, now));
     if (held.every((lease) => lease !== null)) {
       return Promise.resolve(
         claimFromBlocks(this.ctx, need, {
@@ -179,12 +182,13 @@ export class TxAllowances {
     return state;
   }
 
-  /** A block of `scope` usable now with room for `n`, if one is held. */
-  #usable(state: ProjectState, scope: AllowanceScope, n: bigint, now: number): HeldLease | null {
+  /** A block usable now for `need` in `s`, if one is held: with room, granted within its limit. */
+  #usable(state: ProjectState, need: AllowanceNeed, s: NeedScope, now: number): HeldLease | null {
+    const [scope, n, limit] = [scopeOf(need, s), amountOf(need, s), limitOf(need, s)];
     return state.leases.find((l) =>
       l.scope === scope && !l.closing && !l.settled && now <= l.until &&
       bucketOf(scope, now) === l.b &&
-      l.granted - l.taken >= n
+      l.granted - l.taken >= n && grantedWithin(l.limit, limit)
     ) ?? null;
   }
 
@@ -265,7 +269,7 @@ export class TxAllowances {
           ? null
           : decided.granted.find((l) =>
             l.direct && l.scope === scope && l.granted - l.taken >= n
-          ) ?? this.#usable(state, scope, n, now);
+          ) ?? this.#usable(state, waiter.need, s, now);
         if (lease) leases.push(lease);
         else if (verdict.served.has(i)) again = true;
         else if (verdict.deferred && this.#mayWait(waiter)) again = true;

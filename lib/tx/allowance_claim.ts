@@ -6,7 +6,8 @@
  */
 import type { Clock } from "../../core/clock.ts";
 import { log } from "../../core/log.ts";
-import { addRelease } from "../../kv/tx_allowance.ts";
+import { giveBackOnce } from "../../kv/tx_allowance.ts";
+import { ulid } from "../../core/ids.ts";
 import {
   type AllowanceClaim,
   type AllowanceNeed,
@@ -71,11 +72,10 @@ export function claimFromBlocks(
 }
 
 function giveBack(ctx: { kv: Deno.Kv; clock: Clock }, lease: HeldLease, n: bigint, at: number) {
-  const op = ctx.kv.atomic();
   const { projectId, scope } = lease;
-  addRelease(op, { projectId, scope, at, n, now: ctx.clock.now() });
+  const now = ctx.clock.now();
   // Lost, it only counts a place too many until its bucket leaves the window.
-  op.commit().catch((error) =>
+  giveBackOnce(ctx.kv, { projectId, scope, at, n, now, id: ulid(now) }).catch((error) =>
     log("warn", "Cannot give back a transaction limit's place", { projectId, error })
   );
 }

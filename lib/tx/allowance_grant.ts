@@ -48,6 +48,21 @@ export function amountOf(need: AllowanceNeed, scope: NeedScope): bigint {
   return scope === "asset" ? need.amount : 1n;
 }
 
+/** A need's limit in one scope (null: none, an asset without a budget). */
+export function limitOf(need: AllowanceNeed, scope: NeedScope): bigint | null {
+  return need.limits[scope];
+}
+
+/**
+ * Whether a block granted under `granted` (the lowest limit its grant was judged against) may
+ * serve a payout held to `limit`: only when it was not granted under a higher one. A lowered
+ * budget so binds the payouts judged under it at once: they take nothing from blocks granted
+ * before, which the next round settles, and their places are judged again under it.
+ */
+export function grantedWithin(granted: bigint | null, limit: bigint | null): boolean {
+  return limit === null || (granted !== null && granted <= limit);
+}
+
 /** The need's scope a ledger scope stands for. */
 export function needScopeOf(scope: AllowanceScope): NeedScope {
   return scope.startsWith("asset:") ? "asset" : scope as NeedScope;
@@ -57,19 +72,28 @@ export function needScopeOf(scope: AllowanceScope): NeedScope {
  * Which of `needs` (by index; those of other scopes are passed over) fit in `scope` after `used`,
  * in order, and the block to grant: their places and `prefetch` more (times the largest amount in
  * an asset's scope) when all fit, never past the limit. The others wait (`deferred`) when other
- * instances hold open blocks that may give places back.
+ * instances hold open blocks that may give places back. `limit`: the lowest of their limits, the
+ * one the grant is judged against (null: none).
  */
 export function decideGrant(
   scope: AllowanceScope,
   needs: readonly AllowanceNeed[],
   input: { used: bigint; othersOpen: boolean; prefetch: bigint },
-): { served: Set<number>; deferred: boolean; grant: bigint; want: bigint; all: boolean } {
+): {
+  served: Set<number>;
+  deferred: boolean;
+  grant: bigint;
+  want: bigint;
+  all: boolean;
+  limit: bigint | null;
+} {
   const s = needScopeOf(scope);
   const mine = needs.map((need, i) => ({ need, i })).filter(({ need }) =>
     scopeOf(need, s) === scope
   );
-  const limits = mine.map(({ need }) => need.limits[s]).filter((l): l is bigint => l !== null);
-  const room = limits.length ? minBig(...limits) - input.used : null;
+  const limits = mine.map(({ need }) => limitOf(need, s)).filter((l): l is bigint => l !== null);
+  const limit = limits.length ? minBig(...limits) : null;
+  const room = limit === null ? null : limit - input.used;
   const served = new Set<number>();
   let want = 0n;
   for (const { need, i } of mine) {
@@ -80,14 +104,14 @@ export function decideGrant(
   }
   const all = served.size === mine.length;
   const deferred = !all && input.othersOpen;
-  if (want === 0n) return { served, deferred, grant: 0n, want, all };
+  if (want === 0n) return { served, deferred, grant: 0n, want, all, limit };
   const largest = mine.reduce((max, { need }) => {
     const n = amountOf(need, s);
     return n > max ? n : max;
   }, 0n);
   const extra = all ? input.prefetch * largest : 0n;
   const grant = room === null ? want + extra : minBig(want + extra, room);
-  return { served, deferred, grant, want, all };
+  return { served, deferred, grant, want, all, limit };
 }
 
 function minBig(...values: bigint[]): bigint {

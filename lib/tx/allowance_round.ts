@@ -53,6 +53,8 @@ export interface HeldLease {
   b: number;
   until: number;
   granted: bigint;
+  /** The lowest limit its grant was judged against (null: none): it serves no lower one. */
+  limit: bigint | null;
   /** Taken by claims, committed or not yet. */
   taken: bigint;
   lastUse: number;
@@ -140,6 +142,7 @@ export async function commitRound(
           b,
           until: Math.min(now + LEASE_MS, bucketEnd(scope, b) - 1),
           granted: decided.grant,
+          limit: decided.limit,
           taken: 0n,
           lastUse: now,
           closing: direct,

@@ -8,7 +8,6 @@
  */
 import type { Address } from "@solana/kit";
 import type { TxContext } from "./runtime.ts";
-import { parseUnits } from "../chain/amounts.ts";
 import type { MintInfo } from "../chain/mints.ts";
 import { parseAddress } from "../chain/validation.ts";
 import {
@@ -26,12 +25,13 @@ import type { KnownGuess } from "../../kv/known_entries.ts";
 import { checkSender, type TxSender } from "./sender.ts";
 import type { TxRequestInput } from "./request_body.ts";
 import type { Deadline } from "./timing.ts";
-import { findMintAllowance, SOL_ASSET } from "./policy.ts";
+import { SOL_ASSET } from "./policy.ts";
 import { emptyPolicy, type TxPolicy } from "../../kv/policy.ts";
 import type { TxKind } from "../../core/events.ts";
 import { SOL_DECIMALS } from "../chain/sol_balance.ts";
 import { SOL_TRANSFER_PROGRAMS } from "./build.ts";
 import { findMint, parseAmount, storedAnswer } from "./check_steps.ts";
+import { allowedMaximum, checkMaximum } from "./policy_steps.ts";
 
 /** The API key a request came with and its project, as the guard resolved them. */
 export interface TxCaller {
@@ -51,14 +51,20 @@ export interface CheckedRequest {
   /** The request record as read at step 7 (a failed attempt, or none). */
   previous: Deno.KvEntryMaybe<TxRequestRecord>;
   /**
-   * The project's and the sender's records as step 1 read them again: the reservation's first
-   * round commits against them (and `previous`) without reading them a second time.
+   * The project's and the sender's records as step 1 read them again, and the policy steps 9 to 13
+   * judged by (null for a withdrawal, outside it): the reservation's first round commits against
+   * them (and `previous`) without reading them a second time. As the commit checks the policy, a
+   * policy saved before it binds the payout at once (`reserve.ts`).
    */
-  read: { project: Deno.KvEntryMaybe<Project>; sender: Deno.KvEntryMaybe<unknown> };
+  read: {
+    project: Deno.KvEntryMaybe<Project>;
+    sender: Deno.KvEntryMaybe<unknown>;
+    policy: Deno.KvEntryMaybe<TxPolicy> | null;
+  };
   /**
    * Checked from known entries (`kv/known_entries.ts`), not read: the key assumed new, and the
-   * records the checks decided on besides `read` (the policy, the player's link), which the
-   * reservation's first commit checks too.
+   * records the checks decided on besides `read` (the player's link), which the reservation's
+   * first commit checks too.
    */
   guessed?: { guess: KnownGuess; decidedBy: Deno.KvEntryMaybe<unknown>[] };
   recipient: Address;
@@ -209,19 +215,7 @@ async function checkRead(
 
   // Step 9: the asset must be allowed by the policy.
   const policy = policyEntry.value ?? emptyPolicy();
-  let limitText: string;
-  if (kind === "transfer-sol") {
-    if (policy.maxSolPerTransfer === null) {
-      throw new ApiError(403, "sol_transfers_disabled", "SOL transfers are disabled by the policy");
-    }
-    limitText = policy.maxSolPerTransfer;
-  } else {
-    const allowance = findMintAllowance(policy, mintAddress!);
-    if (!allowance) {
-      throw new ApiError(403, "mint_not_allowed", "The mint is not allowed by the policy");
-    }
-    limitText = allowance.maxPerTransaction;
-  }
+  const limitText = allowedMaximum(kind, policy, mintAddress);
 
   // Step 10: the mint must exist on the project's cluster.
   let mint: MintInfo | null = null;
@@ -235,21 +229,7 @@ async function checkRead(
   // Step 11: the amount, then the per-transaction limit in the asset's decimals.
   const decimals = mint?.decimals ?? SOL_DECIMALS;
   const amount = parseAmount(body.amount, decimals);
-  const limit = parseUnits(limitText, decimals);
-  if (limit === null) {
-    throw new ApiError(
-      422,
-      "invalid_limit_config",
-      `The per-transaction maximum ${limitText} cannot be represented with ${decimals} decimals`,
-    );
-  }
-  if (amount > limit) {
-    throw new ApiError(
-      403,
-      "amount_over_limit",
-      `Amount is above the per-transaction maximum of ${limitText}`,
-    );
-  }
+  checkMaximum(limitText, amount, decimals);
 
   return {
     kind: "checked",
@@ -261,14 +241,9 @@ async function checkRead(
       input,
       policy,
       previous,
-      read: { project: projectEntry, sender: keyEntry },
+      read: { project: projectEntry, sender: keyEntry, policy: policyEntry },
       ...(options.guess
-        ? {
-          guessed: {
-            guess: options.guess,
-            decidedBy: [policyEntry, ...(linkEntry ? [linkEntry] : [])],
-          },
-        }
+        ? { guessed: { guess: options.guess, decidedBy: linkEntry ? [linkEntry] : [] } }
         : {}),
       recipient,
       recipientUserId,

@@ -21,10 +21,11 @@
  * proves dead) as if the route had sent it. A batch's items are reserved unsigned and their
  * shared transaction stored after (`send_and_wait.ts`).
  *
- * The commit is also checked against the project's record and the API key's: a deletion or a
- * revocation committed before it makes it fail, and the next round finds the key unusable (401),
- * so no payout is reserved with a key after its revocation or its project's deletion was answered,
- * on any instance, whatever the guard's key cache still holds.
+ * The commit is also checked against the project's record, the API key's and the policy: a
+ * deletion, a revocation or a policy saved before it fails it, and the next round finds the key
+ * unusable (401), or judges the request by the new policy (`checkPolicyAgain`) and takes its places
+ * again. So no payout is reserved with a key after its revocation or its project's deletion was
+ * answered, nor past a policy after its save was, on any instance, whatever the key cache holds.
  *
  * A retry of a `failed` key reserves a new attempt only once the earlier attempt is proven dead
  * (`retry_proof.ts`, made before places are taken since it reads the chain); the commit is
@@ -35,7 +36,7 @@
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { TxContext } from "./runtime.ts";
 import { ulid } from "../../core/ids.ts";
-import { addToWindow, HOUR_WINDOW_MS, pruneWindow, type UsageWindow } from "../../kv/tx_usage.ts";
+import { addToWindow, HOUR_WINDOW_MS, pruneWindow } from "../../kv/tx_usage.ts";
 import { checkLimits, countsAgainstLimits, limitNeed } from "./limits.ts";
 import { foldPlaces } from "./allowance_fold.ts";
 import { foldCount } from "../quota/folded_count.ts";
@@ -51,10 +52,10 @@ import {
 import { log } from "../../core/log.ts";
 import { isSameRequest } from "./request_body.ts";
 import type { CheckedRequest } from "./checks.ts";
+import { checkPolicyAgain } from "./policy_steps.ts";
 import { idempotencyConflict } from "./check_steps.ts";
 import { checkSender } from "./sender.ts";
 import { inWindowTurn } from "./window_turns.ts";
-import type { Project } from "../../kv/projects.ts";
 import { proveEarlierAttempt } from "./retry_proof.ts";
 import { confirmLandedAttempt } from "./transitions.ts";
 import {
@@ -64,6 +65,7 @@ import {
   pastAttempts,
   type QueueTurn,
   readReservation,
+  reservationEntries,
   type ReserveOptions,
   type ReserveOutcome,
   type ReserveState,
@@ -104,13 +106,14 @@ export async function reserveTxRequest(
  */
 async function reserveAttempt(
   ctx: TxContext,
-  request: CheckedRequest,
+  checked: CheckedRequest,
   state: ReserveState,
   options: ReserveOptions,
   attempt: Pick<Attempt, "attemptId" | "signed">,
-): Promise<Exclude<QueueTurn, { kind: "round" | "count" }>> {
+): Promise<Exclude<QueueTurn, { kind: "round" | "count" | "policy" }>> {
   const { attemptId, signed } = attempt;
   let mayFold = true;
+  let request = checked;
   for (;;) {
     // A withdrawal takes no place in the limits (`limits.ts`); a quiet project's payout takes
     // them in its reservation's commit (`allowance_fold.ts`).
@@ -138,6 +141,7 @@ async function reserveAttempt(
     if (turn.kind === "reserved") claim?.commit();
     else claim?.release();
     if (turn.kind === "round") mayFold = false;
+    else if (turn.kind === "policy") request = checkPolicyAgain(request, turn.entry);
     else if (turn.kind !== "count") return turn;
   }
 }
@@ -157,14 +161,8 @@ async function reserve(
       attempt.signed(),
     ]);
     const unbuilt = signed?.kind === "unbuilt" ? signed : null;
-    // One entry per key of `reservationKeys`.
-    const [requestEntry, projectEntry, senderEntry, recipientEntry, playerEntry] = entries as [
-      Deno.KvEntryMaybe<TxRequestRecord>,
-      Deno.KvEntryMaybe<Project>,
-      Deno.KvEntryMaybe<unknown>,
-      Deno.KvEntryMaybe<UsageWindow>,
-      Deno.KvEntryMaybe<UsageWindow>?,
-    ];
+    const { requestEntry, projectEntry, senderEntry, newPolicy, recipientEntry, playerEntry } =
+      reservationEntries(request, entries);
     // A key forgotten (its failed record expired) is new again; its leftovers are replaced.
     const leftover = requestEntry.value;
     const stored = liveTxRequest(leftover, ctx.clock.now());
@@ -210,6 +208,8 @@ async function reserve(
         return { kind: "existing", record: stored };
       }
     }
+    // Steps 9 to 13 again by a policy saved since the checks: it binds at once.
+    if (newPolicy) return { kind: "policy", entry: newPolicy };
     // The time of the places taken: every window counts the payout from it, and gives it back
     // to the bucket of that time.
     const now = ctx.clock.now();

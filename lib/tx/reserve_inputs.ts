@@ -3,11 +3,12 @@
  * answer: the records its commit checks (with the ledgers when it takes the places itself,
  * `allowance_fold.ts`), and the transaction it stores, signed while the places were taken.
  */
-import { projectKey } from "../../kv/projects.ts";
 import { type PastAttempt, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import { txPlayerUsageKey, txRecipientUsageKey } from "../../kv/tx_usage.ts";
-import type { CheckedRequest } from "./checks.ts";
+import { txPlayerUsageKey, txRecipientUsageKey, type UsageWindow } from "../../kv/tx_usage.ts";
+import { type Project, projectKey } from "../../kv/projects.ts";
+import { policyKey, type TxPolicy } from "../../kv/policy.ts";
 import { senderKey } from "./sender.ts";
+import type { CheckedRequest } from "./checks.ts";
 import type { SignOutcome } from "./build.ts";
 import type { Deadline } from "./timing.ts";
 import { withDeadline } from "../../core/deadline.ts";
@@ -44,14 +45,15 @@ export interface Attempt {
 }
 
 /**
- * What one turn ends with: an outcome, a failed attempt to prove, or places a round must decide
- * (the fold could not take them).
+ * What one turn ends with: an outcome, a failed attempt to prove, places a round must decide (the
+ * fold could not take them), or a policy saved since the checks, to judge the request by.
  */
 export type QueueTurn =
   | ReserveOutcome
   | { kind: "prove"; record: TxRequestRecord }
   | { kind: "round" }
-  | { kind: "count" };
+  | { kind: "count" }
+  | { kind: "policy"; entry: Deno.KvEntryMaybe<TxPolicy> };
 
 /** What a request's turns share. */
 export interface ReserveState {
@@ -77,12 +79,19 @@ export interface ReserveOptions {
   sign?: ((attemptId: string) => Promise<SignOutcome>) | undefined;
 }
 
-// The first records of `reservationKeys`, which the checks read.
-const RECORDS_READ_BY_CHECKS = 3;
+/**
+ * The records of a reservation's commit the checks read: the request, the project, the sender's
+ * record (API key or member) and, but for a withdrawal, the policy.
+ */
+function readByChecks(request: CheckedRequest): Deno.KvEntryMaybe<unknown>[] {
+  const { project, sender, policy } = request.read;
+  return [request.previous, project, sender, ...(policy ? [policy] : [])];
+}
 
 /**
- * The records a reservation's commit checks: the request, the project, the sender's record (API
- * key or member), the recipient's window, and the player's when there is one.
+ * The records a reservation's commit checks: the request, the project, the sender's record, the
+ * policy but for a withdrawal (the first ones the checks read, `readByChecks`), the recipient's
+ * window, and the player's when there is one.
  */
 export function reservationKeys(request: CheckedRequest): Deno.KvKey[] {
   const projectId = request.project.id;
@@ -90,12 +99,32 @@ export function reservationKeys(request: CheckedRequest): Deno.KvKey[] {
     txRequestKey(projectId, request.input.idempotencyKey),
     projectKey(projectId),
     senderKey(projectId, request.sender),
+    ...(request.read.policy ? [policyKey(projectId)] : []),
     txRecipientUsageKey(projectId, request.recipient),
   ];
   if (request.recipientUserId !== null) {
     keys.push(txPlayerUsageKey(projectId, request.recipientUserId));
   }
   return keys;
+}
+
+/**
+ * A round's records (`reservationKeys`' order) by name; `newPolicy`: the policy when it was saved
+ * since the checks read it (null when unchanged, or for a withdrawal).
+ */
+export function reservationEntries(request: CheckedRequest, entries: Deno.KvEntryMaybe<unknown>[]) {
+  const [requestEntry, projectEntry, senderEntry] = entries;
+  const checked = request.read.policy;
+  const policy = checked ? entries[3] as Deno.KvEntryMaybe<TxPolicy> : null;
+  const [recipientEntry, playerEntry] = entries.slice(checked ? 4 : 3);
+  return {
+    requestEntry: requestEntry as Deno.KvEntryMaybe<TxRequestRecord>,
+    projectEntry: projectEntry as Deno.KvEntryMaybe<Project>,
+    senderEntry: senderEntry!,
+    newPolicy: policy && policy.versionstamp !== checked!.versionstamp ? policy : null,
+    recipientEntry: recipientEntry as Deno.KvEntryMaybe<UsageWindow>,
+    playerEntry: playerEntry as Deno.KvEntryMaybe<UsageWindow> | undefined,
+  };
 }
 
 // A transaction signed this long before a commit round is signed again for it: a payout that
@@ -159,7 +188,8 @@ export async function readReservation(
   const { fold } = attempt;
   const projectId = request.project.id;
   const keys = reservationKeys(request);
-  const ownKeys = options.first ? keys.slice(RECORDS_READ_BY_CHECKS) : keys;
+  const checked = readByChecks(request);
+  const ownKeys = options.first ? keys.slice(checked.length) : keys;
   const ledgerKeys = fold ? foldKeys(projectId, fold) : [];
   const countersKeys = attempt.counts ? [requestCountsKey(projectId)] : [];
   // The limits' records, which other payouts write, are taken as known only by a payout alone.
@@ -184,9 +214,7 @@ export async function readReservation(
       ...(counters ? [counters] : []),
     ]);
   }
-  const entries = options.first
-    ? [request.previous, request.read.project, request.read.sender, ...read]
-    : read;
+  const entries = options.first ? [...checked, ...read] : read;
   return { entries, foldEntries, counters };
 }
 
@@ -197,7 +225,7 @@ export async function readReservation(
  * fresh rounds like any request; otherwise its checks must be made again.
  */
 export async function guessStands(ctx: TxContext, request: CheckedRequest): Promise<boolean> {
-  const decided = [request.read.project, request.read.sender, ...request.guessed!.decidedBy];
+  const decided = [...readByChecks(request).slice(1), ...request.guessed!.decidedBy];
   const now = await ctx.reads.getMany(decided.map((entry) => entry.key));
   return now.every((entry, i) => entry.versionstamp === decided[i]!.versionstamp);
 }

@@ -87,7 +87,7 @@ export async function sendWithdrawal(
     // Not read: a withdrawal is outside the policy.
     policy: emptyPolicy(),
     previous,
-    read: { project: projectEntry, sender: memberEntry },
+    read: { project: projectEntry, sender: memberEntry, policy: null },
     recipient,
     recipientUserId: null,
     asset: mint ? mint.address : SOL_ASSET,

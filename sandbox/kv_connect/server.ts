@@ -35,8 +35,11 @@ export interface KvConnectServer {
   /** The URL to give `Deno.openKv` (the metadata exchange endpoint). */
   url: string;
   faults: KvConnectFaults;
-  /** Data path calls received so far, by kind. */
-  calls: { snapshotRead: number; atomicWrite: number };
+  /**
+   * Data path calls received so far, by kind; `resent`: atomic writes received again after a 503
+   * answered them (Deno's client sending them again), counted once handled.
+   */
+  calls: { snapshotRead: number; atomicWrite: number; resent: number };
   close(): Promise<void>;
 }
 
@@ -57,7 +60,9 @@ export function startKvConnectServer(
     unavailableAfterWriteTo: null,
     losingChecksTo: null,
   };
-  const calls = { snapshotRead: 0, atomicWrite: 0 };
+  const calls = { snapshotRead: 0, atomicWrite: 0, resent: 0 };
+  // Bodies of the writes answered 503, to count them when they come again.
+  const unanswered = new Set<string>();
 
   async function answer(
     status: number,
@@ -76,6 +81,16 @@ export function startKvConnectServer(
 
   async function write(body: Uint8Array): Promise<Response> {
     calls.atomicWrite++;
+    const sent = new TextDecoder("latin1").decode(body);
+    const again = unanswered.delete(sent);
+    try {
+      return await applyWrite(body, sent);
+    } finally {
+      if (again) calls.resent++;
+    }
+  }
+
+  async function applyWrite(body: Uint8Array, sent: string): Promise<Response> {
     if (faults.cutBeforeWrite > 0) {
       faults.cutBeforeWrite--;
       return cutOff();
@@ -96,11 +111,13 @@ export function startKvConnectServer(
     }
     if (faults.unavailableAfterWrite > 0) {
       faults.unavailableAfterWrite--;
+      unanswered.add(sent);
       return await answer(503, "text/plain", "Answer lost");
     }
     const text = faults.unavailableAfterWriteTo;
     if (text && touches(text)) {
       faults.unavailableAfterWriteTo = null;
+      unanswered.add(sent);
       return await answer(503, "text/plain", "Answer lost");
     }
     const out = messages.atomicWriteOutput.encode(
