@@ -72,7 +72,10 @@ Deno.test("An upgrade from the previous release keeps every creator the owner of
       String(ageMs),
       wallet.address,
     ], tree).then((out) => JSON.parse(out.trim().split("\n").at(-1)!)[0] as { id: string });
-  const projects = [await write(24 * HOUR_MS, creators[0]!), await write(2 * HOUR_MS, creators[1]!)];
+  const projects = [
+    await write(24 * HOUR_MS, creators[0]!),
+    await write(2 * HOUR_MS, creators[1]!),
+  ];
 
   // When: an instance of this version starts on the store.
   await using t = await createTestApp({
