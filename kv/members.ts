@@ -90,6 +90,20 @@ export async function listMembers(kv: Deno.Kv, projectId: string): Promise<Membe
   return members;
 }
 
+/**
+ * The address of a project's owner, whose account its work counts against (job lanes, watch
+ * events): its owner member, or its creator while it has no members (from before teams).
+ */
+export async function getProjectOwner(
+  kv: Deno.Kv,
+  project: { id: string; createdBy: string },
+): Promise<string> {
+  for await (const e of kv.list<Member>({ prefix: ["project_members", project.id] })) {
+    if (e.value.role === "owner") return e.value.address;
+  }
+  return project.createdBy;
+}
+
 /** The address's role in each of `projectIds` (absent where it is no member), by project id. */
 export async function getRolesOf(
   kv: Deno.Kv,

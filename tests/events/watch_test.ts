@@ -23,6 +23,8 @@ import {
 } from "../support/events_harness.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { call, createTestProject } from "../support/test_app.ts";
+import { createTestWallet } from "../support/sign_in.ts";
+import { handOverTo } from "../support/team.ts";
 
 interface WatchEnv extends AsyncDisposable {
   chain: SandboxChain;
@@ -540,6 +542,34 @@ Deno.test("A developer's projects queue at most 1,000 watch events a minute toge
   await drain(h.a.worker);
 
   // Then: 1,000 in all, not 1,000 per project.
+  assert.equal(h.standIn.inbox().length, 1_000);
+});
+
+Deno.test("A project handed over counts its watch events in its new owner's 1,000 a minute", async () => {
+  await using env = await startWatchEnv();
+  const { chain, h } = env;
+  // Given: the harness's project handed over to a developer who owns another project, events on
+  // in both, and one busy watch in each.
+  const heir = createTestWallet().address;
+  const own = (await createTestProject(h.a, { developer: heir })).project;
+  await saveEventSettings(h.a.ctx, own.id, { universeId: UNIVERSE, publishingKey: PUBLISH_KEY });
+  await handOverTo(h.a.ctx, h.project, heir);
+  const addresses = [
+    (await generateKeyPairSigner()).address,
+    (await generateKeyPairSigner()).address,
+  ] as const;
+  await addWatch(h.a.ctx, h.project.id, { name: "busy", address: addresses[0] });
+  await addWatch(h.a.ctx, own.id, { name: "busy", address: addresses[1] });
+  await drain(h.a.worker);
+
+  // When: both addresses receive 600 transactions before one round of polls.
+  await touch(chain, addresses[0], 600);
+  await touch(chain, addresses[1], 600);
+  await nextPoll(h.a);
+  h.a.clock.advance(50_000);
+  await drain(h.a.worker);
+
+  // Then: 1,000 in all: the heir's minute, not one for the heir and one for the creator.
   assert.equal(h.standIn.inbox().length, 1_000);
 });
 
