@@ -2,9 +2,8 @@
  * The store's format: which store migrations (`lib/migrations/`) it has been through, one record
  * per migration by name (`["migrations_applied", name]`). Releases before names kept one number
  * instead (`["store_version"]`), which releases numbered differently gave different meanings;
- * `lib/migrations/` reads it only for what it proves, and still raises it for those releases.
+ * `lib/migrations/` reads it only for what it proves, and leaves it as they wrote it.
  */
-import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 
 /** The numbered version record of releases before names. */
 export interface StoreVersion {
@@ -26,24 +25,6 @@ function appliedMigrationKey(name: string): Deno.KvKey {
 /** The store's numbered version record; null on a store no numbering release migrated. */
 export async function getStoreVersionEntry(kv: Deno.Kv): Promise<StoreVersion | null> {
   return (await kv.get<StoreVersion>(STORE_VERSION_KEY)).value;
-}
-
-/**
- * Raises the store's numbered version to `version` (never lowers it: an instance of an older
- * version starting meanwhile cannot undo a newer one's migration); returns the version it stands at.
- */
-export async function raiseStoreVersion(
-  kv: Deno.Kv,
-  version: number,
-  now: number,
-): Promise<number> {
-  return await commitWithRetry("raise the store version", async () => {
-    const entry = await kv.get<StoreVersion>(STORE_VERSION_KEY);
-    if ((entry.value?.version ?? 0) >= version) return entry.value!.version;
-    const ok = (await kv.atomic().check(entry).set(STORE_VERSION_KEY, { version, updatedAt: now })
-      .commit()).ok;
-    return ok ? version : RETRY;
-  });
 }
 
 /** The migrations applied to the store: when each was, by name. */

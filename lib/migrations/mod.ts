@@ -16,8 +16,10 @@
  * differently (the usage ledgers were 8 in one, the project owners 8 and the ledgers 9 in the
  * next), so a number proves only the steps every numbering release agreed on (`numbered`): a store
  * at 8 or 9 may never have had its owners' step, which therefore runs again (idempotent, as every
- * step). The number is still raised to the last one once every step is applied, so an instance of
- * such a release starting on the store (a rollback) skips its own steps.
+ * step). The number is left as they wrote it: raised, it would restart the minute sweep of the
+ * previous release's instances still running (theirs runs for an hour after the number rose), and
+ * their usage pass would move the fence that refuses their payouts (`lib/tx/previous_windows.ts`)
+ * into a ledger.
  *
  * During a rolling deploy instances of the previous version keep writing what they always wrote
  * until the last of them stops; a step with `previousVersionWrites` also runs in the minute sweep
@@ -29,7 +31,6 @@ import { log } from "../../core/log.ts";
 import {
   getStoreVersionEntry,
   listAppliedMigrations,
-  raiseStoreVersion,
   recordAppliedMigration,
 } from "../../kv/store_version.ts";
 import { moveOldDueEntries } from "./due_index.ts";
@@ -92,9 +93,6 @@ const MIGRATIONS: Migration[] = [
 /** The name of every migration, in the order they run. */
 export const MIGRATION_NAMES: readonly string[] = MIGRATIONS.map((m) => m.name);
 
-/** The last store version a numbering release wrote, raised once every step is applied. */
-const LAST_NUMBERED_VERSION = 9;
-
 /**
  * How long after a step was applied instances of the previous version may still run (the overlap
  * of a rolling deploy), and how far before that their writes are looked at again.
@@ -132,7 +130,6 @@ export async function migrateStore(deps: MigrationDeps): Promise<string[]> {
   }
   if (recorded.length === 0) return left;
   if (left.length === 0) {
-    await raiseStoreVersion(kv, LAST_NUMBERED_VERSION, clock.now());
     for await (const marker of kv.list({ prefix: OLD_MARKERS })) await kv.delete(marker.key);
   }
   log("info", "Store migrated", { applied: recorded, left });

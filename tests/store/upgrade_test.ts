@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { ManualClock } from "../../core/clock.ts";
 import { getMemberEntry } from "../../kv/members.ts";
+import { getStoreVersionEntry } from "../../kv/store_version.ts";
 import { checkSecret } from "../../lib/crypto/key_check.ts";
 import { migrateStore } from "../../lib/migrations/mod.ts";
 import { createTestWallet } from "../support/sign_in.ts";
@@ -86,7 +87,9 @@ Deno.test("An upgrade from the previous release keeps every creator the owner of
   await migrateStore(t.ctx);
   await checkSecret(t.ctx);
 
-  // Then: the migration made each creator the owner, before anyone asked for the project.
+  // Then: the migration made each creator the owner, before anyone asked for the project, and left
+  // the store's number as that release wrote it (its instances' sweep stays idle).
+  assert.equal((await getStoreVersionEntry(t.kv))?.version, 8);
   for (const [i, project] of projects.entries()) {
     const member = (await getMemberEntry(t.kv, project.id, creators[i]!.address)).value;
     assert.equal(member?.role, "owner", `project ${i}'s creator owns it`);
