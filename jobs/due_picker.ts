@@ -1,7 +1,7 @@
 /**
  * Which due jobs a worker starts next in one lane: round-robin across the projects with jobs due,
  * taken from the lane's round of projects (`kv/job_queue.ts`), never from one time-ordered list
- * that a single project's backlog could fill. All the projects of one developer account together
+ * that a single project's backlog could fill. All the projects one developer account owns together
  * run at most `perOwner` jobs at once, so neither a big backlog nor several free projects of one
  * account can take a lane's slots from everyone else.
  *
@@ -9,6 +9,9 @@
  * (its marker moves to now), so a project that becomes due waits for at most one turn of each
  * project ahead of it, not for their backlogs.
  */
+import type { Clock } from "../core/clock.ts";
+import { TtlCache } from "../core/ttl_cache.ts";
+import { getProjectOwner } from "../kv/members.ts";
 import { getProject } from "../kv/projects.ts";
 import {
   dropDueMarker,
@@ -31,25 +34,25 @@ interface PickedJob {
   owner: string;
 }
 
-// Projects whose owner one worker remembers; past it the memory starts over.
-const MAX_OWNERS_CACHED = 10_000;
-
-/** The account a project's jobs count against: its developer (a project never changes hands). */
+/**
+ * The account a project's jobs count against: its owner's (`getProjectOwner`). Remembered for the
+ * cache's 10 s, so a project handed over counts against its new owner within them.
+ */
 export class JobOwners {
-  #owners = new Map<string, string>();
+  #owners: TtlCache<string>;
 
-  constructor(private kv: Deno.Kv) {}
+  constructor(private kv: Deno.Kv, clock: Clock) {
+    this.#owners = new TtlCache(clock);
+  }
 
   /** The owner of `projectId`'s jobs: `developer:<address>`, or the project itself when unknown. */
-  async of(projectId: string): Promise<string> {
-    if (projectId === "") return "";
-    const known = this.#owners.get(projectId);
-    if (known !== undefined) return known;
-    const project = await getProject(this.kv, projectId);
-    const owner = project ? `developer:${project.createdBy}` : `project:${projectId}`;
-    if (this.#owners.size >= MAX_OWNERS_CACHED) this.#owners.clear();
-    this.#owners.set(projectId, owner);
-    return owner;
+  of(projectId: string): Promise<string> {
+    if (projectId === "") return Promise.resolve("");
+    return this.#owners.get(projectId, async () => {
+      const project = await getProject(this.kv, projectId);
+      if (!project) return `project:${projectId}`;
+      return `developer:${await getProjectOwner(this.kv, project)}`;
+    });
   }
 }
 

@@ -82,7 +82,7 @@ export class JobWorker {
       handlers: options.handlers ?? jobHandlers,
       dueAgain: (at) => this.#wakeAt(at),
     };
-    this.#owners = new JobOwners(ctx.kv);
+    this.#owners = new JobOwners(ctx.kv, ctx.clock);
     const given = options.concurrency;
     const limits: Partial<Record<JobLane, number>> = typeof given === "number"
       ? Object.fromEntries(JOB_LANES.map((lane) => [lane, given]))

@@ -54,6 +54,24 @@ export function addFounder(
     .set(membershipKey(input.owner, input.projectId), input.projectId);
 }
 
+/**
+ * Makes the creator of a project without members its owner: a project from before teams, which its
+ * creator owned by `createdBy` (their owned count already counts it). One commit checked on their
+ * member key, so callers racing add them once; no team change can race it, as a project without
+ * members has nobody who may change its team. Returns whether this call added them.
+ */
+export async function addMissingFounder(
+  kv: Deno.Kv,
+  project: { id: string; createdBy: string; createdAt: number },
+): Promise<boolean> {
+  const members = kv.list({ prefix: ["project_members", project.id] }, { limit: 1 });
+  for await (const _ of members) return false;
+  const op = kv.atomic()
+    .check({ key: memberKey(project.id, project.createdBy), versionstamp: null });
+  addFounder(op, { projectId: project.id, owner: project.createdBy, now: project.createdAt });
+  return (await op.commit()).ok;
+}
+
 /** Returns a member entry (versionstamp null when the address is not a member). */
 export function getMemberEntry(
   kv: Deno.Kv,
@@ -70,6 +88,20 @@ export async function listMembers(kv: Deno.Kv, projectId: string): Promise<Membe
     members.push(e.value);
   }
   return members;
+}
+
+/**
+ * The address of a project's owner, whose account its work counts against (job lanes, watch
+ * events): its owner member, or its creator while it has no members (from before teams).
+ */
+export async function getProjectOwner(
+  kv: Deno.Kv,
+  project: { id: string; createdBy: string },
+): Promise<string> {
+  for await (const e of kv.list<Member>({ prefix: ["project_members", project.id] })) {
+    if (e.value.role === "owner") return e.value.address;
+  }
+  return project.createdBy;
 }
 
 /** The address's role in each of `projectIds` (absent where it is no member), by project id. */

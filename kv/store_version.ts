@@ -1,42 +1,53 @@
 /**
- * The store's format version: which of the store migrations (`lib/migrations/`) it has been through.
- * Absent on a store no version of the service has migrated yet (a new one, or one written before
- * the version was kept).
+ * The store's format: which store migrations (`lib/migrations/`) it has been through, one record
+ * per migration by name (`["migrations_applied", name]`). Releases before names kept one number
+ * instead (`["store_version"]`), which releases numbered differently gave different meanings;
+ * `lib/migrations/` reads it only for what it proves, and leaves it as they wrote it.
  */
-import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 
-/** The version record. */
+/** The numbered version record of releases before names. */
 export interface StoreVersion {
   version: number;
   updatedAt: number;
 }
 
+/** A migration's record: when it was applied (for one a numbered version proves: when the store reached it). */
+export interface AppliedMigration {
+  appliedAt: number;
+}
+
 const STORE_VERSION_KEY: Deno.KvKey = ["store_version"];
 
-/** The store's version record; null before its first migration. */
+function appliedMigrationKey(name: string): Deno.KvKey {
+  return ["migrations_applied", name];
+}
+
+/** The store's numbered version record; null on a store no numbering release migrated. */
 export async function getStoreVersionEntry(kv: Deno.Kv): Promise<StoreVersion | null> {
   return (await kv.get<StoreVersion>(STORE_VERSION_KEY)).value;
 }
 
-/** The store's version; 0 before its first migration. */
-export async function getStoreVersion(kv: Deno.Kv): Promise<number> {
-  return (await getStoreVersionEntry(kv))?.version ?? 0;
+/** The migrations applied to the store: when each was, by name. */
+export async function listAppliedMigrations(kv: Deno.Kv): Promise<Map<string, number>> {
+  const applied = new Map<string, number>();
+  for await (const e of kv.list<AppliedMigration>({ prefix: ["migrations_applied"] })) {
+    applied.set(e.key[1] as string, e.value.appliedAt);
+  }
+  return applied;
 }
 
 /**
- * Raises the store's version to `version` (never lowers it: an instance of an older version
- * starting meanwhile cannot undo a newer one's migration); returns the version it stands at.
+ * Records the migration `name` as applied at `at`, unless it is already (the first record stands,
+ * so instances recording it together keep one time); returns the time recorded.
  */
-export async function raiseStoreVersion(
+export async function recordAppliedMigration(
   kv: Deno.Kv,
-  version: number,
-  now: number,
+  name: string,
+  at: number,
 ): Promise<number> {
-  return await commitWithRetry("raise the store version", async () => {
-    const entry = await kv.get<StoreVersion>(STORE_VERSION_KEY);
-    if ((entry.value?.version ?? 0) >= version) return entry.value!.version;
-    const ok = (await kv.atomic().check(entry).set(STORE_VERSION_KEY, { version, updatedAt: now })
-      .commit()).ok;
-    return ok ? version : RETRY;
-  });
+  const key = appliedMigrationKey(name);
+  const record: AppliedMigration = { appliedAt: at };
+  const { ok } = await kv.atomic().check({ key, versionstamp: null }).set(key, record).commit();
+  if (ok) return at;
+  return (await kv.get<AppliedMigration>(key)).value!.appliedAt;
 }

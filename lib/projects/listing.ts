@@ -1,6 +1,7 @@
 /** What the dashboard's first page lists for a developer: their projects with their role, and invitations waiting for them. */
 import type { AppContext } from "../context.ts";
 import { getRolesOf, type Role } from "../../kv/members.ts";
+import { founderRole } from "./access.ts";
 import { type Invitation, listInvitationsFor } from "../../kv/invitations.ts";
 import { getProject, listProjectsByDeveloper, type Project } from "../../kv/projects.ts";
 
@@ -22,11 +23,10 @@ export async function listDeveloperProjects(
     const project = await getProject(ctx.kv, invitation.projectId);
     if (project && project.deletedAt === null) invitations.push({ invitation, name: project.name });
   }
-  return {
-    projects: projects.flatMap((project) => {
-      const role = roles.get(project.id);
-      return role ? [{ project, role }] : [];
-    }),
-    invitations,
-  };
+  const listed = [];
+  for (const project of projects) {
+    const role = roles.get(project.id) ?? await founderRole(ctx, project, developer);
+    if (role) listed.push({ project, role });
+  }
+  return { projects: listed, invitations };
 }

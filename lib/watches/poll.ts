@@ -1,14 +1,16 @@
 /**
  * The `watch_poll` job: one poll of a watched address, rescheduling itself every 5 seconds.
  *
- * One developer account cannot flood the event lane: all the watches of all its projects together
- * record at most `WATCH_EVENTS_PER_DEVELOPER_PER_MINUTE` events per clock minute
+ * One developer account cannot flood the event lane: all the watches of all the projects it owns
+ * (a handed-over project counts against its new owner's, `getProjectOwner`) together record at most
+ * `WATCH_EVENTS_PER_DEVELOPER_PER_MINUTE` events per clock minute
  * (`takeWatchEventRoom`; the newest are kept when a poll finds more, as rule 3 keeps the newest
  * 1,000), so free projects do not multiply what one account puts in the lanes; and beyond the
  * first `WATCH_EVENT_BURST` of a minute its events are spread at the cap's pace (60 ms apart).
  */
 import type { Address, Signature } from "@solana/kit";
 import { getProject } from "../../kv/projects.ts";
+import { getProjectOwner } from "../../kv/members.ts";
 import {
   getWatchEntry,
   listAllWatches,
@@ -33,7 +35,7 @@ import type { ServiceEvent } from "../../core/events.ts";
 export const WATCH_POLL_INTERVAL_MS = 5_000;
 /** Most new transactions one poll sends; older ones beyond it are skipped. */
 const WATCH_POLL_MAX_TRANSACTIONS = 1_000;
-/** Most watch events one developer's projects queue per clock minute, all their watches together. */
+/** Most watch events the projects one developer owns queue per clock minute, all their watches together. */
 const WATCH_EVENTS_PER_DEVELOPER_PER_MINUTE = 1_000;
 /** Watch events of a developer per minute queued due at once; later ones are spread at the cap's pace. */
 const WATCH_EVENT_BURST = 100;
@@ -108,12 +110,12 @@ export async function runWatchPoll(run: JobRun<WatchPollJob, EventContext>): Pro
     slot: s.slot,
     failed: s.failed,
   }));
-  // Beyond the developer's per-minute cap the oldest are skipped, as rule 3 skips beyond 1,000: a
+  // Beyond the owner's per-minute cap the oldest are skipped, as rule 3 skips beyond 1,000: a
   // skipped transaction is neither in the feed nor published.
   const minute = Math.floor(now / MINUTE_MS);
   const { before: used, taken } = events.length === 0
     ? { before: 0, taken: 0 }
-    : await takeWatchEventRoom(ctx.kv, project.createdBy, {
+    : await takeWatchEventRoom(ctx.kv, await getProjectOwner(ctx.kv, project), {
       now,
       wanted: events.length,
       max: WATCH_EVENTS_PER_DEVELOPER_PER_MINUTE,

@@ -15,6 +15,7 @@ import { listWatchesByProject } from "../../kv/watches.ts";
 import { listApiKeys } from "../../kv/api_keys.ts";
 import { ulid } from "../../core/ids.ts";
 import { emptyPolicy } from "../../kv/policy.ts";
+import { listMembers, memberKey } from "../../kv/members.ts";
 
 const WATCH_ADDRESS = "Vote111111111111111111111111111111111111111";
 
@@ -254,4 +255,35 @@ Deno.test("GET /dashboard?error= with an inherited name (constructor, toString, 
       assert.ok(!/class="notice error"/.test(html), `${path}?error=${code} shows a box`);
     }
   }
+});
+
+Deno.test("A project an instance of the previous version left without members opens for its creator, made its owner then; nobody else gains it", async () => {
+  await using app = await createTestApp();
+  const creator = await signInDeveloper(app.app);
+  const outsider = await signInDeveloper(app.app);
+  const project = await createProjectAs(app.app, creator, { name: "Before teams" });
+  // Given: the project as the previous version writes it (on the creator's list, no member),
+  // after the migration and beyond the minute sweep's reach.
+  await app.kv.delete(memberKey(project.id, creator.address));
+
+  // When: someone else asks for it, then its creator lists their projects and opens it.
+  const refused = await getPage(app.app, `/dashboard/projects/${project.id}`, outsider.jar);
+  const list = await getPage(app.app, "/dashboard", creator.jar);
+  const page = await getPage(app.app, `/dashboard/projects/${project.id}`, creator.jar);
+
+  // Then: the other developer got the 404 of an unknown project and no place in the team; the
+  // creator sees the project listed and opened, as its owner, with the owner's rights.
+  assert.equal(refused.status, 404);
+  await refused.body?.cancel();
+  assert.equal(list.status, 200);
+  assert.match(await list.text(), /Before teams/);
+  assert.equal(page.status, 200);
+  await page.body?.cancel();
+  const members = await listMembers(app.kv, project.id);
+  assert.deepEqual(members.map((m) => [m.address, m.role]), [[creator.address, "owner"]]);
+  const invited = await postJson(app.app, `/dashboard/projects/${project.id}/members`, {
+    address: createTestWallet().address,
+    role: "viewer",
+  }, { jar: creator.jar });
+  assert.equal(invited.status, 201, await invited.text());
 });

@@ -23,6 +23,8 @@ import {
 } from "../support/events_harness.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { call, createTestProject } from "../support/test_app.ts";
+import { createTestWallet } from "../support/sign_in.ts";
+import { handOverTo } from "../support/team.ts";
 
 interface WatchEnv extends AsyncDisposable {
   chain: SandboxChain;
@@ -518,29 +520,55 @@ Deno.test("A project's watches queue at most 1,000 events a minute together, the
   assert.deepEqual(inboxSignatures(h).slice(1_000), later);
 });
 
-Deno.test("A developer's projects queue at most 1,000 watch events a minute together", async () => {
-  await using env = await startWatchEnv();
+/**
+ * Gives each project one busy watch, has each address receive 600 transactions before one round of
+ * polls, and runs the worker until every event of the minute was due; returns how many reached the
+ * game.
+ */
+async function floodWatches(env: WatchEnv, projectIds: readonly string[]): Promise<number> {
   const { chain, h } = env;
-  // Given: the developer's second project, events on, and one busy watch in each project.
-  const second = (await createTestProject(h.a, { developer: h.project.createdBy })).project;
-  await saveEventSettings(h.a.ctx, second.id, { universeId: UNIVERSE, publishingKey: PUBLISH_KEY });
-  const addresses = [
-    (await generateKeyPairSigner()).address,
-    (await generateKeyPairSigner()).address,
-  ] as const;
-  await addWatch(h.a.ctx, h.project.id, { name: "busy", address: addresses[0] });
-  await addWatch(h.a.ctx, second.id, { name: "busy", address: addresses[1] });
+  const addresses = await Promise.all(
+    projectIds.map(async () => (await generateKeyPairSigner()).address),
+  );
+  for (const [i, projectId] of projectIds.entries()) {
+    await addWatch(h.a.ctx, projectId, { name: "busy", address: addresses[i]! });
+  }
   await drain(h.a.worker);
-
-  // When: both addresses receive 600 transactions before one round of polls.
-  await touch(chain, addresses[0], 600);
-  await touch(chain, addresses[1], 600);
+  for (const address of addresses) await touch(chain, address, 600);
   await nextPoll(h.a);
   h.a.clock.advance(50_000);
   await drain(h.a.worker);
+  return h.standIn.inbox().length;
+}
+
+Deno.test("A developer's projects queue at most 1,000 watch events a minute together", async () => {
+  await using env = await startWatchEnv();
+  const { h } = env;
+  // Given: the developer's second project, events on.
+  const second = (await createTestProject(h.a, { developer: h.project.createdBy })).project;
+  await saveEventSettings(h.a.ctx, second.id, { universeId: UNIVERSE, publishingKey: PUBLISH_KEY });
+
+  // When: a busy watch of each finds 600 transactions in one round of polls.
+  const delivered = await floodWatches(env, [h.project.id, second.id]);
 
   // Then: 1,000 in all, not 1,000 per project.
-  assert.equal(h.standIn.inbox().length, 1_000);
+  assert.equal(delivered, 1_000);
+});
+
+Deno.test("A project handed over counts its watch events in its new owner's 1,000 a minute", async () => {
+  await using env = await startWatchEnv();
+  const { h } = env;
+  // Given: the harness's project handed over to a developer who owns another project, events on.
+  const heir = createTestWallet().address;
+  const own = (await createTestProject(h.a, { developer: heir })).project;
+  await saveEventSettings(h.a.ctx, own.id, { universeId: UNIVERSE, publishingKey: PUBLISH_KEY });
+  await handOverTo(h.a.ctx, h.project, heir);
+
+  // When: a busy watch of each finds 600 transactions in one round of polls.
+  const delivered = await floodWatches(env, [h.project.id, own.id]);
+
+  // Then: 1,000 in all: the heir's minute, not one for the heir and one for the creator.
+  assert.equal(delivered, 1_000);
 });
 
 Deno.test("Another project's event is delivered before a flooding project's burst of watch events", async () => {

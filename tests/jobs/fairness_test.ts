@@ -10,6 +10,9 @@ import { listJobs } from "../../kv/jobs.ts";
 import { jobHandlers } from "../../jobs/handlers.ts";
 import type { JobHandlers } from "../../jobs/handlers.ts";
 import { JobWorker } from "../../jobs/worker.ts";
+import { JobOwners, pickDueJobs } from "../../jobs/due_picker.ts";
+import { handOverTo } from "../support/team.ts";
+import { createTestWallet } from "../support/sign_in.ts";
 import { okJson, PUBLISH_KEY, startTxHarness, UNIVERSE } from "../support/tx_harness.ts";
 import { createTestApp, createTestProject } from "../support/test_app.ts";
 import { until } from "../support/assertions.ts";
@@ -147,4 +150,35 @@ Deno.test("A developer's own projects take its slots in turn", async () => {
   } finally {
     await worker.stop();
   }
+});
+
+Deno.test("A project handed over takes its jobs' slots from its new owner's share of a lane", async () => {
+  await using app = await createTestApp();
+  const heir = createTestWallet().address;
+  const owners = new JobOwners(app.kv, app.clock);
+  // Given: the heir's own project has a delivery running (their whole share, one slot), and a
+  // project another developer created has a delivery due.
+  const own = (await createTestProject(app, { developer: heir })).project;
+  const handed = (await createTestProject(app, { developer: FLOODER })).project;
+  await seedDeliveries(app.kv, handed.id, { count: 1, runAt: app.clock.now() - 1_000 });
+  const pick = async () => {
+    const running = new Map([["running", { projectId: own.id, owner: await owners.of(own.id) }]]);
+    const { picks } = await pickDueJobs(app.kv, "events", {
+      now: app.clock.now(),
+      free: 4,
+      perOwner: 1,
+      running,
+      owners,
+      scan: 100,
+    });
+    return picks.map((p) => p.job.projectId);
+  };
+  assert.deepEqual(await pick(), [handed.id]);
+
+  // When: the project is handed over to the heir, and the worker's memory of owners (10 s) ends.
+  await handOverTo(app.ctx, handed, heir);
+  app.clock.advance(10_000);
+
+  // Then: its delivery waits for a slot of the heir's share.
+  assert.deepEqual(await pick(), []);
 });

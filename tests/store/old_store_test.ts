@@ -10,7 +10,7 @@ import { getJobEntry, type JobRecord, listJobs } from "../../kv/jobs.ts";
 import { apiKeyHashKey, apiKeyKey, createApiKey, listApiKeys } from "../../kv/api_keys.ts";
 import { createProject, getProject, updateProject } from "../../kv/projects.ts";
 import { getMemberEntry, memberKey } from "../../kv/members.ts";
-import { getStoreVersion } from "../../kv/store_version.ts";
+import { getStoreVersionEntry, listAppliedMigrations } from "../../kv/store_version.ts";
 import { type AllowanceScope, getBucketUsage } from "../../kv/tx_allowance.ts";
 import type { UsageWindow } from "../../kv/tx_usage.ts";
 import { MAX_TX_PER_DAY } from "../../lib/tx/limits.ts";
@@ -30,7 +30,7 @@ import type { SecretKeySet } from "../../lib/crypto/secret_keys.ts";
 import {
   migratePreviousVersionWrites,
   migrateStore,
-  STORE_VERSION,
+  MIGRATION_NAMES,
 } from "../../lib/migrations/mod.ts";
 import { createProjectWallet } from "../../lib/projects/wallet.ts";
 import { startMessagingStandIn } from "../../sandbox/roblox/mod.ts";
@@ -320,7 +320,8 @@ Deno.test("A store written by earlier versions is migrated once by three instanc
   // And the store holds only current shapes.
   await using app = await createTestApp({ kvPath, config: { secret: SECRET } });
   const { kv, ctx } = app;
-  assert.equal(await getStoreVersion(kv), STORE_VERSION);
+  assert.deepEqual(await appliedNames(kv), MIGRATION_NAMES);
+  assert.equal(await getStoreVersionEntry(kv), null);
   for (const prefix of [["jobs_due"], ["job_queue"], ["store_migrations"]]) {
     assert.deepEqual(await Array.fromAsync(kv.list({ prefix })), [], prefix.join());
   }
@@ -380,18 +381,25 @@ Deno.test("A store written by earlier versions is migrated once by three instanc
   assert.deepEqual([owner?.role, owner?.addedBy], ["owner", old.creator]);
 });
 
-Deno.test("migrateStore() is versioned: each step runs once per store, and a store at a version runs only the steps above it", async () => {
+/** The migrations the store records as applied, in the order they run. */
+async function appliedNames(kv: Deno.Kv): Promise<string[]> {
+  const applied = await listAppliedMigrations(kv);
+  return MIGRATION_NAMES.filter((name) => applied.has(name));
+}
+
+Deno.test("migrateStore() applies each step once per store, and on a store a numbering release left runs only what its number does not prove", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   const old = await writeOldStore(kvPath);
   await using app = await createTestApp({ kvPath, config: { secret: SECRET } });
   const { kv } = app;
-  // Given: the store marked as migrated up to the step before the renaming of tx_check jobs (6).
+  // Given: the store marked by a numbering release as migrated up to the step before the renaming
+  // of tx_check jobs (6).
   await kv.set(["store_version"], { version: 6, updatedAt: 0 });
 
   // When: the migration runs, twice.
-  assert.equal(await migrateStore(app.ctx), STORE_VERSION);
+  assert.deepEqual(await migrateStore(app.ctx), []);
   const jobs = await listJobs(kv);
-  assert.equal(await migrateStore(app.ctx), STORE_VERSION);
+  assert.deepEqual(await migrateStore(app.ctx), []);
 
   // Then: the steps above 6 ran (the tx_check job is a tx_confirm job, the project has its
   // owner, the usage lists are ledgers counting every entry once), the earlier ones did not (the
@@ -417,6 +425,33 @@ Deno.test("migrateStore() is versioned: each step runs once per store, and a sto
   assert.deepEqual(await listJobs(kv), jobs);
 });
 
+Deno.test("A store a numbering release left at 8 or 9 has its project owners' step run again, as neither number proves it", async (t) => {
+  for (const version of [8, 9]) {
+    await t.step(`at ${version}`, async () => {
+      await using app = await createTestApp();
+      const { kv, clock } = app;
+      // Given: a project without members, on a store a numbering release left at `version` a day
+      // ago (8: the usage ledgers in the release before teams; 9: reached from there without
+      // the owners' step).
+      const { project } = await createTestProject(app);
+      await kv.delete(memberKey(project.id, project.createdBy));
+      const numberedAt = clock.now() - DAY_MS;
+      await kv.set(["store_version"], { version, updatedAt: numberedAt });
+
+      // When: the migration runs.
+      assert.deepEqual(await migrateStore(app.ctx), []);
+
+      // Then: the creator owns the project; what the number proves is recorded as of then.
+      const owner = (await getMemberEntry(kv, project.id, project.createdBy)).value;
+      assert.equal(owner?.role, "owner");
+      const applied = await listAppliedMigrations(kv);
+      assert.equal(applied.get("tx_confirm_jobs"), numberedAt);
+      assert.equal(applied.get("project_owners"), clock.now());
+      assert.equal(applied.get("tx_usage_ledgers"), version === 9 ? numberedAt : clock.now());
+    });
+  }
+});
+
 Deno.test("A v1 value that no SECRET of the instance opens keeps the store below that step until an instance with its SECRET starts", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   await writeOldStore(kvPath);
@@ -425,14 +460,15 @@ Deno.test("A v1 value that no SECRET of the instance opens keeps the store below
   await assert.rejects(startOnStore(kvPath, OTHER_SECRET), /SECRET does not match/);
   {
     await using app = await createTestApp({ kvPath, config: { secret: OTHER_SECRET } });
-    // Then: the steps before the v1 one are done; the store is not past it.
-    assert.equal(await getStoreVersion(app.kv), 4);
+    // Then: the steps before the v1 one are applied; neither it nor any after it is.
+    assert.deepEqual(await appliedNames(app.kv), MIGRATION_NAMES.slice(0, 4));
+    assert.equal(MIGRATION_NAMES[4], "sealed_v1");
     assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["jobs_due"] }))).length, 0);
   }
 
   // And: with the store's SECRET the migration completes.
   await using app = await startOnStore(kvPath, SECRET);
-  assert.equal(await getStoreVersion(app.kv), STORE_VERSION);
+  assert.deepEqual(await appliedNames(app.kv), MIGRATION_NAMES);
 });
 
 Deno.test("The minute sweep renames tx_check jobs that an instance of the previous version queues during a rolling deploy", async () => {

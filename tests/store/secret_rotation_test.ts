@@ -201,7 +201,7 @@ Deno.test("A start completes a check record of an earlier version by the values 
   const keyB = (await deriveSecretKeys(SECRET_B)).current;
   // Given: a record as earlier versions wrote it after a rotation to SECRET_B, which let an
   // instance still on SECRET_A seal this wallet key afterwards (and a store those versions left
-  // without a version).
+  // without a version or migration records).
   await first.kv.set(SECRET_CHECK_KEY, {
     keyId: keyB.id,
     check: keyB.check,
@@ -209,6 +209,7 @@ Deno.test("A start completes a check record of an earlier version by the values 
     updatedAt: 0,
   });
   await first.kv.delete(["store_version"]);
+  await first.kv.delete(["migrations_applied", "secret_check_record"]);
   await first.close();
 
   // Then: SECRET_B alone is refused while the key needs SECRET_A; with both, it is re-encrypted.

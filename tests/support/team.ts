@@ -2,6 +2,9 @@
 import type { Hono } from "hono";
 import type { Config } from "../../lib/config.ts";
 import type { MemberRole, Role } from "../../kv/members.ts";
+import type { AppContext } from "../../lib/context.ts";
+import type { Project } from "../../kv/projects.ts";
+import { answerInvitation, handOverProject, inviteToProject } from "../../lib/projects/team.ts";
 import { createTestApp, type TestApp } from "./test_app.ts";
 import { createTestWallet } from "./sign_in.ts";
 import {
@@ -70,4 +73,15 @@ export async function startTeam(options: { config?: Partial<Config> } = {}): Pro
     invited,
     [Symbol.asyncDispose]: () => t.close(),
   };
+}
+
+/**
+ * Hands `project` over from its creator to `to` through the team's own functions: invited as an
+ * admin, accepting, then made the owner.
+ */
+export async function handOverTo(ctx: AppContext, project: Project, to: string): Promise<void> {
+  const owner = { project, developer: project.createdBy, role: "owner" as const };
+  await inviteToProject(ctx, owner, { address: to, role: "admin" });
+  await answerInvitation(ctx, { developer: to, projectId: project.id, accept: true });
+  await handOverProject(ctx, owner, to);
 }
