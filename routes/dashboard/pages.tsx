@@ -1,14 +1,10 @@
 import { Hono } from "hono";
 import type { AppContext } from "../../lib/context.ts";
-import { getDeveloperSession } from "../../http/developer_session.ts";
-import { dashboardNextPath, parseNextPath, withErrorCode } from "../../lib/auth/next_path.ts";
-import { clearCookie, LINK_RETURN_COOKIE, readSignedCookie } from "../../http/cookies.ts";
 import { hasOauthApp } from "../../lib/auth/oauth_app.ts";
 import { parseAddress } from "../../lib/chain/validation.ts";
 import { listWatches } from "../../lib/watches/watches.ts";
 import { ULID_PATTERN } from "../../core/ids.ts";
 import { withDeadline } from "../../core/deadline.ts";
-import { pageResponse } from "../../components/layout.tsx";
 import { linkUrl } from "../../lib/link/page_url.ts";
 import { eventsEnabled } from "../../lib/events/settings.ts";
 import { EventsPage, TransactionsPage } from "../../components/dashboard/activity_pages.tsx";
@@ -17,18 +13,9 @@ import { KeysPage } from "../../components/dashboard/keys_page.tsx";
 import { OverviewPage } from "../../components/dashboard/overview_page.tsx";
 import { getKeyExports } from "../../kv/key_exports.ts";
 import { type PlayerRow, PlayersPage } from "../../components/dashboard/players_page.tsx";
-import { RequestsPage } from "../../components/dashboard/requests_page.tsx";
-import { listRequestLog, type RequestLogFilter } from "../../kv/request_log.ts";
-import { V1_OPERATIONS } from "../v1/operations.ts";
 import { PolicyPage } from "../../components/dashboard/policy_page.tsx";
-import { ProjectsPage } from "../../components/dashboard/projects_page.tsx";
 import { settingsView } from "../../lib/projects/settings.ts";
 import { SettingsPage } from "../../components/dashboard/settings_page.tsx";
-import {
-  dashboardErrorMessage,
-  isLocalOrigin,
-  SignInPage,
-} from "../../components/dashboard/sign_in_page.tsx";
 import { WatchesPage } from "../../components/dashboard/watches_page.tsx";
 import { readLowBalanceWarnings } from "../../lib/projects/low_balance.ts";
 import { loadUsageFigures } from "../../lib/projects/usage.ts";
@@ -38,17 +25,12 @@ import { listDeliveries } from "../../kv/deliveries.ts";
 import { getLinkByAddress, getLinkByUser, listLinks } from "../../kv/links.ts";
 import { getPolicy } from "../../kv/policy.ts";
 import type { Project } from "../../kv/projects.ts";
-import { listDeveloperProjects } from "../../lib/projects/listing.ts";
 import { listTxRequests, TX_STATUSES } from "../../kv/tx_requests.ts";
-import { developerPage, projectPage } from "./_page.tsx";
+import { projectPage } from "./_page.tsx";
 import { parseUserId } from "../../lib/user_id.ts";
 
 const PLAYERS_PAGE_SIZE = 100;
 const TX_PAGE_SIZE = 50;
-const REQUESTS_PAGE_SIZE = 100;
-// A filtered page looks at no more entries than this (a link goes on from there).
-const REQUESTS_SCANNED = 2_000;
-const V1_ROUTES = V1_OPERATIONS.filter((op) => op.path.startsWith("/v1/")).map((op) => op.path);
 // The overview must not hang on a slow RPC node; the balance is then shown as unreadable.
 const BALANCE_WAIT_MS = 4_000;
 
@@ -57,48 +39,6 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
   const { baseUrl } = ctx.config;
   const rpcUrl = (project: Project) => ctx.config.rpcUrls[project.cluster];
   return new Hono()
-    .get("/dashboard/sign-in", async (c) => {
-      const next = dashboardNextPath(c.req.query("next"));
-      if (await getDeveloperSession(ctx, c)) return c.redirect(next, 303);
-      const error = new URL(next, baseUrl).searchParams.get("error");
-      const body = (
-        <SignInPage
-          serviceName={ctx.config.serviceName}
-          next={next}
-          sandbox={isLocalOrigin(baseUrl)}
-          error={error}
-        />
-      );
-      return pageResponse(c, { title: `Sign in · ${ctx.config.serviceName}`, body });
-    })
-    .get("/dashboard", async (c) => {
-      const error = c.req.query("error");
-      // A player whose Roblox sign-in outlived its flow lands here (the spec's redirect): back to
-      // the linking page it started from, never the developers' sign-in.
-      const started = error === "oauth_state_mismatch"
-        ? parseNextPath(
-          (await readSignedCookie<{ path: string }>(ctx, c, LINK_RETURN_COOKIE))?.path,
-        )
-        : null;
-      if (started?.kind === "link") {
-        clearCookie(c, LINK_RETURN_COOKIE);
-        return c.redirect(withErrorCode(started.path, "oauth_state_mismatch"), 303);
-      }
-      return await developerPage(ctx, c, async (data) => {
-        return {
-          title: `Projects · ${ctx.config.serviceName}`,
-          body: (
-            <ProjectsPage
-              {...data}
-              baseUrl={baseUrl}
-              {...await listDeveloperProjects(ctx, data.developer)}
-              errorMessage={dashboardErrorMessage(error)}
-            />
-          ),
-        };
-      });
-    })
-    .get("/dashboard/projects", (c) => c.redirect("/dashboard", 303))
     .get("/dashboard/projects/:id", (c) =>
       projectPage(ctx, c, async (data, project) => {
         const policyRead = getPolicy(ctx.kv, project.id);
@@ -230,42 +170,6 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               rpcUrl={rpcUrl(project)}
               query={query}
               {...found}
-            />
-          ),
-        };
-      }))
-    .get("/dashboard/projects/:id/requests", (c) =>
-      projectPage(ctx, c, async (data, project) => {
-        const outcome = c.req.query("outcome");
-        const filter: RequestLogFilter = {
-          ...(outcome === "ok" || outcome === "refused" || outcome === "error" ? { outcome } : {}),
-          ...(c.req.query("route") ? { route: c.req.query("route")!.slice(0, 100) } : {}),
-          ...(c.req.query("key") ? { keyId: c.req.query("key")!.slice(0, 100) } : {}),
-        };
-        // This instance's latest calls first; other instances write theirs within a turn.
-        await ctx.requestLog.flush();
-        const cursor = c.req.query("cursor");
-        const [page, keys] = await Promise.all([
-          listRequestLog(ctx.kv, project.id, {
-            now: ctx.clock.now(),
-            filter,
-            limit: REQUESTS_PAGE_SIZE,
-            scan: REQUESTS_SCANNED,
-            ...(cursor ? { cursor: cursor.slice(0, 500) } : {}),
-          }),
-          listApiKeys(ctx.kv, project.id, ctx.clock.now()),
-        ]);
-        return {
-          title: `Request log · ${project.name}`,
-          body: (
-            <RequestsPage
-              {...data}
-              project={project}
-              routes={V1_ROUTES}
-              keys={keys}
-              filter={filter}
-              entries={page.entries}
-              next={page.cursor}
             />
           ),
         };
