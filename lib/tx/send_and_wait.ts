@@ -5,7 +5,7 @@
  * beside it, `reserve.ts`; for a batch's items, reserved first, by `recordSigned` here), send,
  * then follow it for up to the confirmation wait. The keys of a shared transaction share its
  * fate: built and signed together (a 502 fails them all), stored together, refused, landed or
- * confirmed together. The route answers within the request's deadline (`timing.answerWithinMs`
+ * confirmed together, in one commit. The route answers within the request's deadline (`timing.answerWithinMs`
  * from its arrival) whatever the RPC does: every RPC call aborts at the deadline, the wait ends
  * there too, and so does the wait for the project's turn to settle (past it the route answers
  * `submitted` and the background settles).

@@ -125,3 +125,31 @@ Deno.test("A refused key is not retried while a key sharing its signature may st
 Deno.test("A refused key is not retried while a key sharing its signature may still send it (attempts of an earlier version, only counted)", async () => {
   await refusedWithOpenSibling(false);
 });
+
+Deno.test("The keys of a refused shared transaction give their places in the hourly windows back", async () => {
+  // Given: one payout per recipient and per player an hour, and a wallet that cannot cover two
+  await using h = await startTxHarness({ fund: 15_000_000n });
+  await h.policy({ maxSolPerTransfer: "1", perRecipientPerHour: 1, perPlayerPerHour: 1 });
+  const to: Address[] = [await h.link(1), await h.link(2)];
+  const first = (await okJson(
+    await h.a.post("batch", { items: [item(1, "win-a"), item(2, "win-b")] }),
+  )).items as Array<{ result: { status: string } }>;
+  assert.deepEqual(first.map((i) => i.result.status), ["failed", "failed"]);
+  const events = await h.txEvents();
+  assert.deepEqual(events.map((e) => [e.key, e.status]).sort(), [
+    ["win-a", "failed"],
+    ["win-b", "failed"],
+  ]);
+
+  // When: the wallet is topped up and each player is paid under a new key
+  await h.chain.airdrop(h.wallet!, 1_000_000_000n);
+  h.chain.advanceSlots(2);
+  const later = await okJson(
+    await h.a.post("batch", { items: [item(1, "win-c"), item(2, "win-d")] }),
+  );
+
+  // Then: neither window still counts the failed payouts
+  const items = later.items as Array<{ result: { status: string } | null; error: unknown }>;
+  assert.deepEqual(items.map((i) => i.result?.status ?? i.error), ["confirmed", "confirmed"]);
+  assert.deepEqual(await Promise.all(to.map((address) => balanceOf(h, address))), [CENT, CENT]);
+});
