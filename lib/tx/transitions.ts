@@ -206,7 +206,8 @@ async function addSettlement(
 export const UNSENT_FAILED_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 
 // Failed, and nothing of this attempt can ever land: never signed, or refused in preflight on its
-// first send (the node did not forward it). Earlier attempts were proven dead when they gave way.
+// first send (the node did not forward it, and every key holding the bytes settles in this commit).
+// Earlier attempts were proven dead when they gave way.
 function neverLeft(record: TxRequestRecord): boolean {
   return record.status === "failed" && (!record.signed || record.signed.refused === true);
 }
