@@ -25,14 +25,8 @@ import { log } from "../../core/log.ts";
 import { getTxRequest, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { type TxResult, txResultOf } from "./result.ts";
 import { BuildError, type SignOutcome, signPlan, type TxPlan } from "./build.ts";
-import {
-  attemptRef,
-  isFinal,
-  recordSigned,
-  settleAttempt,
-  settleTransaction,
-} from "./transitions.ts";
-import { markSubmitted } from "./attempt_marks.ts";
+import { attemptRef, isFinal, settleAttempt, settleTransaction } from "./transitions.ts";
+import { markSubmitted, recordSigned } from "./attempt_marks.ts";
 import { type Deadline, rpcSignal } from "./timing.ts";
 import { sendSignedTx } from "./confirm.ts";
 import { landedVerdict } from "./expiry_proof.ts";

@@ -14,7 +14,6 @@ import { addJobRemoval, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
 import {
   addTxStatusMove,
   getTxRequestEntry,
-  type SignedTx,
   txAttemptByTimeKey,
   txRequestKey,
   type TxRequestRecord,
@@ -215,42 +214,6 @@ function neverLeft(record: TxRequestRecord): boolean {
 /** True once an attempt is confirmed or failed. */
 export function isFinal(record: TxRequestRecord): boolean {
   return record.status === "confirmed" || record.status === "failed";
-}
-
-/**
- * Stores the signed transaction with every attempt it pays before its first send, in one commit
- * checked against each reserved record and made only before every attempt's sign-by time, so a
- * transaction shared by several keys is stored with all of them or with none. Null when an
- * attempt changed meanwhile (declared abandoned) or its time is up: then it must not be sent.
- * Answers the stored entries (the route's later changes commit against them without a read).
- */
-export async function recordSigned(
-  ctx: TxContext,
-  entries: Deno.KvEntry<TxRequestRecord>[],
-  signed: { signature: string; tx: SignedTx },
-): Promise<Deno.KvEntry<TxRequestRecord>[] | null> {
-  const now = ctx.clock.now();
-  if (entries.some((entry) => now > entry.value.signBy)) return null;
-  const op = ctx.commits.atomic().check(...entries);
-  const sharedKeys = entries.map((entry) => entry.value.key);
-  const tx = entries.length > 1 ? { ...signed.tx, shared: entries.length, sharedKeys } : signed.tx;
-  const stored = entries.map((entry) => {
-    const next: TxRequestRecord = {
-      ...entry.value,
-      signature: signed.signature,
-      signed: tx,
-      updatedAt: now,
-    };
-    op.set(entry.key, next);
-    return next;
-  });
-  const result = await op.commit();
-  if (!result.ok) return null;
-  return entries.map((entry, i) => ({
-    key: entry.key,
-    value: stored[i]!,
-    versionstamp: result.versionstamp,
-  }));
 }
 
 /**
