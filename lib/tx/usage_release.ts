@@ -13,6 +13,7 @@
  * checked on its windows and ended in their commit, so the entries leave once, a moment later.
  */
 import type { TxContext } from "./runtime.ts";
+import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
 import { getTxRequestEntry, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import {
@@ -114,7 +115,10 @@ export async function runTxReleaseJob(run: JobRun<TxReleaseJob, TxContext>): Pro
     now: run.now,
     change: "release",
   });
-  return { kind: "done" };
+  return {
+    kind: "done",
+    afterCommit: () => log("info", "Failed payout left the hourly windows", run.logFields),
+  };
 }
 
 /**
