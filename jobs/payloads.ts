@@ -9,7 +9,11 @@
 import { z } from "zod";
 import { deliverEventJobSchema, publishBatchJobSchema } from "../lib/events/job_payloads.ts";
 import { watchPollJobSchema } from "../lib/watches/job_payloads.ts";
-import { txConfirmJobSchema, txSweepJobSchema } from "../lib/tx/job_payloads.ts";
+import {
+  txConfirmJobSchema,
+  txReleaseJobSchema,
+  txSweepJobSchema,
+} from "../lib/tx/job_payloads.ts";
 import { webhookDeliverJobSchema, webhookFanOutJobSchema } from "../lib/webhooks/job_payloads.ts";
 
 /** Validates any job payload. */
@@ -19,6 +23,7 @@ export const jobPayloadSchema = z.discriminatedUnion("type", [
   watchPollJobSchema,
   txConfirmJobSchema,
   txSweepJobSchema,
+  txReleaseJobSchema,
   webhookDeliverJobSchema,
   webhookFanOutJobSchema,
 ]);

@@ -57,6 +57,12 @@ export interface SignedTx {
   refused?: boolean;
   /** Payouts it carries when more than one (items of a batch sharing it); absent for one. */
   shared?: number;
+  /**
+   * The idempotency keys of those payouts, in the transaction's order, settled together in one
+   * commit (`lib/tx/transitions.ts`); absent for one, and on those stored by earlier versions,
+   * which kept only the count.
+   */
+  sharedKeys?: string[];
 }
 
 /** An earlier signed attempt of a key, proven dead before the key was retried. */

@@ -1,11 +1,17 @@
 /**
- * Changes of an unsettled attempt short of its final status (`transitions.ts` has those): a send
- * accepted, the route's answer given without a final status, an expiry that cannot be proven.
- * Each is one commit checked on the request record, and none changes a settled attempt.
+ * Changes of an unsettled attempt short of its final status (`transitions.ts` has those): its
+ * signed transaction stored, a send accepted, the route's answer given without a final status, an
+ * expiry that cannot be proven. Each is one commit checked on the request record (on each record
+ * a shared transaction pays), and none changes a settled attempt.
  */
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { TxContext } from "./runtime.ts";
-import { addTxStatusMove, getTxRequestEntry, type TxRequestRecord } from "../../kv/tx_requests.ts";
+import {
+  addTxStatusMove,
+  getTxRequestEntry,
+  type SignedTx,
+  type TxRequestRecord,
+} from "../../kv/tx_requests.ts";
 import { type AttemptRef, isFinal } from "./transitions.ts";
 
 /**
@@ -86,4 +92,40 @@ async function updateUnsettled(
     if ((await op.commit()).ok) return next;
     return RETRY;
   });
+}
+
+/**
+ * Stores the signed transaction with every attempt it pays before its first send, in one commit
+ * checked against each reserved record and made only before every attempt's sign-by time, so a
+ * transaction shared by several keys is stored with all of them or with none. Null when an
+ * attempt changed meanwhile (declared abandoned) or its time is up: then it must not be sent.
+ * Answers the stored entries (the route's later changes commit against them without a read).
+ */
+export async function recordSigned(
+  ctx: TxContext,
+  entries: Deno.KvEntry<TxRequestRecord>[],
+  signed: { signature: string; tx: SignedTx },
+): Promise<Deno.KvEntry<TxRequestRecord>[] | null> {
+  const now = ctx.clock.now();
+  if (entries.some((entry) => now > entry.value.signBy)) return null;
+  const op = ctx.commits.atomic().check(...entries);
+  const sharedKeys = entries.map((entry) => entry.value.key);
+  const tx = entries.length > 1 ? { ...signed.tx, shared: entries.length, sharedKeys } : signed.tx;
+  const stored = entries.map((entry) => {
+    const next: TxRequestRecord = {
+      ...entry.value,
+      signature: signed.signature,
+      signed: tx,
+      updatedAt: now,
+    };
+    op.set(entry.key, next);
+    return next;
+  });
+  const result = await op.commit();
+  if (!result.ok) return null;
+  return entries.map((entry, i) => ({
+    key: entry.key,
+    value: stored[i]!,
+    versionstamp: result.versionstamp,
+  }));
 }

@@ -79,10 +79,11 @@ export interface TxPlan {
 /**
  * Most payments one transaction carries, by kind: what always fits in 1,232 bytes with the memo
  * of their attempt ids and, on mainnet, the compute budget (`tests/tx/wire_test.ts` builds the
- * largest); the store's 10 checks a commit allow 10 (`recordSigned`).
+ * largest), and what the one commit settling all their keys can check within the store's 10
+ * checks: one per key, plus the event feed and the webhook endpoints (`settleTransaction`).
  */
 export function maxSharedPayments(kind: TxKind): number {
-  return kind === "transfer-sol" ? 9 : 6;
+  return kind === "transfer-sol" ? 8 : 6;
 }
 
 /** The RPC could not be used to build the transaction; the attempt fails with 502 `rpc_error`. */

@@ -10,9 +10,10 @@
  * The reserved items of one kind and asset share Solana transactions (`maxSharedPayments(kind)`
  * each, in order): many transfers, one fee. The keys of a shared transaction share its fate
  * (`send_and_wait.ts`): stored with it before it is sent, then refused, landed or expired
- * together; each key's background confirmation follows the shared signature, and a key retried
- * alone after its transaction failed gets an attempt of its own once the shared one is proven dead
- * (`retry_proof.ts`, as for any attempt). A key already used, by a batch or a single request,
+ * together, in one commit (`settleTransaction`, `transitions.ts`); each key's background
+ * confirmation follows the shared signature, and a key retried alone after its transaction failed
+ * gets an attempt of its own once the shared one is proven dead (`retry_proof.ts`, as for any
+ * attempt; a refusal only once no other key can still send the bytes). A key already used, by a batch or a single request,
  * answers as that request does (step 7), and nothing new is sent for it, so a retried batch pays
  * each item at most once.
  */

@@ -5,7 +5,7 @@
  * beside it, `reserve.ts`; for a batch's items, reserved first, by `recordSigned` here), send,
  * then follow it for up to the confirmation wait. The keys of a shared transaction share its
  * fate: built and signed together (a 502 fails them all), stored together, refused, landed or
- * confirmed together. The route answers within the request's deadline (`timing.answerWithinMs`
+ * confirmed together, in one commit. The route answers within the request's deadline (`timing.answerWithinMs`
  * from its arrival) whatever the RPC does: every RPC call aborts at the deadline, the wait ends
  * there too, and so does the wait for the project's turn to settle (past it the route answers
  * `submitted` and the background settles).
@@ -25,8 +25,8 @@ import { log } from "../../core/log.ts";
 import { getTxRequest, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { type TxResult, txResultOf } from "./result.ts";
 import { BuildError, type SignOutcome, signPlan, type TxPlan } from "./build.ts";
-import { attemptRef, isFinal, recordSigned, settleAttempt } from "./transitions.ts";
-import { markSubmitted } from "./attempt_marks.ts";
+import { attemptRef, isFinal, settleAttempt, settleTransaction } from "./transitions.ts";
+import { markSubmitted, recordSigned } from "./attempt_marks.ts";
 import { type Deadline, rpcSignal } from "./timing.ts";
 import { sendSignedTx } from "./confirm.ts";
 import { landedVerdict } from "./expiry_proof.ts";
@@ -153,36 +153,39 @@ export async function sendStoredAndWait(
 }
 
 /**
- * Settles every attempt of the transaction; an attempt whose settlement could not take its turn
- * before the deadline, or kept losing to concurrent changes, is answered `submitted` (the
- * background settles it).
+ * Settles every attempt of the transaction, in one commit (`settleTransaction`); when that could
+ * not take its turn before the deadline, or kept losing to concurrent changes, each is answered
+ * `submitted` (the background settles them).
  */
 async function settleAll(
   ctx: TxContext,
   storedEntries: Deno.KvEntry<TxRequestRecord>[],
-  outcome: Parameters<typeof settleAttempt>[2],
-  options: NonNullable<Parameters<typeof settleAttempt>[3]> & { accepted: boolean },
+  outcome: Parameters<typeof settleTransaction>[2],
+  options: NonNullable<Parameters<typeof settleTransaction>[3]> & { accepted: boolean },
 ): Promise<AttemptOutcome[]> {
   const { accepted, ...settleOptions } = options;
-  return await Promise.all(storedEntries.map(async (known) => {
-    const record = known.value;
-    const ref = attemptRef(record);
-    let settled: TxRequestRecord | null;
-    try {
-      settled = await settleAttempt(ctx, ref, outcome, { ...settleOptions, known });
-    } catch (error) {
-      // The deadline came first, or the project's records kept changing (a round end on many
-      // instances): the payout was sent either way, and the background settles it.
-      const contended = error instanceof CommitConflictError;
-      if (!options.signal?.aborted && !contended) throw error;
-      log("warn", "Settlement left to the background", {
-        projectId: ref.projectId,
-        idempotencyKey: ref.key,
-        reason: contended ? "contention" : "deadline",
-      });
-      settled = await markSubmitted(ctx, ref, { accepted });
-    }
-    return { kind: "result", result: txResultOf(settled ?? record) } as const;
+  const first = storedEntries[0]!.value;
+  let settled: Map<string, TxRequestRecord> | null = null;
+  try {
+    settled = await settleTransaction(ctx, attemptRef(first), outcome, {
+      ...settleOptions,
+      known: storedEntries,
+    });
+  } catch (error) {
+    // The deadline came first, or the project's records kept changing (a round end on many
+    // instances): the payout was sent either way, and the background settles it.
+    const contended = error instanceof CommitConflictError;
+    if (!options.signal?.aborted && !contended) throw error;
+    log("warn", "Settlement left to the background", {
+      projectId: first.projectId,
+      idempotencyKeys: storedEntries.map(({ value }) => value.key),
+      reason: contended ? "contention" : "deadline",
+    });
+  }
+  return await Promise.all(storedEntries.map(async ({ value: record }) => {
+    const now = settled?.get(record.key) ??
+      await markSubmitted(ctx, attemptRef(record), { accepted }) ?? record;
+    return { kind: "result", result: txResultOf(now) } as const;
   }));
 }
 

@@ -1,8 +1,9 @@
 /**
  * Status changes of an attempt after its reservation. Each is one checked commit on the request
- * record, so whichever of the route, the confirmation job or the sweep gets there first decides,
- * and a final status, its `tx` event and the release of a failed attempt's usage land together:
- * exactly one event per attempt, and failed attempts never count against the limits.
+ * record (on every record of a shared transaction: its keys move together), so whichever of the
+ * route, the confirmation job or the sweep gets there first decides, and a final status, its `tx`
+ * event and the release of a failed attempt's usage land together: exactly one event per attempt,
+ * and failed attempts never count against the limits.
  */
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { TxContext } from "./runtime.ts";
@@ -13,8 +14,8 @@ import { addJobRemoval, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
 import {
   addTxStatusMove,
   getTxRequestEntry,
-  type SignedTx,
   txAttemptByTimeKey,
+  txRequestKey,
   type TxRequestRecord,
   txUnsettledKey,
 } from "../../kv/tx_requests.ts";
@@ -43,7 +44,10 @@ export function attemptRef(record: TxRequestRecord): AttemptRef {
 
 /** Options of `settleAttempt`. */
 interface SettleOptions {
-  /** Must hold for the record the commit is checked against, or nothing changes. */
+  /**
+   * Must hold for every record the commit is checked against (each key of a shared transaction
+   * still open), or nothing changes.
+   */
   onlyIf?: (record: TxRequestRecord) => boolean;
   /**
    * A route's deadline: once it aborts the settlement stops waiting for its turn (among the
@@ -51,14 +55,18 @@ interface SettleOptions {
    * (the background settles it later).
    */
   signal?: AbortSignal | undefined;
-  /** The record as this path last wrote it: the first round commits against it without a read. */
-  known?: Deno.KvEntry<TxRequestRecord> | undefined;
+  /**
+   * The records as this path last wrote them, the attempt's and those of every key sharing its
+   * transaction: the first round commits against them without a read.
+   */
+  known?: Deno.KvEntry<TxRequestRecord>[] | undefined;
 }
 
 /**
  * Moves a pending or submitted attempt to its final status, with its `tx` event (none for an
- * abandoned one) and, when failed, the release of its usage. Returns the record as it stands
- * afterwards (already final when another path settled it first), or null when the key is unknown.
+ * abandoned one) and, when failed, the release of its usage; the keys of a shared transaction
+ * move with it (`settleTransaction`). Returns the record as it stands afterwards (already final
+ * when another path settled it first), or null when the key is unknown.
  */
 export async function settleAttempt(
   ctx: TxContext,
@@ -66,6 +74,26 @@ export async function settleAttempt(
   outcome: FinalOutcome,
   options: SettleOptions = {},
 ): Promise<TxRequestRecord | null> {
+  return (await settleTransaction(ctx, ref, outcome, options)).get(ref.key) ?? null;
+}
+
+/**
+ * Settles an attempt and every other key its signed transaction pays (the items of a batch
+ * sharing it, `SignedTx.sharedKeys`) in one commit checked against each of them: they share its
+ * fate, so no store failure can leave one `failed` while another still follows the same bytes
+ * (its confirmation would send them again, paying the failed one too). The commit checks each
+ * key still open and the event feed and webhook endpoints (`commitWithEvents`): at most 10, as
+ * `maxSharedPayments` allows; so it leaves the keys' confirmation jobs to end on their next round
+ * (each finds its attempt final) and a failed key's hourly windows to a `tx_release` job
+ * (`usage_release.ts`). A key of the transaction already settled or retried (by versions that
+ * settled them one by one) is left as it is. Returns the keys' records as they stand afterwards.
+ */
+export async function settleTransaction(
+  ctx: TxContext,
+  ref: AttemptRef,
+  outcome: FinalOutcome,
+  options: SettleOptions = {},
+): Promise<Map<string, TxRequestRecord>> {
   if (outcome.status !== "failed") return await settle(ctx, ref, outcome, options);
   return await ctx.tx.failedSettlements.run(
     ref.projectId,
@@ -79,64 +107,106 @@ async function settle(
   ref: AttemptRef,
   outcome: FinalOutcome,
   options: SettleOptions,
-): Promise<TxRequestRecord | null> {
+): Promise<Map<string, TxRequestRecord>> {
   return await commitWithRetry("settle the transaction request", async (round) => {
     options.signal?.throwIfAborted();
-    const entry = round === 0 && options.known
-      ? options.known
-      : await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
-    const record = entry.value;
-    if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return record;
-    // Re-checked on every read, inside the same checked commit: e.g. "still unsigned".
-    if (options.onlyIf && !options.onlyIf(record)) return record;
-    const now = ctx.clock.now();
-    const next: TxRequestRecord = {
-      ...record,
-      status: outcome.status,
-      error: outcome.status === "failed" ? outcome.error : null,
-      updatedAt: now,
-    };
-    if (outcome.status === "failed" && outcome.refused && next.signed) {
-      next.signed = { ...next.signed, refused: true };
-    }
-    // A key that failed without its attempt leaving the node paid nothing and can pay nothing
-    // later: it is kept a bounded time, with its index entries.
-    const kept = neverLeft(next) ? { expireIn: UNSENT_FAILED_KEPT_MS } : {};
-    if (kept.expireIn) next.expiresAt = now + kept.expireIn;
-    const op = ctx.commits.atomic().check(entry).set(entry.key, next, kept).delete(
-      txUnsettledKey(ref.projectId, ref.key),
+    const entries = round === 0 && options.known ? options.known : await readTransaction(ctx, ref);
+    const found = new Map(entries.flatMap(({ value }) => value ? [[value.key, value]] : []));
+    const record = found.get(ref.key);
+    if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return found;
+    const open = entries.filter((entry): entry is Deno.KvEntry<TxRequestRecord> =>
+      entry.value !== null && !isFinal(entry.value) && entry.value.signature === record.signature
     );
-    if (kept.expireIn) op.set(txAttemptByTimeKey(ref.projectId, next.attemptId), next.key, kept);
-    addTxStatusMove(op, record, next, kept);
-    await addSettledUsage(ctx, op, next, now);
-    await addConfirmJobRemoval(ctx, op, record);
+    // Re-checked on every read, inside the same checked commit: e.g. "still unsigned".
+    if (options.onlyIf && !open.every((entry) => options.onlyIf!(entry.value))) return found;
+    const now = ctx.clock.now();
+    const shared = record.signed?.sharedKeys !== undefined;
+    const op = ctx.commits.atomic();
+    const settled: TxRequestRecord[] = [];
+    for (const entry of open) {
+      settled.push(await addSettlement(ctx, op, entry, outcome, { now, shared }));
+    }
     const silent = outcome.status === "failed" && outcome.error === ABANDONED_ERROR;
-    const events = silent ? [] : [txEventOf(next, outcome.status)];
+    const events = silent ? [] : settled.map((next) => txEventOf(next, outcome.status));
     const committed = await commitWithEvents(ctx, op, {
       projectId: ref.projectId,
       events,
       signal: options.signal,
     });
-    if (committed.ok) {
+    if (!committed.ok) return RETRY;
+    for (const [i, next] of settled.entries()) {
+      found.set(next.key, next);
       log(outcome.status === "confirmed" ? "info" : "warn", "Transaction request settled", {
         projectId: ref.projectId,
-        idempotencyKey: ref.key,
-        attempt: record.attempt,
+        idempotencyKey: next.key,
+        attempt: next.attempt,
         status: outcome.status,
-        signature: record.signature,
+        signature: open[i]!.value.signature,
         error: next.error,
       });
-      return next;
     }
-    return RETRY;
+    return found;
   });
+}
+
+/**
+ * The entries of the attempt's key and, when its signed transaction pays other keys too, theirs.
+ */
+async function readTransaction(
+  ctx: TxContext,
+  ref: AttemptRef,
+): Promise<Deno.KvEntryMaybe<TxRequestRecord>[]> {
+  const entry = await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
+  const record = entry.value;
+  const keys = record?.attemptId === ref.attemptId ? record.signed?.sharedKeys ?? [] : [];
+  const others = keys.filter((key) => key !== ref.key);
+  if (others.length === 0) return [entry];
+  const siblings = await ctx.kv.getMany<TxRequestRecord[]>(
+    others.map((key) => txRequestKey(ref.projectId, key)),
+  );
+  return [entry, ...siblings];
+}
+
+/**
+ * Adds, to `op`, one open attempt's move to its final status, checked on its record, and returns
+ * the record it writes. `shared`: settled with the other keys of its transaction.
+ */
+async function addSettlement(
+  ctx: TxContext,
+  op: Deno.AtomicOperation,
+  entry: Deno.KvEntry<TxRequestRecord>,
+  outcome: FinalOutcome,
+  options: { now: number; shared: boolean },
+): Promise<TxRequestRecord> {
+  const { now } = options;
+  const record = entry.value;
+  const next: TxRequestRecord = {
+    ...record,
+    status: outcome.status,
+    error: outcome.status === "failed" ? outcome.error : null,
+    updatedAt: now,
+  };
+  if (outcome.status === "failed" && outcome.refused && next.signed) {
+    next.signed = { ...next.signed, refused: true };
+  }
+  // A key that failed without its attempt leaving the node paid nothing and can pay nothing
+  // later: it is kept a bounded time, with its index entries.
+  const kept = neverLeft(next) ? { expireIn: UNSENT_FAILED_KEPT_MS } : {};
+  if (kept.expireIn) next.expiresAt = now + kept.expireIn;
+  op.check(entry).set(entry.key, next, kept).delete(txUnsettledKey(record.projectId, record.key));
+  if (kept.expireIn) op.set(txAttemptByTimeKey(record.projectId, next.attemptId), next.key, kept);
+  addTxStatusMove(op, record, next, kept);
+  await addSettledUsage(ctx, op, next, options);
+  if (!options.shared) await addConfirmJobRemoval(ctx, op, record);
+  return next;
 }
 
 /** How long a key whose latest attempt failed without leaving the node is kept: 30 days. */
 export const UNSENT_FAILED_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 
 // Failed, and nothing of this attempt can ever land: never signed, or refused in preflight on its
-// first send (the node did not forward it). Earlier attempts were proven dead when they gave way.
+// first send (the node did not forward it, and every key holding the bytes settles in this commit).
+// Earlier attempts were proven dead when they gave way.
 function neverLeft(record: TxRequestRecord): boolean {
   return record.status === "failed" && (!record.signed || record.signed.refused === true);
 }
@@ -144,41 +214,6 @@ function neverLeft(record: TxRequestRecord): boolean {
 /** True once an attempt is confirmed or failed. */
 export function isFinal(record: TxRequestRecord): boolean {
   return record.status === "confirmed" || record.status === "failed";
-}
-
-/**
- * Stores the signed transaction with every attempt it pays before its first send, in one commit
- * checked against each reserved record and made only before every attempt's sign-by time, so a
- * transaction shared by several keys is stored with all of them or with none. Null when an
- * attempt changed meanwhile (declared abandoned) or its time is up: then it must not be sent.
- * Answers the stored entries (the route's later changes commit against them without a read).
- */
-export async function recordSigned(
-  ctx: TxContext,
-  entries: Deno.KvEntry<TxRequestRecord>[],
-  signed: { signature: string; tx: SignedTx },
-): Promise<Deno.KvEntry<TxRequestRecord>[] | null> {
-  const now = ctx.clock.now();
-  if (entries.some((entry) => now > entry.value.signBy)) return null;
-  const op = ctx.commits.atomic().check(...entries);
-  const tx = entries.length > 1 ? { ...signed.tx, shared: entries.length } : signed.tx;
-  const stored = entries.map((entry) => {
-    const next: TxRequestRecord = {
-      ...entry.value,
-      signature: signed.signature,
-      signed: tx,
-      updatedAt: now,
-    };
-    op.set(entry.key, next);
-    return next;
-  });
-  const result = await op.commit();
-  if (!result.ok) return null;
-  return entries.map((entry, i) => ({
-    key: entry.key,
-    value: stored[i]!,
-    versionstamp: result.versionstamp,
-  }));
 }
 
 /**

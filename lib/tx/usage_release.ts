@@ -8,10 +8,14 @@
  * The project-wide limits give places back as blind sums into the bucket of the payout's time
  * (`kv/tx_allowance.ts`), so settling conflicts neither with reservations nor with other
  * settlements; the recipient's and the player's windows are changed checked in the settling commit.
+ * The keys of a shared transaction settle in one commit whose checks are theirs (one each, within
+ * the store's 10): a failed one's windows are left by a `tx_release` job that commit adds, each run
+ * checked on its windows and ended in their commit, so the entries leave once, a moment later.
  */
 import type { TxContext } from "./runtime.ts";
+import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
-import type { TxRequestRecord } from "../../kv/tx_requests.ts";
+import { getTxRequestEntry, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import {
   addToWindow,
   HOUR_WINDOW_MS,
@@ -29,18 +33,30 @@ import {
 } from "../../kv/tx_allowance.ts";
 import { addFailedTxUsage } from "../../kv/usage.ts";
 import { countsAgainstLimits } from "./limits.ts";
+import type { JobOutcome, JobRun } from "../job_handler.ts";
+import { addTxJob, type TxReleaseJob } from "./job_payloads.ts";
 
-/** Adds, to `op`, the usage changes of an attempt settled as `settled` at `now` (none for a withdrawal). */
+/**
+ * Adds, to `op`, the usage changes of an attempt settled as `settled` at `now` (none for a
+ * withdrawal); `shared`: settled with the other keys of its transaction, its windows left by a job.
+ */
 export async function addSettledUsage(
   ctx: TxContext,
   op: Deno.AtomicOperation,
   settled: TxRequestRecord,
-  now: number,
+  options: { now: number; shared: boolean },
 ): Promise<void> {
   if (!countsAgainstLimits(settled.kind)) return;
+  const { now } = options;
   const { projectId, usage } = settled;
   if (settled.status === "failed") {
-    await addHourWindowChanges(ctx, op, settled, { now, change: "release" });
+    if (!options.shared) await addHourWindowChanges(ctx, op, settled, { now, change: "release" });
+    else if (usage.at > now - HOUR_WINDOW_MS) {
+      const { key, attemptId } = settled;
+      const { at, recipient, userId } = usage;
+      const job = { type: "tx_release", projectId, key, attemptId, at, recipient, userId } as const;
+      addTxJob(op, job, { runAt: now });
+    }
     addRelease(op, { projectId, scope: "day", at: usage.at, n: 1n, now });
     addRelease(op, {
       projectId,
@@ -84,13 +100,38 @@ export async function addLandedUsage(
 }
 
 /**
+ * Job handler: a failed attempt of a shared transaction leaves the recipient's and the player's
+ * windows, in the commit that ends the job. A key found paid on that attempt after all
+ * (`confirmLandedAttempt`) keeps its entries; the record is checked so that change cannot slip in.
+ */
+export async function runTxReleaseJob(run: JobRun<TxReleaseJob, TxContext>): Promise<JobOutcome> {
+  const { projectId, key, attemptId, at, recipient, userId } = run.payload;
+  Object.assign(run.logFields, { projectId, idempotencyKey: key });
+  const entry = await getTxRequestEntry(run.ctx.kv, projectId, key);
+  const paid = entry.value?.attemptId === attemptId && entry.value.status !== "failed";
+  if (paid) return { kind: "done" };
+  run.op.check(entry);
+  await addHourWindowChanges(run.ctx, run.op, { projectId, usage: { at, recipient, userId } }, {
+    now: run.now,
+    change: "release",
+  });
+  return {
+    kind: "done",
+    afterCommit: () => log("info", "Failed payout left the hourly windows", run.logFields),
+  };
+}
+
+/**
  * Adds, to `op`, an attempt's entry leaving ("release") or coming back to ("restore") the
  * recipient's and the player's windows, each checked.
  */
 async function addHourWindowChanges(
   ctx: TxContext,
   op: Deno.AtomicOperation,
-  record: TxRequestRecord,
+  record: {
+    projectId: string;
+    usage: Pick<TxRequestRecord["usage"], "at" | "recipient" | "userId">;
+  },
   options: { now: number; change: "release" | "restore" },
 ): Promise<void> {
   const { now } = options;

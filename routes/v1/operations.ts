@@ -241,7 +241,7 @@ export const V1_OPERATIONS: readonly Operation[] = [
       "plus its `kind`, with an `idempotencyKey` of its own; one counted request. Each item " +
       "passes the single route's checks and limits in the items' order and answers what its " +
       "route would (a TxResult, or its error: one item's error does not fail the others). Items " +
-      "of one kind and asset share transactions (up to 9 SOL transfers, or 6 token transfers or " +
+      "of one kind and asset share transactions (up to 8 SOL transfers, or 6 token transfers or " +
       "mints, each: one fee), and the keys of a shared transaction share its fate. Safe to " +
       "retry: an item whose key was used, by a batch or a single request, answers as that " +
       "request and sends nothing new. A malformed batch (or two items with one key) is one 400.",

@@ -373,8 +373,8 @@ export interface HoldingProxy extends AsyncDisposable {
   url: string;
   /** Holds calls of `method` until `release()`; `arrived` resolves when the first one comes. */
   hold(method: string): { arrived: Promise<void> };
-  /** Answers every held call with HTTP 503, and stops holding. */
-  release(): void;
+  /** Answers every held call with HTTP 503 (with `forward`, passes them on instead), and stops holding. */
+  release(options?: { forward?: boolean }): void;
   /** Answers the next `count` calls of `method` with HTTP 503 without forwarding them. */
   failNext(method: string, count: number): void;
   /** Forwards the next `count` calls of `method`, then answers `error` instead (a lying node). */
@@ -408,6 +408,7 @@ export function startHoldingProxy(target: string): HoldingProxy {
   const times = new Map<string, number[]>();
   const gate = Promise.withResolvers<void>();
   let released = false;
+  let forwardHeld = false;
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     const body = await req.text();
     let method = "";
@@ -428,7 +429,7 @@ export function startHoldingProxy(target: string): HoldingProxy {
     if (arrived && !released) {
       arrived();
       await gate.promise;
-      return new Response("held", { status: 503 });
+      if (!forwardHeld) return new Response("held", { status: 503 });
     }
     const upstream = await fetch(target, {
       method: "POST",
@@ -458,8 +459,9 @@ export function startHoldingProxy(target: string): HoldingProxy {
       headers: { "content-type": "application/json" },
     });
   });
-  const release = () => {
+  const release = (options: { forward?: boolean } = {}) => {
     released = true;
+    forwardHeld = options.forward === true;
     gate.resolve();
   };
   const close = async () => {
