@@ -4,17 +4,33 @@ import type { Project } from "../../kv/projects.ts";
 import { type FrameData, ProjectFrame } from "./frame.tsx";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { EverythingForm } from "./withdraw_page.tsx";
+import { shortAddress } from "./format.ts";
+import type { TokenBalance } from "../../lib/chain/token_balances.ts";
 
 /** What the confirmation shows. */
 interface DeletePageData extends FrameData {
   project: Project;
   linkUrl: string;
   activeKeys: number;
+  /** What the wallet holds; null without a wallet or when the chain could not be read. */
+  balances: { sol: string; tokens: TokenBalance[] } | null;
+}
+
+/** `2 SOL and 25 of the token 5Vg7…sMmc`, or null when the wallet holds nothing. */
+function holdings(balances: { sol: string; tokens: TokenBalance[] }): string | null {
+  const parts = [
+    ...(Number(balances.sol) > 0 ? [`${balances.sol} SOL`] : []),
+    ...balances.tokens.filter((t) => Number(t.amount) > 0).map((t) =>
+      `${t.uiAmount} of the token ${shortAddress(t.mint)}`
+    ),
+  ];
+  return parts.length > 0 ? parts.join(" and ") : null;
 }
 
 /** The deletion confirmation body. */
 export function DeletePage(data: DeletePageData): VNode {
   const { project } = data;
+  const held = data.balances && holdings(data.balances);
   return (
     <ProjectFrame data={data} project={project} tab="delete">
       {project.walletAddress && (
@@ -44,11 +60,33 @@ export function DeletePage(data: DeletePageData): VNode {
             </li>
           )}
         </ul>
-        <form method="post" action={`${projectPath(project.id)}/delete`} class="actions">
-          <button type="submit" class="danger" data-testid="confirm-delete">
-            Delete project
-          </button>
-          <a class="button secondary" href={projectPath(project.id, "settings")}>Cancel</a>
+        {held && (
+          <p class="notice error" role="alert" data-testid="stranded">
+            The managed wallet holds{" "}
+            {held}. Deleting the project strands it: nothing can send it afterwards.
+          </p>
+        )}
+        {project.walletAddress && !data.balances && (
+          <p class="notice info" data-testid="stranded">
+            The wallet's balance could not be read just now: withdraw what it holds before deleting.
+          </p>
+        )}
+        <form method="post" action={`${projectPath(project.id)}/delete`}>
+          <label for="delete-name">Type the project's name, {project.name}, to delete it</label>
+          <input
+            id="delete-name"
+            name="name"
+            required
+            autocomplete="off"
+            spellcheck={false}
+            data-testid="delete-name"
+          />
+          <div class="actions">
+            <button type="submit" class="danger" data-testid="confirm-delete">
+              Delete project
+            </button>
+            <a class="button secondary" href={projectPath(project.id, "settings")}>Cancel</a>
+          </div>
         </form>
       </section>
     </ProjectFrame>

@@ -73,15 +73,20 @@ export async function createDeveloperProject(
 }
 
 /**
- * Deletes a project its owner asks to delete: its keys stop working, its linking page shows the
+ * Deletes a project its owner asks to delete, naming it as typed (400 `invalid_settings` for
+ * another name: a deletion cannot be undone): its keys stop working, its linking page shows the
  * no-game page and it leaves every member's list.
  */
 export async function deleteDeveloperProject(
   ctx: AppContext,
   developer: string,
   projectId: string,
+  typedName: unknown,
 ): Promise<Project> {
   const { project } = await authorizeProject(ctx, { developer, projectId, can: "delete" });
+  if (typeof typedName !== "string" || typedName.trim() !== project.name) {
+    throw invalidSettings([`name: type the project's name, ${project.name}, to delete it`]);
+  }
   await ctx.abuse.take("project_change", developer);
   const now = ctx.clock.now();
   const deleted = await deleteProject(ctx.kv, project.id, now, {

@@ -1,7 +1,13 @@
-/** Creating a project's managed wallet (a dashboard action): at most one per project, ever. */
+/**
+ * The project's managed wallet in the dashboard: creating it (at most one per project, ever), and
+ * reading what it holds for the pages that move or strand it.
+ */
+import type { Address } from "@solana/kit";
 import type { AppContext } from "../context.ts";
+import { withDeadline } from "../../core/deadline.ts";
+import type { TokenBalance } from "../chain/token_balances.ts";
 import { ApiError, projectNotFound } from "../../core/api_error.ts";
-import { getProject, updateProject } from "../../kv/projects.ts";
+import { getProject, type Project, updateProject } from "../../kv/projects.ts";
 
 /**
  * Creates the project's managed wallet and records its address on the project, with the audit
@@ -45,4 +51,21 @@ export async function createProjectWallet(
 
 function walletExists(): ApiError {
   return new ApiError(409, "wallet_exists", "The project already has a managed wallet");
+}
+
+// A page must not hang on a slow RPC node; the balances are then shown as unreadable.
+const BALANCE_WAIT_MS = 4_000;
+
+/** What the wallet holds, SOL and tokens; null without a wallet or when the chain is not read in time. */
+export async function readWalletBalances(
+  ctx: AppContext,
+  project: Project,
+): Promise<{ sol: string; tokens: TokenBalance[] } | null> {
+  if (!project.walletAddress) return null;
+  const wallet = project.walletAddress as Address;
+  const read = Promise.all([
+    ctx.chain.getSolBalance(project.cluster, wallet),
+    ctx.chain.getTokenBalances(project.cluster, wallet),
+  ]).then(([sol, tokens]) => ({ sol: sol.sol, tokens: tokens ?? [] }), () => null);
+  return await withDeadline(read, { ms: BALANCE_WAIT_MS, fallback: null });
 }

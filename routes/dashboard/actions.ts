@@ -54,9 +54,13 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
       origin,
       dashboardAction(ctx, {
         back: (c) => projectPath(c.req.param("id")!, "delete"),
-        readBody: false,
-      }, async ({ c, developer }) => {
-        const project = await deleteDeveloperProject(ctx, developer, c.req.param("id")!);
+      }, async ({ c, developer, fields }) => {
+        const project = await deleteDeveloperProject(
+          ctx,
+          developer,
+          c.req.param("id")!,
+          readText(fields.name),
+        );
         return {
           json: { ok: true },
           flash: { kind: "success", message: `Project ${project.name} deleted` },

@@ -18,6 +18,7 @@ import { settingsView } from "../../lib/projects/settings.ts";
 import { SettingsPage } from "../../components/dashboard/settings_page.tsx";
 import { WatchesPage } from "../../components/dashboard/watches_page.tsx";
 import { readLowBalanceWarnings } from "../../lib/projects/low_balance.ts";
+import { readWalletBalances } from "../../lib/projects/wallet.ts";
 import { loadUsageFigures } from "../../lib/projects/usage.ts";
 import { UsagePage } from "../../components/dashboard/usage_page.tsx";
 import { listApiKeys } from "../../kv/api_keys.ts";
@@ -197,6 +198,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               project={project}
               linkUrl={linkUrl(baseUrl, project.slug)}
               activeKeys={keys.filter((k) => k.revokedAt === null).length}
+              balances={await readWalletBalances(ctx, project)}
             />
           ),
         };

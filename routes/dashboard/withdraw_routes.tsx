@@ -4,12 +4,11 @@
  * may withdraw (owner or admin).
  */
 import { Hono } from "hono";
-import type { Address } from "@solana/kit";
 import type { AppContext } from "../../lib/context.ts";
 import { sameOrigin } from "../../http/same_origin.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
-import { withDeadline } from "../../core/deadline.ts";
 import { pickText, readText } from "../../lib/projects/fields.ts";
+import { readWalletBalances } from "../../lib/projects/wallet.ts";
 import { readStatement } from "../../lib/auth/statements.ts";
 import {
   confirmWithdrawal,
@@ -17,16 +16,11 @@ import {
   prepareWithdrawal,
   type WithdrawalAnswer,
 } from "../../lib/projects/withdraw.ts";
-import type { Project } from "../../kv/projects.ts";
-import type { TokenBalance } from "../../lib/chain/token_balances.ts";
 import { isLocalOrigin } from "../../components/dashboard/sign_in_page.tsx";
 import { StatementPage } from "../../components/dashboard/statement_page.tsx";
 import { WithdrawPage } from "../../components/dashboard/withdraw_page.tsx";
 import { projectPage } from "./_page.tsx";
 import { projectAction } from "./_action.ts";
-
-// The page must not hang on a slow RPC node; the balances are then shown as unreadable.
-const BALANCE_WAIT_MS = 4_000;
 
 /** `GET`/`POST /dashboard/projects/:id/withdraw...`. */
 export function withdrawRoutes(ctx: AppContext): Hono {
@@ -36,7 +30,13 @@ export function withdrawRoutes(ctx: AppContext): Hono {
     .get("/dashboard/projects/:id/withdraw", (c) =>
       projectPage(ctx, c, async (data, project) => ({
         title: `Withdraw · ${project.name}`,
-        body: <WithdrawPage {...data} project={project} balances={await balances(ctx, project)} />,
+        body: (
+          <WithdrawPage
+            {...data}
+            project={project}
+            balances={await readWalletBalances(ctx, project)}
+          />
+        ),
       }), { can: "withdraw" }))
     .post(
       "/dashboard/projects/:id/withdraw/prepare",
@@ -133,17 +133,4 @@ function lineOutcome(line: WithdrawalAnswer["lines"][number]) {
   }
   const words = result.status === "confirmed" ? "confirmed" : "sent, waiting for confirmation";
   return { failed: false, words: `${what} ${words}`, details: null };
-}
-
-async function balances(
-  ctx: AppContext,
-  project: Project,
-): Promise<{ sol: string; tokens: TokenBalance[] } | null> {
-  if (!project.walletAddress) return null;
-  const wallet = project.walletAddress as Address;
-  const read = Promise.all([
-    ctx.chain.getSolBalance(project.cluster, wallet),
-    ctx.chain.getTokenBalances(project.cluster, wallet),
-  ]).then(([sol, tokens]) => ({ sol: sol.sol, tokens: tokens ?? [] }), () => null);
-  return await withDeadline(read, { ms: BALANCE_WAIT_MS, fallback: null });
 }

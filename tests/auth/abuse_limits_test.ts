@@ -192,7 +192,7 @@ Deno.test("Project creations and deletions are capped per developer", async () =
   const dev = await signInDeveloper(t.app);
   const a = await createProjectAs(t.app, dev, { name: "A" });
   await createProjectAs(t.app, dev, { name: "B" });
-  const del = await postJson(t.app, `/dashboard/projects/${a.id}/delete`, undefined, {
+  const del = await postJson(t.app, `/dashboard/projects/${a.id}/delete`, { name: "A" }, {
     jar: dev.jar,
   });
   assert.deepEqual(del.status, 200);

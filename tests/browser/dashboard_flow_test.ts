@@ -215,6 +215,7 @@ Deno.test("Dashboard end to end in Chromium: sign in with a wallet, run a projec
       await page.goto(`${projectUrl}/settings`);
       await page.getByRole("link", { name: "Delete project…" }).click();
       await shot(page, "desktop-delete");
+      await page.getByTestId("delete-name").fill("Sky Racers");
       await page.getByTestId("confirm-delete").click();
       await page.waitForURL(`${baseUrl}/dashboard`);
       await page.getByText("Project Sky Racers deleted").waitFor();

@@ -83,6 +83,7 @@ Deno.test("Every dashboard form works in Chromium with JavaScript turned off", a
 
   await t.step("delete the project through its confirmation page", async () => {
     await page.goto(`${baseUrl}${projectPath}/delete`);
+    await page.getByTestId("delete-name").fill("No Script Quest");
     await page.getByTestId("confirm-delete").click();
     await page.getByText("Project No Script Quest deleted").waitFor();
     assert.ok(new URL(page.url()).pathname === "/dashboard");

@@ -112,9 +112,9 @@ Deno.test("A developer has at most 5 projects; deleting one frees a place", asyn
   // Then
   await assertErrorCode(sixth, 403, "project_limit_reached");
   await createProjectAs(t.app, other, { name: "Not counted against the first developer" });
-  const deleted = await postJson(t.app, `/dashboard/projects/${first.id}/delete`, undefined, {
-    jar: dev.jar,
-  });
+  const deleted = await postJson(t.app, `/dashboard/projects/${first.id}/delete`, {
+    name: first.name,
+  }, { jar: dev.jar });
   assert.deepEqual(deleted.status, 200);
   assert.deepEqual(await deleted.json(), { ok: true });
   await createProjectAs(t.app, dev, { name: "Sixth" });
@@ -159,10 +159,18 @@ Deno.test("Deleting a project stops its keys and turns its linking page into the
   const key = await createKeyAs(t.app, dev, project.id);
   assert.deepEqual((await call(t.app, "/v1/project", { apiKey: key.key })).status, 200);
 
-  // When
-  const res = await postForm(t.app, `/dashboard/projects/${project.id}/delete`, {}, {
-    jar: dev.jar,
-  });
+  // When the deletion is asked for with another name, nothing is deleted
+  const misnamed = await postJson(t.app, `/dashboard/projects/${project.id}/delete`, {
+    name: "Gone soon",
+  }, { jar: dev.jar });
+  const refused = await assertErrorCode(misnamed, 400, "invalid_settings");
+  assert.match(refused.error.message, /type the project's name, Gone Soon, to delete it/);
+  assert.deepEqual((await call(t.app, "/v1/project", { apiKey: key.key })).status, 200);
+
+  // When it is asked for with the project's name
+  const res = await postForm(t.app, `/dashboard/projects/${project.id}/delete`, {
+    name: "Gone Soon",
+  }, { jar: dev.jar });
 
   // Then
   assert.deepEqual([res.status, res.headers.get("location")], [303, "/dashboard"]);
@@ -176,9 +184,9 @@ Deno.test("Deleting a project stops its keys and turns its linking page into the
     (await getPage(t.app, `/dashboard/projects/${project.id}`, dev.jar)).status,
     404,
   );
-  const again = await postJson(t.app, `/dashboard/projects/${project.id}/delete`, undefined, {
-    jar: dev.jar,
-  });
+  const again = await postJson(t.app, `/dashboard/projects/${project.id}/delete`, {
+    name: "Gone Soon",
+  }, { jar: dev.jar });
   await assertErrorCode(again, 404, "project_not_found");
   const recreated = await createProjectAs(t.app, dev, { name: "Gone Soon" });
   assert.ok(
@@ -198,7 +206,9 @@ Deno.test("A deleted project's key stops on another instance within 30 s", async
   assert.deepEqual((await call(b.app, "/v1/project", { apiKey: key.key })).status, 200);
 
   // When
-  await postJson(a.app, `/dashboard/projects/${project.id}/delete`, undefined, { jar: dev.jar });
+  await postJson(a.app, `/dashboard/projects/${project.id}/delete`, { name: project.name }, {
+    jar: dev.jar,
+  });
   a.clock.advance(30_000);
 
   // Then

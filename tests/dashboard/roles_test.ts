@@ -225,7 +225,7 @@ const CASES: RouteCase[] = [
     method: "POST",
     route: "/dashboard/projects/:id/delete",
     can: "delete",
-    request: (w) => ({ path: `${base(w)}/delete` }),
+    request: (w) => ({ path: `${base(w)}/delete`, body: { name: w.projectName } }),
     ok: 200,
   },
 ];

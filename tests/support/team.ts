@@ -41,6 +41,8 @@ export interface TeamWorld extends AsyncDisposable {
   t: TestApp;
   app: Hono;
   projectId: string;
+  /** The project's name (a deletion names it). */
+  projectName: string;
   keyId: string;
   /** A member of each role, and someone on no team. */
   as: Record<Role | "outsider", TestDeveloper>;
@@ -68,6 +70,7 @@ export async function startTeam(options: { config?: Partial<Config> } = {}): Pro
     t,
     app: t.app,
     projectId: project.id,
+    projectName: project.name,
     keyId: key.id,
     as: { owner, admin, developer, viewer, outsider },
     invited,
