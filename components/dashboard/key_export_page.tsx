@@ -82,20 +82,24 @@ export function ExportedKeyPage(
           Shown this once: copy it now to somewhere safe and offline. Reloading will not show it
           again, and anyone who sees it can take the wallet's funds.
         </p>
-        <h3>Solana CLI</h3>
-        <p>
-          Save as a file (for example <span class="mono">wallet.json</span>) and use it with{" "}
-          <span class="mono">solana address -k wallet.json</span>.
-        </p>
-        <pre class="mono secret" data-testid="exported-cli">{cli}</pre>
-        <Island component={DashboardCopyButton} props={{ text: cli, label: "Copy the JSON" }} />
-        <h3>Wallet apps</h3>
-        <p>Import as a private key (base58) in Phantom, Solflare or Backpack.</p>
-        <pre class="mono secret" data-testid="exported-base58">{key.base58}</pre>
-        <Island
-          component={DashboardCopyButton}
-          props={{ text: key.base58, label: "Copy the private key" }}
-        />
+        {/* Hidden until asked for: a screen shared or watched over a shoulder shows nothing. */}
+        <details class="reveal" data-testid="reveal-key">
+          <summary class="button danger">Reveal the secret key</summary>
+          <h3>Solana CLI</h3>
+          <p>
+            Save as a file (for example <span class="mono">wallet.json</span>) and use it with{" "}
+            <span class="mono">solana address -k wallet.json</span>.
+          </p>
+          <pre class="mono secret" data-testid="exported-cli">{cli}</pre>
+          <Island component={DashboardCopyButton} props={{ text: cli, label: "Copy the JSON" }} />
+          <h3>Wallet apps</h3>
+          <p>Import as a private key (base58) in Phantom, Solflare or Backpack.</p>
+          <pre class="mono secret" data-testid="exported-base58">{key.base58}</pre>
+          <Island
+            component={DashboardCopyButton}
+            props={{ text: key.base58, label: "Copy the private key" }}
+          />
+        </details>
         <p class="actions">
           <a class="button secondary" href={projectPath(project.id)}>Done</a>
         </p>

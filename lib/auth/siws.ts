@@ -7,6 +7,11 @@ import { ApiError } from "../../core/api_error.ts";
 interface SiwsMessageFields {
   /** The service's host (with port when not the default). */
   host: string;
+  /**
+   * What signing authorises when it is not a sign-in (a withdrawal, a key export): the first line
+   * then asks for that, so neither the wallet nor its owner reads it as signing in.
+   */
+  authorises?: string;
   address: string;
   statement: string;
   uri: string;
@@ -22,7 +27,9 @@ const CHAIN_NAME = "Solana";
 /** Builds the message, one spec line per array entry, joined by line feeds. */
 export function createSiwsMessage(fields: SiwsMessageFields): string {
   return [
-    `${fields.host} wants you to sign in with your ${CHAIN_NAME} account:`,
+    fields.authorises
+      ? `${fields.host} asks you to authorise ${fields.authorises} with your ${CHAIN_NAME} account:`
+      : `${fields.host} wants you to sign in with your ${CHAIN_NAME} account:`,
     fields.address,
     "",
     oneLine(fields.statement),

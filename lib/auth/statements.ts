@@ -33,6 +33,12 @@ interface StatementRef {
   developer: string;
 }
 
+/** What each kind of statement authorises, in its first line. */
+const AUTHORISES: Record<StatementPurpose, string> = {
+  withdraw: "a withdrawal",
+  key_export: "exporting a wallet's secret key",
+};
+
 /** How long a statement can be signed. */
 export const STATEMENT_TTL_MS = 10 * 60_000;
 
@@ -52,6 +58,7 @@ export async function issueStatement(
   const expiresAt = now + STATEMENT_TTL_MS;
   const message = createSiwsMessage({
     host: new URL(ctx.config.baseUrl).host,
+    authorises: AUTHORISES[request.purpose],
     address: request.developer,
     statement: request.statement,
     uri: `${ctx.config.baseUrl}/dashboard/projects/${request.project.id}`,

@@ -82,6 +82,10 @@ Deno.test("The owner withdraws SOL and exports the key, signing each statement i
   await page.getByRole("button", { name: "Sign with the sandbox key" }).click();
 
   // Then the page shows it once, in both formats, and the project shows it was exported
+  // The key is hidden until the owner asks for it
+  assert.equal(await page.getByTestId("exported-base58").isVisible(), false);
+  await page.getByText("Reveal the secret key").click();
+  assert.equal(await page.getByTestId("exported-base58").isVisible(), true);
   const shown = await page.getByTestId("exported-base58").textContent();
   await assertNoOverflow(page, "the exported key");
   const signer = await createKeyPairSignerFromBytes(base58.decode(shown ?? ""));

@@ -82,7 +82,9 @@ Deno.test("The owner exports the wallet's key in the CLI's and wallets' formats,
   assert.equal(res.status, 200, JSON.stringify(body));
   const key = body.key as Exported;
 
-  // Then the statement named the project and the wallet, for this owner
+  // Then the statement said what signing authorises, and named the project and the wallet, for
+  // this owner
+  assert.match(message.split("\n")[0]!, /asks you to authorise exporting a wallet's secret key/);
   for (const part of [project.id, project.name, walletAddress, owner.address, "export"]) {
     assert.ok(message.includes(part), `${part} in ${message}`);
   }

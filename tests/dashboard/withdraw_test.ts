@@ -102,7 +102,12 @@ Deno.test("The owner withdraws SOL past the policy's limits, confirmed by a sign
     await confirm(h, dev, statement.nonce, dev.wallet.sign(statement.message)),
   );
 
-  // Then the message names the project, amount, asset and recipient, for this wallet
+  // Then the message says what signing authorises (not a sign-in), and names the project,
+  // amount, asset and recipient, for this wallet
+  assert.equal(
+    statement.message.split("\n")[0],
+    "localhost:8000 asks you to authorise a withdrawal with your Solana account:",
+  );
   for (const part of [h.project.id, h.project.name, "3.5 SOL", to, h.wallet!, dev.address]) {
     assert.ok(statement.message.includes(part), `${part} in ${statement.message}`);
   }
