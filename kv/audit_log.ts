@@ -133,3 +133,27 @@ export async function listAuditPage(
   }
   return { entries, next: null };
 }
+
+/** The id of the project's newest entry, or null when its log is empty. */
+export async function getLatestAuditId(kv: Deno.Kv, projectId: string): Promise<string | null> {
+  const iter = kv.list<AuditEntry>({ prefix: ["audit_log", projectId] }, {
+    reverse: true,
+    limit: 1,
+  });
+  for await (const entry of iter) return entry.value.id;
+  return null;
+}
+
+/** True when the project's log has an entry of `actor` newer than the entry `after` (or any). */
+export async function hasAuditEntryAfter(
+  kv: Deno.Kv,
+  projectId: string,
+  input: { actor: string; after: string | null },
+): Promise<boolean> {
+  const prefix = ["audit_log", projectId];
+  // `after` and a NUL is the first key past `after`: the listing starts just after it.
+  const start = input.after === null ? [...prefix, ""] : [...prefix, `${input.after}\0`];
+  const iter = kv.list<AuditEntry>({ start, end: [...prefix, "\uffff"] }, { batchSize: 10 });
+  for await (const { value } of iter) if (value.actor === input.actor) return true;
+  return false;
+}

@@ -54,7 +54,12 @@ export function webhookRoutes(ctx: AppContext): Hono {
       const filters = logFilters(c.req.query());
       if (wantsJson(c)) {
         // A script reads the endpoints and the log as JSON, through the same session check.
-        return projectAction(ctx, { tab: "webhooks", can: "view", readBody: false }, async (
+        return projectAction(ctx, {
+          tab: "webhooks",
+          can: "view",
+          readBody: false,
+          readOnly: true,
+        }, async (
           { project },
         ) => ({
           json: await pageData(ctx, project, filters),
