@@ -18,6 +18,7 @@ import {
 } from "../../kv/audit_log.ts";
 import { MAX_ACTIVE_KEYS_PER_PROJECT } from "../../kv/api_keys.ts";
 import { createTestApp } from "../support/test_app.ts";
+import { countListings } from "../support/list_counts.ts";
 import { getProject } from "../../kv/projects.ts";
 
 const WATCH_ADDRESS = "Vote111111111111111111111111111111111111111";
@@ -254,34 +255,13 @@ async function addEntries(w: TeamWorld, actor: string, count: number, action: Au
   }
 }
 
-// Counts, on `kv`, the listings of audit entries and the entries they hand out: the handle's
-// `list` is wrapped in place, so the app already built on it is counted too.
-function countAuditReads(kv: Deno.Kv): { listings: number; entries: number } {
-  const counts = { listings: 0, entries: 0 };
-  const list = kv.list.bind(kv);
-  kv.list = (<T>(selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
-    const iter = list<T>(selector, options);
-    const key = "prefix" in selector ? selector.prefix : "start" in selector ? selector.start : [];
-    if (key[0] !== "audit_log") return iter;
-    counts.listings++;
-    const next = iter.next.bind(iter);
-    iter.next = async () => {
-      const result = await next();
-      if (!result.done) counts.entries++;
-      return result;
-    };
-    return iter;
-  }) as typeof kv.list;
-  return counts;
-}
-
 Deno.test("A filtered audit page looks at 1,000 entries at most, then offers to search on", async () => {
   await using w = await startTeam();
   const base = `/dashboard/projects/${w.projectId}/audit`;
   // Given one policy save, then 2,500 newer entries of other kinds
   await post(w, w.as.admin, "/policy", {});
   await addEntries(w, w.as.developer.address, 2_500, "settings_saved");
-  const reads = countAuditReads(w.t.kv);
+  const reads = countListings(w.t.kv, "audit_log");
 
   // When the policy saves are asked for
   let html = await (await getPage(w.app, `${base}?action=policy_saved`, w.as.viewer.jar)).text();
@@ -309,7 +289,7 @@ Deno.test("A filtered audit page looks at 1,000 entries at most, then offers to 
 Deno.test("The audit export reads the store only as fast as the client reads the body", async () => {
   await using w = await startTeam();
   await addEntries(w, w.as.developer.address, 1_000, "settings_saved");
-  const reads = countAuditReads(w.t.kv);
+  const reads = countListings(w.t.kv, "audit_log");
   const res = await getPage(
     w.app,
     `/dashboard/projects/${w.projectId}/audit/export`,
