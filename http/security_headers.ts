@@ -11,9 +11,9 @@
  * spec's directives allow, so they contradict nothing.
  *
  * Every answer of the game API, the cookie-bound JSON routes and the dashboard (`/v1`, `/api`,
- * `/auth`, `/dashboard`), errors and redirects included, is `Cache-Control: no-store`: it belongs to
- * one key or one browser, and no proxy or shared cache may keep it (a balance, a sign-in message, a
- * new API key's plaintext, a webhook's signing secret, an exported wallet key).
+ * `/auth`, `/dashboard`), errors and redirects included, is `Cache-Control: no-store`: it belongs
+ * to one key or one browser, and no proxy or shared cache may keep it (a balance, a sign-in
+ * message, a new API key's plaintext, a webhook's signing secret, an exported wallet key).
  */
 import type { MiddlewareHandler } from "hono";
 

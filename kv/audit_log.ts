@@ -155,7 +155,7 @@ export async function listAuditPage(
 ): Promise<AuditPage> {
   const entries: AuditEntry[] = [];
   let examined = 0;
-  // A full page with no filter reads one round trip: its entries and the one that says more are left.
+  // A full page with no filter takes one round trip: its entries, and one that says more are left.
   const batchSize = Math.min(options.limit + 1, options.maxExamined);
   for await (const { value } of listAuditRange(kv, projectId, options, batchSize)) {
     if (matchesFilter(value, options, options.now)) {

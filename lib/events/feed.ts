@@ -59,7 +59,7 @@ export async function readFeed(
     const since = ctx.clock.now() - query.recent * 1_000;
     after = await withStoreBudget(ctx, projectId, FEED_MAX_DECODED, async (maxDecoded) => {
       const found = await findRecentFeedCursor(ctx.kv, projectId, { since, maxDecoded });
-      return { ...found, result: found.cursor };
+      return { decoded: found.decoded, result: found.cursor };
     });
   } else {
     after = query.after === undefined ? 0 : Number(query.after);

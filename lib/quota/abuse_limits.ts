@@ -19,11 +19,11 @@
  *
  * Dashboard changes (`dashboard_change`: every change a member makes to a project, each one audit
  * log entry kept a year) are counted per member of a project, and only once the change is made
- * (`afterChange`): a refused body, or an action that changed nothing, writes nothing. Refusing past the cap rather than
- * folding entries together keeps the log's promise that it shows every change that happened. So
- * that concurrent requests cannot all pass the check before any is counted, one member's changes
- * to one project run one at a time on each instance: past the cap, at most one more change per
- * instance can land.
+ * (`afterChange`): a refused body, or an action that changed nothing, writes nothing. Refusing
+ * past the cap rather than folding entries together keeps the log's promise that it shows every
+ * change that happened. So that concurrent requests cannot all pass the check before any is
+ * counted, one member's changes to one project run one at a time on each instance: past the cap,
+ * at most one more change per other instance can land.
  */
 import type { Clock } from "../../core/clock.ts";
 import { ApiError } from "../../core/api_error.ts";

@@ -5,10 +5,10 @@
  * (the SDK's README has the arithmetic). What a feed read costs is this instance's time, so both
  * limits are counted in this instance's memory, per project, with no store write:
  *
- * | Limit                            | Counts                               | Per project and instance |
- * | -------------------------------- | ------------------------------------ | ------------------------ |
- * | reads (`take`)                   | every read with a valid key          | 200 a clock second       |
- * | store events (`takeStoreEvents`) | events a read decodes from the store | 10,000 a second, bucket  |
+ * | Limit (method)                   | Counts                      | Per project and instance |
+ * | -------------------------------- | --------------------------- | ------------------------ |
+ * | reads (`take`)                   | every read with a valid key | 200 a clock second       |
+ * | store events (`takeStoreEvents`) | events decoded from store   | 10,000 a second (bucket) |
  *
  * A read with nothing new answers from memory (`lib/events/feed_heads.ts`) and costs next to
  * nothing; a read behind the end (an old cursor, a `types` filter matching little) decodes up to
@@ -57,7 +57,7 @@ export class FeedReadLimit {
     return true;
   }
 
-  /** Takes up to `wanted` store events from the project's bucket; answers how many (0: none left). */
+  /** Takes up to `wanted` store events from the project's bucket; answers how many (0: none). */
   takeStoreEvents(projectId: string, wanted: number): number {
     const now = this.clock.now();
     const counter = this.#counter(projectId, now);
