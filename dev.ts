@@ -33,7 +33,8 @@ const config = loadConfig({
 });
 const kvPath = env.KV_PATH ?? `${await Deno.makeTempDir({ prefix: "blocklink-dev-" })}/dev.kv`;
 const kv = await openKv(kvPath);
-const service = await startService({ kv, config: { ...config, kvPath } });
+// Loopback only: the playground allows webhooks to loopback and holds a demo key anyone could use.
+const service = await startService({ kv, config: { ...config, kvPath }, hostname: "127.0.0.1" });
 const demo = await seedDemoProject(service.ctx, {
   chain,
   messaging,

@@ -187,3 +187,45 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs = 60_000): Promi
   }
   throw new Error("dev.ts did not print its demo project in time");
 }
+
+Deno.test("deno task dev serves on loopback only: its demo allows webhooks to loopback", async () => {
+  // Given a non-loopback address of this machine, and a free port
+  const outside = Deno.networkInterfaces().find((i) =>
+    i.family === "IPv4" && !i.address.startsWith("127.")
+  );
+  assert.ok(outside, "this machine has a non-loopback IPv4 address to try");
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = probe.addr.port;
+  probe.close();
+
+  // When the playground starts
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", "--unstable-cron", "dev.ts"],
+    cwd: new URL("../..", import.meta.url),
+    env: { PORT: String(port), CHAIN_PORT: "0" },
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  await using _stop = {
+    async [Symbol.asyncDispose]() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+  let printed = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of child.stdout) {
+    printed += decoder.decode(chunk, { stream: true });
+    if (printed.includes("Try it:")) break;
+  }
+  assert.match(printed, /Blocklink playground/);
+
+  // Then it answers on loopback, and nothing listens on the machine's other address
+  const health = await fetch(`http://127.0.0.1:${port}/health`);
+  await health.body?.cancel();
+  assert.equal(health.status, 200);
+  await assert.rejects(
+    Deno.connect({ hostname: outside.address, port }),
+    Deno.errors.ConnectionRefused,
+  );
+});
