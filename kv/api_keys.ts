@@ -32,6 +32,11 @@ export interface ApiKeyRecord {
    * version still makes during a rolling deploy: such a key has every scope (`scopesOf`).
    */
   scopes?: ApiKeyScope[];
+  /**
+   * The wallet address of the member who made it. Absent on keys made before makers were
+   * recorded (and by tasks outside the dashboard): nobody's, never guessed.
+   */
+  createdBy?: string;
 }
 
 /** The scopes of a key. */
@@ -85,6 +90,7 @@ export async function createApiKey(
   now: number,
   options: {
     scopes?: readonly ApiKeyScope[];
+    createdBy?: string | undefined;
     audit?: ((record: ApiKeyRecord) => AuditInput) | undefined;
   } = {},
 ): Promise<{ record: ApiKeyRecord; plaintext: string }> {
@@ -97,6 +103,7 @@ export async function createApiKey(
     createdAt: now,
     revokedAt: null,
     scopes: API_KEY_SCOPES.filter((scope) => (options.scopes ?? API_KEY_SCOPES).includes(scope)),
+    ...(options.createdBy ? { createdBy: options.createdBy } : {}),
   };
   return await commitWithRetry("create API key", async () => {
     const countEntry = await kv.get<number>(activeKeyCountKey(projectId));
@@ -155,15 +162,55 @@ export async function revokeApiKey(
     if (!entry.value || entry.value.revokedAt !== null) return false;
     const op = kv.atomic()
       .check(entry, countEntry)
-      .set(apiKeyKey(projectId, keyId), { ...entry.value, revokedAt: now }, {
-        expireIn: REVOKED_KEY_KEPT_MS,
-      })
-      .delete(apiKeyHashKey(entry.value.hash))
       .set(activeKeyCountKey(projectId), Math.max(0, (countEntry.value ?? 1) - 1));
+    addKeyRevocation(op, entry.value, now);
     if (options.audit) addAuditEntry(op, options.audit(entry.value));
     if ((await op.commit()).ok) return true;
     return RETRY;
   });
+}
+
+/** A project's active keys, read after the count they are checked on (`addApiKeyRevocations`). */
+export interface ActiveApiKeys {
+  count: Deno.KvEntryMaybe<number>;
+  keys: ApiKeyRecord[];
+}
+
+/**
+ * Reads a project's active keys for a commit that may revoke some: the count first, which every
+ * creation and revocation moves, so checking it covers every key read after it.
+ */
+export async function readActiveApiKeys(kv: Deno.Kv, projectId: string): Promise<ActiveApiKeys> {
+  const count = await kv.get<number>(activeKeyCountKey(projectId));
+  const keys: ApiKeyRecord[] = [];
+  for await (const e of kv.list<ApiKeyRecord>({ prefix: ["api_keys", projectId] })) {
+    if (e.value.revokedAt === null) keys.push(e.value);
+  }
+  return { count, keys };
+}
+
+/**
+ * Adds to `op` the revocation of `revoked` (some of `read.keys`), checked on `read.count`: as
+ * `revokeApiKey` does one by one, and the project's reservations check each key's record.
+ */
+export function addApiKeyRevocations(
+  op: Deno.AtomicOperation,
+  read: ActiveApiKeys,
+  revoked: readonly ApiKeyRecord[],
+  now: number,
+): void {
+  if (revoked.length === 0) return;
+  const { projectId } = revoked[0]!;
+  op.check(read.count)
+    .set(activeKeyCountKey(projectId), Math.max(0, (read.count.value ?? 0) - revoked.length));
+  for (const record of revoked) addKeyRevocation(op, record, now);
+}
+
+// The record marked revoked (kept 30 days) and its hash deleted, so nothing finds it again.
+function addKeyRevocation(op: Deno.AtomicOperation, record: ApiKeyRecord, now: number): void {
+  op.set(apiKeyKey(record.projectId, record.id), { ...record, revokedAt: now }, {
+    expireIn: REVOKED_KEY_KEPT_MS,
+  }).delete(apiKeyHashKey(record.hash));
 }
 
 /** Finds the key record for a plaintext key's hash, or null. */

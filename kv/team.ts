@@ -5,6 +5,11 @@
  * never both pass a limit, and none follows the project's deletion (which closes the stamp). A
  * change writes its id into the stamp, so one whose answer was lost reads it back as applied
  * (`lost_answer.ts`). Each adds its audit entry to the same commit.
+ *
+ * A change made by a member also checks the actor's own member entry, judged by the caller's
+ * `actor` rule, so an admin removed or demoted meanwhile changes nothing. Accepting an invitation
+ * checks its sender's entry the same way. Removing or demoting a member withdraws, in the same
+ * commit, what they made that the caller's `withdraws` picks (`member_holdings.ts`).
  */
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { ulid } from "../core/ids.ts";
@@ -18,7 +23,9 @@ import {
   listInvitations,
 } from "./invitations.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
+import { addWithdrawals, type Holding, holdingsOf, readHoldings } from "./member_holdings.ts";
 import {
+  getMemberEntry,
   listMemberProjectIds,
   listMembers,
   MAX_PROJECTS_PER_DEVELOPER,
@@ -52,6 +59,7 @@ type TeamRefusal =
   | "member"
   | "full"
   | "not_invited"
+  | "sender_gone"
   | "not_member"
   | "owner"
   | "memberships_full"
@@ -71,6 +79,15 @@ interface Team {
   invitations: Invitation[];
 }
 
+/** The caller's rule on the actor's member entry (null: no member): it throws to refuse. */
+export type ActorRule = (actor: Member | null) => void;
+
+/** What a removal or a role change answers: the member as it was and what it withdrew. */
+export interface MemberChange {
+  member: Member;
+  withdrawn: Holding[];
+}
+
 /** The writes of one change, planned on the team as it stands, and what the change answers. */
 interface TeamPlan<T> {
   answer: T;
@@ -87,7 +104,7 @@ interface TeamPlan<T> {
  */
 async function changeTeam<T>(
   kv: Deno.Kv,
-  input: { label: string; audit: AuditInput },
+  input: { label: string; audit: AuditInput; actor: ActorRule | null },
   plan: (team: Team) => TeamPlan<T> | Promise<TeamPlan<T>>,
 ): Promise<T> {
   const { projectId, at } = input.audit;
@@ -96,13 +113,16 @@ async function changeTeam<T>(
   return await commitWithRetry(input.label, async () => {
     const stamp = await kv.get<TeamStamp>(stampKey);
     if (stamp.value?.closed) throw new TeamChangeError("closed");
-    const [members, invitations] = await Promise.all([
+    const [members, invitations, actorEntry] = await Promise.all([
       listMembers(kv, projectId),
       listInvitations(kv, projectId, at),
+      input.actor ? getMemberEntry(kv, projectId, input.audit.actor) : null,
     ]);
+    if (input.actor) input.actor(actorEntry!.value);
     const planned = await plan({ members, invitations });
     const change = ulid(at);
-    const op = kv.atomic().check(stamp, ...(planned.checks ?? []))
+    const actorChecks = actorEntry ? [actorEntry] : [];
+    const op = kv.atomic().check(stamp, ...actorChecks, ...(planned.checks ?? []))
       .set(stampKey, { change, closed: false } satisfies TeamStamp);
     planned.write(op);
     const details = { ...input.audit.details, ...planned.details };
@@ -118,10 +138,10 @@ async function changeTeam<T>(
 /** Invites an address with a role; an invitation already pending for it is replaced. */
 export async function inviteMember(
   kv: Deno.Kv,
-  input: { address: string; role: MemberRole; audit: AuditInput },
+  input: { address: string; role: MemberRole; audit: AuditInput; actor: ActorRule },
 ): Promise<Invitation> {
-  const { address, role, audit } = input;
-  return await changeTeam(kv, { label: "invite a member", audit }, (team) => {
+  const { address, role, audit, actor } = input;
+  return await changeTeam(kv, { label: "invite a member", audit, actor }, (team) => {
     if (team.members.some((m) => m.address === address)) throw new TeamChangeError("member");
     const replacing = team.invitations.some((i) => i.address === address);
     if (!replacing && team.members.length + team.invitations.length >= MAX_TEAM_SIZE) {
@@ -146,15 +166,26 @@ export async function inviteMember(
   });
 }
 
-/** Makes the invitee (the audit's actor) a member with the invitation's role. */
-export async function acceptInvitation(kv: Deno.Kv, audit: AuditInput): Promise<Member> {
+/**
+ * Makes the invitee (the audit's actor) a member with the invitation's role, while its sender's
+ * member entry (checked) passes `senderMay`; else `sender_gone`.
+ */
+export async function acceptInvitation(
+  kv: Deno.Kv,
+  input: { audit: AuditInput; senderMay: (sender: Member | null, role: MemberRole) => boolean },
+): Promise<Member> {
+  const { audit } = input;
   const { projectId, actor: address } = audit;
-  return await changeTeam(kv, { label: "accept an invitation", audit }, async (team) => {
+  const label = "accept an invitation";
+  return await changeTeam(kv, { label, audit, actor: null }, async (team) => {
     const invitation = team.invitations.find((i) => i.address === address);
     if (!invitation) throw new TeamChangeError("not_invited");
-    if ((await listMemberProjectIds(kv, address)).length >= MAX_MEMBERSHIPS) {
-      throw new TeamChangeError("memberships_full");
-    }
+    const [sender, memberships] = await Promise.all([
+      getMemberEntry(kv, projectId, invitation.invitedBy),
+      listMemberProjectIds(kv, address),
+    ]);
+    if (!input.senderMay(sender.value, invitation.role)) throw new TeamChangeError("sender_gone");
+    if (memberships.length >= MAX_MEMBERSHIPS) throw new TeamChangeError("memberships_full");
     const member: Member = {
       address,
       role: invitation.role,
@@ -163,6 +194,7 @@ export async function acceptInvitation(kv: Deno.Kv, audit: AuditInput): Promise<
     };
     return {
       answer: member,
+      checks: [sender],
       details: { role: member.role },
       write: (op) => {
         op.set(memberKey(projectId, address), member)
@@ -177,10 +209,10 @@ export async function acceptInvitation(kv: Deno.Kv, audit: AuditInput): Promise<
 /** Deletes the pending invitation of `address` (revoked by the team, or declined by the invitee). */
 export async function deleteInvitation(
   kv: Deno.Kv,
-  input: { address: string; audit: AuditInput },
+  input: { address: string; audit: AuditInput; actor: ActorRule | null },
 ): Promise<Invitation> {
-  const { address, audit } = input;
-  return await changeTeam(kv, { label: "delete an invitation", audit }, (team) => {
+  const { address, audit, actor } = input;
+  return await changeTeam(kv, { label: "delete an invitation", audit, actor }, (team) => {
     const invitation = team.invitations.find((i) => i.address === address);
     if (!invitation) throw new TeamChangeError("not_invited");
     return {
@@ -194,39 +226,64 @@ export async function deleteInvitation(
   });
 }
 
-/** Gives a member other than the owner another role; answers the member as it was. */
+/** What a removal or a role change is given: whom, by whom, and which of their holdings go. */
+interface MemberChangeInput {
+  address: string;
+  audit: AuditInput;
+  actor: ActorRule;
+  /** True for each thing the member made that the change withdraws. */
+  withdraws: (holding: Holding) => boolean;
+}
+
+/** Gives a member other than the owner another role, withdrawing what `withdraws` picks. */
 export async function setMemberRole(
   kv: Deno.Kv,
-  input: { address: string; role: MemberRole; audit: AuditInput },
-): Promise<Member> {
-  const { address, role, audit } = input;
-  return await changeTeam(kv, { label: "change a member's role", audit }, (team) => {
+  input: MemberChangeInput & { role: MemberRole },
+): Promise<MemberChange> {
+  const { address, role, audit, actor } = input;
+  return await changeTeam(kv, { label: "change a member's role", audit, actor }, async (team) => {
     const member = memberOf(team, address);
+    const withdrawal = await planWithdrawal(kv, team, input);
     return {
-      answer: member,
+      answer: { member, withdrawn: withdrawal.withdrawn },
       details: { before: member.role, after: role },
-      write: (op) => void op.set(memberKey(audit.projectId, address), { ...member, role }),
+      write: (op) => {
+        op.set(memberKey(audit.projectId, address), { ...member, role });
+        withdrawal.write(op);
+      },
     };
   });
 }
 
-/** Removes a member other than the owner (removed by the team, or leaving); answers who it was. */
-export async function removeMember(
-  kv: Deno.Kv,
-  input: { address: string; audit: AuditInput },
-): Promise<Member> {
-  const { address, audit } = input;
-  return await changeTeam(kv, { label: "remove a member", audit }, (team) => {
+/** Removes a member other than the owner (removed, or leaving), withdrawing what `withdraws` picks. */
+export async function removeMember(kv: Deno.Kv, input: MemberChangeInput): Promise<MemberChange> {
+  const { address, audit, actor } = input;
+  return await changeTeam(kv, { label: "remove a member", audit, actor }, async (team) => {
     const member = memberOf(team, address);
+    const withdrawal = await planWithdrawal(kv, team, input);
     return {
-      answer: member,
+      answer: { member, withdrawn: withdrawal.withdrawn },
       details: { role: member.role },
       write: (op) => {
         op.delete(memberKey(audit.projectId, address))
           .delete(membershipKey(address, audit.projectId));
+        withdrawal.write(op);
       },
     };
   });
+}
+
+// What the member made that `withdraws` picks, read for this round, and its writes.
+async function planWithdrawal(
+  kv: Deno.Kv,
+  team: Team,
+  input: MemberChangeInput,
+): Promise<{ withdrawn: Holding[]; write(op: Deno.AtomicOperation): void }> {
+  const { projectId, actor, at } = input.audit;
+  const read = await readHoldings(kv, projectId, team.invitations);
+  const withdrawn = holdingsOf(read, input.address).filter(input.withdraws);
+  const audit = { projectId, actor, at, madeBy: input.address };
+  return { withdrawn, write: (op) => addWithdrawals(op, read, withdrawn, audit) };
 }
 
 /**
@@ -236,11 +293,11 @@ export async function removeMember(
  */
 export async function transferOwnership(
   kv: Deno.Kv,
-  input: { to: string; audit: AuditInput },
+  input: { to: string; audit: AuditInput; actor: ActorRule },
 ): Promise<void> {
-  const { to, audit } = input;
+  const { to, audit, actor } = input;
   const from = audit.actor;
-  await changeTeam(kv, { label: "transfer ownership", audit }, async (team) => {
+  await changeTeam(kv, { label: "transfer ownership", audit, actor }, async (team) => {
     const owner = team.members.find((m) => m.role === "owner");
     if (!owner || owner.address !== from) throw new TeamChangeError("not_member");
     const heir = memberOf(team, to);

@@ -43,3 +43,8 @@ export function explorerAddressUrl(cluster: Cluster, rpcUrl: string, address: st
     clusterQuery(cluster, rpcUrl)
   }`;
 }
+
+/** Who made a key or an endpoint: their short address, or that it predates recording makers. */
+export function madeBy(address: string | null | undefined): string {
+  return address ? shortAddress(address) : "made before makers were recorded";
+}

@@ -11,6 +11,11 @@
  * - owner (one per project): all of it.
  *
  * `lib/projects/access.ts` is the one function pages and actions call with their capability.
+ *
+ * What a member makes lasts only while they could make it again: a key while their role has
+ * `keys`, a webhook endpoint while it has `webhooks`, an invitation while they may grant its role
+ * (`mayGrant`). Removing or demoting a member withdraws the rest in the same commit
+ * (`lib/projects/team.ts`), unless the actor keeps a key or an endpoint.
  */
 import { type Role, ROLES } from "../../kv/members.ts";
 import { ApiError } from "../../core/api_error.ts";
@@ -36,6 +41,12 @@ export const CAPABILITIES = {
 /** Something a page or action needs a role for. */
 export type Capability = keyof typeof CAPABILITIES;
 
+/** The capability a member must keep to keep what they made of each kind. */
+export const HELD_WITH = {
+  key: "keys",
+  endpoint: "webhooks",
+} as const satisfies Record<string, Capability>;
+
 /** 403 `insufficient_role`: the member's `role` is below `needed` for `what` (default "This"). */
 export function insufficientRole(role: Role, needed: Role, what = "This"): ApiError {
   const who = needed === "owner"
@@ -49,4 +60,9 @@ export function insufficientRole(role: Role, needed: Role, what = "This"): ApiEr
 /** True when `role` has `capability`. */
 export function roleAllows(role: Role, capability: Capability): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(CAPABILITIES[capability]);
+}
+
+/** True when a member with `role` (null: no member) may give `granted` to someone: invite or promote. */
+export function mayGrant(role: Role | null, granted: Role): boolean {
+  return role !== null && roleAllows(role, "team") && ROLES.indexOf(role) >= ROLES.indexOf(granted);
 }

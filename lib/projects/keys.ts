@@ -53,6 +53,7 @@ export async function createProjectKey(
     const now = ctx.clock.now();
     const created = await createApiKey(ctx.kv, projectId, now, {
       scopes: input.scopes,
+      createdBy: developer,
       audit: (record) => ({
         projectId,
         actor: developer,

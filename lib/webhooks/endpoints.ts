@@ -39,6 +39,8 @@ export interface WebhookEndpointView {
   url: string;
   createdAt: number;
   rotatedAt: number | null;
+  /** The wallet address of the member who added it; null when added before makers were recorded. */
+  createdBy: string | null;
   /** While a rotation's overlap lasts: when the secret before stops signing; else null. */
   previousSecretUntil: number | null;
 }
@@ -51,6 +53,7 @@ export function webhookEndpointView(endpoint: WebhookEndpoint, now: number): Web
     url: endpoint.url,
     createdAt: endpoint.createdAt,
     rotatedAt: endpoint.rotatedAt,
+    createdBy: endpoint.createdBy ?? null,
     previousSecretUntil: until !== null && until > now ? until : null,
   };
 }
@@ -85,6 +88,7 @@ export async function addWebhookEndpoint(
     secretEnc: await sealSigningSecret(ctx.keys, projectId, secret),
     previous: null,
     rotatedAt: null,
+    createdBy: input.actor,
   };
   const change = {
     action: "webhook_endpoint_added",
