@@ -59,10 +59,28 @@ export function holdingsOf(read: HoldingsRead, address: string): Holding[] {
 }
 
 /**
- * Adds to `op` the withdrawal of `withdrawn` (holdings of `read`), checked on what they were read
- * with, and an audit entry for each by `audit.actor`, naming the member they were made by.
+ * Plans the withdrawal of what `address` made that `withdraws` picks, read now beside the team's
+ * pending `invitations`: `write` adds it to the change's commit, checked on what it was read with,
+ * with an audit entry each by the change's actor, naming the member it was made by.
  */
-export function addWithdrawals(
+export async function planWithdrawal(
+  kv: Deno.Kv,
+  input: {
+    address: string;
+    audit: AuditInput;
+    invitations: Invitation[];
+    withdraws: (holding: Holding) => boolean;
+  },
+): Promise<{ withdrawn: Holding[]; write(op: Deno.AtomicOperation): void }> {
+  const { projectId, actor, at } = input.audit;
+  const read = await readHoldings(kv, projectId, input.invitations);
+  const withdrawn = holdingsOf(read, input.address).filter(input.withdraws);
+  const audit = { projectId, actor, at, madeBy: input.address };
+  return { withdrawn, write: (op) => addWithdrawals(op, read, withdrawn, audit) };
+}
+
+// The withdrawal's writes; keys and endpoints are checked on the entries they were read after.
+function addWithdrawals(
   op: Deno.AtomicOperation,
   read: HoldingsRead,
   withdrawn: readonly Holding[],

@@ -8,8 +8,8 @@
  *
  * A change made by a member also checks the actor's own member entry, judged by the caller's
  * `actor` rule, so an admin removed or demoted meanwhile changes nothing. Accepting an invitation
- * checks its sender's entry the same way. Removing or demoting a member withdraws, in the same
- * commit, what they made that the caller's `withdraws` picks (`member_holdings.ts`).
+ * checks its sender's entry the same way. This file holds the invitations' changes and a deleted
+ * project's end; `member_changes.ts` the members' roles, removals and ownership.
  */
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { ulid } from "../core/ids.ts";
@@ -23,17 +23,14 @@ import {
   listInvitations,
 } from "./invitations.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
-import { addWithdrawals, type Holding, holdingsOf, readHoldings } from "./member_holdings.ts";
 import {
   getMemberEntry,
   listMemberProjectIds,
   listMembers,
-  MAX_PROJECTS_PER_DEVELOPER,
   type Member,
   memberKey,
   type MemberRole,
   membershipKey,
-  ownedCountKey,
 } from "./members.ts";
 
 /** The project's team stamp. */
@@ -74,19 +71,13 @@ export class TeamChangeError extends Error {
 }
 
 /** The team as one change reads it. */
-interface Team {
+export interface Team {
   members: Member[];
   invitations: Invitation[];
 }
 
 /** The caller's rule on the actor's member entry (null: no member): it throws to refuse. */
 export type ActorRule = (actor: Member | null) => void;
-
-/** What a removal or a role change answers: the member as it was and what it withdrew. */
-export interface MemberChange {
-  member: Member;
-  withdrawn: Holding[];
-}
 
 /** The writes of one change, planned on the team as it stands, and what the change answers. */
 interface TeamPlan<T> {
@@ -102,7 +93,7 @@ interface TeamPlan<T> {
  * Runs one change: reads the stamp and the team, plans the writes (throwing `TeamChangeError` when
  * the team does not allow it) and commits them with the audit entry, checked on the stamp.
  */
-async function changeTeam<T>(
+export async function changeTeam<T>(
   kv: Deno.Kv,
   input: { label: string; audit: AuditInput; actor: ActorRule | null },
   plan: (team: Team) => TeamPlan<T> | Promise<TeamPlan<T>>,
@@ -224,109 +215,6 @@ export async function deleteInvitation(
       },
     };
   });
-}
-
-/** What a removal or a role change is given: whom, by whom, and which of their holdings go. */
-interface MemberChangeInput {
-  address: string;
-  audit: AuditInput;
-  actor: ActorRule;
-  /** True for each thing the member made that the change withdraws. */
-  withdraws: (holding: Holding) => boolean;
-}
-
-/** Gives a member other than the owner another role, withdrawing what `withdraws` picks. */
-export async function setMemberRole(
-  kv: Deno.Kv,
-  input: MemberChangeInput & { role: MemberRole },
-): Promise<MemberChange> {
-  const { address, role, audit, actor } = input;
-  return await changeTeam(kv, { label: "change a member's role", audit, actor }, async (team) => {
-    const member = memberOf(team, address);
-    const withdrawal = await planWithdrawal(kv, team, input);
-    return {
-      answer: { member, withdrawn: withdrawal.withdrawn },
-      details: { before: member.role, after: role },
-      write: (op) => {
-        op.set(memberKey(audit.projectId, address), { ...member, role });
-        withdrawal.write(op);
-      },
-    };
-  });
-}
-
-/** Removes a member other than the owner (removed, or leaving), withdrawing what `withdraws` picks. */
-export async function removeMember(kv: Deno.Kv, input: MemberChangeInput): Promise<MemberChange> {
-  const { address, audit, actor } = input;
-  return await changeTeam(kv, { label: "remove a member", audit, actor }, async (team) => {
-    const member = memberOf(team, address);
-    const withdrawal = await planWithdrawal(kv, team, input);
-    return {
-      answer: { member, withdrawn: withdrawal.withdrawn },
-      details: { role: member.role },
-      write: (op) => {
-        op.delete(memberKey(audit.projectId, address))
-          .delete(membershipKey(address, audit.projectId));
-        withdrawal.write(op);
-      },
-    };
-  });
-}
-
-// What the member made that `withdraws` picks, read for this round, and its writes.
-async function planWithdrawal(
-  kv: Deno.Kv,
-  team: Team,
-  input: MemberChangeInput,
-): Promise<{ withdrawn: Holding[]; write(op: Deno.AtomicOperation): void }> {
-  const { projectId, actor, at } = input.audit;
-  const read = await readHoldings(kv, projectId, team.invitations);
-  const withdrawn = holdingsOf(read, input.address).filter(input.withdraws);
-  const audit = { projectId, actor, at, madeBy: input.address };
-  return { withdrawn, write: (op) => addWithdrawals(op, read, withdrawn, audit) };
-}
-
-/**
- * Hands the project over from its owner (the audit's actor) to the member `to`, who must own fewer
- * projects than the limit; the former owner stays on as an admin. Both owned counts move in the
- * commit, checked.
- */
-export async function transferOwnership(
-  kv: Deno.Kv,
-  input: { to: string; audit: AuditInput; actor: ActorRule },
-): Promise<void> {
-  const { to, audit, actor } = input;
-  const from = audit.actor;
-  await changeTeam(kv, { label: "transfer ownership", audit, actor }, async (team) => {
-    const owner = team.members.find((m) => m.role === "owner");
-    if (!owner || owner.address !== from) throw new TeamChangeError("not_member");
-    const heir = memberOf(team, to);
-    const [fromCount, toCount] = await kv.getMany<[number, number]>([
-      ownedCountKey(from),
-      ownedCountKey(to),
-    ]);
-    if ((toCount.value ?? 0) >= MAX_PROJECTS_PER_DEVELOPER) {
-      throw new TeamChangeError("owned_full");
-    }
-    return {
-      answer: undefined,
-      checks: [fromCount, toCount],
-      write: (op) => {
-        op.set(memberKey(audit.projectId, from), { ...owner, role: "admin" } satisfies Member)
-          .set(memberKey(audit.projectId, to), { ...heir, role: "owner" } satisfies Member)
-          .set(ownedCountKey(from), Math.max(0, (fromCount.value ?? 1) - 1))
-          .set(ownedCountKey(to), (toCount.value ?? 0) + 1);
-      },
-    };
-  });
-}
-
-// A member other than the owner; throws when there is none, or it is the owner.
-function memberOf(team: Team, address: string): Member {
-  const member = team.members.find((m) => m.address === address);
-  if (!member) throw new TeamChangeError("not_member");
-  if (member.role === "owner") throw new TeamChangeError("owner");
-  return member;
 }
 
 /**

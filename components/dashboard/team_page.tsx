@@ -3,7 +3,7 @@ import type { VNode } from "preact";
 import { DashboardConfirmSubmit } from "../../islands/dashboard_confirm.tsx";
 import type { Invitation } from "../../kv/invitations.ts";
 import type { Holding } from "../../kv/member_holdings.ts";
-import { holdingRef } from "../../lib/projects/team.ts";
+import { holdingRef } from "../../lib/projects/withdrawals.ts";
 import type { Member, MemberRole } from "../../kv/members.ts";
 import { MAX_TEAM_SIZE } from "../../kv/team.ts";
 import type { Project } from "../../kv/projects.ts";

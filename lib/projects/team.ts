@@ -8,8 +8,7 @@
  * sender may still grant the role.
  *
  * Removing or demoting a member withdraws in the same commit what they made and may no longer
- * hold (`lib/auth/roles.ts`): their keys and endpoints unless the actor keeps them (`keep`, refs
- * as `holdingRef` writes them), and always their invitations.
+ * hold (`withdrawals.ts`).
  */
 import type { AppContext } from "../context.ts";
 import { ApiError, projectNotFound } from "../../core/api_error.ts";
@@ -17,7 +16,6 @@ import { log } from "../../core/log.ts";
 import { type AuditAction, type AuditInput } from "../../kv/audit_log.ts";
 import { type Invitation } from "../../kv/invitations.ts";
 import { type Member, type MemberRole, type Role } from "../../kv/members.ts";
-import type { Holding } from "../../kv/member_holdings.ts";
 import { getProject } from "../../kv/projects.ts";
 import {
   acceptInvitation,
@@ -26,18 +24,20 @@ import {
   inviteMember,
   MAX_MEMBERSHIPS,
   MAX_TEAM_SIZE,
+  TeamChangeError,
+} from "../../kv/team.ts";
+import {
   type MemberChange,
   removeMember,
   setMemberRole,
-  TeamChangeError,
   transferOwnership,
-} from "../../kv/team.ts";
+} from "../../kv/member_changes.ts";
+import { noteWithdrawn, readKeepRefs, withdrawnWith } from "./withdrawals.ts";
 import { MAX_PROJECTS_PER_DEVELOPER } from "../../kv/members.ts";
 import { decodeAddress } from "../auth/siws.ts";
 import {
   CAPABILITIES,
   type Capability,
-  HELD_WITH,
   insufficientRole,
   mayGrant,
   roleAllows,
@@ -47,8 +47,6 @@ import { type ActionFields, readText, unknownFields } from "./fields.ts";
 import { invalidSettings } from "../issue_text.ts";
 
 const INVITED_ROLES: readonly MemberRole[] = ["viewer", "developer", "admin"];
-
-const HOLDING_REF = /^(key|endpoint):[0-9A-Z]{26}$/;
 
 /**
  * A member's address, a role and the refs of what the actor keeps of theirs (`keep`: one ref or a
@@ -73,34 +71,12 @@ export function readMemberFields(
   if (wanted.role === true && !INVITED_ROLES.includes(role as MemberRole)) {
     problems.push(`role: must be ${INVITED_ROLES.join(", ")}`);
   }
-  const keep = fields.keep === undefined ? [] : [fields.keep].flat();
-  if (keep.some((ref) => typeof ref !== "string" || !HOLDING_REF.test(ref))) {
+  const keep = readKeepRefs(fields.keep);
+  if (!keep) {
     problems.push("keep: must list refs of keys and endpoints, as key:<id> or endpoint:<id>");
   }
   if (problems.length > 0) throw invalidSettings(problems);
-  return { address: address as string, role: role as MemberRole, keep: new Set(keep as string[]) };
-}
-
-/** The ref naming a holding in forms and logs: `key:<id>`, `endpoint:<id>`, `invitation:<address>`. */
-export function holdingRef(holding: Holding): string {
-  if (holding.kind === "key") return `key:${holding.key.id}`;
-  if (holding.kind === "endpoint") return `endpoint:${holding.endpoint.id}`;
-  return `invitation:${holding.invitation.address}`;
-}
-
-/**
- * True when a member left with `role` (null: removed) loses `holding`: an invitation whose role
- * they may no longer grant, a key or endpoint whose capability they lose unless its ref is in `keep`.
- */
-export function withdrawnWith(
-  role: Role | null,
-  keep: ReadonlySet<string> = new Set(),
-): (holding: Holding) => boolean {
-  return (holding) => {
-    if (holding.kind === "invitation") return !mayGrant(role, holding.invitation.role);
-    const held = role !== null && roleAllows(role, HELD_WITH[holding.kind]);
-    return !held && !keep.has(holdingRef(holding));
-  };
+  return { address: address as string, role: role as MemberRole, keep: keep! };
 }
 
 /** Invites `address` to the project with `role` (an invitation pending for it is replaced). */
@@ -234,18 +210,6 @@ function actorRule(can: Capability, grants?: Role): ActorRule {
     if (!roleAllows(actor.role, can)) throw insufficientRole(actor.role, CAPABILITIES[can]);
     if (grants && !mayGrant(actor.role, grants)) throw insufficientRole(actor.role, grants);
   };
-}
-
-// Once the change committed: this instance forgets withdrawn keys at once (their records refuse
-// them everywhere, `lib/tx/sender.ts`), and one log line says what went.
-function noteWithdrawn(ctx: AppContext, projectId: string, change: MemberChange): void {
-  if (change.withdrawn.length === 0) return;
-  if (change.withdrawn.some((h) => h.kind === "key")) ctx.apiKeys.forgetProject(projectId);
-  log("info", "Member's keys, endpoints and invitations withdrawn", {
-    projectId,
-    address: change.member.address,
-    withdrawn: change.withdrawn.map(holdingRef),
-  });
 }
 
 function auditOf(

@@ -15,12 +15,12 @@ import {
   answerInvitation,
   changeMemberRole,
   handOverProject,
-  holdingRef,
   inviteToProject,
   readMemberFields,
   removeProjectMember,
   revokeProjectInvitation,
 } from "../../lib/projects/team.ts";
+import { holdingRef } from "../../lib/projects/withdrawals.ts";
 import { projectAction } from "./_action.ts";
 
 /** `POST /dashboard/projects/:id/{members,invitations,leave,transfer}` and `/dashboard/invitations/:id`. */
