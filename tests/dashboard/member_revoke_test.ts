@@ -17,7 +17,7 @@ import {
   type TestDeveloper,
 } from "../support/dashboard.ts";
 import { createTestWallet } from "../support/sign_in.ts";
-import { joinTeam, startTeam } from "../support/team.ts";
+import { acceptAs, inviteAs, joinTeam, startTeam } from "../support/team.ts";
 import { call, createTestApp, type TestApp } from "../support/test_app.ts";
 import { startTxHarness } from "../support/tx_harness.ts";
 import { startWebhooksHarness } from "../support/webhooks_harness.ts";
@@ -164,11 +164,11 @@ Deno.test("An invitation is accepted only while its sender may still grant its r
     await using w = await startTeam();
     const wallet = createTestWallet();
     // Given: the admin invites a second wallet of theirs as admin
-    const invited = await postJson(w.app, path(w.projectId, "/members"), {
+    await inviteAs(w.app, w.as.admin, {
+      projectId: w.projectId,
       address: wallet.address,
       role: "admin",
-    }, { jar: w.as.admin.jar });
-    assert.equal(invited.status, 201);
+    });
 
     // When: the owner removes the admin, and the second wallet then accepts
     const removed = await postJson(
@@ -177,10 +177,7 @@ Deno.test("An invitation is accepted only while its sender may still grant its r
       undefined,
       { jar: w.as.owner.jar },
     );
-    const second = await signInDeveloper(w.app, wallet);
-    const accepted = await postJson(w.app, `/dashboard/invitations/${w.projectId}`, {
-      accept: true,
-    }, { jar: second.jar });
+    const accepted = await acceptAs(w.app, await signInDeveloper(w.app, wallet), w.projectId);
 
     // Then: refused, the invitation gone with the admin in one change
     await assertErrorCode(accepted, 404, "invitation_not_found");
@@ -197,21 +194,18 @@ Deno.test("An invitation is accepted only while its sender may still grant its r
     async () => {
       await using w = await startTeam();
       const wallet = createTestWallet();
-      const invited = await postJson(w.app, path(w.projectId, "/members"), {
+      const admin = w.as.admin.address;
+      await inviteAs(w.app, w.as.admin, {
+        projectId: w.projectId,
         address: wallet.address,
         role: "admin",
-      }, { jar: w.as.admin.jar });
-      assert.equal(invited.status, 201);
+      });
       // Given: the admin was removed as the previous release removed members, invitations left
-      const admin = w.as.admin.address;
       await w.t.kv.atomic().delete(memberKey(w.projectId, admin))
         .delete(membershipKey(admin, w.projectId)).commit();
 
       // When
-      const second = await signInDeveloper(w.app, wallet);
-      const accepted = await postJson(w.app, `/dashboard/invitations/${w.projectId}`, {
-        accept: true,
-      }, { jar: second.jar });
+      const accepted = await acceptAs(w.app, await signInDeveloper(w.app, wallet), w.projectId);
 
       // Then
       await assertErrorCode(accepted, 404, "invitation_not_found");
@@ -226,11 +220,11 @@ Deno.test("Demoting withdraws what the new role may not hold, and nothing else",
   const devKey = await createKeyAs(w.app, developer, w.projectId);
   const adminKey = await createKeyAs(w.app, admin, w.projectId);
   const wallet = createTestWallet();
-  const invited = await postJson(w.app, path(w.projectId, "/members"), {
+  await inviteAs(w.app, admin, {
+    projectId: w.projectId,
     address: wallet.address,
     role: "developer",
-  }, { jar: admin.jar });
-  assert.equal(invited.status, 201);
+  });
   const demote = async (who: TestDeveloper, role: string) => {
     const res = await postJson(w.app, path(w.projectId, `/members/${who.address}/role`), {
       role,
@@ -246,10 +240,7 @@ Deno.test("Demoting withdraws what the new role may not hold, and nothing else",
   // Then: the viewer's key is revoked; the developer keeps their key but not their invitation
   assert.equal(await keyStatus(w.app, devKey.key), 401);
   assert.equal(await keyStatus(w.app, adminKey.key), 200);
-  const second = await signInDeveloper(w.app, wallet);
-  const accepted = await postJson(w.app, `/dashboard/invitations/${w.projectId}`, {
-    accept: true,
-  }, { jar: second.jar });
+  const accepted = await acceptAs(w.app, await signInDeveloper(w.app, wallet), w.projectId);
   await assertErrorCode(accepted, 404, "invitation_not_found");
   assert.deepEqual([fromDeveloper, fromAdmin], [[`key:${devKey.id}`], [
     `invitation:${wallet.address}`,
