@@ -49,7 +49,7 @@ export function TeamPage(data: TeamPageData): VNode {
           Your role: <strong data-testid="my-role">{role}</strong> ({ROLE_TEXT[role]}).
         </p>
         <FlashFor flash={flash} form="members" />
-        <table class="list stack" data-testid="member-list">
+        <table class="list stack members" data-testid="member-list">
           <ListHead columns={["Wallet", "Role", "Since", "Made"]} />
           <tbody>
             {data.members.map((member) => {
@@ -237,17 +237,22 @@ export function TeamPage(data: TeamPageData): VNode {
 function MadeList({ holdings, form }: { holdings: Holding[]; form: string | null }): VNode {
   if (holdings.length === 0) return <span class="muted">Nothing</span>;
   return (
-    <ul class="plain" data-testid="member-made">
+    <ul class="made-list" data-testid="member-made">
       {holdings.map((holding) => {
         const ref = holdingRef(holding);
+        const keepable = form !== null && holding.kind !== "invitation";
         return (
           <li key={ref}>
-            {form && holding.kind !== "invitation" && (
-              <label class="inline">
-                <input type="checkbox" name="keep" value={ref} form={form} /> keep{" "}
-              </label>
-            )}
-            <HoldingText holding={holding} />
+            {keepable
+              ? (
+                <label class="check">
+                  <input type="checkbox" name="keep" value={ref} form={form} />
+                  <span>
+                    Keep <HoldingText holding={holding} />
+                  </span>
+                </label>
+              )
+              : <HoldingText holding={holding} />}
           </li>
         );
       })}

@@ -71,7 +71,7 @@ export function readMemberFields(
   if (wanted.role === true && !INVITED_ROLES.includes(role as MemberRole)) {
     problems.push(`role: must be ${INVITED_ROLES.join(", ")}`);
   }
-  const keep = readKeepRefs(fields.keep);
+  const keep = wanted.keep ? readKeepRefs(fields.keep) : new Set<string>();
   if (!keep) {
     problems.push("keep: must list refs of keys and endpoints, as key:<id> or endpoint:<id>");
   }
