@@ -9,6 +9,7 @@ import { randomToken, ulid } from "../core/ids.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 import type { KvReader } from "./read_batches.ts";
 import { addAuditEntry, type AuditInput } from "./audit_log.ts";
+import { getMemberEntryUnder, type MemberRule } from "./members.ts";
 
 /**
  * What a key may call: `read` (the reads, players, the event feed, a transaction's status and the
@@ -82,7 +83,8 @@ export class KeyLimitError extends Error {}
 
 /**
  * Creates a key for the project with `scopes` (every scope unless given) and returns its record
- * and the plaintext (shown once); `audit` builds the entry recorded with it from the record.
+ * and the plaintext (shown once); `audit` builds the entry recorded with it from the record. A key
+ * a member makes names them (`maker`), whose entry its commit checks under the maker's rule.
  */
 export async function createApiKey(
   kv: Deno.Kv,
@@ -90,7 +92,7 @@ export async function createApiKey(
   now: number,
   options: {
     scopes?: readonly ApiKeyScope[];
-    createdBy?: string | undefined;
+    maker?: { address: string; rule: MemberRule } | undefined;
     audit?: ((record: ApiKeyRecord) => AuditInput) | undefined;
   } = {},
 ): Promise<{ record: ApiKeyRecord; plaintext: string }> {
@@ -103,15 +105,18 @@ export async function createApiKey(
     createdAt: now,
     revokedAt: null,
     scopes: API_KEY_SCOPES.filter((scope) => (options.scopes ?? API_KEY_SCOPES).includes(scope)),
-    ...(options.createdBy ? { createdBy: options.createdBy } : {}),
+    ...(options.maker ? { createdBy: options.maker.address } : {}),
   };
   return await commitWithRetry("create API key", async () => {
-    const countEntry = await kv.get<number>(activeKeyCountKey(projectId));
+    const [countEntry, makerEntry] = await Promise.all([
+      kv.get<number>(activeKeyCountKey(projectId)),
+      options.maker ? getMemberEntryUnder(kv, projectId, options.maker) : null,
+    ]);
     const count = countEntry.value ?? 0;
     if (count >= MAX_ACTIVE_KEYS_PER_PROJECT) throw new KeyLimitError();
     const ref: ApiKeyRef = { projectId, keyId: record.id };
     const op = kv.atomic()
-      .check(countEntry)
+      .check(countEntry, ...(makerEntry ? [makerEntry] : []))
       .check({ key: apiKeyHashKey(record.hash), versionstamp: null })
       .set(apiKeyKey(projectId, record.id), record)
       .set(apiKeyHashKey(record.hash), ref)

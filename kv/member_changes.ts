@@ -10,10 +10,11 @@ import {
   type Member,
   memberKey,
   type MemberRole,
+  type MemberRule,
   membershipKey,
   ownedCountKey,
 } from "./members.ts";
-import { type ActorRule, changeTeam, type Team, TeamChangeError } from "./team.ts";
+import { changeTeam, type Team, TeamChangeError } from "./team.ts";
 
 /** What a removal or a role change answers: the member as it was and what it withdrew. */
 export interface MemberChange {
@@ -25,7 +26,7 @@ export interface MemberChange {
 interface MemberChangeInput {
   address: string;
   audit: AuditInput;
-  actor: ActorRule;
+  actor: MemberRule;
   /** True for each thing the member made that the change withdraws. */
   withdraws: (holding: Holding) => boolean;
 }
@@ -75,7 +76,7 @@ export async function removeMember(kv: Deno.Kv, input: MemberChangeInput): Promi
  */
 export async function transferOwnership(
   kv: Deno.Kv,
-  input: { to: string; audit: AuditInput; actor: ActorRule },
+  input: { to: string; audit: AuditInput; actor: MemberRule },
 ): Promise<void> {
   const { to, audit, actor } = input;
   const from = audit.actor;

@@ -2,7 +2,7 @@
  * What a member made in a project and holds only while their role allows it (the rule is
  * `lib/auth/roles.ts`'s): active API keys, webhook endpoints and the pending invitations they
  * sent. A team change that removes or demotes the member withdraws some of them in its own commit
- * (`team.ts`), each with its audit entry. A record made before makers were recorded names none: it
+ * (`member_changes.ts`), each with its audit entry. A record made before makers were recorded names none: it
  * is nobody's, never guessed.
  */
 import { addAuditEntry, type AuditInput } from "./audit_log.ts";

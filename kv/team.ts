@@ -7,7 +7,7 @@
  * (`lost_answer.ts`). Each adds its audit entry to the same commit.
  *
  * A change made by a member also checks the actor's own member entry, judged by the caller's
- * `actor` rule, so an admin removed or demoted meanwhile changes nothing. Accepting an invitation
+ * `actor` rule (`MemberRule`), so an admin removed or demoted meanwhile changes nothing. Accepting an invitation
  * checks its sender's entry the same way. This file holds the invitations' changes and a deleted
  * project's end; `member_changes.ts` the members' roles, removals and ownership.
  */
@@ -25,11 +25,13 @@ import {
 import { wasWrittenBy } from "./lost_answer.ts";
 import {
   getMemberEntry,
+  getMemberEntryUnder,
   listMemberProjectIds,
   listMembers,
   type Member,
   memberKey,
   type MemberRole,
+  type MemberRule,
   membershipKey,
 } from "./members.ts";
 
@@ -76,9 +78,6 @@ export interface Team {
   invitations: Invitation[];
 }
 
-/** The caller's rule on the actor's member entry (null: no member): it throws to refuse. */
-export type ActorRule = (actor: Member | null) => void;
-
 /** The writes of one change, planned on the team as it stands, and what the change answers. */
 interface TeamPlan<T> {
   answer: T;
@@ -95,7 +94,7 @@ interface TeamPlan<T> {
  */
 export async function changeTeam<T>(
   kv: Deno.Kv,
-  input: { label: string; audit: AuditInput; actor: ActorRule | null },
+  input: { label: string; audit: AuditInput; actor: MemberRule | null },
   plan: (team: Team) => TeamPlan<T> | Promise<TeamPlan<T>>,
 ): Promise<T> {
   const { projectId, at } = input.audit;
@@ -104,12 +103,12 @@ export async function changeTeam<T>(
   return await commitWithRetry(input.label, async () => {
     const stamp = await kv.get<TeamStamp>(stampKey);
     if (stamp.value?.closed) throw new TeamChangeError("closed");
+    const rule = input.actor;
     const [members, invitations, actorEntry] = await Promise.all([
       listMembers(kv, projectId),
       listInvitations(kv, projectId, at),
-      input.actor ? getMemberEntry(kv, projectId, input.audit.actor) : null,
+      rule ? getMemberEntryUnder(kv, projectId, { address: input.audit.actor, rule }) : null,
     ]);
-    if (input.actor) input.actor(actorEntry!.value);
     const planned = await plan({ members, invitations });
     const change = ulid(at);
     const actorChecks = actorEntry ? [actorEntry] : [];
@@ -129,7 +128,7 @@ export async function changeTeam<T>(
 /** Invites an address with a role; an invitation already pending for it is replaced. */
 export async function inviteMember(
   kv: Deno.Kv,
-  input: { address: string; role: MemberRole; audit: AuditInput; actor: ActorRule },
+  input: { address: string; role: MemberRole; audit: AuditInput; actor: MemberRule },
 ): Promise<Invitation> {
   const { address, role, audit, actor } = input;
   return await changeTeam(kv, { label: "invite a member", audit, actor }, (team) => {
@@ -200,7 +199,7 @@ export async function acceptInvitation(
 /** Deletes the pending invitation of `address` (revoked by the team, or declined by the invitee). */
 export async function deleteInvitation(
   kv: Deno.Kv,
-  input: { address: string; audit: AuditInput; actor: ActorRule | null },
+  input: { address: string; audit: AuditInput; actor: MemberRule | null },
 ): Promise<Invitation> {
   const { address, audit, actor } = input;
   return await changeTeam(kv, { label: "delete an invitation", audit, actor }, (team) => {

@@ -10,6 +10,7 @@
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { addAuditEntry, type AuditInput } from "./audit_log.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
+import { getMemberEntryUnder, type MemberRule } from "./members.ts";
 import { guardSealedWrite } from "./secret_check.ts";
 
 /** Most endpoints a project may have. */
@@ -58,16 +59,21 @@ export class WebhookEndpointConflictError extends Error {
 /**
  * Stores a new endpoint (its secret sealed under the SECRET of key id `sealedUnder`) and adds it
  * to the project's targets, within `MAX_WEBHOOK_ENDPOINTS` and one endpoint per URL; throws
- * `WebhookEndpointConflictError` otherwise.
+ * `WebhookEndpointConflictError` otherwise. Its maker's entry (`createdBy`) must pass
+ * `makerRule`, checked by the commit.
  */
 export async function createWebhookEndpoint(
   kv: Deno.Kv,
-  endpoint: WebhookEndpoint,
-  options: { sealedUnder: string; audit?: AuditInput | undefined },
+  endpoint: WebhookEndpoint & { createdBy: string },
+  options: { sealedUnder: string; makerRule: MemberRule; audit?: AuditInput | undefined },
 ): Promise<WebhookEndpoint> {
   const { projectId, id } = endpoint;
+  const maker = { address: endpoint.createdBy, rule: options.makerRule };
   return await commitWithRetry("add webhook endpoint", async () => {
-    const targets = await getWebhookTargetsEntry(kv, projectId);
+    const [targets, makerEntry] = await Promise.all([
+      getWebhookTargetsEntry(kv, projectId),
+      getMemberEntryUnder(kv, projectId, maker),
+    ]);
     const ids = targets.value ?? [];
     if (ids.length >= MAX_WEBHOOK_ENDPOINTS) throw new WebhookEndpointConflictError("limit");
     const existing = await listWebhookEndpoints(kv, projectId);
@@ -75,7 +81,7 @@ export async function createWebhookEndpoint(
       throw new WebhookEndpointConflictError("duplicate");
     }
     const op = kv.atomic()
-      .check(targets)
+      .check(targets, makerEntry)
       .check({ key: webhookEndpointKey(projectId, id), versionstamp: null })
       .set(webhookEndpointKey(projectId, id), endpoint)
       .set(webhookTargetsKey(projectId), [...ids, id]);

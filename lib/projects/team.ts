@@ -3,7 +3,7 @@
  * declined by that wallet once signed in), roles, removals, leaving, and handing ownership over.
  * Each change is one commit checked on the team as it stands, with its audit entry
  * (`kv/team.ts`). The caller has checked the actor's role (`access.ts`), and the commit checks it
- * again on the actor's member entry (`actorRule`), except for the invitee's own answer to an
+ * again on the actor's member entry (`memberRule`), except for the invitee's own answer to an
  * invitation, which only the invited wallet's session can give; accepting checks instead that the
  * sender may still grant the role.
  *
@@ -15,11 +15,10 @@ import { ApiError, projectNotFound } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
 import { type AuditAction, type AuditInput } from "../../kv/audit_log.ts";
 import { type Invitation } from "../../kv/invitations.ts";
-import { type Member, type MemberRole, type Role } from "../../kv/members.ts";
+import { type Member, type MemberRole } from "../../kv/members.ts";
 import { getProject } from "../../kv/projects.ts";
 import {
   acceptInvitation,
-  type ActorRule,
   deleteInvitation,
   inviteMember,
   MAX_MEMBERSHIPS,
@@ -35,13 +34,7 @@ import {
 import { noteWithdrawn, readKeepRefs, withdrawnWith } from "./withdrawals.ts";
 import { MAX_PROJECTS_PER_DEVELOPER } from "../../kv/members.ts";
 import { decodeAddress } from "../auth/siws.ts";
-import {
-  CAPABILITIES,
-  type Capability,
-  insufficientRole,
-  mayGrant,
-  roleAllows,
-} from "../auth/roles.ts";
+import { mayGrant, memberRule } from "../auth/roles.ts";
 import type { ProjectAccess } from "./access.ts";
 import { type ActionFields, readText, unknownFields } from "./fields.ts";
 import { invalidSettings } from "../issue_text.ts";
@@ -87,7 +80,7 @@ export async function inviteToProject(
 ): Promise<Invitation> {
   const { address, role } = input;
   const audit = auditOf(ctx, access, "member_invited", { address, role });
-  const actor = actorRule("team", role);
+  const actor = memberRule("team", role);
   const invitation = await teamChange(() => inviteMember(ctx.kv, { address, role, audit, actor }));
   log("info", "Member invited", { projectId: access.project.id, address, role });
   return invitation;
@@ -101,7 +94,7 @@ export async function revokeProjectInvitation(
 ): Promise<Invitation> {
   return await teamChange(async () => {
     const audit = auditOf(ctx, access, "invitation_revoked", { address });
-    return await deleteInvitation(ctx.kv, { address, audit, actor: actorRule("team") });
+    return await deleteInvitation(ctx.kv, { address, audit, actor: memberRule("team") });
   });
 }
 
@@ -148,7 +141,7 @@ export async function changeMemberRole(
   const { address, role, keep } = input;
   const changed = await teamChange(async () => {
     const audit = auditOf(ctx, access, "member_role_changed", { address });
-    const actor = actorRule("team", role);
+    const actor = memberRule("team", role);
     return await setMemberRole(ctx.kv, {
       address,
       role,
@@ -176,7 +169,7 @@ export async function removeProjectMember(
     const audit = leaving
       ? auditOf(ctx, access, "member_left", {})
       : auditOf(ctx, access, "member_removed", { address });
-    const actor = actorRule(leaving ? "view" : "team");
+    const actor = memberRule(leaving ? "view" : "team");
     const withdraws = withdrawnWith(null, leaving ? new Set() : input.keep);
     return await removeMember(ctx.kv, { address, audit, actor, withdraws });
   });
@@ -196,20 +189,10 @@ export async function handOverProject(
 ): Promise<void> {
   await teamChange(async () => {
     const audit = auditOf(ctx, access, "ownership_transferred", { from: access.developer, to });
-    await transferOwnership(ctx.kv, { to, audit, actor: actorRule("transfer") });
+    await transferOwnership(ctx.kv, { to, audit, actor: memberRule("transfer") });
   });
   ctx.apiKeys.forgetProject(access.project.id);
   log("info", "Ownership transferred", { projectId: access.project.id, to });
-}
-
-// The actor's member entry, as the commit reads it, must still have `can` and may grant `grants`:
-// refused as `authorizeProject` refuses.
-function actorRule(can: Capability, grants?: Role): ActorRule {
-  return (actor) => {
-    if (!actor) throw projectNotFound();
-    if (!roleAllows(actor.role, can)) throw insufficientRole(actor.role, CAPABILITIES[can]);
-    if (grants && !mayGrant(actor.role, grants)) throw insufficientRole(actor.role, grants);
-  };
 }
 
 function auditOf(

@@ -21,8 +21,8 @@ import { acceptAs, inviteAs, joinTeam, startTeam } from "../support/team.ts";
 import { call, createTestApp, type TestApp } from "../support/test_app.ts";
 import { startTxHarness } from "../support/tx_harness.ts";
 import { startWebhooksHarness } from "../support/webhooks_harness.ts";
-import { startRemoteStore } from "../support/remote_store.ts";
-import { createApiKey } from "../../kv/api_keys.ts";
+import { holdNextWrite, startRemoteStore } from "../support/remote_store.ts";
+import { createApiKey, listApiKeys } from "../../kv/api_keys.ts";
 import { listAuditEntries } from "../../kv/audit_log.ts";
 import { listInvitations } from "../../kv/invitations.ts";
 import { memberKey, membershipKey } from "../../kv/members.ts";
@@ -285,28 +285,59 @@ Deno.test("A team change by an admin removed meanwhile is refused", async () => 
   const admin = await joinTeam(t.app, owner, project.id, "admin");
   const wallet = createTestWallet();
   // Given: the admin's invitation of a second wallet is held at the store, not yet applied
-  let held!: () => void;
-  const holding = new Promise<void>((resolve) => held = resolve);
-  let release!: () => void;
-  store.server.faults.holdingWriteTo = {
-    text: "project_invitations",
-    held: () => held(),
-    release: new Promise<void>((resolve) => release = resolve),
-  };
+  const hold = holdNextWrite(store, "project_invitations");
   const inviting = postJson(t.app, path(project.id, "/members"), {
     address: wallet.address,
     role: "admin",
   }, { jar: admin.jar });
-  await holding;
+  await hold.held;
 
   // When: the owner removes the admin, then the invitation's write goes on
   const removed = await postJson(t.app, path(project.id, `/members/${admin.address}/remove`), {}, {
     jar: owner.jar,
   });
   assert.equal(removed.status, 200);
-  release();
+  hold.release();
 
   // Then: the invitation is refused, and nobody is invited
   await assertErrorCode(await inviting, 404, "project_not_found");
   assert.deepEqual(await listInvitations(t.kv, project.id, t.clock.now()), []);
+});
+
+Deno.test("A key or an endpoint made by a developer removed meanwhile is refused", async (t) => {
+  // Each: the developer's creation is held at the store while the owner removes them.
+  const cases = [
+    { what: "key", rest: "/keys", body: undefined, text: "api_key_counts" },
+    { what: "endpoint", rest: "/webhooks", body: "url", text: "webhook_targets" },
+  ] as const;
+  for (const c of cases) {
+    await t.step(c.what, async () => {
+      await using store = await startRemoteStore();
+      await using h = await startWebhooksHarness({ kvPath: store.url });
+      const owner = await signInDeveloper(h.t.app);
+      const project = await createProjectAs(h.t.app, owner);
+      const dev = await joinTeam(h.t.app, owner, project.id, "developer");
+      // Given: the developer's creation is held at the store, not yet applied
+      const hold = holdNextWrite(store, c.text);
+      const body = c.body ? { url: h.hookUrl() } : undefined;
+      const making = postJson(h.t.app, path(project.id, c.rest), body, { jar: dev.jar });
+      await hold.held;
+
+      // When: the owner removes the developer, then the creation's write goes on
+      const removed = await postJson(
+        h.t.app,
+        path(project.id, `/members/${dev.address}/remove`),
+        {},
+        { jar: owner.jar },
+      );
+      assert.equal(removed.status, 200);
+      hold.release();
+
+      // Then: refused, and nothing was made
+      await assertErrorCode(await making, 404, "project_not_found");
+      const now = h.t.clock.now();
+      assert.deepEqual(await listApiKeys(h.t.kv, project.id, now), []);
+      assert.deepEqual(await listWebhookEndpoints(h.t.kv, project.id), []);
+    });
+  }
 });
