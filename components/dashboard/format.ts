@@ -44,7 +44,10 @@ export function explorerAddressUrl(cluster: Cluster, rpcUrl: string, address: st
   }`;
 }
 
+/** What the dashboard says of a key or an endpoint from before makers were recorded. */
+export const NO_MAKER = "made before makers were recorded";
+
 /** Who made a key or an endpoint: their short address, or that it predates recording makers. */
 export function madeBy(address: string | null | undefined): string {
-  return address ? shortAddress(address) : "made before makers were recorded";
+  return address ? shortAddress(address) : NO_MAKER;
 }

@@ -247,6 +247,20 @@ Deno.test("Demoting withdraws what the new role may not hold, and nothing else",
   ]]);
 });
 
+Deno.test("A member who leaves takes what they made with them", async () => {
+  await using w = await startTeam();
+  const { developer } = w.as;
+  const made = await createKeyAs(w.app, developer, w.projectId);
+  // When
+  const left = await postJson(w.app, path(w.projectId, "/leave"), undefined, {
+    jar: developer.jar,
+  });
+  // Then
+  assert.equal(left.status, 200);
+  assert.equal(await keyStatus(w.app, made.key), 401);
+  assert.deepEqual(await left.json(), { ok: true, withdrawn: [`key:${made.id}`] });
+});
+
 Deno.test("The team page lists what a member made; only what the actor ticks stays", async () => {
   await using w = await startTeam();
   const { owner, developer } = w.as;
@@ -277,31 +291,49 @@ Deno.test("The team page lists what a member made; only what the actor ticks sta
   );
 });
 
-Deno.test("A team change by an admin removed meanwhile is refused", async () => {
-  await using store = await startRemoteStore();
-  await using t = await createTestApp({ kvPath: store.url });
-  const owner = await signInDeveloper(t.app);
-  const project = await createProjectAs(t.app, owner);
-  const admin = await joinTeam(t.app, owner, project.id, "admin");
-  const wallet = createTestWallet();
-  // Given: the admin's invitation of a second wallet is held at the store, not yet applied
-  const hold = holdNextWrite(store, "project_invitations");
-  const inviting = postJson(t.app, path(project.id, "/members"), {
-    address: wallet.address,
-    role: "admin",
-  }, { jar: admin.jar });
-  await hold.held;
+Deno.test("A team change by an admin removed meanwhile is refused", async (t) => {
+  // Each change the admin makes of the viewer's place, and what it would have made.
+  const wallet = createTestWallet().address;
+  const changes = [
+    { what: "invite", rest: () => "/members", body: { address: wallet, role: "admin" } },
+    { what: "role", rest: (v: string) => `/members/${v}/role`, body: { role: "admin" } },
+    { what: "remove", rest: (v: string) => `/members/${v}/remove`, body: {} },
+  ];
+  for (const change of changes) {
+    await t.step(change.what, async () => {
+      await using store = await startRemoteStore();
+      await using app = await createTestApp({ kvPath: store.url });
+      const owner = await signInDeveloper(app.app);
+      const project = await createProjectAs(app.app, owner);
+      const admin = await joinTeam(app.app, owner, project.id, "admin");
+      const viewer = await joinTeam(app.app, owner, project.id, "viewer");
+      // Given: the admin's change is held at the store, not yet applied
+      const hold = holdNextWrite(store, "team_stamps");
+      const changing = postJson(
+        app.app,
+        path(project.id, change.rest(viewer.address)),
+        change.body,
+        { jar: admin.jar },
+      );
+      await hold.held;
 
-  // When: the owner removes the admin, then the invitation's write goes on
-  const removed = await postJson(t.app, path(project.id, `/members/${admin.address}/remove`), {}, {
-    jar: owner.jar,
-  });
-  assert.equal(removed.status, 200);
-  hold.release();
+      // When: the owner removes the admin, then the change's write goes on
+      const removed = await postJson(
+        app.app,
+        path(project.id, `/members/${admin.address}/remove`),
+        {},
+        { jar: owner.jar },
+      );
+      assert.equal(removed.status, 200);
+      hold.release();
 
-  // Then: the invitation is refused, and nobody is invited
-  await assertErrorCode(await inviting, 404, "project_not_found");
-  assert.deepEqual(await listInvitations(t.kv, project.id, t.clock.now()), []);
+      // Then: the change is refused, and the viewer's place and the invitations are as they were
+      await assertErrorCode(await changing, 404, "project_not_found");
+      const member = await app.kv.get<{ role: string }>(memberKey(project.id, viewer.address));
+      assert.equal(member.value?.role, "viewer");
+      assert.deepEqual(await listInvitations(app.kv, project.id, app.clock.now()), []);
+    });
+  }
 });
 
 Deno.test("A key or an endpoint made by a developer removed meanwhile is refused", async (t) => {
