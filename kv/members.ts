@@ -54,6 +54,15 @@ export function addFounder(
     .set(membershipKey(input.owner, input.projectId), input.projectId);
 }
 
+/** Returns a member entry (versionstamp null when the address is not a member). */
+export function getMemberEntry(
+  kv: Deno.Kv,
+  projectId: string,
+  address: string,
+): Promise<Deno.KvEntryMaybe<Member>> {
+  return kv.get<Member>(memberKey(projectId, address));
+}
+
 /**
  * A rule the commit of a change applies to a member's entry as it reads it (null: no member), and
  * checks: it throws to refuse (`memberRule` in `lib/auth/roles.ts`).
@@ -69,15 +78,6 @@ export async function getMemberEntryUnder(
   const entry = await getMemberEntry(kv, projectId, input.address);
   input.rule(entry.value);
   return entry;
-}
-
-/** Returns a member entry (versionstamp null when the address is not a member). */
-export function getMemberEntry(
-  kv: Deno.Kv,
-  projectId: string,
-  address: string,
-): Promise<Deno.KvEntryMaybe<Member>> {
-  return kv.get<Member>(memberKey(projectId, address));
 }
 
 /** Lists a project's members, by address. */
