@@ -32,8 +32,17 @@ export const AUDIT_LABELS: Record<AuditAction, string> = {
   webhook_delivery_replayed: "Webhook delivery replayed",
 };
 
-/** One line saying what the entry changed (the details themselves are shown beside it). */
+/**
+ * One line saying what the entry changed (the details themselves are shown beside it), and whose
+ * it was when it went with its maker's role.
+ */
 export function describeAuditEntry(entry: AuditEntry): string {
+  const madeBy = entry.details.madeBy;
+  const what = summaryOf(entry);
+  return typeof madeBy === "string" ? `${what}, made by ${shortAddress(madeBy)}` : what;
+}
+
+function summaryOf(entry: AuditEntry): string {
   const d = entry.details as Record<string, unknown>;
   const text = (name: string) => String(d[name] ?? "");
   const who = (name: string) => shortAddress(text(name));

@@ -7,7 +7,7 @@ import { roleAllows } from "../../lib/auth/roles.ts";
 import type { Project } from "../../kv/projects.ts";
 import { Island } from "../islands.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
-import { formatTime } from "./format.ts";
+import { formatTime, madeBy } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell, ListHead } from "./cell.tsx";
 
@@ -60,7 +60,7 @@ export function KeysPage(data: KeysPageData): VNode {
           ? <p class="empty">No active keys. Game servers need one to call the API.</p>
           : (
             <table class="list stack" data-testid="key-list">
-              <ListHead columns={["Key", "Scopes", "Created"]} />
+              <ListHead columns={["Key", "Scopes", "Created", "Created by"]} />
               <tbody>
                 {active.map((key) => (
                   <tr key={key.id} data-key-id={key.id}>
@@ -69,6 +69,9 @@ export function KeysPage(data: KeysPageData): VNode {
                       <span data-testid="key-scopes">{scopesOf(key).join(", ")}</span>
                     </Cell>
                     <Cell label="Created">{formatTime(key.createdAt)}</Cell>
+                    <Cell label="Created by" mono>
+                      <span data-testid="key-maker">{madeBy(key.createdBy)}</span>
+                    </Cell>
                     <Cell label="">
                       {manages && (
                         <form method="post" action={`${base}/${key.id}/revoke`} class="inline">
@@ -125,6 +128,7 @@ export function KeysPage(data: KeysPageData): VNode {
                 <th>Key</th>
                 <th>Scopes</th>
                 <th>Created</th>
+                <th>Created by</th>
                 <th>Revoked</th>
               </tr>
             </thead>
@@ -134,6 +138,7 @@ export function KeysPage(data: KeysPageData): VNode {
                   <Cell label="Key" mono>{key.preview}…</Cell>
                   <Cell label="Scopes">{scopesOf(key).join(", ")}</Cell>
                   <Cell label="Created">{formatTime(key.createdAt)}</Cell>
+                  <Cell label="Created by" mono>{madeBy(key.createdBy)}</Cell>
                   <Cell label="Revoked">{formatTime(key.revokedAt!)}</Cell>
                 </tr>
               ))}

@@ -67,6 +67,7 @@ table.list th, table.list td { border-bottom: 1px solid var(--line); padding: .5
   text-align: left; vertical-align: top; }
 table.list th { color: var(--muted); font-size: .85rem; font-weight: 600; }
 table.list td { overflow-wrap: anywhere; }
+table.members button { white-space: nowrap; }
 .empty { color: var(--muted); margin: .75rem 0; }
 .visually-hidden { clip: rect(0 0 0 0); height: 1px; overflow: hidden; position: absolute;
   white-space: nowrap; width: 1px; }
@@ -74,6 +75,8 @@ table.list td { overflow-wrap: anywhere; }
 .project-list li { background: var(--card); border: 1px solid var(--line); border-radius: 12px;
   padding: .85rem 1rem; }
 .project-list a.name { font-size: 1.1rem; font-weight: 600; text-decoration: none; }
+.made-list { list-style: none; margin: 0; padding: 0; }
+.made-list label.check { margin: 0; }
 .hero { padding: 1.5rem 0 .5rem; }
 .hero h1 { font-size: 2rem; }
 .lead { font-size: 1.1rem; }

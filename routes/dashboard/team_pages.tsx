@@ -5,6 +5,7 @@ import { ApiError } from "../../core/api_error.ts";
 import { getDeveloperSession } from "../../http/developer_session.ts";
 import { listMembers, ROLES } from "../../kv/members.ts";
 import { listInvitations } from "../../kv/invitations.ts";
+import { holdingsOf, readHoldings } from "../../kv/member_holdings.ts";
 import { listAuditPage } from "../../kv/audit_log.ts";
 import { authorizeProject } from "../../lib/projects/access.ts";
 import { parseAuditFilter } from "../../lib/projects/audit_filter.ts";
@@ -30,10 +31,18 @@ export function teamPageRoutes(ctx: AppContext): Hono {
         ]);
         // The owner first, then by role, then by address.
         members.sort((a, b) => ROLES.indexOf(b.role) - ROLES.indexOf(a.role));
+        const made = await readHoldings(ctx.kv, project.id, invitations);
+        const holdings = new Map(members.map((m) => [m.address, holdingsOf(made, m.address)]));
         return {
           title: `Team · ${project.name}`,
           body: (
-            <TeamPage {...data} project={project} members={members} invitations={invitations} />
+            <TeamPage
+              {...data}
+              project={project}
+              members={members}
+              invitations={invitations}
+              holdings={holdings}
+            />
           ),
         };
       }))

@@ -5,7 +5,7 @@
  * name every project route the app has, so a new page or action cannot skip its role.
  */
 import assert from "node:assert/strict";
-import { type Capability, roleAllows } from "../../lib/auth/roles.ts";
+import { type Capability, mayGrant, roleAllows } from "../../lib/auth/roles.ts";
 import type { Role } from "../../kv/members.ts";
 import { listMembers } from "../../kv/members.ts";
 import { listAuditEntries } from "../../kv/audit_log.ts";
@@ -266,6 +266,22 @@ Deno.test("roleAllows() gives each role what the issue says, and nothing more", 
   for (const [capability, roles] of Object.entries(ALLOWED) as [Capability, Role[]][]) {
     for (const role of ROLES) {
       assert.equal(roleAllows(role, capability), roles.includes(role), `${role} ${capability}`);
+    }
+  }
+});
+
+Deno.test("mayGrant() lets an admin give roles up to admin and the owner any; nobody else", () => {
+  const GRANTS: Record<Role | "none", Role[]> = {
+    none: [],
+    viewer: [],
+    developer: [],
+    admin: ["viewer", "developer", "admin"],
+    owner: ["viewer", "developer", "admin", "owner"],
+  };
+  for (const [granter, granted] of Object.entries(GRANTS) as [Role | "none", Role[]][]) {
+    for (const role of ROLES) {
+      const may = mayGrant(granter === "none" ? null : granter, role);
+      assert.equal(may, granted.includes(role), `${granter} grants ${role}`);
     }
   }
 });

@@ -50,6 +50,7 @@ Deno.test("POST .../webhooks adds an endpoint and answers its secret once; the s
   assert.match(body.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
   assert.deepEqual(Object.keys(body.endpoint).sort(), [
     "createdAt",
+    "createdBy",
     "id",
     "previousSecretUntil",
     "rotatedAt",
