@@ -19,6 +19,8 @@ const ALL_SUITES = [
   "payout",
   "feed",
   "robust",
+  "bounded",
+  "teardown",
   "mock",
   "example",
 ];
