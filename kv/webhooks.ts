@@ -37,7 +37,8 @@ export function webhookTargetsKey(projectId: string): Deno.KvKey {
   return ["webhook_targets", projectId];
 }
 /** Key of an endpoint. */
-function webhookEndpointKey(projectId: string, id: string): Deno.KvKey {
+/** Key of an endpoint record. */
+export function webhookEndpointKey(projectId: string, id: string): Deno.KvKey {
   return ["webhook_endpoints", projectId, id];
 }
 
