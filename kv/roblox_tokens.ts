@@ -9,7 +9,7 @@
  * (`expiresAt`, re-checked on read), so one whose holder died is taken over.
  */
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
-import { type AuditInput, addAuditEntry } from "./audit_log.ts";
+import { addAuditEntry, type AuditInput } from "./audit_log.ts";
 import { type Project, projectKey } from "./projects.ts";
 import { guardSealedWrite } from "./secret_check.ts";
 
