@@ -11,6 +11,7 @@ import { deliverEventJobSchema, publishBatchJobSchema } from "../lib/events/job_
 import { watchPollJobSchema } from "../lib/watches/job_payloads.ts";
 import { txConfirmJobSchema, txSweepJobSchema } from "../lib/tx/job_payloads.ts";
 import { webhookDeliverJobSchema, webhookFanOutJobSchema } from "../lib/webhooks/job_payloads.ts";
+import { revokeGameKeyJobSchema } from "../lib/projects/job_payloads.ts";
 
 /** Validates any job payload. */
 export const jobPayloadSchema = z.discriminatedUnion("type", [
@@ -21,6 +22,7 @@ export const jobPayloadSchema = z.discriminatedUnion("type", [
   txSweepJobSchema,
   webhookDeliverJobSchema,
   webhookFanOutJobSchema,
+  revokeGameKeyJobSchema,
 ]);
 
 /** Any job payload. */

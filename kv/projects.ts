@@ -67,7 +67,7 @@ export interface InstalledGameKey {
   installedAt: number;
   installedBy: string;
   /** The key this one replaced, revoked once the servers' bleed-off ends (the `revoke_game_key` job). */
-  replacing: { keyId: string; revokeAt: number; restartedAt: number } | null;
+  replacing: { keyId: string; restartedAt: number | null; revokeAt: number | null } | null;
 }
 
 /** A project as stored. */

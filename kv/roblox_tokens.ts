@@ -110,6 +110,8 @@ export async function updateRobloxConnection(
     ifTokens?: Deno.KvEntryMaybe<RobloxTokens>;
     audit?: ((project: Project) => AuditInput) | undefined;
     sealedUnder?: string | undefined;
+    /** Adds the change's other effects (a job) to its commit. */
+    beforeCommit?: ((op: Deno.AtomicOperation) => void) | undefined;
   } = {},
 ): Promise<Project | null> {
   return await commitWithRetry("update the Roblox connection", async () => {
@@ -122,6 +124,7 @@ export async function updateRobloxConnection(
     if (options.tokens === null) op.delete(robloxTokensKey(projectId));
     else if (options.tokens) op.set(robloxTokensKey(projectId), options.tokens);
     if (options.audit) addAuditEntry(op, options.audit(next));
+    options.beforeCommit?.(op);
     if (options.sealedUnder) await guardSealedWrite(kv, op, options.sealedUnder);
     if ((await op.commit()).ok) return next;
     // Tokens replaced meanwhile: this change was about the ones read, so it no longer applies.
