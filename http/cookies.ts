@@ -25,6 +25,12 @@ export const OAUTH_FLOW_COOKIE: SignedCookie = {
   purpose: "oauth-flow",
   maxAgeMs: 10 * 60_000,
 };
+/** Pending connection of a game through Roblox OAuth: state, PKCE verifier, project and member. */
+export const ROBLOX_CONNECT_COOKIE: SignedCookie = {
+  name: "__Host-svc_connect",
+  purpose: "roblox-connect",
+  maxAgeMs: 10 * 60_000,
+};
 /** Pending dashboard sign-in: address, message and next; nothing is stored server-side. */
 export const WALLET_SIGNIN_COOKIE: SignedCookie = {
   name: "__Host-svc_signin",

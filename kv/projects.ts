@@ -63,6 +63,8 @@ export interface RobloxConnection {
 /** The API key the dashboard installed into the game's secrets, and a rotation of it under way. */
 export interface InstalledGameKey {
   keyId: string;
+  /** The key's first characters, as the keys page shows them. */
+  preview: string;
   secretId: string;
   installedAt: number;
   installedBy: string;

@@ -7,6 +7,7 @@ import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { MAX_PROJECT_NAME_LENGTH } from "../../lib/projects/ownership.ts";
 import type { SettingsView } from "../../lib/projects/settings.ts";
+import { RobloxSection } from "./roblox_section.tsx";
 
 /** What the settings page shows. */
 interface SettingsPageData extends FrameData {
@@ -117,6 +118,8 @@ export function SettingsPage(data: SettingsPageData): VNode {
           </div>
         </form>
       </section>
+
+      <RobloxSection project={project} settings={settings} flash={flash} role={data.role} />
 
       <section class="card" aria-labelledby="events-heading" id="events">
         <h2 id="events-heading">Live events</h2>

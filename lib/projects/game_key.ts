@@ -241,6 +241,7 @@ async function installNewKey(
   const installedAt = ctx.clock.now();
   const installed: InstalledGameKey = {
     keyId: record.id,
+    preview: record.preview,
     secretId,
     installedAt,
     installedBy: developer,
