@@ -61,6 +61,11 @@ export interface OauthStandIn {
   /** The next userinfo requests fail (default one, 401 invalid_token). */
   failNextUserinfo(failure?: UserinfoFailure): void;
   clearFailures(): void;
+  /**
+   * Holds the next token request unanswered: `arrived` resolves when it comes, and it is
+   * answered once `release()` is called (to order a race by what the test observes).
+   */
+  holdNextToken(): { arrived: Promise<void>; release(): void };
   revoked(): Revocation[];
   /** Every refresh the token endpoint granted, oldest first. */
   refreshes(): Refresh[];
@@ -103,6 +108,14 @@ export async function startOauthStandIn(options: OauthStandInOptions = {}): Prom
     },
     failNextUserinfo(failure: UserinfoFailure = {}) {
       state.userinfoFailures.add({ status: failure.status ?? 401 }, failure.count);
+    },
+    holdNextToken() {
+      let arrived!: () => void;
+      let release!: () => void;
+      const arrival = new Promise<void>((resolve) => arrived = resolve);
+      const released = new Promise<void>((resolve) => release = resolve);
+      state.tokenHolds.push({ arrived, released });
+      return { arrived: arrival, release };
     },
     clearFailures() {
       state.denials.clear();

@@ -68,6 +68,8 @@ export interface OauthState {
   denials: Shots<true>;
   tokenFailures: Shots<{ status: 400 | 401 | 500; error: string }>;
   userinfoFailures: Shots<{ status: 401 | 500 }>;
+  /** Token requests to hold: each is told when one arrives and answers once released. */
+  tokenHolds: { arrived: () => void; released: Promise<void> }[];
 }
 
 /** Creates empty state on the given clock. */
@@ -84,6 +86,7 @@ export function createOauthState(now: () => number): OauthState {
     denials: new Shots(),
     tokenFailures: new Shots(),
     userinfoFailures: new Shots(),
+    tokenHolds: [],
   };
 }
 

@@ -151,6 +151,11 @@ export function addTokenRoutes(
   }
 
   idp.post("/v1/token", async (c) => {
+    const hold = state.tokenHolds.shift();
+    if (hold) {
+      hold.arrived();
+      await hold.released;
+    }
     const failure = state.tokenFailures.take();
     if (failure) return oauthError(c, failure.status, failure.error, "Forced failure");
     const checked = await clientForm(c);
