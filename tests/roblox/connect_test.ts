@@ -5,6 +5,8 @@ import { call } from "../support/test_app.ts";
 import { createKeyAs, getPage, postJson } from "../support/dashboard.ts";
 import { CONNECT_APP, connectGame, startConnectWorld } from "../support/roblox_connect.ts";
 import { getAccessToken } from "../../lib/roblox/access_token.ts";
+import { startTeam } from "../support/team.ts";
+import { assertErrorCode } from "../support/assertions.ts";
 
 const FIFTEEN_MINUTES = 15 * 60_000;
 
@@ -175,4 +177,20 @@ Deno.test("Disconnect revokes the refresh token at Roblox and forgets the connec
     world.owner.jar,
   )).text();
   assert.match(audit, /Game disconnected/);
+});
+
+Deno.test("only an admin or the owner saves the app connecting the game", async () => {
+  await using w = await startTeam();
+  const save = (role: "developer" | "admin") =>
+    postJson(w.app, `/dashboard/projects/${w.projectId}/settings`, {
+      connectClientId: "7770001",
+      connectClientSecret: "s3cret",
+    }, { jar: w.as[role].jar });
+
+  const byDeveloper = await save("developer");
+  const byAdmin = await save("admin");
+
+  await assertErrorCode(byDeveloper, 403, "insufficient_role");
+  assert.equal(byAdmin.status, 200);
+  assert.equal((await byAdmin.json()).settings.connectApp.clientSecretSet, true);
 });
