@@ -84,6 +84,8 @@ export async function seedDemoProject(
   });
   const publishingKey = `demo-publishing-key-${crypto.randomUUID()}`;
   sandbox.messaging.registerKey(publishingKey, DEMO_UNIVERSE_ID);
+  // Offered on the consent page when the game is connected with Roblox from its settings.
+  sandbox.oauth.addUniverse({ id: DEMO_UNIVERSE_ID, name: project.name });
   await saveProjectSettings(ctx, project, {
     oauthClientId: clientId,
     oauthClientSecret: clientSecret,

@@ -59,14 +59,13 @@ function ConnectionState(
         <p>
           <span class="badge" data-testid="roblox-not-connected">Not connected</span>
         </p>
-        {may && (
-          <form method="post" action={`${base}/connect`}>
-            <button type="submit" disabled={!hasApp} data-testid="roblox-connect">
+        {may && (hasApp
+          ? (
+            <a class="button" href={`${base}/connect`} data-testid="roblox-connect">
               Connect with Roblox
-            </button>
-            {!hasApp && <p class="hint">Save the connecting app below first.</p>}
-          </form>
-        )}
+            </a>
+          )
+          : <p class="hint">Save the connecting app below, then connect the game.</p>)}
       </div>
     );
   }
@@ -116,9 +115,9 @@ function ConnectionState(
       {may && (
         <div class="actions">
           {connection.status === "lost" && (
-            <form method="post" action={`${base}/connect`}>
-              <button type="submit" data-testid="roblox-reconnect">Reconnect</button>
-            </form>
+            <a class="button" href={`${base}/connect`} data-testid="roblox-reconnect">
+              Reconnect
+            </a>
           )}
           <form method="post" action={`${base}/disconnect`}>
             <button type="submit" class="secondary" data-testid="roblox-disconnect">

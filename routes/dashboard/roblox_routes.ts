@@ -1,7 +1,9 @@
 /**
  * Connecting a project's game with Roblox from its settings page, and what the connection does:
- * `POST .../roblox/connect` sends the member to Roblox's consent page (state and PKCE verifier in
- * a signed cookie), `GET /dashboard/roblox/callback` finishes it, and the actions choose the
+ * `GET .../roblox/connect` sends the member to Roblox's consent page (state and PKCE verifier in
+ * a signed cookie; a link, since the pages' `form-action 'self'` stops a form's redirect to
+ * another origin; it changes nothing until the callback), `GET /dashboard/roblox/callback`
+ * finishes it, and the actions choose the
  * experience, install and rotate the game's API key, and disconnect. Every one needs the
  * `connect` capability (an admin or the owner: `lib/auth/roles.ts`); the flows are in
  * `lib/roblox/connection.ts` and `lib/projects/game_key.ts`.
@@ -39,6 +41,7 @@ import { readKeyScopes } from "../../lib/projects/keys.ts";
 import { readText } from "../../lib/projects/fields.ts";
 import { forgetEventSettings } from "../../lib/events/settings.ts";
 import { projectAction } from "./_action.ts";
+import { projectPage } from "./_page.tsx";
 
 const flowSchema = z.object({
   state: z.string().min(1),
@@ -59,24 +62,30 @@ export function robloxRoutes(ctx: AppContext): Hono {
     projectAction(ctx, { tab: "settings", can: "connect", form: "roblox", readBody }, run);
 
   return new Hono()
-    .post(
+    .get(
       "/dashboard/projects/:id/roblox/connect",
-      origin,
-      action(async ({ c, developer, project }) => {
-        const start = await startConnection(ctx, project);
-        await setSignedCookie(ctx, c, ROBLOX_CONNECT_COOKIE, {
-          state: start.state,
-          verifier: start.verifier,
-          projectId: project.id,
-          developer,
-        });
-        return {
-          json: { authorizeUrl: start.authorizeUrl },
-          flash: { kind: "info", message: "" },
-          redirect: start.authorizeUrl,
-          page: (c) => c.redirect(start.authorizeUrl, 303),
-        };
-      }, false),
+      (c) =>
+        projectPage(ctx, c, async (data, project) => {
+          try {
+            const start = await startConnection(ctx, project);
+            await setSignedCookie(ctx, c, ROBLOX_CONNECT_COOKIE, {
+              state: start.state,
+              verifier: start.verifier,
+              projectId: project.id,
+              developer: data.developer,
+            });
+            c.header("cache-control", "no-store");
+            return c.redirect(start.authorizeUrl, 303);
+          } catch (e) {
+            if (!(e instanceof ApiError)) throw e;
+            await setFlash(ctx, c, data.developer, {
+              kind: "error",
+              message: e.message,
+              form: "roblox",
+            });
+            return c.redirect(back(project.id), 303);
+          }
+        }, { can: "connect" }),
     )
     .get(CONNECT_CALLBACK_PATH, async (c) => {
       const developer = await getDeveloperSession(ctx, c);

@@ -271,7 +271,8 @@ function robloxCases(): RouteCase[] {
     ok,
   });
   return [
-    action("connect", 400),
+    // Back to the settings page with the flash "Save the ... app first".
+    { ...action("connect", 303), method: "GET" },
     action("universe", 400, { universeId: "5550001" }),
     action("disconnect", 200),
     action("install-key", 400, {}),

@@ -94,14 +94,15 @@ export async function connectGame(
   options: { dev?: TestDeveloper; universeIds?: string[] } = {},
 ): Promise<Response> {
   const dev = options.dev ?? world.owner;
-  const start = await postJson(
+  const start = await getPage(
     world.t.app,
     `/dashboard/projects/${world.projectId}/roblox/connect`,
-    undefined,
-    { jar: dev.jar },
+    dev.jar,
   );
-  if (start.status !== 200) throw new Error(`Cannot start connecting: ${await start.text()}`);
-  const { authorizeUrl } = await start.json();
+  const authorizeUrl = start.headers.get("location") ?? "";
+  if (start.status !== 303 || !authorizeUrl.startsWith(world.oauth.idpUrl)) {
+    throw new Error(`Cannot start connecting: ${start.status} ${authorizeUrl}`);
+  }
   const location = new URL(
     await world.oauth.authorizeAutomatically(authorizeUrl, 1001, {
       universeIds: options.universeIds ?? ["5550001"],
