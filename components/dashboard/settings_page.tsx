@@ -124,8 +124,9 @@ export function SettingsPage(data: SettingsPageData): VNode {
       <section class="card" aria-labelledby="events-heading" id="events">
         <h2 id="events-heading">Live events</h2>
         <p>
-          Events reach your game servers through Roblox MessagingService once both a universe ID and
-          a publishing API key are saved. {settings.events.events
+          Events reach your game servers through Roblox MessagingService once the game is connected
+          with Roblox (above), or, without a connection, once both a universe ID and a publishing
+          API key are saved. {settings.events.events
             ? <span class="badge ok" data-testid="events-on">Events on</span>
             : <span class="badge" data-testid="events-off">Events off</span>}
         </p>
