@@ -8,9 +8,12 @@ import { openKv } from "./kv/open_kv.ts";
 import { startChain } from "./sandbox/chain/mod.ts";
 import { startMessagingStandIn, startOauthStandIn } from "./sandbox/roblox/mod.ts";
 import { startWebhookReceiver } from "./sandbox/webhooks/receiver.ts";
-import { exampleRecipient, seedDemoProject } from "./tasks/demo_project.ts";
+import {
+  exampleRecipient,
+  registerSandboxConnectApp,
+  seedDemoProject,
+} from "./tasks/demo_project.ts";
 import { randomToken } from "./core/ids.ts";
-import { connectRedirectUri } from "./lib/roblox/connect_app.ts";
 
 const env = Deno.env.toObject();
 // The sandbox chain starts empty each run, so the store does too unless KV_PATH says otherwise;
@@ -37,11 +40,7 @@ const config = loadConfig({
   ROBLOX_CONNECT_CLIENT_ID: connectApp.clientId,
   ROBLOX_CONNECT_CLIENT_SECRET: connectApp.clientSecret,
 });
-oauth.registerClient({
-  ...connectApp,
-  redirectUris: [connectRedirectUri(config.baseUrl)],
-  name: `${config.serviceName} (connect your game)`,
-});
+registerSandboxConnectApp(oauth, config);
 const kvPath = env.KV_PATH ?? `${await Deno.makeTempDir({ prefix: "blocklink-dev-" })}/dev.kv`;
 const kv = await openKv(kvPath);
 const service = await startService({ kv, config: { ...config, kvPath } });
