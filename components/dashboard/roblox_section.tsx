@@ -105,7 +105,7 @@ function ConnectionState(
         <form method="post" action={`${base}/universe`} data-testid="roblox-choose">
           <label for="roblox-universe-id">Which experience is this game?</label>
           <select id="roblox-universe-id" name="universeId">
-            {connection.universeIds.map((id) => <option value={id}>universe {id}</option>)}
+            {connection.universeIds.map((id) => <option key={id} value={id}>universe {id}</option>)}
           </select>
           <div class="actions">
             <button type="submit">Use this experience</button>
