@@ -9,6 +9,7 @@ import type { Role } from "../../kv/members.ts";
 import type { Flash } from "../../http/flash.ts";
 import { Island } from "../islands.tsx";
 import { FlashFor } from "./frame.tsx";
+import { OauthAppFields } from "./oauth_app_fields.tsx";
 import { formatTime, shortAddress } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { roleAllows } from "../../lib/auth/roles.ts";
@@ -248,17 +249,7 @@ function ConnectApp(
           data-testid="settings-connect-app"
         >
           <input type="hidden" name="form" value="connect_app" />
-          <label for="connectClientId">Client ID</label>
-          <input id="connectClientId" name="connectClientId" autocomplete="off" value={clientId} />
-          <label for="connectClientSecret">Client secret</label>
-          <input
-            id="connectClientSecret"
-            name="connectClientSecret"
-            type="password"
-            autocomplete="new-password"
-            placeholder={app.clientSecretSet ? "Saved: leave blank to keep it" : ""}
-          />
-          <p class="hint">Stored encrypted and never shown again.</p>
+          <OauthAppFields prefix="connect" clientId={clientId} secretSet={app.clientSecretSet} />
           <div class="actions">
             <button type="submit">Save connecting app</button>
           </div>

@@ -8,6 +8,7 @@ import { projectPath } from "../../http/dashboard_paths.ts";
 import { MAX_PROJECT_NAME_LENGTH } from "../../lib/projects/ownership.ts";
 import type { SettingsView } from "../../lib/projects/settings.ts";
 import { RobloxSection } from "./roblox_section.tsx";
+import { OauthAppFields } from "./oauth_app_fields.tsx";
 
 /** What the settings page shows. */
 interface SettingsPageData extends FrameData {
@@ -91,28 +92,11 @@ export function SettingsPage(data: SettingsPageData): VNode {
         <FlashFor flash={flash} form="oauth" />
         <form method="post" action={action} data-testid="settings-oauth">
           <input type="hidden" name="form" value="oauth" />
-          <label for="oauthClientId">Client ID</label>
-          <input
-            id="oauthClientId"
-            name="oauthClientId"
-            autocomplete="off"
-            value={text(oauth, "oauthClientId", settings.oauth.clientId)}
+          <OauthAppFields
+            prefix="oauth"
+            clientId={text(oauth, "oauthClientId", settings.oauth.clientId)}
+            secretSet={settings.oauth.clientSecretSet}
           />
-          <label for="oauthClientSecret">Client secret</label>
-          <input
-            id="oauthClientSecret"
-            name="oauthClientSecret"
-            type="password"
-            autocomplete="new-password"
-            placeholder={settings.oauth.clientSecretSet ? "Saved: leave blank to keep it" : ""}
-          />
-          <p class="hint">Stored encrypted and never shown again.</p>
-          {settings.oauth.clientSecretSet && (
-            <label class="check">
-              <input type="checkbox" name="clearOauthClientSecret" value="true" />{" "}
-              Remove the saved secret
-            </label>
-          )}
           <div class="actions">
             <button type="submit">Save sign-in</button>
           </div>

@@ -258,14 +258,8 @@ export async function saveProjectSettings(
 function settingsChanges(before: Project, after: Project): Record<string, unknown> {
   const changes: Record<string, unknown> = {};
   if (before.name !== after.name) changes.name = { before: before.name, after: after.name };
-  const plain = [
-    "oauthClientId",
-    "connectClientId",
-    "universeId",
-    "topic",
-    "lowSolBalance",
-  ] as const;
-  for (const field of plain) {
+  for (const field of SETTINGS_DRAFT_FIELDS) {
+    if (field === "name") continue;
     const [was, now] = [before.settings[field] ?? null, after.settings[field] ?? null];
     if (was !== now) changes[field] = { before: was, after: now };
   }

@@ -3,7 +3,7 @@
 // a restart, and disconnecting.
 import type { Page } from "playwright-core";
 import assert from "node:assert/strict";
-import { launchBrowser, signInThroughRoutes } from "../support/browser.ts";
+import { createProject, launchBrowser, signInThroughRoutes } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
 import { getIslandsBundle } from "../../components/islands_bundle.ts";
 import { startMessagingStandIn, startOauthStandIn } from "../../sandbox/roblox/mod.ts";
@@ -47,11 +47,7 @@ Deno.test("Roblox connection in Chromium: connect, install the key, rotate it, d
   const page = browser.context.pages()[0] ?? await browser.context.newPage();
   const pageErrors: string[] = [];
   page.on("pageerror", (error) => pageErrors.push(String(error)));
-  await page.goto(`${baseUrl}/dashboard`);
-  await page.getByLabel("Name", { exact: true }).fill("Connect Quest");
-  await page.getByRole("button", { name: "Create project" }).click();
-  await page.waitForURL(/\/dashboard\/projects\/[0-9A-Z]{26}$/);
-  const projectId = new URL(page.url()).pathname.split("/").pop()!;
+  const projectId = await createProject(page, baseUrl, "Connect Quest");
   const section = page.getByTestId("roblox");
 
   await t.step("Connect with Roblox goes through the consent page and back", async () => {
