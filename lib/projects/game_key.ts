@@ -165,34 +165,6 @@ export async function rotateGameKey(
   return saved;
 }
 
-/** The `revoke_game_key` job's effect: revokes the replaced key, and ends the rotation. */
-export async function retireReplacedKey(
-  ctx: AppContext,
-  job: { projectId: string; keyId: string; rotatedBy: string },
-): Promise<boolean> {
-  const now = ctx.clock.now();
-  const revoked = await revokeApiKey(ctx.kv, job.projectId, job.keyId, now, {
-    audit: (record) => ({
-      projectId: job.projectId,
-      actor: job.rotatedBy,
-      action: "game_key_retired",
-      details: { keyId: job.keyId, preview: record.preview },
-      at: now,
-    }),
-  });
-  ctx.apiKeys.forgetProject(job.projectId);
-  await updateRobloxConnection(ctx.kv, job.projectId, (project) => {
-    const connection = project.settings.robloxConnection;
-    if (connection?.gameKey?.replacing?.keyId !== job.keyId) return null;
-    const gameKey = { ...connection.gameKey, replacing: null };
-    return {
-      ...project,
-      settings: { ...project.settings, robloxConnection: { ...connection, gameKey } },
-    };
-  });
-  return revoked;
-}
-
 async function installNewKey(
   ctx: AppContext,
   input: {

@@ -142,7 +142,9 @@ function validateApp(
 }
 
 function validateGeneral(fields: ActionFields, problems: string[]): OauthChange {
+  const name = fields.name !== undefined ? validateProjectName(fields.name, problems) : undefined;
   const change: OauthChange = {
+    ...(name !== undefined ? { name } : {}),
     ...validateApp(fields, {
       id: "oauthClientId",
       secret: "oauthClientSecret",
@@ -154,7 +156,6 @@ function validateGeneral(fields: ActionFields, problems: string[]): OauthChange 
       clear: "clearConnectClientSecret",
     }, problems),
   };
-  if (fields.name !== undefined) change.name = validateProjectName(fields.name, problems);
 
   const low = readText(fields.lowSolBalance);
   if (low === NOT_TEXT) problems.push("lowSolBalance: must be text");

@@ -79,6 +79,8 @@ export interface MessagingStandIn {
   clearAttempts(): void;
   /** Every `:restartServers` accepted, oldest first. */
   restarts(): ServerRestart[];
+  /** The next `count` (default 1) `:restartServers` answer 500 and restart nothing. */
+  failNextRestart(count?: number): void;
   /** The universe's stored secret opened with its private key; null when absent or unopenable. */
   openSecret(universeId: string, secretId: string): string | null;
   /** The universe's stored secrets as sent (sealed), by id. */
@@ -131,6 +133,7 @@ export async function startMessagingStandIn(
   let messages: InboxMessage[] = [];
   let attempts: PublishAttempt[] = [];
   const restarts: ServerRestart[] = [];
+  const restartFailures = new Shots<true>();
   const secrets = await createSecretsStore(now);
   let waiters: Waiter[] = [];
   // Hung requests are released only at close, so shutdown does not wait on them forever.
@@ -280,6 +283,7 @@ export async function startMessagingStandIn(
     if (!parsed.success) {
       return c.json({ code: "INVALID_ARGUMENT", message: z.prettifyError(parsed.error) }, 400);
     }
+    if (restartFailures.take()) return c.json({ code: "INTERNAL", message: "Internal error" }, 500);
     restarts.push({
       universeId,
       bleedOffServers: parsed.data.bleedOffServers ?? false,
@@ -350,6 +354,7 @@ export async function startMessagingStandIn(
       attempts = [];
     },
     restarts: () => restarts.map((restart) => ({ ...restart })),
+    failNextRestart: (count = 1) => restartFailures.add(true, count),
     openSecret: (universeId, secretId) => openStoredSecret(secrets, universeId, secretId),
     secrets: (universeId) =>
       [...secrets.universes.get(universeId)?.secrets.values() ?? []].map((s) => ({ ...s })),

@@ -189,11 +189,30 @@ Deno.test("a failed restart keeps the old key valid, and rotating again resumes 
   await connectGame(world);
   await post(world, "install-key", {});
   const oldKey = world.cloud.openSecret("5550001", "blocklink")!;
-  // Roblox refuses the restart: the grant no longer has universe:write on the experience
-  world.oauth.revokeUserGrants(1001);
+  const settings = `/dashboard/projects/${world.projectId}/settings`;
+  world.cloud.failNextRestart();
 
-  const failed = await post(world, "rotate", { bleedOffMinutes: "1" });
+  // When: Roblox answers the restart with a 500
+  const failed = await post(world, "rotate", { bleedOffMinutes: "2" });
+  const newKey = world.cloud.openSecret("5550001", "blocklink")!;
+  const waiting = await (await getPage(world.t.app, settings, world.owner.jar)).text();
+  world.clock.advance(60 * 60_000);
+  await world.worker.runDue();
+  const oldWhileWaiting = await projectStatus(world, oldKey);
+  const resumed = await post(world, "rotate", { bleedOffMinutes: "2" });
+  world.clock.advance(3 * 60_000);
+  await world.worker.runDue();
+  world.clock.advance(11_000); // past the instance's key cache
+
+  // Then: the new key is in the game, the old one works until the restart's bleed-off has passed
   assert.equal(failed.status, 502);
-  assert.equal(await projectStatus(world, oldKey), 200);
-  assert.equal(world.cloud.restarts().length, 0);
+  assert.notEqual(newKey, oldKey);
+  assert.match(waiting, /Servers not restarted yet/);
+  assert.match(waiting, /Restart servers and finish/);
+  assert.equal(oldWhileWaiting, 200, "nothing revokes the old key before a restart");
+  assert.equal(resumed.status, 200);
+  assert.equal(world.cloud.openSecret("5550001", "blocklink"), newKey, "no second new key");
+  assert.deepEqual(world.cloud.restarts().map((r) => r.bleedOffDurationMinutes), [2]);
+  assert.equal(await projectStatus(world, oldKey), 401);
+  assert.equal(await projectStatus(world, newKey), 200);
 });
