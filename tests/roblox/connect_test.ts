@@ -2,7 +2,7 @@
 // refreshes and instances, losing the grant and reconnecting, and disconnecting.
 import assert from "node:assert/strict";
 import { call } from "../support/test_app.ts";
-import { createKeyAs, getPage, postJson } from "../support/dashboard.ts";
+import { createKeyAs, getPage, postJson, signInDeveloper } from "../support/dashboard.ts";
 import { CONNECT_APP, connectGame, startConnectWorld } from "../support/roblox_connect.ts";
 import { getAccessToken } from "../../lib/roblox/access_token.ts";
 import { startTeam } from "../support/team.ts";
@@ -193,4 +193,23 @@ Deno.test("only an admin or the owner saves the app connecting the game", async 
   await assertErrorCode(byDeveloper, 403, "insufficient_role");
   assert.equal(byAdmin.status, 200);
   assert.equal((await byAdmin.json()).settings.connectApp.clientSecretSet, true);
+});
+
+Deno.test("a refresh token past its 90 days ends the connection like a revoked one", async () => {
+  await using world = await startConnectWorld();
+  await connectGame(world);
+
+  world.clock.advance(91 * 24 * 3_600_000);
+  // The dashboard session is long over too: the owner signs in again.
+  world.owner.jar = (await signInDeveloper(world.t.app, world.owner.wallet)).jar;
+  const refused = await ping(world);
+  const page = await (await getPage(
+    world.t.app,
+    `/dashboard/projects/${world.projectId}/settings`,
+    world.owner.jar,
+  )).text();
+
+  assert.equal(refused.ok, false);
+  assert.match(page, /data-testid="roblox-reconnect"/);
+  assert.equal(world.cloud.attempts().length, 0, "nothing was published without a grant");
 });
