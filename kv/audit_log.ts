@@ -35,6 +35,13 @@ export const AUDIT_ACTIONS = [
   "webhook_secret_rotated",
   "webhook_test_sent",
   "webhook_delivery_replayed",
+  "roblox_connected",
+  "roblox_universe_chosen",
+  "roblox_disconnected",
+  "roblox_connection_lost",
+  "game_key_installed",
+  "servers_restarted",
+  "game_key_retired",
 ] as const;
 /** An action the log records. */
 export type AuditAction = typeof AUDIT_ACTIONS[number];

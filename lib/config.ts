@@ -41,6 +41,11 @@ export interface Config {
   keyExport: boolean;
   /** Webhooks may go to loopback addresses (and `http://` there): a sandbox's own receiver. */
   webhooksAllowLoopback: boolean;
+  /**
+   * The service's own Roblox OAuth app for connecting games (ROBLOX_CONNECT_CLIENT_ID and _SECRET):
+   * projects without an app of their own connect through it. Absent: each project saves one.
+   */
+  robloxConnectApp?: { clientId: string; clientSecret: string } | undefined;
 }
 
 const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ""));
@@ -85,6 +90,9 @@ const envSchema = z.object({
   CLIENT_IP_TRUSTED_HOPS: z.coerce.number().int().min(1).max(10).optional(),
   KEY_EXPORT: z.enum(["on", "off"]).default("on"),
   // Off everywhere but a sandbox: a webhook to loopback reaches this machine's own services.
+  ROBLOX_CONNECT_CLIENT_ID: z.string().regex(/^[\x21-\x7e]{1,200}$/, "must be one word").optional(),
+  ROBLOX_CONNECT_CLIENT_SECRET: z.string().regex(/^[\x21-\x7e]{1,4096}$/, "must be one word")
+    .optional(),
   WEBHOOKS_ALLOW_LOOPBACK: z.enum(["0", "1", "false", "true"], "must be 0 or 1").default("0")
     .transform((value) => value === "1" || value === "true"),
 });
@@ -122,6 +130,13 @@ export function loadConfig(
       "Invalid configuration: SECRET_NEXT: is SECRET itself (it names the SECRET that will replace it)",
     );
   }
+  if (
+    (e.ROBLOX_CONNECT_CLIENT_ID === undefined) !== (e.ROBLOX_CONNECT_CLIENT_SECRET === undefined)
+  ) {
+    throw new ConfigError(
+      "Invalid configuration: ROBLOX_CONNECT_CLIENT_ID and ROBLOX_CONNECT_CLIENT_SECRET: set both or neither",
+    );
+  }
   if (e.CLIENT_IP_TRUSTED_HOPS !== undefined && !e.CLIENT_IP_HEADER) {
     throw new ConfigError(
       "Invalid configuration: CLIENT_IP_TRUSTED_HOPS: needs CLIENT_IP_HEADER (the header the proxies append to)",
@@ -153,6 +168,9 @@ export function loadConfig(
     clientIpTrustedHops: e.CLIENT_IP_TRUSTED_HOPS ?? 1,
     keyExport: e.KEY_EXPORT === "on",
     webhooksAllowLoopback: e.WEBHOOKS_ALLOW_LOOPBACK,
+    robloxConnectApp: e.ROBLOX_CONNECT_CLIENT_ID && e.ROBLOX_CONNECT_CLIENT_SECRET
+      ? { clientId: e.ROBLOX_CONNECT_CLIENT_ID, clientSecret: e.ROBLOX_CONNECT_CLIENT_SECRET }
+      : undefined,
   };
 }
 

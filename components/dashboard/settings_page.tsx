@@ -7,6 +7,8 @@ import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { MAX_PROJECT_NAME_LENGTH } from "../../lib/projects/ownership.ts";
 import type { SettingsView } from "../../lib/projects/settings.ts";
+import { RobloxSection } from "./roblox_section.tsx";
+import { OauthAppFields } from "./oauth_app_fields.tsx";
 
 /** What the settings page shows. */
 interface SettingsPageData extends FrameData {
@@ -90,39 +92,25 @@ export function SettingsPage(data: SettingsPageData): VNode {
         <FlashFor flash={flash} form="oauth" />
         <form method="post" action={action} data-testid="settings-oauth">
           <input type="hidden" name="form" value="oauth" />
-          <label for="oauthClientId">Client ID</label>
-          <input
-            id="oauthClientId"
-            name="oauthClientId"
-            autocomplete="off"
-            value={text(oauth, "oauthClientId", settings.oauth.clientId)}
+          <OauthAppFields
+            prefix="oauth"
+            clientId={text(oauth, "oauthClientId", settings.oauth.clientId)}
+            secretSet={settings.oauth.clientSecretSet}
           />
-          <label for="oauthClientSecret">Client secret</label>
-          <input
-            id="oauthClientSecret"
-            name="oauthClientSecret"
-            type="password"
-            autocomplete="new-password"
-            placeholder={settings.oauth.clientSecretSet ? "Saved: leave blank to keep it" : ""}
-          />
-          <p class="hint">Stored encrypted and never shown again.</p>
-          {settings.oauth.clientSecretSet && (
-            <label class="check">
-              <input type="checkbox" name="clearOauthClientSecret" value="true" />{" "}
-              Remove the saved secret
-            </label>
-          )}
           <div class="actions">
             <button type="submit">Save sign-in</button>
           </div>
         </form>
       </section>
 
+      <RobloxSection project={project} settings={settings} flash={flash} role={data.role} />
+
       <section class="card" aria-labelledby="events-heading" id="events">
         <h2 id="events-heading">Live events</h2>
         <p>
-          Events reach your game servers through Roblox MessagingService once both a universe ID and
-          a publishing API key are saved. {settings.events.events
+          Events reach your game servers through Roblox MessagingService once the game is connected
+          with Roblox (above), or, without a connection, once both a universe ID and a publishing
+          API key are saved. {settings.events.events
             ? <span class="badge ok" data-testid="events-on">Events on</span>
             : <span class="badge" data-testid="events-off">Events off</span>}
         </p>

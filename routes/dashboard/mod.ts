@@ -9,6 +9,7 @@ import { withdrawRoutes } from "./withdraw_routes.tsx";
 import { keyExportRoutes } from "./key_export_routes.tsx";
 import { webhookRoutes } from "./webhook_routes.tsx";
 import { requestLogRoutes } from "./request_log_routes.tsx";
+import { robloxRoutes } from "./roblox_routes.ts";
 
 /** The developer dashboard under `/dashboard`: server-rendered pages and their form actions. */
 export function dashboardRoutes(ctx: AppContext): Hono {
@@ -21,5 +22,6 @@ export function dashboardRoutes(ctx: AppContext): Hono {
     .route("/", teamActionRoutes(ctx))
     .route("/", withdrawRoutes(ctx))
     .route("/", keyExportRoutes(ctx))
-    .route("/", webhookRoutes(ctx));
+    .route("/", webhookRoutes(ctx))
+    .route("/", robloxRoutes(ctx));
 }

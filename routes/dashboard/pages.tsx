@@ -104,7 +104,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
       projectPage(ctx, c, (data, project) => ({
         title: `Settings · ${project.name}`,
         body: (
-          <SettingsPage {...data} project={project} settings={settingsView(project, baseUrl)} />
+          <SettingsPage {...data} project={project} settings={settingsView(project, ctx.config)} />
         ),
       })))
     .get("/dashboard/projects/:id/policy", (c) =>

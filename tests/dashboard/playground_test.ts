@@ -5,7 +5,12 @@ import { call, createTestApp } from "../support/test_app.ts";
 import { getPage, signInDeveloper } from "../support/dashboard.ts";
 import { testTiming } from "../support/tx_harness.ts";
 import { browse, CookieJar, toBase64 } from "../support/sign_in.ts";
-import { exampleRecipient, seedDemoProject } from "../../tasks/demo_project.ts";
+import {
+  DEMO_UNIVERSE_ID,
+  exampleRecipient,
+  registerSandboxConnectApp,
+  seedDemoProject,
+} from "../../tasks/demo_project.ts";
 import { startChain } from "../../sandbox/chain/mod.ts";
 import { startMessagingStandIn, startOauthStandIn } from "../../sandbox/roblox/mod.ts";
 import { startWebhookReceiver } from "../../sandbox/webhooks/receiver.ts";
@@ -16,8 +21,8 @@ import { verifyWebhook } from "../../sdk/ts/src/verify_webhook.ts";
 Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, events and sign-in", async (t) => {
   // Given the sandbox world deno task dev starts
   const chain = await startChain({ slotMs: 10 });
-  const messaging = await startMessagingStandIn();
   const oauth = await startOauthStandIn();
+  const messaging = await startMessagingStandIn({ checkAccessToken: oauth.checkAccessToken });
   const webhooks = await startWebhookReceiver();
   await using _stop = {
     async [Symbol.asyncDispose]() {
@@ -33,9 +38,11 @@ Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, event
       publishUrl: messaging.url,
       idpUrl: oauth.idpUrl,
       webhooksAllowLoopback: true,
+      robloxConnectApp: { clientId: "blocklink-connect", clientSecret: "sandbox-secret" },
     },
   });
   app.ctx.tx.timing = testTiming();
+  registerSandboxConnectApp(oauth, app.ctx.config);
 
   // When
   const demo = await seedDemoProject(app.ctx, { chain, messaging, oauth, webhooks });
@@ -113,6 +120,35 @@ Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, event
       const other = await signInDeveloper(app.app);
       const theirs = await (await getPage(app.app, "/dashboard", other.jar)).text();
       assert.ok(!theirs.includes("Demo Game"));
+    },
+  );
+
+  await t.step(
+    "the game connects with Roblox through the service's app, nothing to configure",
+    async () => {
+      const dev = await signInAs(demo.developerKey);
+      const start = await getPage(
+        app.app,
+        `/dashboard/projects/${demo.project.id}/roblox/connect`,
+        dev,
+      );
+      const back = new URL(
+        await oauth.authorizeAutomatically(start.headers.get("location")!, 1001, {
+          universeIds: [DEMO_UNIVERSE_ID],
+        }),
+      );
+      const done = await getPage(app.app, `${back.pathname}${back.search}`, dev);
+      assert.equal(done.status, 303);
+      const res = await browse(app.app, `/dashboard/projects/${demo.project.id}/ping`, {
+        method: "POST",
+        jar: dev,
+        headers: { accept: "application/json" },
+      });
+      assert.deepEqual(await res.json(), { ok: true });
+      assert.deepEqual(
+        messaging.attempts().map((a) => [a.universeId, a.via]).at(-1),
+        [DEMO_UNIVERSE_ID, "oauth"],
+      );
     },
   );
 

@@ -33,6 +33,7 @@ const ALLOWED: Record<Capability, Role[]> = {
   wallet: ["owner", "admin"],
   team: ["owner", "admin"],
   withdraw: ["owner", "admin"],
+  connect: ["owner", "admin"],
   export_key: ["owner"],
   delete: ["owner"],
   transfer: ["owner"],
@@ -66,6 +67,7 @@ const CASES: RouteCase[] = [
   { ...page("/delete"), can: "delete" },
   ...["/webhooks"].map(page),
   ...webhookCases(),
+  ...robloxCases(),
   { ...page("/withdraw"), can: "withdraw" },
   {
     ...page("/withdraw/confirm"),
@@ -252,6 +254,29 @@ function webhookCases(): RouteCase[] {
     action(`/${none}/rotate`, 404, {}),
     action(`/${none}/test`, 404),
     action(`/deliveries/${none}/replay`, 404),
+  ];
+}
+
+/**
+ * The Roblox connection's actions (an admin or the owner, issue 40). The team's project has no
+ * connecting app nor connection: an allowed role gets the answer after the role check
+ * (`tests/roblox/` covers the rest).
+ */
+function robloxCases(): RouteCase[] {
+  const action = (rest: string, ok: number, body?: unknown): RouteCase => ({
+    method: "POST",
+    route: `/dashboard/projects/:id/roblox/${rest}`,
+    can: "connect",
+    request: (w) => ({ path: `${base(w)}/roblox/${rest}`, body }),
+    ok,
+  });
+  return [
+    // Back to the settings page with the flash "Save the ... app first".
+    { ...action("connect", 303), method: "GET" },
+    action("universe", 400, { universeId: "5550001" }),
+    action("disconnect", 200),
+    action("install-key", 400, {}),
+    action("rotate", 400, { bleedOffMinutes: "5" }),
   ];
 }
 

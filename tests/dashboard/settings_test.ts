@@ -44,6 +44,12 @@ Deno.test("POST /dashboard/projects/:id/settings saves every setting; secrets ar
         clientSecretSet: true,
         redirectUri: "http://localhost:8000/auth/idp/callback",
       },
+      connectApp: {
+        clientId: null,
+        clientSecretSet: false,
+        redirectUri: "http://localhost:8000/dashboard/roblox/callback",
+        serviceApp: false,
+      },
       events: { universeId: "4242", topic: "game_events", publishingKeySet: true, events: true },
       lowSolBalance: null,
     },
