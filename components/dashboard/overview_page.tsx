@@ -17,7 +17,9 @@ interface OverviewPageData extends FrameData {
   linkUrl: string;
   rpcUrl: string;
   /** SOL balance of the managed wallet; null when there is no wallet; an Error when unreadable. */
-  balance: { sol: string } | { error: string } | null;
+  balance: { sol: string; funded: boolean } | { error: string } | null;
+  /** True on a service running on this machine: the wallet can be funded with sandbox SOL. */
+  sandbox: boolean;
   walletsAvailable: boolean;
   eventsOn: boolean;
   signInReady: boolean;
@@ -39,7 +41,11 @@ export function OverviewPage(data: OverviewPageData): VNode {
       text: "Save your Roblox OAuth app so players can sign in",
       href: "settings",
     },
-    { done: project.walletAddress !== null, text: "Create and fund the managed wallet", href: "" },
+    {
+      done: data.balance !== null && "funded" in data.balance && data.balance.funded,
+      text: "Create and fund the managed wallet",
+      href: "",
+    },
     { done: data.policySet, text: "Set the transaction policy", href: "policy" },
     {
       done: data.eventsOn,
@@ -140,6 +146,18 @@ export function OverviewPage(data: OverviewPageData): VNode {
               mints, make it the token's mint authority.
             </p>
           )}
+          {project.walletAddress && data.sandbox && roleAllows(data.role ?? "viewer", "wallet") &&
+            (
+              <form method="post" action={`${projectPath(project.id)}/wallet/sandbox-sol`}>
+                <p class="hint">
+                  This service runs on your machine against the sandbox cluster, so its SOL is free
+                  and worth nothing.
+                </p>
+                <button type="submit" class="secondary" data-testid="fund-sandbox">
+                  Fund with sandbox SOL
+                </button>
+              </form>
+            )}
           {data.keyExported && (
             <p class="notice info" data-testid="key-exported">
               The wallet's secret key was exported{" "}

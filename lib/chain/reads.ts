@@ -41,6 +41,11 @@ export class ChainReads {
     );
   }
 
+  /** Forgets the cached SOL balance of `owner`, so the next read sees a change made here. */
+  forgetSolBalance(cluster: Cluster, owner: Address): void {
+    this.cache.delete(`${cluster}:balance:${owner}`);
+  }
+
   /** Token balances of `owner` (one mint when given; null when that mint is not a token mint). */
   getTokenBalances(
     cluster: Cluster,

@@ -28,7 +28,8 @@ type AbuseAction =
   | "project_change"
   | "watch_create"
   | "key_create"
-  | "test_ping";
+  | "test_ping"
+  | "sandbox_airdrop";
 
 /** How many uses of each action one client gets per window. */
 export type AbuseLimits = Record<AbuseAction, number>;
@@ -41,6 +42,7 @@ export const ABUSE_WINDOWS: Readonly<Record<AbuseAction, { windowMs: number; wha
   watch_create: { windowMs: 3_600_000, what: "new watches per hour" },
   key_create: { windowMs: 3_600_000, what: "new API keys per hour" },
   test_ping: { windowMs: 60_000, what: "test events per minute" },
+  sandbox_airdrop: { windowMs: 3_600_000, what: "sandbox SOL airdrops per hour" },
 };
 
 // Longest client key kept: an IPv6 address fits; a forged header value is cut, not stored whole.

@@ -19,6 +19,7 @@ import { SettingsPage } from "../../components/dashboard/settings_page.tsx";
 import { WatchesPage } from "../../components/dashboard/watches_page.tsx";
 import { readLowBalanceWarnings } from "../../lib/projects/low_balance.ts";
 import { readWalletBalances } from "../../lib/projects/wallet.ts";
+import { sandboxFundsAvailable } from "../../lib/projects/sandbox_funds.ts";
 import { loadUsageFigures } from "../../lib/projects/usage.ts";
 import { UsagePage } from "../../components/dashboard/usage_page.tsx";
 import { listApiKeys } from "../../kv/api_keys.ts";
@@ -61,6 +62,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               rpcUrl={rpcUrl(project)}
               balance={balance}
               walletsAvailable={ctx.wallets.name !== "none"}
+              sandbox={sandboxFundsAvailable(ctx)}
               eventsOn={eventsEnabled(project)}
               signInReady={hasOauthApp(project)}
               activeKeys={keys.filter((k) => k.revokedAt === null).length}
@@ -208,12 +210,12 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
 async function readBalance(
   ctx: AppContext,
   project: Project,
-): Promise<{ sol: string } | { error: string } | null> {
+): Promise<{ sol: string; funded: boolean } | { error: string } | null> {
   const address = parseAddress(project.walletAddress ?? undefined);
   if (!address) return null;
   return await withDeadline(
     ctx.chain.getSolBalance(project.cluster, address).then(
-      (balance) => ({ sol: balance.sol }),
+      (balance) => ({ sol: balance.sol, funded: BigInt(balance.lamports) > 0n }),
       () => ({ error: "unreadable" }),
     ),
     { ms: BALANCE_WAIT_MS, fallback: { error: "timeout" } },

@@ -236,6 +236,7 @@ Deno.test("loadConfig() reads each abuse limit from its environment variable", (
     LIMIT_NEW_WATCHES_PER_HOUR: "4",
     LIMIT_TEST_PINGS_PER_MINUTE: "5",
     LIMIT_NEW_KEYS_PER_HOUR: "6",
+    LIMIT_SANDBOX_AIRDROPS_PER_HOUR: "7",
     CLIENT_IP_HEADER: "X-Forwarded-For",
   });
   assert.deepEqual(config.abuseLimits, {
@@ -245,6 +246,7 @@ Deno.test("loadConfig() reads each abuse limit from its environment variable", (
     watch_create: 4,
     test_ping: 5,
     key_create: 6,
+    sandbox_airdrop: 7,
   });
   assert.deepEqual(config.clientIpHeader, "x-forwarded-for");
   assert.deepEqual(config.clientIpTrustedHops, 1);
@@ -277,5 +279,6 @@ Deno.test("loadConfig() reads each abuse limit from its environment variable", (
     watch_create: 60,
     test_ping: 10,
     key_create: 20,
+    sandbox_airdrop: 20,
   });
 });

@@ -35,6 +35,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       watch_create: 60,
       key_create: 20,
       test_ping: 10,
+      sandbox_airdrop: 20,
     },
     clientIpHeader: undefined,
     clientIpTrustedHops: 1,
