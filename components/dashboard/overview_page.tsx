@@ -9,6 +9,8 @@ import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl, formatTime } from "./format.ts";
 import { projectPath, type ProjectTab } from "../../http/dashboard_paths.ts";
 import { LowBalanceNotices } from "./low_balance_notices.tsx";
+import { ClusterNote } from "./cluster_note.tsx";
+import { LuauSnippet } from "./luau_snippet.tsx";
 import type { LowBalanceWarning } from "../../lib/projects/low_balance.ts";
 
 /** What the overview shows. */
@@ -16,6 +18,7 @@ interface OverviewPageData extends FrameData {
   project: Project;
   linkUrl: string;
   rpcUrl: string;
+  baseUrl: string;
   /** SOL balance of the managed wallet; null when there is no wallet; an Error when unreadable. */
   balance: { sol: string; funded: boolean } | { error: string } | null;
   /** True on a service running on this machine: the wallet can be funded with sandbox SOL. */
@@ -61,7 +64,9 @@ export function OverviewPage(data: OverviewPageData): VNode {
           <h2 id="project-heading">Project</h2>
           <dl class="facts">
             <dt>Cluster</dt>
-            <dd>{project.cluster} (fixed)</dd>
+            <dd>
+              {project.cluster} (fixed) <ClusterNote cluster={project.cluster} />
+            </dd>
             <dt>Project ID</dt>
             <dd class="mono">{project.id}</dd>
             <dt>Slug</dt>
@@ -201,6 +206,18 @@ export function OverviewPage(data: OverviewPageData): VNode {
             </li>
           ))}
         </ol>
+      </section>
+
+      <section class="card" aria-labelledby="call-heading">
+        <h2 id="call-heading">Call it from your game</h2>
+        <p>
+          Game servers call the API with one of the project's{" "}
+          <a href={projectPath(project.id, "keys")}>API keys</a>{" "}
+          <ClusterNote cluster={project.cluster} />. Check a key with curl:
+        </p>
+        <pre class="secret code">curl -H "x-api-key: $BLOCKLINK_KEY" {data.baseUrl}/v1/project</pre>
+        <p>Pay a player from a server script with the Luau SDK:</p>
+        <LuauSnippet baseUrl={data.baseUrl} />
       </section>
     </ProjectFrame>
   );

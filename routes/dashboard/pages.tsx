@@ -60,6 +60,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               project={project}
               linkUrl={linkUrl(baseUrl, project.slug)}
               rpcUrl={rpcUrl(project)}
+              baseUrl={baseUrl}
               balance={balance}
               walletsAvailable={ctx.wallets.name !== "none"}
               sandbox={sandboxFundsAvailable(ctx)}
