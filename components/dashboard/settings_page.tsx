@@ -7,11 +7,14 @@ import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { MAX_PROJECT_NAME_LENGTH } from "../../lib/projects/ownership.ts";
 import type { SettingsView } from "../../lib/projects/settings.ts";
+import { StandInCredentials } from "./stand_in_credentials.tsx";
 
 /** What the settings page shows. */
 interface SettingsPageData extends FrameData {
   project: Project;
   settings: SettingsView;
+  /** True on a service running on this machine: offer the stand-ins' credentials. */
+  sandbox: boolean;
 }
 
 /** The settings page body. */
@@ -88,6 +91,7 @@ export function SettingsPage(data: SettingsPageData): VNode {
           props={{ text: settings.oauth.redirectUri, label: "Copy the redirect URI" }}
         />
         <FlashFor flash={flash} form="oauth" />
+        {data.sandbox && <StandInCredentials projectId={project.id} />}
         <form method="post" action={action} data-testid="settings-oauth">
           <input type="hidden" name="form" value="oauth" />
           <label for="oauthClientId">Client ID</label>

@@ -23,9 +23,19 @@ export const SANDBOX_AIRDROP_LAMPORTS = 2_000_000_000n;
 const CONFIRM_POLL_MS = 200;
 const CONFIRM_ROUNDS = 150;
 
-/** True when this service may hand out sandbox SOL (it runs on this machine). */
-export function sandboxFundsAvailable(ctx: AppContext): boolean {
+/** True when this service runs on this machine: it offers sandbox SOL and stand-in credentials. */
+export function isSandboxService(ctx: AppContext): boolean {
   return isLocalOrigin(ctx.config.baseUrl);
+}
+
+/** Throws 403 `sandbox_only` unless the service runs on this machine; `what` names the aid. */
+export function requireSandbox(ctx: AppContext, what: string): void {
+  if (isSandboxService(ctx)) return;
+  throw new ApiError(
+    403,
+    "sandbox_only",
+    `${what} is only offered by a service running on this machine (deno task dev)`,
+  );
 }
 
 /** Airdrops sandbox SOL to the project's managed wallet; answers the SOL it received. */
@@ -34,13 +44,7 @@ export async function fundFromSandbox(
   input: { project: Project; developer: string },
 ): Promise<{ sol: string; signature: Signature }> {
   const { project, developer } = input;
-  if (!sandboxFundsAvailable(ctx)) {
-    throw new ApiError(
-      403,
-      "sandbox_only",
-      "Sandbox SOL is only handed out by a service running on this machine (deno task dev)",
-    );
-  }
+  requireSandbox(ctx, "Sandbox SOL");
   if (!project.walletAddress) {
     throw new ApiError(409, "wallet_not_configured", "The project has no managed wallet");
   }

@@ -19,7 +19,7 @@ import { SettingsPage } from "../../components/dashboard/settings_page.tsx";
 import { WatchesPage } from "../../components/dashboard/watches_page.tsx";
 import { readLowBalanceWarnings } from "../../lib/projects/low_balance.ts";
 import { readWalletBalances } from "../../lib/projects/wallet.ts";
-import { sandboxFundsAvailable } from "../../lib/projects/sandbox_funds.ts";
+import { isSandboxService } from "../../lib/projects/sandbox_funds.ts";
 import { loadUsageFigures } from "../../lib/projects/usage.ts";
 import { UsagePage } from "../../components/dashboard/usage_page.tsx";
 import { listApiKeys } from "../../kv/api_keys.ts";
@@ -63,7 +63,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               baseUrl={baseUrl}
               balance={balance}
               walletsAvailable={ctx.wallets.name !== "none"}
-              sandbox={sandboxFundsAvailable(ctx)}
+              sandbox={isSandboxService(ctx)}
               eventsOn={eventsEnabled(project)}
               signInReady={hasOauthApp(project)}
               activeKeys={keys.filter((k) => k.revokedAt === null).length}
@@ -107,7 +107,12 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
       projectPage(ctx, c, (data, project) => ({
         title: `Settings · ${project.name}`,
         body: (
-          <SettingsPage {...data} project={project} settings={settingsView(project, baseUrl)} />
+          <SettingsPage
+            {...data}
+            project={project}
+            settings={settingsView(project, baseUrl)}
+            sandbox={isSandboxService(ctx)}
+          />
         ),
       })))
     .get("/dashboard/projects/:id/policy", (c) =>

@@ -18,7 +18,7 @@ import { startChain } from "../../sandbox/chain/mod.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { createProject } from "../../kv/projects.ts";
 import { createProjectWallet } from "../../lib/projects/wallet.ts";
-import { fundFromSandbox, sandboxFundsAvailable } from "../../lib/projects/sandbox_funds.ts";
+import { fundFromSandbox, isSandboxService } from "../../lib/projects/sandbox_funds.ts";
 
 /** The overview's set-up step for the wallet, as text. */
 function walletStep(html: string): string {
@@ -77,7 +77,7 @@ Deno.test("POST /dashboard/projects/:id/wallet/sandbox-sol is refused off this m
       fundFromSandbox(deployed.ctx, { project: { ...project, walletAddress }, developer: "dev" }),
       (e) => e instanceof ApiError && e.status === 403 && e.code === "sandbox_only",
     );
-    assert.equal(sandboxFundsAvailable(deployed.ctx), false);
+    assert.equal(isSandboxService(deployed.ctx), false);
   });
 
   await t.step("this machine: the airdrops count toward the developer's hourly limit", async () => {
