@@ -1,4 +1,7 @@
-/** The low-balance warnings (`lib/projects/low_balance.ts`) as the overview and usage pages show them. */
+/**
+ * The low-balance warnings (`lib/projects/low_balance.ts`) as the overview and usage pages show
+ * them: in the alarm colour, except for a wallet with no SOL at all, which is simply not funded yet.
+ */
 import type { VNode } from "preact";
 import type { LowBalanceWarning } from "../../lib/projects/low_balance.ts";
 import { Notice } from "../layout.tsx";
@@ -9,15 +12,25 @@ export function LowBalanceNotices({ warnings }: { warnings: LowBalanceWarning[] 
   if (warnings.length === 0) return null;
   return (
     <div data-testid="low-balance">
-      {warnings.map((w) => (
-        <Notice key={w.asset} kind="error">
-          <strong>Low balance:</strong> the managed wallet holds {w.held} {w.asset === "SOL"
-            ? "SOL"
-            : <span class="mono" title={w.asset}>{shortAddress(w.asset)}</span>}, less than{" "}
-          {w.asset === "SOL" ? `${w.needed} SOL` : w.needed}{" "}
-          ({w.why}). Top it up before transactions start to fail.
-        </Notice>
-      ))}
+      {warnings.map((w) =>
+        w.asset === "SOL" && w.held === "0"
+          ? (
+            <Notice key={w.asset} kind="info">
+              <strong>Not funded yet:</strong> the managed wallet holds no SOL. Send it at least
+              {" "}
+              {w.needed} SOL ({w.why}) before your game pays out.
+            </Notice>
+          )
+          : (
+            <Notice key={w.asset} kind="error">
+              <strong>Low balance:</strong> the managed wallet holds {w.held} {w.asset === "SOL"
+                ? "SOL"
+                : <span class="mono" title={w.asset}>{shortAddress(w.asset)}</span>}, less than{" "}
+              {w.asset === "SOL" ? `${w.needed} SOL` : w.needed}{" "}
+              ({w.why}). Top it up before transactions start to fail.
+            </Notice>
+          )
+      )}
     </div>
   );
 }
