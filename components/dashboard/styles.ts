@@ -54,12 +54,16 @@ legend { font-weight: 600; padding: 0; }
   font-size: .8rem; font-weight: 600; padding: .1rem .6rem; white-space: nowrap; }
 .badge.ok { background: var(--ok-bg); color: var(--ok); }
 .badge.err { background: var(--err-bg); color: var(--err); }
+.actions .badge { align-self: center; }
 .button.danger, button.danger { background: var(--err); color: #fff; }
 .copy button, button.copy { font-size: .875rem; min-height: 32px; padding: .25rem .75rem; }
 .secret { background: var(--bg); border: 1px dashed var(--line); border-radius: 8px;
   display: block; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; margin: .5rem 0;
   overflow-wrap: anywhere; padding: .6rem .75rem; user-select: all; }
 pre.secret, pre.statement { white-space: pre-wrap; }
+/* Code keeps its lines: it scrolls inside its box rather than wrapping mid-statement. */
+pre.code { overflow-x: auto; overflow-wrap: normal; tab-size: 2; user-select: text;
+  white-space: pre; }
 .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9rem;
   overflow-wrap: anywhere; }
 table.list { border-collapse: collapse; margin: .5rem 0; width: 100%; }
