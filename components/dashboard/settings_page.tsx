@@ -8,6 +8,7 @@ import { projectPath } from "../../http/dashboard_paths.ts";
 import { MAX_PROJECT_NAME_LENGTH } from "../../lib/projects/ownership.ts";
 import type { SettingsView } from "../../lib/projects/settings.ts";
 import { StandInCredentials } from "./stand_in_credentials.tsx";
+import { fieldAria, FieldError } from "./field_error.tsx";
 
 /** What the settings page shows. */
 interface SettingsPageData extends FrameData {
@@ -28,6 +29,7 @@ export function SettingsPage(data: SettingsPageData): VNode {
   const alerts = draftOf("alerts");
   const text = (draft: Record<string, unknown>, name: string, saved: string | null) =>
     typeof draft[name] === "string" ? draft[name] as string : saved ?? "";
+  const field = (form: string, name: string) => ({ flash, form, name });
   return (
     <ProjectFrame data={data} project={project} tab="settings">
       <section class="card" aria-labelledby="general-heading">
@@ -42,7 +44,9 @@ export function SettingsPage(data: SettingsPageData): VNode {
             required
             maxLength={MAX_PROJECT_NAME_LENGTH}
             value={text(general, "name", settings.name)}
+            {...fieldAria(field("general", "name"))}
           />
+          <FieldError {...field("general", "name")} />
           <p class="hint">
             Players see it on the linking page. The slug <span class="mono">{project.slug}</span>
             {" "}
@@ -66,7 +70,9 @@ export function SettingsPage(data: SettingsPageData): VNode {
             inputMode="decimal"
             placeholder="Estimated from the policy"
             value={text(alerts, "lowSolBalance", settings.lowSolBalance)}
+            {...fieldAria(field("alerts", "lowSolBalance"))}
           />
+          <FieldError {...field("alerts", "lowSolBalance")} />
           <p class="hint">
             The overview and the usage page warn when the managed wallet holds less SOL than this.
             Left blank, the warning uses the policy's hourly SOL budget plus an hour of fees.
@@ -100,7 +106,9 @@ export function SettingsPage(data: SettingsPageData): VNode {
             name="oauthClientId"
             autocomplete="off"
             value={text(oauth, "oauthClientId", settings.oauth.clientId)}
+            {...fieldAria(field("oauth", "oauthClientId"))}
           />
+          <FieldError {...field("oauth", "oauthClientId")} />
           <label for="oauthClientSecret">Client secret</label>
           <input
             id="oauthClientSecret"
@@ -108,7 +116,9 @@ export function SettingsPage(data: SettingsPageData): VNode {
             type="password"
             autocomplete="new-password"
             placeholder={settings.oauth.clientSecretSet ? "Saved: leave blank to keep it" : ""}
+            {...fieldAria(field("oauth", "oauthClientSecret"))}
           />
+          <FieldError {...field("oauth", "oauthClientSecret")} />
           <p class="hint">Stored encrypted and never shown again.</p>
           {settings.oauth.clientSecretSet && (
             <label class="check">
@@ -140,7 +150,9 @@ export function SettingsPage(data: SettingsPageData): VNode {
             inputMode="numeric"
             autocomplete="off"
             value={text(events, "universeId", settings.events.universeId)}
+            {...fieldAria(field("events", "universeId"))}
           />
+          <FieldError {...field("events", "universeId")} />
           <p class="hint">The experience's universe ID (digits), not a place ID.</p>
           <label for="publishingKey">Publishing API key</label>
           <input
@@ -149,7 +161,9 @@ export function SettingsPage(data: SettingsPageData): VNode {
             type="password"
             autocomplete="new-password"
             placeholder={settings.events.publishingKeySet ? "Saved: leave blank to keep it" : ""}
+            {...fieldAria(field("events", "publishingKey"))}
           />
+          <FieldError {...field("events", "publishingKey")} />
           <p class="hint">
             An Open Cloud API key with the messaging-service publish permission for this experience.
             Stored encrypted and never shown again.
@@ -165,7 +179,9 @@ export function SettingsPage(data: SettingsPageData): VNode {
             name="topic"
             maxLength={80}
             value={text(events, "topic", settings.events.topic)}
+            {...fieldAria(field("events", "topic"))}
           />
+          <FieldError {...field("events", "topic")} />
           <p class="hint">
             Your servers subscribe with <span class="mono">MessagingService:SubscribeAsync</span>
             {" "}

@@ -45,6 +45,9 @@ input:focus, select:focus, button:focus-visible, a:focus-visible { outline: 2px 
   outline-offset: 1px; }
 .hint { color: var(--muted); font-size: .875rem; margin: .25rem 0 0; }
 .hint.attention { color: var(--err); }
+.notice ul { margin: .25rem 0 0; padding-left: 1.25rem; }
+.field-error { color: var(--err); font-size: .875rem; font-weight: 600; margin: .25rem 0 0; }
+input[aria-invalid="true"], select[aria-invalid="true"] { border: 2px solid var(--err); }
 fieldset { border: 0; margin: 1rem 0 0; padding: 0; }
 legend { font-weight: 600; padding: 0; }
 .rows { display: grid; gap: .5rem; margin: .5rem 0; }

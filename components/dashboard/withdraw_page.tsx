@@ -6,6 +6,7 @@ import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell } from "./cell.tsx";
 import { AddressField } from "./address_field.tsx";
+import { fieldAria, FieldError } from "./field_error.tsx";
 
 /** What the withdraw page shows. */
 interface WithdrawPageData extends FrameData {
@@ -76,6 +77,7 @@ export function WithdrawPage(data: WithdrawPageData): VNode {
             name="recipient"
             label="To (wallet address)"
             value={String(draft.recipient ?? "")}
+            refused={{ flash, form: "withdraw" }}
           />
           <div class="grid">
             <div>
@@ -88,7 +90,9 @@ export function WithdrawPage(data: WithdrawPageData): VNode {
                 autocomplete="off"
                 spellcheck={false}
                 value={String(draft.asset ?? "SOL")}
+                {...fieldAria({ flash, form: "withdraw", name: "asset" })}
               />
+              <FieldError flash={flash} form="withdraw" name="asset" />
               <datalist id="withdraw-assets">
                 <option value="SOL" />
                 {data.balances?.tokens.map((t) => <option key={t.mint} value={t.mint} />)}
@@ -103,7 +107,9 @@ export function WithdrawPage(data: WithdrawPageData): VNode {
                 inputMode="decimal"
                 autocomplete="off"
                 value={String(draft.amount ?? "")}
+                {...fieldAria({ flash, form: "withdraw", name: "amount" })}
               />
+              <FieldError flash={flash} form="withdraw" name="amount" />
             </div>
           </div>
           <div class="actions">

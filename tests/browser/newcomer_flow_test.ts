@@ -1,7 +1,7 @@
 /**
  * The sandbox as a newcomer meets it (issue 42), in Chromium, one flow: sign in with a sandbox
  * key, create a project, create and fund its wallet, take the stand-ins' credentials, set a
- * policy, create a key, link a player on the linking page, pay them from a game server, and see
+ * policy (a typo first, said beside the field), create a key, link a player on the linking page, pay them from a game server, and see
  * the payout in the request log and the transactions. Each stop is looked at at 1280 and 390 px
  * (screenshots under test-results/screenshots/newcomer-*, gitignored) and must not scroll sideways.
  */
@@ -103,7 +103,19 @@ Deno.test("A newcomer creates a project in the sandbox, funds it, links a player
 
     // And allow 1 SOL per transfer in the policy
     await tab("Policy").click();
-    await page.getByLabel("Max SOL per transfer").fill("1");
+    const max = page.getByLabel("Max SOL per transfer");
+    // (a typo first: the problem is said beside the field, which is marked invalid)
+    await max.fill("1,5");
+    await page.getByTestId("save-policy").click();
+    await page.getByText("Not saved: 1 field needs a change").waitFor();
+    assert.equal(await max.getAttribute("aria-invalid"), "true");
+    const describedBy = await max.getAttribute("aria-describedby");
+    assert.equal(
+      await page.locator(`#${describedBy}`).textContent(),
+      "Must be a decimal amount such as 1.5.",
+    );
+    await lookAt(page, "4-policy-refused");
+    await max.fill("1");
     await page.getByTestId("save-policy").click();
     await page.getByText("Policy saved").waitFor();
 
@@ -118,7 +130,7 @@ Deno.test("A newcomer creates a project in the sandbox, funds it, links a player
       await card.getByTestId("luau-snippet").textContent() ?? "",
       /client:transferSol\(\{/,
     );
-    await lookAt(page, "4-new-key");
+    await lookAt(page, "5-new-key");
 
     // When a player links a wallet on the project's linking page
     const link = await browser.context.newPage();
@@ -132,7 +144,7 @@ Deno.test("A newcomer creates a project in the sandbox, funds it, links a player
     await link.getByRole("button", { name: "Link a wallet" }).click();
     await link.getByRole("button", { name: "Test Wallet" }).click();
     await link.getByText("Wallet linked to @PixelPilot").waitFor();
-    await lookAt(link, "5-linked");
+    await lookAt(link, "6-linked");
     await link.close();
 
     // And the game server pays them 0.1 SOL with the key
@@ -157,10 +169,10 @@ Deno.test("A newcomer creates a project in the sandbox, funds it, links a player
     const row = page.getByTestId("request-list").locator("tr", { hasText: "/v1/tx/transfer-sol" });
     await row.first().waitFor();
     assert.match(await row.first().textContent() ?? "", /200/);
-    await lookAt(page, "6-request-log");
+    await lookAt(page, "7-request-log");
     await page.goto(`${base}/transactions`);
     await page.getByText("welcome-1002").first().waitFor();
-    await lookAt(page, "7-transactions");
+    await lookAt(page, "8-transactions");
     assert.notEqual(wallet, player.address);
     assert.deepEqual(pageErrors, []);
   } finally {
