@@ -5,7 +5,7 @@
 import type { VNode } from "preact";
 import type { LowBalanceWarning } from "../../lib/projects/low_balance.ts";
 import { Notice } from "../layout.tsx";
-import { shortAddress } from "./format.ts";
+import { TokenAmount, tokenAmountText } from "./token_amount.tsx";
 
 /** The warnings as notices (nothing when there are none). */
 export function LowBalanceNotices({ warnings }: { warnings: LowBalanceWarning[] }): VNode | null {
@@ -23,11 +23,11 @@ export function LowBalanceNotices({ warnings }: { warnings: LowBalanceWarning[] 
           )
           : (
             <Notice key={w.asset} kind="error">
-              <strong>Low balance:</strong> the managed wallet holds {w.held} {w.asset === "SOL"
-                ? "SOL"
-                : <span class="mono" title={w.asset}>{shortAddress(w.asset)}</span>}, less than{" "}
-              {w.asset === "SOL" ? `${w.needed} SOL` : w.needed}{" "}
-              ({w.why}). Top it up before transactions start to fail.
+              <strong>Low balance:</strong> the managed wallet holds {w.token
+                ? <TokenAmount amount={w.held} mint={w.asset} {...w.token} />
+                : `${w.held} SOL`}, less than {w.token
+                ? tokenAmountText({ amount: w.needed, mint: w.asset, ...w.token })
+                : `${w.needed} SOL`} ({w.why}). Top it up before transactions start to fail.
             </Notice>
           )
       )}

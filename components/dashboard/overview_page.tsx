@@ -11,7 +11,12 @@ import { projectPath, type ProjectTab } from "../../http/dashboard_paths.ts";
 import { LowBalanceNotices } from "./low_balance_notices.tsx";
 import { ClusterNote } from "./cluster_note.tsx";
 import { LuauSnippet } from "./luau_snippet.tsx";
+import { TokenAmount } from "./token_amount.tsx";
+import type { WalletToken } from "../../lib/projects/wallet.ts";
 import type { LowBalanceWarning } from "../../lib/projects/low_balance.ts";
+
+// Tokens the overview lists; the withdraw page lists them all.
+const OVERVIEW_TOKENS = 10;
 
 /** What the overview shows. */
 interface OverviewPageData extends FrameData {
@@ -21,6 +26,8 @@ interface OverviewPageData extends FrameData {
   baseUrl: string;
   /** SOL balance of the managed wallet; null when there is no wallet; an Error when unreadable. */
   balance: { sol: string; funded: boolean } | { error: string } | null;
+  /** The tokens the managed wallet holds; null without a wallet or when they cannot be read. */
+  tokens: WalletToken[] | null;
   /** True on a service running on this machine: the wallet can be funded with sandbox SOL. */
   sandbox: boolean;
   walletsAvailable: boolean;
@@ -120,6 +127,24 @@ export function OverviewPage(data: OverviewPageData): VNode {
                     ? `${data.balance.sol} SOL`
                     : <span class="muted">Could not be read right now</span>}
                 </dd>
+                {data.tokens && data.tokens.length > 0 && (
+                  <>
+                    <dt>Tokens</dt>
+                    <dd data-testid="wallet-tokens">
+                      {data.tokens.slice(0, OVERVIEW_TOKENS).map((token) => (
+                        <div key={token.mint}>
+                          <TokenAmount {...token} amount={token.uiAmount} />
+                        </div>
+                      ))}
+                      {data.tokens.length > OVERVIEW_TOKENS && (
+                        <div class="muted">
+                          and {data.tokens.length - OVERVIEW_TOKENS} more on the{" "}
+                          <a href={projectPath(project.id, "withdraw")}>withdraw page</a>
+                        </div>
+                      )}
+                    </dd>
+                  </>
+                )}
               </dl>
             )
             : (

@@ -1,7 +1,8 @@
 /** Withdrawing from the managed wallet: its balances, one asset to an address, or everything. */
 import type { VNode } from "preact";
 import type { Project } from "../../kv/projects.ts";
-import type { TokenBalance } from "../../lib/chain/token_balances.ts";
+import type { WalletBalances } from "../../lib/projects/wallet.ts";
+import { TokenAmount } from "./token_amount.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell } from "./cell.tsx";
@@ -12,7 +13,7 @@ import { fieldAria, FieldError } from "./field_error.tsx";
 interface WithdrawPageData extends FrameData {
   project: Project;
   /** SOL and token balances; null when the chain could not be read in time. */
-  balances: { sol: string; tokens: TokenBalance[] } | null;
+  balances: WalletBalances | null;
 }
 
 /** The withdraw page body. */
@@ -54,7 +55,9 @@ export function WithdrawPage(data: WithdrawPageData): VNode {
                 {data.balances.tokens.map((token) => (
                   <tr key={token.mint}>
                     <Cell label="Asset" mono>{token.mint}</Cell>
-                    <Cell label="Balance">{token.uiAmount}</Cell>
+                    <Cell label="Balance">
+                      <TokenAmount {...token} amount={token.uiAmount} />
+                    </Cell>
                   </tr>
                 ))}
               </tbody>

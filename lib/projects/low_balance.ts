@@ -21,6 +21,8 @@ import { type TxPolicy } from "../../kv/policy.ts";
 import type { Project } from "../../kv/projects.ts";
 import { HOUR_WINDOW_MS } from "../../kv/tx_usage.ts";
 import { getBucketUsage } from "../../kv/tx_allowance.ts";
+import { readTokenSymbol } from "./wallet.ts";
+import type { Address } from "@solana/kit";
 
 /** Worst-case SOL cost of one transaction, in lamports (fee + priority fee cap + account rent). */
 export const TX_COST_LAMPORTS = 5_000n + 200_000n + 2_039_280n;
@@ -43,6 +45,8 @@ export interface LowBalanceWarning {
   held: string;
   needed: string;
   why: string;
+  /** A token's decimals and the symbol of its metadata (null without one); null for SOL. */
+  token: { decimals: number; symbol: string | null } | null;
 }
 
 /**
@@ -99,7 +103,17 @@ export async function readLowBalanceWarnings(
   if (short.length > 0) {
     input.mintable = await mintsAuthorizedTo(ctx, project, short.map((w) => w.asset));
   }
-  return { holdings, warnings: lowBalanceWarnings(input) };
+  const warnings = await Promise.all(
+    lowBalanceWarnings(input).map(async (w) =>
+      w.token
+        ? {
+          ...w,
+          token: { ...w.token, symbol: await readTokenSymbol(ctx, project, w.asset as Address) },
+        }
+        : w
+    ),
+  );
+  return { holdings, warnings };
 }
 
 /** Which of `mints` the managed wallet may mint (cached with the transaction routes' mints). */
@@ -161,6 +175,7 @@ export function lowBalanceWarnings(
       held: formatUnits(holdings.lamports, SOL_DECIMALS),
       needed: formatUnits(neededSol, SOL_DECIMALS),
       why,
+      token: null,
     });
   }
   for (const { mint, maxPerTransaction } of policy.allowedMints) {
@@ -172,6 +187,7 @@ export function lowBalanceWarnings(
       held: formatUnits(held.amount, held.decimals),
       needed: maxPerTransaction,
       why: "its per-transaction maximum",
+      token: { decimals: held.decimals, symbol: null },
     });
   }
   return warnings;

@@ -44,11 +44,12 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
     .get("/dashboard/projects/:id", (c) =>
       projectPage(ctx, c, async (data, project) => {
         const policyRead = getPolicy(ctx.kv, project.id);
-        // Both chain reads wait up to 4 s each: in parallel, a slow node costs the page 4 s, not 8.
-        const [keys, policy, balance, lowBalance, exported] = await Promise.all([
+        // The chain reads wait up to 4 s each: in parallel, a slow node costs the page 4 s, not 12.
+        const [keys, policy, balance, holdings, lowBalance, exported] = await Promise.all([
           listApiKeys(ctx.kv, project.id, ctx.clock.now()),
           policyRead,
           readBalance(ctx, project),
+          readWalletBalances(ctx, project),
           policyRead.then((p) => readLowBalanceWarnings(ctx, project, p)),
           getKeyExports(ctx.kv, project.id),
         ]);
@@ -62,6 +63,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               rpcUrl={rpcUrl(project)}
               baseUrl={baseUrl}
               balance={balance}
+              tokens={holdings?.tokens ?? null}
               walletsAvailable={ctx.wallets.name !== "none"}
               sandbox={isSandboxService(ctx)}
               eventsOn={eventsEnabled(project)}
