@@ -5,16 +5,9 @@
  * wallet's tokens), the low-balance warnings and the deletion page.
  */
 import assert from "node:assert/strict";
-import { createProjectAs, getPage, postJson, signInDeveloper } from "../support/dashboard.ts";
-import { createTestApp } from "../support/test_app.ts";
-import { type Address, createSolanaRpc } from "@solana/kit";
-import { startChain } from "../../sandbox/chain/mod.ts";
+import { getPage, postJson, startWalletProject } from "../support/dashboard.ts";
 import { createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
-import {
-  encodeMetadata,
-  findMetadataPda,
-  TOKEN_METADATA_PROGRAM,
-} from "../../sandbox/chain/metaplex.ts";
+import { writeTokenMetadata } from "../../sandbox/chain/mod.ts";
 import { shortAddress } from "../../components/dashboard/format.ts";
 
 /** The low-balance box of a page. */
@@ -25,16 +18,11 @@ function lowBalanceBox(html: string): string {
 }
 
 Deno.test("The overview of a wallet created a moment ago says it is not funded yet, without alarm", async () => {
-  await using chain = await startChain({ slotMs: 10 });
-  await using t = await createTestApp({
-    config: { rpcUrls: { devnet: chain.rpcUrl, mainnet: chain.rpcUrl } },
-  });
-  const dev = await signInDeveloper(t.app);
-  const project = await createProjectAs(t.app, dev);
-  await postJson(t.app, `/dashboard/projects/${project.id}/wallet`, undefined, { jar: dev.jar });
+  await using w = await startWalletProject();
+  const { t, dev, projectId } = w;
 
   const box = lowBalanceBox(
-    await (await getPage(t.app, `/dashboard/projects/${project.id}`, dev.jar)).text(),
+    await (await getPage(t.app, `/dashboard/projects/${projectId}`, dev.jar)).text(),
   );
   assert.ok(box.includes('class="notice info" role="status"'), box);
   assert.ok(!box.includes("notice error"), box);
@@ -47,16 +35,8 @@ Deno.test("The overview of a wallet created a moment ago says it is not funded y
 });
 
 Deno.test("Tokens read by their symbol, or by the shortened mint with its decimals", async () => {
-  await using chain = await startChain({ slotMs: 10 });
-  await using t = await createTestApp({
-    config: { rpcUrls: { devnet: chain.rpcUrl, mainnet: chain.rpcUrl } },
-  });
-  const dev = await signInDeveloper(t.app);
-  const project = await createProjectAs(t.app, dev);
-  const created = await postJson(t.app, `/dashboard/projects/${project.id}/wallet`, undefined, {
-    jar: dev.jar,
-  });
-  const wallet = (await created.json()).walletAddress as Address;
+  await using w = await startWalletProject();
+  const { chain, t, dev, projectId, wallet } = w;
   await chain.airdrop(wallet, 1_000_000_000n);
 
   // Given the wallet holds 25 GEM (a mint with metadata, 6 decimals) and 7 of a bare mint (2)
@@ -70,27 +50,10 @@ Deno.test("Tokens read by their symbol, or by the shortened mint with its decima
     amount: 25_000_000n,
     decimals: 6,
   });
-  const metadata = encodeMetadata({
+  await writeTokenMetadata(chain, gem, {
     updateAuthority: payer.address,
-    mint: gem,
     name: "Gems",
     symbol: "GEM",
-    uri: "",
-    sellerFeeBasisPoints: 0,
-    creators: null,
-    primarySaleHappened: false,
-    isMutable: true,
-    editionNonce: null,
-    tokenStandard: "Fungible",
-    collection: null,
-    collectionSize: null,
-  });
-  const rent = await createSolanaRpc(chain.rpcUrl)
-    .getMinimumBalanceForRentExemption(BigInt(metadata.length)).send();
-  chain.setAccount(await findMetadataPda(gem), {
-    lamports: rent,
-    owner: TOKEN_METADATA_PROGRAM,
-    data: metadata,
   });
   const bare = await createMint(chain, { payer, decimals: 2 });
   await mintTo(chain, {
@@ -102,7 +65,7 @@ Deno.test("Tokens read by their symbol, or by the shortened mint with its decima
     decimals: 2,
   });
   // And a policy allowing 100 of each per transaction: both warn
-  const policy = await postJson(t.app, `/dashboard/projects/${project.id}/policy`, {
+  const policy = await postJson(t.app, `/dashboard/projects/${projectId}/policy`, {
     maxSolPerTransfer: "0.1",
     allowedMints: [{ mint: gem, maxPerTransaction: "100" }, {
       mint: bare,
@@ -112,7 +75,7 @@ Deno.test("Tokens read by their symbol, or by the shortened mint with its decima
   assert.equal(policy.status, 200);
 
   // Then the overview lists them by symbol or shortened mint with decimals
-  const overview = await (await getPage(t.app, `/dashboard/projects/${project.id}`, dev.jar))
+  const overview = await (await getPage(t.app, `/dashboard/projects/${projectId}`, dev.jar))
     .text();
   const tokens = overview.match(/data-testid="wallet-tokens">(.*?)<\/dd>/s)?.[1] ?? "";
   const plain = (html: string) => html.replace(/<[^>]+>/g, "").replace(/\s+/g, " ");
@@ -131,7 +94,7 @@ Deno.test("Tokens read by their symbol, or by the shortened mint with its decima
   );
   assert.ok(!box.includes(`${shortAddress(gem)}`), "a token with a symbol is named by it");
   // And the deletion page names what it would strand
-  const remove = await (await getPage(t.app, `/dashboard/projects/${project.id}/delete`, dev.jar))
+  const remove = await (await getPage(t.app, `/dashboard/projects/${projectId}/delete`, dev.jar))
     .text();
   assert.ok(plain(remove).includes("25 GEM"), plain(remove));
 });

@@ -1,20 +1,13 @@
 /**
  * Sandbox SOL (`lib/projects/sandbox_funds.ts`): on a service on this machine the overview funds
  * the managed wallet through the cluster's RPC, and "funded" in the set-up list means SOL above
- * zero; off this machine the button is absent and the action is refused.
+ * zero; off this machine the action is refused.
  */
 import assert from "node:assert/strict";
 import { type Address, createSolanaRpc } from "@solana/kit";
 import { assertErrorCode } from "../support/assertions.ts";
-import {
-  createProjectAs,
-  getPage,
-  postForm,
-  postJson,
-  signInDeveloper,
-} from "../support/dashboard.ts";
+import { getPage, postForm, postJson, startWalletProject } from "../support/dashboard.ts";
 import { createTestApp, testConfig } from "../support/test_app.ts";
-import { startChain } from "../../sandbox/chain/mod.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { createProject } from "../../kv/projects.ts";
 import { createProjectWallet } from "../../lib/projects/wallet.ts";
@@ -28,16 +21,9 @@ function walletStep(html: string): string {
 }
 
 Deno.test("POST /dashboard/projects/:id/wallet/sandbox-sol funds a new project's wallet on this machine", async () => {
-  await using chain = await startChain({ slotMs: 10 });
-  await using t = await createTestApp({
-    config: { rpcUrls: { devnet: chain.rpcUrl, mainnet: chain.rpcUrl } },
-  });
-  const dev = await signInDeveloper(t.app);
-  const project = await createProjectAs(t.app, dev);
-  const created = await postJson(t.app, `/dashboard/projects/${project.id}/wallet`, undefined, {
-    jar: dev.jar,
-  });
-  const { walletAddress } = await created.json();
+  await using w = await startWalletProject();
+  const { chain, t, dev, wallet: walletAddress } = w;
+  const project = { id: w.projectId };
 
   // Given a wallet created a moment ago: 0 SOL, so the step is not done
   const before = await (await getPage(t.app, `/dashboard/projects/${project.id}`, dev.jar)).text();
@@ -81,22 +67,13 @@ Deno.test("POST /dashboard/projects/:id/wallet/sandbox-sol is refused off this m
   });
 
   await t.step("this machine: the airdrops count toward the developer's hourly limit", async () => {
-    await using chain = await startChain({ slotMs: 10 });
-    await using app = await createTestApp({
-      config: {
-        rpcUrls: { devnet: chain.rpcUrl, mainnet: chain.rpcUrl },
-        abuseLimits: { ...testConfig().abuseLimits, sandbox_airdrop: 1 },
-      },
+    await using w = await startWalletProject({
+      abuseLimits: { ...testConfig().abuseLimits, sandbox_airdrop: 1 },
     });
-    const dev = await signInDeveloper(app.app);
-    const project = await createProjectAs(app.app, dev);
-    await postJson(app.app, `/dashboard/projects/${project.id}/wallet`, undefined, {
-      jar: dev.jar,
-    });
-    const path = `/dashboard/projects/${project.id}/wallet/sandbox-sol`;
-    assert.equal((await postJson(app.app, path, undefined, { jar: dev.jar })).status, 200);
+    const path = `/dashboard/projects/${w.projectId}/wallet/sandbox-sol`;
+    assert.equal((await postJson(w.t.app, path, undefined, { jar: w.dev.jar })).status, 200);
     await assertErrorCode(
-      await postJson(app.app, path, undefined, { jar: dev.jar }),
+      await postJson(w.t.app, path, undefined, { jar: w.dev.jar }),
       429,
       "rate_limited",
     );
