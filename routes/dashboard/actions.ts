@@ -11,8 +11,6 @@ import { addWatch, removeWatch, validateWatch } from "../../lib/watches/watches.
 import { log } from "../../core/log.ts";
 import { projectView } from "../../lib/projects/project_view.ts";
 import { createProjectWallet } from "../../lib/projects/wallet.ts";
-import { fundFromSandbox } from "../../lib/projects/sandbox_funds.ts";
-import { useStandInCredentials } from "../../lib/projects/sandbox_roblox.ts";
 import { dashboardAction } from "../../http/form_action.ts";
 import { projectAction } from "./_action.ts";
 import { pickText, readText } from "../../lib/projects/fields.ts";
@@ -144,47 +142,6 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
             message: `Managed wallet created: ${walletAddress}. Fund it to send transactions.`,
           },
           redirect: projectPath(project.id),
-        };
-      }),
-    )
-    .post(
-      "/dashboard/projects/:id/wallet/sandbox-sol",
-      origin,
-      projectAction(ctx, {
-        tab: "",
-        can: "wallet",
-        form: "wallet",
-        readBody: false,
-      }, async ({ developer, project }) => {
-        const funded = await fundFromSandbox(ctx, { project, developer });
-        return {
-          json: funded,
-          flash: {
-            kind: "success",
-            message: `${funded.sol} sandbox SOL added to the managed wallet`,
-          },
-          redirect: projectPath(project.id),
-        };
-      }),
-    )
-    .post(
-      "/dashboard/projects/:id/settings/stand-in",
-      origin,
-      projectAction(ctx, {
-        tab: "settings",
-        can: "settings",
-        form: "oauth",
-        readBody: false,
-      }, async ({ developer, project }) => {
-        const saved = await useStandInCredentials(ctx, { project, developer });
-        return {
-          json: saved,
-          flash: {
-            kind: "success",
-            message: "Stand-in credentials saved: players can link and events are on",
-            form: "oauth",
-          },
-          redirect: projectPath(project.id, "settings"),
         };
       }),
     )
