@@ -63,7 +63,7 @@ export function LuauSdkPage(data: LuauSdkPageData): VNode {
         </section>
         <section class="card" aria-labelledby="pay-heading">
           <h2 id="pay-heading">3. Pay a player</h2>
-          <LuauSnippet baseUrl={data.baseUrl} />
+          <LuauSnippet baseUrl={data.baseUrl} guideLink={false} />
           <p class="hint">
             The idempotency key makes a retried payout pay once. Every route, field and error code
             is in the{" "}

@@ -46,8 +46,10 @@ export function curlPayoutText(baseUrl: string, key: string): string {
     `-d '${body}' ${baseUrl}/v1/tx/transfer-sol`;
 }
 
-/** The snippet in a copyable block, with a link to the SDK's guide. */
-export function LuauSnippet({ baseUrl }: { baseUrl: string }): VNode {
+/** The snippet in a copyable block, with a link to the SDK's guide (but on the guide itself). */
+export function LuauSnippet(
+  { baseUrl, guideLink = true }: { baseUrl: string; guideLink?: boolean },
+): VNode {
   const text = luauSnippetText(baseUrl);
   return (
     <div data-testid="luau-snippet">
@@ -56,7 +58,7 @@ export function LuauSnippet({ baseUrl }: { baseUrl: string }): VNode {
         component={DashboardCopyButton}
         props={{ text, label: "Copy the Luau example" }}
       />{" "}
-      <a href="/docs/luau">The Luau SDK: install, setup and every call</a>
+      {guideLink && <a href="/docs/luau">The Luau SDK: install, setup and every call</a>}
     </div>
   );
 }

@@ -1,9 +1,10 @@
 /**
- * The sandbox as a newcomer meets it (issue 42), in Chromium, one flow: sign in with a sandbox
- * key, create a project, create and fund its wallet, take the stand-ins' credentials, set a
- * policy (a typo first, said beside the field), create a key, link a player on the linking page, pay them from a game server, and see
- * the payout in the request log and the transactions. Each stop is looked at at 1280 and 390 px
- * (screenshots under test-results/screenshots/newcomer-*, gitignored) and must not scroll sideways.
+ * The sandbox as a newcomer meets it (issue 42), in Chromium, one flow: the home page's Luau
+ * snippet and the SDK's guide; sign in with a sandbox key, create a project, create and fund its
+ * wallet, take the stand-ins' credentials, set a policy (a typo first, said beside the field),
+ * create a key, link a player on the linking page, pay them from a game server, and see the payout
+ * in the request log and the transactions. Each stop is looked at at 1280 and 390 px (screenshots
+ * under test-results/screenshots/newcomer-*, gitignored) and must not scroll sideways.
  */
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
@@ -54,7 +55,19 @@ Deno.test("A newcomer creates a project in the sandbox, funds it, links a player
     const tab = (name: string) =>
       page.getByRole("navigation", { name: "Project pages" }).getByRole("link", { name });
 
-    // Given a newcomer who signs in with a sandbox key
+    // Given a newcomer who starts at the home page: a Luau snippet, and the SDK's guide a click away
+    await page.goto(baseUrl);
+    assert.match(
+      await page.getByTestId("luau-snippet").textContent() ?? "",
+      /Blocklink = "blocklink\/blocklink@/,
+    );
+    await lookAt(page, "0-home");
+    await page.getByTestId("sdk-link").click();
+    await page.waitForURL(`${baseUrl}/docs/luau`);
+    await page.getByTestId("install-line").waitFor();
+    await lookAt(page, "0-sdk-guide");
+
+    // When they sign in with a sandbox key
     const secret = ed25519.utils.randomSecretKey();
     await page.goto(`${baseUrl}/dashboard`);
     await page.getByLabel("Secret key (base58)").fill(base58.encode(secret));
