@@ -86,6 +86,7 @@ const envSchema = z.object({
   LIMIT_NEW_KEYS_PER_HOUR: limit(20),
   LIMIT_TEST_PINGS_PER_MINUTE: limit(10),
   LIMIT_DASHBOARD_CHANGES_PER_HOUR: limit(120),
+  LIMIT_SANDBOX_AIRDROPS_PER_HOUR: limit(20),
   CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "must be a header name").optional(),
   CLIENT_IP_TRUSTED_HOPS: z.coerce.number().int().min(1).max(10).optional(),
   KEY_EXPORT: z.enum(["on", "off"]).default("on"),
@@ -163,6 +164,7 @@ export function loadConfig(
       key_create: e.LIMIT_NEW_KEYS_PER_HOUR,
       test_ping: e.LIMIT_TEST_PINGS_PER_MINUTE,
       dashboard_change: e.LIMIT_DASHBOARD_CHANGES_PER_HOUR,
+      sandbox_airdrop: e.LIMIT_SANDBOX_AIRDROPS_PER_HOUR,
     },
     clientIpHeader: e.CLIENT_IP_HEADER?.toLowerCase(),
     clientIpTrustedHops: e.CLIENT_IP_TRUSTED_HOPS ?? 1,
@@ -199,6 +201,12 @@ function checkRemoteStore(
 }
 
 // --- End of remote store ---------------------------------------------------------------------
+
+/** True when `baseUrl` is a loopback origin: a local playground, never a deployment. */
+export function isLocalOrigin(baseUrl: string): boolean {
+  const host = new URL(baseUrl).hostname;
+  return host === "localhost" || host === "127.0.0.1" || host === "[::1]";
+}
 
 /** True when running on Deno Deploy. */
 export function isDenoDeploy(): boolean {

@@ -10,6 +10,8 @@ import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { formatTime, madeBy } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell, ListHead } from "./cell.tsx";
+import { ClusterNote } from "./cluster_note.tsx";
+import { LuauSnippet } from "./luau_snippet.tsx";
 
 /** What the keys page shows. */
 interface KeysPageData extends FrameData {
@@ -36,6 +38,7 @@ export function KeysPage(data: KeysPageData): VNode {
             read it with <span class="mono">HttpService:GetSecret</span>, never in a script.
           </p>
           <code class="secret" data-testid="new-key-value">{newKey.plaintext}</code>
+          <ClusterNote cluster={project.cluster} />{" "}
           <Island
             component={DashboardCopyButton}
             props={{ text: newKey.plaintext, label: "Copy the API key" }}
@@ -46,6 +49,8 @@ export function KeysPage(data: KeysPageData): VNode {
               curl -H "x-api-key: {newKey.plaintext}" {data.baseUrl}/v1/project
             </span>
           </p>
+          <h3>From your game, in Luau</h3>
+          <LuauSnippet baseUrl={data.baseUrl} />
         </section>
       )}
 
@@ -64,7 +69,10 @@ export function KeysPage(data: KeysPageData): VNode {
               <tbody>
                 {active.map((key) => (
                   <tr key={key.id} data-key-id={key.id}>
-                    <Cell label="Key" mono>{key.preview}…</Cell>
+                    <Cell label="Key">
+                      <span class="mono">{key.preview}…</span>{" "}
+                      <ClusterNote cluster={project.cluster} />
+                    </Cell>
                     <Cell label="Scopes">
                       <span data-testid="key-scopes">{scopesOf(key).join(", ")}</span>
                     </Cell>
@@ -110,6 +118,7 @@ export function KeysPage(data: KeysPageData): VNode {
             >
               Create API key
             </button>
+            <ClusterNote cluster={project.cluster} />
           </form>
         )}
         <p class="hint">

@@ -149,7 +149,7 @@ export function TeamPage(data: TeamPageData): VNode {
                           action={`${base}/invitations/${invitation.address}/revoke`}
                           class="inline"
                         >
-                          <button type="submit" class="secondary">Withdraw</button>
+                          <button type="submit" class="secondary">Cancel invitation</button>
                         </form>
                       )}
                     </Cell>

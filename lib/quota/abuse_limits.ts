@@ -38,7 +38,8 @@ type AbuseAction =
   | "watch_create"
   | "key_create"
   | "test_ping"
-  | "dashboard_change";
+  | "dashboard_change"
+  | "sandbox_airdrop";
 
 /** How many uses of each action one client gets per window. */
 export type AbuseLimits = Record<AbuseAction, number>;
@@ -52,6 +53,7 @@ export const ABUSE_WINDOWS: Readonly<Record<AbuseAction, { windowMs: number; wha
   key_create: { windowMs: 3_600_000, what: "new API keys per hour" },
   test_ping: { windowMs: 60_000, what: "test events per minute" },
   dashboard_change: { windowMs: 3_600_000, what: "changes per hour by one member of a project" },
+  sandbox_airdrop: { windowMs: 3_600_000, what: "sandbox SOL airdrops per hour" },
 };
 
 // Longest client key kept: an IPv6 address fits, and a project id with a wallet address; a forged

@@ -10,6 +10,7 @@ import { keyExportRoutes } from "./key_export_routes.tsx";
 import { webhookRoutes } from "./webhook_routes.tsx";
 import { requestLogRoutes } from "./request_log_routes.tsx";
 import { robloxRoutes } from "./roblox_routes.ts";
+import { sandboxActionRoutes } from "./sandbox_actions.ts";
 
 /** The developer dashboard under `/dashboard`: server-rendered pages and their form actions. */
 export function dashboardRoutes(ctx: AppContext): Hono {
@@ -19,6 +20,7 @@ export function dashboardRoutes(ctx: AppContext): Hono {
     .route("/", teamPageRoutes(ctx))
     .route("/", requestLogRoutes(ctx))
     .route("/", dashboardActionRoutes(ctx))
+    .route("/", sandboxActionRoutes(ctx))
     .route("/", teamActionRoutes(ctx))
     .route("/", withdrawRoutes(ctx))
     .route("/", keyExportRoutes(ctx))

@@ -296,6 +296,7 @@ Deno.test("loadConfig() reads each abuse limit from its environment variable", (
     LIMIT_TEST_PINGS_PER_MINUTE: "5",
     LIMIT_NEW_KEYS_PER_HOUR: "6",
     LIMIT_DASHBOARD_CHANGES_PER_HOUR: "7",
+    LIMIT_SANDBOX_AIRDROPS_PER_HOUR: "7",
     CLIENT_IP_HEADER: "X-Forwarded-For",
   });
   assert.deepEqual(config.abuseLimits, {
@@ -306,6 +307,7 @@ Deno.test("loadConfig() reads each abuse limit from its environment variable", (
     test_ping: 5,
     key_create: 6,
     dashboard_change: 7,
+    sandbox_airdrop: 7,
   });
   assert.deepEqual(config.clientIpHeader, "x-forwarded-for");
   assert.deepEqual(config.clientIpTrustedHops, 1);
@@ -339,5 +341,6 @@ Deno.test("loadConfig() reads each abuse limit from its environment variable", (
     test_ping: 10,
     key_create: 20,
     dashboard_change: 120,
+    sandbox_airdrop: 20,
   });
 });

@@ -137,6 +137,22 @@ const CASES: RouteCase[] = [
   },
   {
     method: "POST",
+    route: "/dashboard/projects/:id/wallet/sandbox-sol",
+    can: "wallet",
+    request: (w) => ({ path: `${base(w)}/wallet/sandbox-sol` }),
+    // Past the role check: the team's project has no wallet to fund.
+    ok: 409,
+  },
+  {
+    method: "POST",
+    route: "/dashboard/projects/:id/settings/stand-in",
+    can: "settings",
+    request: (w) => ({ path: `${base(w)}/settings/stand-in` }),
+    // Past the role check: the test config's stand-ins are nowhere.
+    ok: 502,
+  },
+  {
+    method: "POST",
     route: "/dashboard/projects/:id/settings",
     can: "settings",
     request: (w) => ({ path: `${base(w)}/settings`, body: { name: "Renamed" } }),

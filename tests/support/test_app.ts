@@ -36,6 +36,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       key_create: 20,
       test_ping: 10,
       dashboard_change: 120,
+      sandbox_airdrop: 20,
     },
     clientIpHeader: undefined,
     clientIpTrustedHops: 1,

@@ -606,6 +606,7 @@ Deno.test("Every route answers hostile requests with a 4xx and changes nothing i
         key_create: 1_000_000,
         test_ping: 1_000_000,
         dashboard_change: 1_000_000,
+        sandbox_airdrop: 1_000_000,
       },
     },
   });
