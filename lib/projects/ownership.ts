@@ -13,6 +13,7 @@ import { MAX_PROJECTS_PER_DEVELOPER } from "../../kv/members.ts";
 import type { ActionFields } from "./fields.ts";
 import { NOT_TEXT, readText } from "./fields.ts";
 import { invalidSettings } from "../issue_text.ts";
+import { disconnect } from "../roblox/connection.ts";
 import { nameProblem } from "../names.ts";
 import { authorizeProject } from "./access.ts";
 
@@ -74,8 +75,9 @@ export async function createDeveloperProject(
 
 /**
  * Deletes a project its owner asks to delete, naming it as typed (400 `invalid_settings` for
- * another name: a deletion cannot be undone): its keys stop working, its linking page shows the
- * no-game page and it leaves every member's list.
+ * another name: a deletion cannot be undone): a game connected through Roblox is disconnected
+ * (its grant revoked), its keys stop working, its linking page shows the no-game page and it
+ * leaves every member's list.
  */
 export async function deleteDeveloperProject(
   ctx: AppContext,
@@ -88,6 +90,9 @@ export async function deleteDeveloperProject(
     throw invalidSettings([`name: type the project's name, ${project.name}, to delete it`]);
   }
   await ctx.abuse.take("project_change", developer);
+  // A connected game's grant would outlive the project: revoked at Roblox first (502, nothing
+  // deleted, when Roblox does not confirm it).
+  await disconnect(ctx, { project, developer });
   const now = ctx.clock.now();
   const deleted = await deleteProject(ctx.kv, project.id, now, {
     audit: {

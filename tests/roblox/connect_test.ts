@@ -5,6 +5,7 @@ import { call } from "../support/test_app.ts";
 import { createKeyAs, getPage, postJson, signInDeveloper } from "../support/dashboard.ts";
 import { CONNECT_APP, connectGame, startConnectWorld } from "../support/roblox_connect.ts";
 import { getAccessToken } from "../../lib/roblox/access_token.ts";
+import { getProject } from "../../kv/projects.ts";
 import { startTeam } from "../support/team.ts";
 import { assertErrorCode } from "../support/assertions.ts";
 
@@ -212,4 +213,24 @@ Deno.test("a refresh token past its 90 days ends the connection like a revoked o
   assert.equal(refused.ok, false);
   assert.match(page, /data-testid="roblox-reconnect"/);
   assert.equal(world.cloud.attempts().length, 0, "nothing was published without a grant");
+});
+
+Deno.test("Deleting a connected project revokes its grant at Roblox first", async () => {
+  await using world = await startConnectWorld();
+  await connectGame(world);
+  const project = (await getProject(world.t.kv, world.projectId))!;
+
+  const res = await postJson(
+    world.t.app,
+    `/dashboard/projects/${world.projectId}/delete`,
+    { name: project.name },
+    { jar: world.owner.jar },
+  );
+
+  assert.equal(res.status, 200);
+  assert.deepEqual(world.oauth.revoked().map((r) => [r.kind, r.clientId]), [
+    ["refresh_token", CONNECT_APP.clientId],
+  ]);
+  assert.equal((await world.t.kv.get(["roblox_tokens", world.projectId])).value, null);
+  assert.notEqual((await getProject(world.t.kv, world.projectId))?.deletedAt, null);
 });
