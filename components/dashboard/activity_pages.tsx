@@ -7,12 +7,16 @@ import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl, explorerTxUrl, formatTime, shortAddress } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell } from "./cell.tsx";
+import { TokenAmount } from "./token_amount.tsx";
+import type { TokenLabel } from "../../lib/chain/token_labels.ts";
 
 /** What the transactions page shows. */
 interface TransactionsPageData extends FrameData {
   project: Project;
   rpcUrl: string;
   transactions: TxRequestRecord[];
+  /** The labels of the listed mints that could be read (symbol, decimals). */
+  tokenLabels: ReadonlyMap<string, TokenLabel>;
   /** The status filter; null shows every request. */
   status: TxStatus | null;
   /** Cursor this page starts after (null: the newest). */
@@ -27,6 +31,23 @@ const STATUS_BADGE: Record<string, string> = {
   submitted: "badge",
   pending: "badge",
 };
+
+/** A request's amount: SOL, or a token by its symbol when known, else its shortened mint. */
+function TxAmount(
+  { amount, mint, label }: { amount: string; mint: string | null; label: TokenLabel | undefined },
+): VNode {
+  if (!mint) return <>{amount} SOL</>;
+  if (label) {
+    return (
+      <TokenAmount amount={amount} mint={mint} symbol={label.symbol} decimals={label.decimals} />
+    );
+  }
+  return (
+    <>
+      {amount} of <span class="mono" title={mint}>{shortAddress(mint)}</span>
+    </>
+  );
+}
 
 /** The recent transactions body; the filter and "Load more" are plain links and a GET form. */
 export function TransactionsPage(data: TransactionsPageData): VNode {
@@ -120,13 +141,11 @@ export function TransactionsPage(data: TransactionsPageData): VNode {
                       )}
                     </Cell>
                     <Cell label="Amount">
-                      {tx.body.amount} {tx.body.mint
-                        ? (
-                          <span class="mono" title={tx.body.mint}>
-                            {shortAddress(tx.body.mint)}
-                          </span>
-                        )
-                        : "SOL"}
+                      <TxAmount
+                        amount={tx.body.amount}
+                        mint={tx.body.mint}
+                        label={tx.body.mint ? data.tokenLabels.get(tx.body.mint) : undefined}
+                      />
                     </Cell>
                     <Cell label="Signature">
                       {tx.signature

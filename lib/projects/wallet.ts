@@ -6,6 +6,7 @@ import type { Address } from "@solana/kit";
 import type { AppContext } from "../context.ts";
 import { withDeadline } from "../../core/deadline.ts";
 import type { TokenBalance } from "../chain/token_balances.ts";
+import type { TokenLabel } from "../chain/token_labels.ts";
 import { ApiError, projectNotFound } from "../../core/api_error.ts";
 import { getProject, type Project, updateProject } from "../../kv/projects.ts";
 
@@ -96,4 +97,25 @@ export async function readTokenSymbol(
 ): Promise<string | null> {
   const label = await ctx.chain.getTokenLabel(project.cluster, mint).catch(() => null);
   return label?.symbol ?? null;
+}
+
+/**
+ * The labels (symbol, decimals) of the mints a page lists, read together within the page's wait
+ * (cached); a mint whose label is not read in time is left out, and the page shows it shortened.
+ */
+export async function readTokenLabels(
+  ctx: AppContext,
+  project: Project,
+  mints: Iterable<string>,
+): Promise<Map<string, TokenLabel>> {
+  const labels = new Map<string, TokenLabel>();
+  const read = Promise.all(
+    [...new Set(mints)].slice(0, MAX_LABELLED_TOKENS).map(async (mint) => {
+      const label = await ctx.chain.getTokenLabel(project.cluster, mint as Address)
+        .catch(() => null);
+      if (label) labels.set(mint, label);
+    }),
+  );
+  await withDeadline(read, { ms: BALANCE_WAIT_MS, fallback: undefined });
+  return new Map(labels);
 }

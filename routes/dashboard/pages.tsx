@@ -18,7 +18,7 @@ import { settingsView } from "../../lib/projects/settings.ts";
 import { SettingsPage } from "../../components/dashboard/settings_page.tsx";
 import { WatchesPage } from "../../components/dashboard/watches_page.tsx";
 import { readLowBalanceWarnings } from "../../lib/projects/low_balance.ts";
-import { readWalletBalances } from "../../lib/projects/wallet.ts";
+import { readTokenLabels, readWalletBalances } from "../../lib/projects/wallet.ts";
 import { isSandboxService } from "../../lib/projects/sandbox_funds.ts";
 import { loadUsageFigures } from "../../lib/projects/usage.ts";
 import { UsagePage } from "../../components/dashboard/usage_page.tsx";
@@ -152,6 +152,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
             status: status ?? undefined,
             after: after ?? undefined,
           });
+          const mints = page.records.flatMap((r) => r.body.mint ? [r.body.mint] : []);
           return {
             title: `Transactions · ${project.name}`,
             body: (
@@ -160,6 +161,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
                 project={project}
                 rpcUrl={rpcUrl(project)}
                 transactions={page.records}
+                tokenLabels={await readTokenLabels(ctx, project, mints)}
                 status={status}
                 after={after}
                 next={page.next}

@@ -5,7 +5,10 @@
  * wallet's tokens), the low-balance warnings and the deletion page.
  */
 import assert from "node:assert/strict";
-import { getPage, postJson, startWalletProject } from "../support/dashboard.ts";
+import { createKeyAs, getPage, postJson, startWalletProject } from "../support/dashboard.ts";
+import { call } from "../support/test_app.ts";
+import { generateKeyPairSigner } from "@solana/kit";
+import { linkWallet } from "../../kv/links.ts";
 import { createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
 import { writeTokenMetadata } from "../../sandbox/chain/mod.ts";
 import { shortAddress } from "../../components/dashboard/format.ts";
@@ -97,4 +100,19 @@ Deno.test("Tokens read by their symbol, or by the shortened mint with its decima
   const remove = await (await getPage(t.app, `/dashboard/projects/${projectId}/delete`, dev.jar))
     .text();
   assert.ok(plain(remove).includes("25 GEM"), plain(remove));
+  // And a token payout in the transactions list reads by the symbol too
+  const key = await createKeyAs(t.app, dev, projectId);
+  const player = await generateKeyPairSigner();
+  await linkWallet(t.kv, projectId, { userId: 31, address: player.address, now: t.clock.now() });
+  const paid = await call(t.app, "/v1/tx/transfer-token", {
+    apiKey: key.key,
+    method: "POST",
+    json: { to: { userId: 31 }, mint: gem, amount: "1.5", idempotencyKey: "gem-31" },
+  });
+  assert.equal(paid.status, 200, await paid.clone().text());
+  await paid.body?.cancel();
+  const list =
+    await (await getPage(t.app, `/dashboard/projects/${projectId}/transactions`, dev.jar))
+      .text();
+  assert.ok(plain(list).includes("1.5 GEM"), plain(list));
 });
