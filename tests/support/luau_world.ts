@@ -3,7 +3,8 @@
  * and OAuth stand-ins, and the real app with its job worker, served on a real loopback port behind a
  * thin "front". The front forwards every request to the app unchanged, except that a suite can make
  * the next requests (or the next ones to a path) fail on purpose (a status, an error body, a lost
- * answer, no answer at all) or wait (before the service sees them, or before their answer); it
+ * answer, no answer at all) or wait (before the service sees them, or before their answer, or
+ * until a suite releases them); it
  * logs each request and records every JSON answer by route for the contract check. Its `/_test/`
  * routes are the suites' hands in the world: the real linking flow, a dashboard test ping, chain
  * activity on a watched address, pausing the chain.
@@ -126,7 +127,7 @@ export async function startLuauWorld(
     ...options,
   });
   const idp = await startOauthStandIn();
-  for (let id = 2001; id <= 2020; id++) {
+  for (let id = 2001; id <= 2060; id++) {
     idp.addUser({ id, username: `Player${id}`, displayName: `Player ${id}` });
   }
   const t: TestApp = await createTestApp({
@@ -194,6 +195,8 @@ export async function startLuauWorld(
   );
 
   const faults: Fault[] = [];
+  // Paths whose requests wait until released (`hold`, `release`), for ordering a step after another.
+  const holds = new Map<string, PromiseWithResolvers<void>>();
   let log: LoggedRequest[] = [];
   const answers: RecordedAnswer[] = [];
   const jars = new Map<number, CookieJar>();
@@ -218,6 +221,13 @@ export async function startLuauWorld(
       case "POST fail":
         for (let i = 0; i < (input.count ?? 1); i++) faults.push({ ...input });
         return Response.json({ queued: faults.length });
+      case "POST hold":
+        holds.set(input.path, Promise.withResolvers());
+        return Response.json({ held: input.path });
+      case "POST release":
+        holds.get(input.path)?.resolve();
+        holds.delete(input.path);
+        return Response.json({ released: input.path });
       case "GET requests":
         return Response.json(log);
       case "DELETE requests":
@@ -275,6 +285,7 @@ export async function startLuauWorld(
       status: 0,
     };
     log.push(entry);
+    for (const [path, hold] of holds) if (url.pathname.startsWith(path)) await hold.promise;
     const fault = url.pathname.startsWith("/v1/") ? takeFault(url.pathname) : undefined;
     if (fault?.delayBeforeMs) await sleep(fault.delayBeforeMs);
     if (fault?.drop) {

@@ -18,6 +18,7 @@ const ALL_SUITES = [
   "events",
   "payout",
   "feed",
+  "ordering",
   "robust",
   "mock",
   "example",
