@@ -1,6 +1,6 @@
 /**
- * The world the Luau SDK's suites run in (tests/v1/sdk_luau_test.ts): the sandbox cluster, the messaging
- * and OAuth stand-ins, and the real app with its job worker, served on a real loopback port behind a
+ * The world the Luau SDK's suites run in (tests/v1/sdk_luau_test.ts): the sandbox cluster, the messaging,
+ * memory store and OAuth stand-ins, and the real app with its job worker, served on a real loopback port behind a
  * thin "front". The front forwards every request to the app unchanged, except that a suite can make
  * the next requests (or the next ones to a path) fail on purpose (a status, an error body, a lost
  * answer, no answer at all) or wait (before the service sees them, or before their answer, or
@@ -26,6 +26,10 @@ import {
   startOauthStandIn,
 } from "../../sandbox/roblox/mod.ts";
 import {
+  type MemoryStoreStandIn,
+  startMemoryStoreStandIn,
+} from "../../sandbox/roblox/memory_store.ts";
+import {
   browse,
   CookieJar,
   createLinkProject,
@@ -47,6 +51,8 @@ const TOPIC = "svc";
 export interface WorldInfo {
   baseUrl: string;
   messagingUrl: string;
+  /** The game's MemoryStoreService (sandbox/roblox/memory_store.ts), for suites that use it. */
+  memoryStoreUrl: string;
   universeId: string;
   publishingKey: string;
   topic: string;
@@ -97,6 +103,7 @@ export interface LuauWorld extends AsyncDisposable {
   apiKey: string;
   project: Project;
   standIn: MessagingStandIn;
+  memoryStore: MemoryStoreStandIn;
   /** Every JSON answer of a /v1 route so far. */
   answers(): RecordedAnswer[];
   /** Every message the service published so far (not those the suites made up). */
@@ -115,7 +122,7 @@ function routeOf(method: string, path: string): string | null {
 
 /** Starts the world: cluster, stand-ins, app, a project with a funded wallet, a policy and a watch. */
 export async function startLuauWorld(
-  options: { topicLimitPerMinute?: number } = {},
+  options: { topicLimitPerMinute?: number; users?: number } = {},
 ): Promise<LuauWorld> {
   const chain = await startChain({ autoAdvance: false });
   let chainPaused = false;
@@ -126,6 +133,8 @@ export async function startLuauWorld(
     keys: [{ apiKey: PUBLISH_KEY, universeId: UNIVERSE }],
     ...options,
   });
+  // The game's concurrent users set its memory store budgets; a test's few players, 100 by default.
+  const memoryStore = await startMemoryStoreStandIn({ users: options.users ?? 100 });
   const idp = await startOauthStandIn();
   for (let id = 2001; id <= 2060; id++) {
     idp.addUser({ id, username: `Player${id}`, displayName: `Player ${id}` });
@@ -319,12 +328,14 @@ export async function startLuauWorld(
     await t.close();
     await idp.close();
     await standIn.close();
+    await memoryStore.close();
     await chain.close();
   };
   return {
     info: {
       baseUrl: `http://127.0.0.1:${server.addr.port}`,
       messagingUrl: standIn.url,
+      memoryStoreUrl: memoryStore.url,
       universeId: UNIVERSE,
       publishingKey: PUBLISH_KEY,
       topic: TOPIC,
@@ -338,6 +349,7 @@ export async function startLuauWorld(
     apiKey,
     project,
     standIn,
+    memoryStore,
     answers: () => [...answers],
     messages: () => standIn.inbox().map((m) => m.message).filter((m) => !crafted.has(m)),
     serviceNow: () => t.clock.now(),

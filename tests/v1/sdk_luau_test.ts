@@ -19,6 +19,7 @@ const ALL_SUITES = [
   "payout",
   "feed",
   "ordering",
+  "directory",
   "robust",
   "mock",
   "example",
