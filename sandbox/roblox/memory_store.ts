@@ -52,6 +52,8 @@ export interface MemoryStoreStandIn {
   /** Sets the game's concurrent users (both budgets follow). */
   setUsers(users: number): void;
   usage(): MemoryStoreUsage;
+  /** Writes an item of a sorted map as the game left it earlier (a bench's starting state), free. */
+  seed(map: string, key: string, value: unknown, expirationSeconds: number): void;
   close(): Promise<void>;
 }
 
@@ -339,6 +341,19 @@ export async function startMemoryStoreStandIn(
       users = count;
     },
     usage,
+    seed: (name, key, value, expirationSeconds) => {
+      const text = JSON.stringify(value);
+      const bytes = encoder.encode(key).length + encoder.encode(text).length;
+      const map = mapOf(name);
+      memory += bytes - (map.get(key)?.bytes ?? 0);
+      peakMemory = Math.max(peakMemory, memory);
+      map.set(key, {
+        value: text,
+        expiresAt: now() + expirationSeconds * 1_000,
+        version: ++version,
+        bytes,
+      });
+    },
     close: () => server.close(),
   };
 }

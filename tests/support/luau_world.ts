@@ -205,7 +205,14 @@ export async function startLuauWorld(
 
   const faults: Fault[] = [];
   // Paths whose requests wait until released (`hold`, `release`), for ordering a step after another.
-  const holds = new Map<string, PromiseWithResolvers<void>>();
+  const holds = new Map<string, { hold: PromiseWithResolvers<void>; timer: ReturnType<typeof setTimeout> }>();
+  const release = (path: string) => {
+    const held = holds.get(path);
+    if (!held) return;
+    clearTimeout(held.timer);
+    held.hold.resolve();
+    holds.delete(path);
+  };
   let log: LoggedRequest[] = [];
   const answers: RecordedAnswer[] = [];
   const jars = new Map<number, CookieJar>();
@@ -215,6 +222,10 @@ export async function startLuauWorld(
 
   /** Links a new wallet to the player, or the wallet `sameAs` linked last, through the linking flow. */
   async function linkPlayer(userId: number, sameAs?: number): Promise<string> {
+    // Players beyond the suites' own (a bench's) get an account at the identity provider first.
+    if (!jars.has(userId) && (userId < 2001 || userId > 2060)) {
+      idp.addUser({ id: userId, username: `Player${userId}`, displayName: `Player ${userId}` });
+    }
     const jar = jars.get(userId) ?? (await signInPlayer(linkWorld, project, userId)).jar;
     jars.set(userId, jar);
     const wallet = (sameAs ? wallets.get(sameAs) : undefined) ?? createTestWallet();
@@ -231,11 +242,15 @@ export async function startLuauWorld(
         for (let i = 0; i < (input.count ?? 1); i++) faults.push({ ...input });
         return Response.json({ queued: faults.length });
       case "POST hold":
-        holds.set(input.path, Promise.withResolvers());
+        release(input.path);
+        holds.set(input.path, {
+          hold: Promise.withResolvers(),
+          // A suite that fails before its release must not hold the next suites' requests.
+          timer: setTimeout(() => release(input.path), 30_000),
+        });
         return Response.json({ held: input.path });
       case "POST release":
-        holds.get(input.path)?.resolve();
-        holds.delete(input.path);
+        release(input.path);
         return Response.json({ released: input.path });
       case "GET requests":
         return Response.json(log);
@@ -294,7 +309,7 @@ export async function startLuauWorld(
       status: 0,
     };
     log.push(entry);
-    for (const [path, hold] of holds) if (url.pathname.startsWith(path)) await hold.promise;
+    for (const [path, held] of holds) if (url.pathname.startsWith(path)) await held.hold.promise;
     const fault = url.pathname.startsWith("/v1/") ? takeFault(url.pathname) : undefined;
     if (fault?.delayBeforeMs) await sleep(fault.delayBeforeMs);
     if (fault?.drop) {
@@ -321,6 +336,7 @@ export async function startLuauWorld(
 
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, front);
   const close = async () => {
+    for (const path of [...holds.keys()]) release(path);
     await server.shutdown();
     await worker.stop();
     clearInterval(clockTimer);
