@@ -43,6 +43,9 @@ const SHUTDOWN_AT = 0.5;
 const REJOIN_S = 120;
 const ENTRY_S = 3 * 86_400;
 const FIRST_USER = 1_000_001;
+/** Players whose wallet changes during the run: known to the directory (no wallet), apart from the rest. */
+const FIRST_CHANGER = FIRST_USER + 2_000_000;
+const CHANGERS = 1_000;
 
 interface Command {
   id: number;
@@ -114,7 +117,8 @@ export async function benchGameDay(
       }
       const body = await req.json();
       if (url.pathname === "/ready") ready.add(process);
-      if (url.pathname === "/results") results.push(...body);
+      // An empty Luau table encodes as {}, not [].
+      if (url.pathname === "/results" && Array.isArray(body)) results.push(...body);
       if (url.pathname === "/done") done.push(body);
       return Response.json({});
     });
@@ -147,8 +151,8 @@ export async function benchGameDay(
     const started = performance.now();
     const playing = Array.from({ length: USERS }, (_, i) => FIRST_USER + i);
     let newPlayer = FIRST_USER + KNOWN_PLAYERS;
-    const linkedDuringRun: Array<{ userId: number }> = [];
-    let changer = FIRST_USER + USERS;
+    const linkedDuringRun: Array<{ userId: number; at: number }> = [];
+    let changer = FIRST_CHANGER;
     let changes = 0;
     let rounds = 0;
     const load: number[] = [];
@@ -165,13 +169,16 @@ export async function benchGameDay(
       }, 100),
       setInterval(async () => {
         changes++;
-        const unlink = changes % 3 === 0 && linkedDuringRun.length > 0;
+        // A wallet linked during the run is unlinked only after both its checks.
+        const oldest = linkedDuringRun[0];
+        const unlink = changes % 3 === 0 && oldest !== undefined &&
+          performance.now() - oldest.at > (CHECK_AFTER_S.at(-1)! + 5) * 1_000;
         const userId = unlink ? linkedDuringRun.shift()!.userId : changer++;
         const answer = await control(world, unlink ? "unlink" : "link", "POST", { userId }) as {
           address?: string;
         };
         const expect = unlink ? null : answer.address!;
-        if (!unlink) linkedDuringRun.push({ userId });
+        if (!unlink) linkedDuringRun.push({ userId, at: performance.now() });
         for (const after of CHECK_AFTER_S) setTimeout(() => join(userId, expect), after * 1_000);
       }, 60_000 / LINK_CHANGES_PER_MIN),
       setInterval(() => {
@@ -242,6 +249,9 @@ function seedDirectory(world: LuauWorld) {
     const address = linked ? base58.encode(crypto.getRandomValues(new Uint8Array(32))) : undefined;
     world.memoryStore.seed(map, String(FIRST_USER + i), { a: address, e: 0 }, ENTRY_S);
   }
+  for (let i = 0; i < CHANGERS; i++) {
+    world.memoryStore.seed(map, String(FIRST_CHANGER + i), { e: 0 }, ENTRY_S);
+  }
 }
 
 async function control(
@@ -300,7 +310,10 @@ function report(run: {
     latencies.push(result.ms ?? NaN);
     if (command?.expect !== undefined) {
       checked++;
-      if ((result.address ?? null) !== command.expect) stale++;
+      if ((result.address ?? null) !== command.expect) {
+        stale++;
+        console.error(`Stale join: ${JSON.stringify({ result, expect: command.expect })}`);
+      }
     }
   }
   const unanswered = [...sent.values()].filter((s) => s.kind === "join").length - joins;
