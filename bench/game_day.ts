@@ -24,7 +24,7 @@
  * payouts refused; MemoryStore request units by minute and memory against the game's budgets; the
  * messages the topic carried by minute against its 80; and the machine's load.
  *
- *   deno task bench:game
+ *   deno task bench:game     (BENCH_GAME_RBXM: run another SDK model, such as an older release)
  */
 import { base58 } from "@scure/base";
 import { luauTools, type LuauWorld, startLuauWorld } from "../tests/support/luau_world.ts";
@@ -75,12 +75,14 @@ interface Sent {
 
 /** Runs the bench; returns its report as Markdown. */
 export async function benchGameDay(
-  options: { servers: number; processes: number; seconds: number },
+  options: { servers: number; processes: number; seconds: number; rbxm?: string | undefined },
 ): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "blocklink_game_bench_" });
-  const rbxm = `${dir}/Blocklink.rbxm`;
-  const built = await luauTools(["lune", "run", "sdk/luau/build.luau", rbxm]);
-  if (built.code !== 0) throw new Error(`Cannot build the SDK model:\n${built.output}`);
+  const rbxm = options.rbxm ?? `${dir}/Blocklink.rbxm`;
+  if (!options.rbxm) {
+    const built = await luauTools(["lune", "run", "sdk/luau/build.luau", rbxm]);
+    if (built.code !== 0) throw new Error(`Cannot build the SDK model:\n${built.output}`);
+  }
   await using world = await startLuauWorld({ topicLimitPerMinute: 80, users: USERS });
   try {
     seedDirectory(world);
@@ -107,21 +109,24 @@ export async function benchGameDay(
       }, expect);
     };
 
-    const commands = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
-      const url = new URL(req.url);
-      const process = url.searchParams.get("p") ?? "";
-      if (req.method === "GET") {
-        const queue = queues[Number(process)]!;
-        for (let waited = 0; queue.length === 0 && waited < 1_000; waited += 50) await sleep(50);
-        return Response.json(queue.splice(0));
-      }
-      const body = await req.json();
-      if (url.pathname === "/ready") ready.add(process);
-      // An empty Luau table encodes as {}, not [].
-      if (url.pathname === "/results" && Array.isArray(body)) results.push(...body);
-      if (url.pathname === "/done") done.push(body);
-      return Response.json({});
-    });
+    const commands = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      async (req) => {
+        const url = new URL(req.url);
+        const process = url.searchParams.get("p") ?? "";
+        if (req.method === "GET") {
+          const queue = queues[Number(process)]!;
+          for (let waited = 0; queue.length === 0 && waited < 1_000; waited += 50) await sleep(50);
+          return Response.json(queue.splice(0));
+        }
+        const body = await req.json();
+        if (url.pathname === "/ready") ready.add(process);
+        // An empty Luau table encodes as {}, not [].
+        if (url.pathname === "/results" && Array.isArray(body)) results.push(...body);
+        if (url.pathname === "/done") done.push(body);
+        return Response.json({});
+      },
+    );
     const children = Array.from({ length: options.processes }, (_, i) =>
       new Deno.Command("sh", {
         args: ["scripts/luau_tools.sh", "lune", "run", "bench/game_servers.luau"],
@@ -269,7 +274,7 @@ async function control(
 }
 
 function report(run: {
-  options: { servers: number; processes: number; seconds: number };
+  options: { servers: number; processes: number; seconds: number; rbxm?: string | undefined };
   loadSeconds: number;
   sent: Map<number, Sent>;
   results: Result[];
@@ -298,7 +303,9 @@ function report(run: {
     if (command?.kind === "pay") {
       paid += result.paid ?? 0;
       refused += result.refused ?? 0;
-      for (const code of result.codes ?? []) codes[code] = (codes[code] ?? 0) + 1;
+      // An empty Luau table encodes as {}, not [].
+      const refusals = Array.isArray(result.codes) ? result.codes : [];
+      for (const code of refusals) codes[code] = (codes[code] ?? 0) + 1;
       continue;
     }
     joins++;
@@ -380,9 +387,9 @@ function report(run: {
     "| MemoryStore (the game's budgets for 30,000 users) | Value |",
     "| --- | --- |",
     `| Request units by minute (limit ${run.usage.unitsPerMinuteLimit}) | ${units.join(", ")} |`,
-    `| Memory now / peak (limit ${kb(run.usage.memoryLimitBytes)}) | ${kb(run.usage.memoryBytes)} / ${
-      kb(run.usage.peakMemoryBytes)
-    } |`,
+    `| Memory now / peak (limit ${kb(run.usage.memoryLimitBytes)}) | ${
+      kb(run.usage.memoryBytes)
+    } / ${kb(run.usage.peakMemoryBytes)} |`,
     `| Refused | ${JSON.stringify(run.usage.refused)} |`,
     "",
     `Messages on the topic: ${run.messages} in ${minutes.toFixed(0)} minutes (${
@@ -405,6 +412,8 @@ if (import.meta.main) {
   const servers = Number(Deno.env.get("BENCH_GAME_SERVERS") ?? 1_000);
   const processes = Number(Deno.env.get("BENCH_GAME_PROCESSES") ?? 20);
   const seconds = Number(Deno.env.get("BENCH_GAME_SECONDS") ?? 600);
+  // Another SDK model (an older release, to compare), instead of one built from sdk/luau.
+  const rbxm = Deno.env.get("BENCH_GAME_RBXM");
   console.log(`## A day in the life of a popular game\n`);
-  console.log(await benchGameDay({ servers, processes, seconds }));
+  console.log(await benchGameDay({ servers, processes, seconds, rbxm }));
 }

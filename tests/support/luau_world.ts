@@ -1,13 +1,13 @@
 /**
- * The world the Luau SDK's suites run in (tests/v1/sdk_luau_test.ts): the sandbox cluster, the messaging,
- * memory store and OAuth stand-ins, and the real app with its job worker, served on a real loopback port behind a
- * thin "front". The front forwards every request to the app unchanged, except that a suite can make
- * the next requests (or the next ones to a path) fail on purpose (a status, an error body, a lost
- * answer, no answer at all) or wait (before the service sees them, or before their answer, or
- * until a suite releases them); it
- * logs each request and records every JSON answer by route for the contract check. Its `/_test/`
- * routes are the suites' hands in the world: the real linking flow, a dashboard test ping, chain
- * activity on a watched address, pausing the chain.
+ * The world the Luau SDK's suites run in (tests/v1/sdk_luau_test.ts): the sandbox cluster, the
+ * messaging, memory store and OAuth stand-ins, and the real app with its job worker, served on a
+ * real loopback port behind a thin "front". The front forwards every request to the app unchanged,
+ * except that a suite can make the next requests (or the next ones to a path) fail on purpose (a
+ * status, an error body, a lost answer, no answer at all) or wait (before the service sees them,
+ * before their answer, or until the suite releases them); it logs each request and records every
+ * JSON answer by route for the contract check. Its `/_test/` routes are the suites' hands in the
+ * world: the real linking flow, a dashboard test ping, chain activity on a watched address, pausing
+ * the chain.
  */
 import { type Address, generateKeyPairSigner } from "@solana/kit";
 import { JobWorker } from "../../jobs/worker.ts";
@@ -205,7 +205,10 @@ export async function startLuauWorld(
 
   const faults: Fault[] = [];
   // Paths whose requests wait until released (`hold`, `release`), for ordering a step after another.
-  const holds = new Map<string, { hold: PromiseWithResolvers<void>; timer: ReturnType<typeof setTimeout> }>();
+  const holds = new Map<
+    string,
+    { hold: PromiseWithResolvers<void>; timer: ReturnType<typeof setTimeout> }
+  >();
   const release = (path: string) => {
     const held = holds.get(path);
     if (!held) return;
