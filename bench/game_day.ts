@@ -298,6 +298,7 @@ function report(run: {
   let paid = 0;
   let refused = 0;
   const codes: Record<string, number> = {};
+  const joinCodes: Record<string, number> = {};
   for (const result of results) {
     const command = sent.get(result.id);
     if (command?.kind === "pay") {
@@ -311,7 +312,7 @@ function report(run: {
     joins++;
     if (!result.ok) {
       failed++;
-      codes[result.code ?? "?"] = (codes[result.code ?? "?"] ?? 0) + 1;
+      joinCodes[result.code ?? "?"] = (joinCodes[result.code ?? "?"] ?? 0) + 1;
       continue;
     }
     latencies.push(result.ms ?? NaN);
@@ -374,7 +375,9 @@ function report(run: {
     "",
     "| Joins | Value |",
     "| --- | --- |",
-    `| Answered | ${joins} (${failed} with an error, ${unanswered} without an answer by the end) |`,
+    `| Answered | ${joins} (${failed} with an error${
+      failed ? ` ${JSON.stringify(joinCodes)}` : ""
+    }, ${unanswered} without an answer by the end) |`,
     `| Join to wallet, p50 / p95 / max (ms) | ${fmt(at(0.5))} / ${fmt(at(0.95))} / ${
       fmt(sorted.at(-1))
     } |`,
