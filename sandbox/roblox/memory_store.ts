@@ -20,7 +20,8 @@
  *   `allOrNothing` is false), hides what it returns for the queue's invisibility timeout, and
  *   `remove` of its read id deletes them; unremoved items come back (at least once).
  *
- * `users` (the game's concurrent users, which set both budgets) is set by the harness.
+ * `users` (the game's concurrent users, which set both budgets) is set by the harness, or over HTTP
+ * (`POST /_control/users`), and what was used is read at `GET /_usage`.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -316,6 +317,10 @@ export async function startMemoryStoreStandIn(
   });
 
   app.get("/_usage", (c) => c.json(usage()));
+  app.post("/_control/users", async (c) => {
+    users = z.object({ users: z.number().int().min(0) }).parse(await c.req.json()).users;
+    return c.json(usage());
+  });
 
   function usage(): MemoryStoreUsage {
     purge();
