@@ -2,7 +2,8 @@
  * A day in the life of a popular game (issue 38), at its real rates for `BENCH_GAME_SECONDS` (600):
  * `BENCH_GAME_SERVERS` game servers (1,000) in `BENCH_GAME_PROCESSES` Lune processes (20), each
  * server the SDK with its default options (bench/game_servers.luau), against the real service, the
- * messaging stand-in (80 publishes a minute on the topic) and the game's MemoryStoreService
+ * messaging stand-in (80 publishes a minute on the topic; each server loses `BENCH_GAME_DROP`, 5 %,
+ * of the messages at random) and the game's MemoryStoreService
  * stand-in with the budgets of 30,000 concurrent users.
  *
  * The modeled game: 30,000 concurrent players in 20-minute sessions (25 joins a second), 150,000
@@ -75,7 +76,13 @@ interface Sent {
 
 /** Runs the bench; returns its report as Markdown. */
 export async function benchGameDay(
-  options: { servers: number; processes: number; seconds: number; rbxm?: string | undefined },
+  options: {
+    servers: number;
+    processes: number;
+    seconds: number;
+    drop: number;
+    rbxm?: string | undefined;
+  },
 ): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "blocklink_game_bench_" });
   const rbxm = options.rbxm ?? `${dir}/Blocklink.rbxm`;
@@ -137,6 +144,7 @@ export async function benchGameDay(
           BENCH_PROCESS: String(i),
           BENCH_SERVERS: String(Math.min(perProcess, options.servers - i * perProcess)),
           BENCH_COMMANDS: `http://127.0.0.1:${commands.addr.port}`,
+          BENCH_DROP: String(options.drop),
         },
         stdout: "piped",
         stderr: "piped",
@@ -274,7 +282,7 @@ async function control(
 }
 
 function report(run: {
-  options: { servers: number; processes: number; seconds: number; rbxm?: string | undefined };
+  options: { servers: number; processes: number; seconds: number; drop: number };
   loadSeconds: number;
   sent: Map<number, Sent>;
   results: Result[];
@@ -353,7 +361,9 @@ function report(run: {
   const kb = (bytes: number) => `${(bytes / 1_024).toFixed(0)} KB`;
   return [
     `${options.servers} servers in ${options.processes} Lune processes for ${options.seconds} s ` +
-    `(they took ${run.loadSeconds.toFixed(0)} s to start), default options; ${JOINS_PER_S} joins ` +
+    `(they took ${run.loadSeconds.toFixed(0)} s to start), default options, ${
+      (options.drop * 100).toFixed(0)
+    } % of messages lost on each server; ${JOINS_PER_S} joins ` +
     `a second on random servers (${(NEW_PLAYER_SHARE * 100).toFixed(1)} % of players the ` +
     `directory has no record of), ${LINK_CHANGES_PER_MIN} link changes a minute through the ` +
     `linking flow, a round end paying 2 rewards every ${ROUND_EVERY_S} s, a soft shutdown at ` +
@@ -415,8 +425,9 @@ if (import.meta.main) {
   const servers = Number(Deno.env.get("BENCH_GAME_SERVERS") ?? 1_000);
   const processes = Number(Deno.env.get("BENCH_GAME_PROCESSES") ?? 20);
   const seconds = Number(Deno.env.get("BENCH_GAME_SECONDS") ?? 600);
+  const drop = Number(Deno.env.get("BENCH_GAME_DROP") ?? 0.05);
   // Another SDK model (an older release, to compare), instead of one built from sdk/luau.
   const rbxm = Deno.env.get("BENCH_GAME_RBXM");
   console.log(`## A day in the life of a popular game\n`);
-  console.log(await benchGameDay({ servers, processes, seconds, rbxm }));
+  console.log(await benchGameDay({ servers, processes, seconds, drop, rbxm }));
 }
