@@ -1,12 +1,13 @@
 /**
- * The world the Luau SDK's suites run in (tests/v1/sdk_luau_test.ts): the sandbox cluster, the messaging
- * and OAuth stand-ins, and the real app with its job worker, served on a real loopback port behind a
- * thin "front". The front forwards every request to the app unchanged, except that a suite can make
- * the next requests (or the next ones to a path) fail on purpose (a status, an error body, a lost
- * answer, no answer at all) or wait (before the service sees them, or before their answer); it
- * logs each request and records every JSON answer by route for the contract check. Its `/_test/`
- * routes are the suites' hands in the world: the real linking flow, a dashboard test ping, chain
- * activity on a watched address, pausing the chain.
+ * The world the Luau SDK's suites run in (tests/v1/sdk_luau_test.ts): the sandbox cluster, the
+ * messaging, memory store and OAuth stand-ins, and the real app with its job worker, served on a
+ * real loopback port behind a thin "front". The front forwards every request to the app unchanged,
+ * except that a suite can make the next requests (or the next ones to a path) fail on purpose (a
+ * status, an error body, a lost answer, no answer at all) or wait (before the service sees them,
+ * before their answer, or until the suite releases them); it logs each request and records every
+ * JSON answer by route for the contract check. Its `/_test/` routes are the suites' hands in the
+ * world: the real linking flow, a dashboard test ping, chain activity on a watched address, pausing
+ * the chain.
  */
 import { type Address, generateKeyPairSigner } from "@solana/kit";
 import { JobWorker } from "../../jobs/worker.ts";
@@ -24,6 +25,10 @@ import {
   startMessagingStandIn,
   startOauthStandIn,
 } from "../../sandbox/roblox/mod.ts";
+import {
+  type MemoryStoreStandIn,
+  startMemoryStoreStandIn,
+} from "../../sandbox/roblox/memory_store.ts";
 import {
   browse,
   CookieJar,
@@ -46,6 +51,8 @@ const TOPIC = "svc";
 export interface WorldInfo {
   baseUrl: string;
   messagingUrl: string;
+  /** The game's MemoryStoreService (sandbox/roblox/memory_store.ts), for suites that use it. */
+  memoryStoreUrl: string;
   universeId: string;
   publishingKey: string;
   topic: string;
@@ -96,6 +103,7 @@ export interface LuauWorld extends AsyncDisposable {
   apiKey: string;
   project: Project;
   standIn: MessagingStandIn;
+  memoryStore: MemoryStoreStandIn;
   /** Every JSON answer of a /v1 route so far. */
   answers(): RecordedAnswer[];
   /** Every message the service published so far (not those the suites made up). */
@@ -114,7 +122,7 @@ function routeOf(method: string, path: string): string | null {
 
 /** Starts the world: cluster, stand-ins, app, a project with a funded wallet, a policy and a watch. */
 export async function startLuauWorld(
-  options: { topicLimitPerMinute?: number } = {},
+  options: { topicLimitPerMinute?: number; users?: number } = {},
 ): Promise<LuauWorld> {
   const chain = await startChain({ autoAdvance: false });
   let chainPaused = false;
@@ -125,8 +133,10 @@ export async function startLuauWorld(
     keys: [{ apiKey: PUBLISH_KEY, universeId: UNIVERSE }],
     ...options,
   });
+  // The game's concurrent users set its memory store budgets; a test's few players, 100 by default.
+  const memoryStore = await startMemoryStoreStandIn({ users: options.users ?? 100 });
   const idp = await startOauthStandIn();
-  for (let id = 2001; id <= 2020; id++) {
+  for (let id = 2001; id <= 2060; id++) {
     idp.addUser({ id, username: `Player${id}`, displayName: `Player ${id}` });
   }
   const t: TestApp = await createTestApp({
@@ -194,6 +204,18 @@ export async function startLuauWorld(
   );
 
   const faults: Fault[] = [];
+  // Paths whose requests wait until released (`hold`, `release`), for ordering a step after another.
+  const holds = new Map<
+    string,
+    { hold: PromiseWithResolvers<void>; timer: ReturnType<typeof setTimeout> }
+  >();
+  const release = (path: string) => {
+    const held = holds.get(path);
+    if (!held) return;
+    clearTimeout(held.timer);
+    held.hold.resolve();
+    holds.delete(path);
+  };
   let log: LoggedRequest[] = [];
   const answers: RecordedAnswer[] = [];
   const jars = new Map<number, CookieJar>();
@@ -203,6 +225,10 @@ export async function startLuauWorld(
 
   /** Links a new wallet to the player, or the wallet `sameAs` linked last, through the linking flow. */
   async function linkPlayer(userId: number, sameAs?: number): Promise<string> {
+    // Players beyond the suites' own (a bench's) get an account at the identity provider first.
+    if (!jars.has(userId) && (userId < 2001 || userId > 2060)) {
+      idp.addUser({ id: userId, username: `Player${userId}`, displayName: `Player ${userId}` });
+    }
     const jar = jars.get(userId) ?? (await signInPlayer(linkWorld, project, userId)).jar;
     jars.set(userId, jar);
     const wallet = (sameAs ? wallets.get(sameAs) : undefined) ?? createTestWallet();
@@ -218,6 +244,17 @@ export async function startLuauWorld(
       case "POST fail":
         for (let i = 0; i < (input.count ?? 1); i++) faults.push({ ...input });
         return Response.json({ queued: faults.length });
+      case "POST hold":
+        release(input.path);
+        holds.set(input.path, {
+          hold: Promise.withResolvers(),
+          // A suite that fails before its release must not hold the next suites' requests.
+          timer: setTimeout(() => release(input.path), 30_000),
+        });
+        return Response.json({ held: input.path });
+      case "POST release":
+        release(input.path);
+        return Response.json({ released: input.path });
       case "GET requests":
         return Response.json(log);
       case "DELETE requests":
@@ -275,6 +312,7 @@ export async function startLuauWorld(
       status: 0,
     };
     log.push(entry);
+    for (const [path, held] of holds) if (url.pathname.startsWith(path)) await held.hold.promise;
     const fault = url.pathname.startsWith("/v1/") ? takeFault(url.pathname) : undefined;
     if (fault?.delayBeforeMs) await sleep(fault.delayBeforeMs);
     if (fault?.drop) {
@@ -301,6 +339,7 @@ export async function startLuauWorld(
 
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, front);
   const close = async () => {
+    for (const path of [...holds.keys()]) release(path);
     await server.shutdown();
     await worker.stop();
     clearInterval(clockTimer);
@@ -308,12 +347,14 @@ export async function startLuauWorld(
     await t.close();
     await idp.close();
     await standIn.close();
+    await memoryStore.close();
     await chain.close();
   };
   return {
     info: {
       baseUrl: `http://127.0.0.1:${server.addr.port}`,
       messagingUrl: standIn.url,
+      memoryStoreUrl: memoryStore.url,
       universeId: UNIVERSE,
       publishingKey: PUBLISH_KEY,
       topic: TOPIC,
@@ -327,6 +368,7 @@ export async function startLuauWorld(
     apiKey,
     project,
     standIn,
+    memoryStore,
     answers: () => [...answers],
     messages: () => standIn.inbox().map((m) => m.message).filter((m) => !crafted.has(m)),
     serviceNow: () => t.clock.now(),

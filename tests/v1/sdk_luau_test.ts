@@ -18,6 +18,8 @@ const ALL_SUITES = [
   "events",
   "payout",
   "feed",
+  "ordering",
+  "directory",
   "robust",
   "bounded",
   "teardown",
