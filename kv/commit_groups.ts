@@ -42,7 +42,7 @@ const REGROUPS = 3;
 
 /**
  * The committer of `kv`: grouped commits on a local file, plain ones on a remote store. `known`:
- * the payouts' known entries, kept as the commits write them (`known_entries.ts`).
+ * the quota's known counters, kept as the commits write them (`known_entries.ts`).
  */
 export function commitGroups(
   kv: Deno.Kv,

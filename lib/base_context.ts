@@ -37,12 +37,6 @@ export interface BaseContext {
    * into groups on a local store file (`kv/commit_groups.ts`); other writes go to `kv`.
    */
   commits: KvCommitter;
-  /**
-   * The records payouts and quota rounds read, as last read or committed here
-   * (`kv/known_entries.ts`): on a local store file, a payout of a project seen before reads none
-   * of them.
-   */
-  known: KnownEntries;
   config: Config;
   clock: Clock;
   keys: SecretKeys;
@@ -82,7 +76,6 @@ export async function createBaseContext(
     remoteStore: remote,
     reads,
     commits: commitGroups(input.kv, { remote, known }),
-    known,
     config: input.config,
     clock,
     keys,

@@ -61,7 +61,6 @@ import { confirmLandedAttempt } from "./transitions.ts";
 import {
   type Attempt,
   freshSigning,
-  guessStands,
   pastAttempts,
   type QueueTurn,
   readReservation,
@@ -135,8 +134,7 @@ async function reserveAttempt(
       turn = await reserve(ctx, request, state, { attemptId, claim, fold, counts, signed, read });
     } catch (error) {
       claim?.release();
-      // Refused while its checks rest on known entries, which may be old: only fresh reads refuse.
-      throw request.guessed ? request.guessed.guess.rethrown(error) : error;
+      throw error;
     }
     if (turn.kind === "reserved") claim?.commit();
     else claim?.release();
@@ -234,8 +232,6 @@ async function reserve(
     state.tried = attemptId;
     const timing = ctx.tx.timing;
     const op = ctx.commits.atomic().check(...entries);
-    // Checks made from known entries stand only if what they decided on is still so.
-    if (request.guessed) op.check(...request.guessed.decidedBy);
     // First due when the route's wait is over; an unsigned attempt is abandoned once past signBy.
     const checkJobId = addTxJob(op, { type: "tx_confirm", projectId, key, attemptId }, {
       runAt: now + timing.confirmWaitMs + timing.confirmIntervalMs,
@@ -291,8 +287,6 @@ async function reserve(
         unbuilt,
       };
     }
-    // A record its checks took as known had changed: they are made again from fresh reads.
-    if (request.guessed && !(await guessStands(ctx, request))) throw request.guessed.guess.wrong();
     // Another payout or instance changed one of these records: back off a little and look again.
     await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 + round)));
     return RETRY;

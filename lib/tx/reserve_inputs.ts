@@ -192,42 +192,14 @@ export async function readReservation(
   const ownKeys = options.first ? keys.slice(checked.length) : keys;
   const ledgerKeys = fold ? foldKeys(projectId, fold) : [];
   const countersKeys = attempt.counts ? [requestCountsKey(projectId)] : [];
-  // The limits' records, which other payouts write, are taken as known only by a payout alone.
-  const guess = options.first && request.guessed?.guess.alone ? request.guessed.guess : null;
-  const known = guess?.entries([...ownKeys, ...ledgerKeys, ...countersKeys]);
-  let read, foldEntries, counters;
-  if (known) {
-    read = known.slice(0, ownKeys.length);
-    foldEntries = fold ? known.slice(ownKeys.length, ownKeys.length + ledgerKeys.length) : null;
-    counters = attempt.counts ? known.at(-1) as Deno.KvEntryMaybe<RequestCounts> : null;
-  } else {
-    // Batched with other requests' reads: the commit checks every one of them.
-    [read, foldEntries, counters] = await Promise.all([
-      ctx.reads.getMany(ownKeys),
-      fold ? ctx.reads.getMany(ledgerKeys) : null,
-      attempt.counts ? ctx.reads.get<RequestCounts>(countersKeys[0]!) : null,
-    ]);
-    // Kept for the project's next payouts, but for the request's own record.
-    ctx.tx.known?.remember([
-      ...(options.first ? read : read.slice(1)),
-      ...(foldEntries ?? []),
-      ...(counters ? [counters] : []),
-    ]);
-  }
+  // Batched with other requests' reads: the commit checks every one of them.
+  const [read, foldEntries, counters] = await Promise.all([
+    ctx.reads.getMany(ownKeys),
+    fold ? ctx.reads.getMany(ledgerKeys) : null,
+    attempt.counts ? ctx.reads.get<RequestCounts>(countersKeys[0]!) : null,
+  ]);
   const entries = options.first ? [...checked, ...read] : read;
   return { entries, foldEntries, counters };
-}
-
-/**
- * Whether a request checked from known entries (`CheckedRequest.guessed`) still stands after its
- * commit failed: the records its checks decided on (the project, the sender's, the policy, the
- * player's link) are unchanged, so it only lost to another payout's limits and may go on with
- * fresh rounds like any request; otherwise its checks must be made again.
- */
-export async function guessStands(ctx: TxContext, request: CheckedRequest): Promise<boolean> {
-  const decided = [...readByChecks(request).slice(1), ...request.guessed!.decidedBy];
-  const now = await ctx.reads.getMany(decided.map((entry) => entry.key));
-  return now.every((entry, i) => entry.versionstamp === decided[i]!.versionstamp);
 }
 
 // Earlier attempts kept with a key; older ones, long proven dead, give way.

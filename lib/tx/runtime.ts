@@ -11,7 +11,6 @@ import { defaultTxTiming, rpcSignal, type TxTiming } from "./timing.ts";
 import { StatusPoller } from "./status_poller.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
 import type { KvCommitter } from "../../kv/commit_groups.ts";
-import type { KnownEntries } from "../../kv/known_entries.ts";
 
 // A mint's program and decimals never change, so a found mint can be remembered for a while;
 // a missing one is not remembered, so a mint created a moment ago is seen at once.
@@ -81,11 +80,6 @@ export interface TxRuntime {
   blockhashes: TtlCache<LatestBlockhash>;
   /** The routes' confirmation waits, one status lookup per cluster and poll interval. */
   statuses: StatusPoller;
-  /**
-   * The known entries payouts check and reserve from (`kv/known_entries.ts`), or null on a remote
-   * store, where a payout always reads: over the network a wrong guess costs a round trip more.
-   */
-  known: KnownEntries | null;
 }
 
 /** What the transaction domain takes: the services, the event pipeline (a settled attempt records its event) and its own state. */
@@ -99,7 +93,6 @@ export function createTxRuntime(
     kv: Deno.Kv;
     remoteStore: boolean;
     commits: KvCommitter;
-    known: KnownEntries;
     clock: Clock;
     rpc: RpcClients;
   },
@@ -119,7 +112,6 @@ export function createTxRuntime(
       intervalMs: () => runtime.timing.routePollMs,
       callSignal: () => rpcSignal(runtime.timing),
     }),
-    known: folds ? input.known : null,
   };
   return runtime;
 }

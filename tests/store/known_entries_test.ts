@@ -82,37 +82,6 @@ Deno.test("KnownEntries gives way to the least recently used keys past its bound
   assert.notEqual(known.entries([["c"]]), null);
 });
 
-Deno.test("KnownEntries tells a payout whether another of its project is on its way", () => {
-  const known = new KnownEntries();
-  const first = known.begin("p1");
-  const second = known.begin("p1");
-  const elsewhere = known.begin("p2");
-
-  assert.equal(first.guess.alone, true);
-  assert.equal(second.guess.alone, false);
-  assert.equal(elsewhere.guess.alone, true);
-  first.done();
-  first.done();
-  const third = known.begin("p1");
-  assert.equal(third.guess.alone, false, "the second is still on its way");
-  second.done();
-  third.done();
-  assert.equal(known.begin("p1").guess.alone, true);
-});
-
-Deno.test("A wrong guess forgets the entries it used", () => {
-  const known = new KnownEntries();
-  known.remember([{ key: KEY, value: 1, versionstamp: "00000000000000010000" }]);
-  known.remember([{ key: OTHER, value: 1, versionstamp: "00000000000000010000" }]);
-  const { guess } = known.begin("p1");
-  assert.notEqual(guess.entries([KEY]), null);
-
-  guess.wrong();
-
-  assert.equal(known.entries([KEY]), null);
-  assert.notEqual(known.entries([OTHER]), null);
-});
-
 Deno.test("KnownEntries gives way to the least recently used keys past its bytes", () => {
   // Room for two such lists (about 30 KB each as the heap holds them), not three.
   const known = new KnownEntries({ keys: 100, bytes: 70_000 });
