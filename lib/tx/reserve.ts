@@ -39,7 +39,6 @@ import { ulid } from "../../core/ids.ts";
 import { addToWindow, HOUR_WINDOW_MS, pruneWindow } from "../../kv/tx_usage.ts";
 import { checkLimits, countsAgainstLimits, limitNeed } from "./limits.ts";
 import { foldPlaces } from "./allowance_fold.ts";
-import { foldCount } from "../quota/folded_count.ts";
 import { addTxJob } from "./job_payloads.ts";
 import {
   addTxStatusMove,
@@ -109,7 +108,7 @@ async function reserveAttempt(
   state: ReserveState,
   options: ReserveOptions,
   attempt: Pick<Attempt, "attemptId" | "signed">,
-): Promise<Exclude<QueueTurn, { kind: "round" | "count" | "policy" }>> {
+): Promise<Exclude<QueueTurn, { kind: "round" | "policy" }>> {
   const { attemptId, signed } = attempt;
   let mayFold = true;
   let request = checked;
@@ -118,12 +117,10 @@ async function reserveAttempt(
     // them in its reservation's commit (`allowance_fold.ts`).
     const need = countsAgainstLimits(request.kind) ? limitNeed(request) : null;
     const fold = need && mayFold && ctx.tx.allowances.foldable(request.project.id) ? need : null;
-    // With its places, a quiet project's request may be counted by the same commit.
-    const counts = fold && options.admission?.mayFold() ? options.admission : null;
-    const read = readReservation(ctx, request, { fold, counts }, { first: true });
+    const read = readReservation(ctx, request, { fold }, { first: true });
     // Awaited by the commit's first round; a request refused before it must not leave it unheard.
     read.catch(() => {});
-    if (!counts) await options.admission?.verdict();
+    await options.admission?.verdict();
     const claim = need && !fold
       ? await ctx.tx.allowances.take(request.project.id, need, {
         signal: options.deadline?.signal,
@@ -131,7 +128,7 @@ async function reserveAttempt(
       : null;
     let turn: QueueTurn;
     try {
-      turn = await reserve(ctx, request, state, { attemptId, claim, fold, counts, signed, read });
+      turn = await reserve(ctx, request, state, { attemptId, claim, fold, signed, read });
     } catch (error) {
       claim?.release();
       throw error;
@@ -140,7 +137,7 @@ async function reserveAttempt(
     else claim?.release();
     if (turn.kind === "round") mayFold = false;
     else if (turn.kind === "policy") request = checkPolicyAgain(request, turn.entry);
-    else if (turn.kind !== "count") return turn;
+    else return turn;
   }
 }
 
@@ -154,7 +151,7 @@ async function reserve(
   const key = request.input.idempotencyKey;
   const { attemptId } = attempt;
   return await commitWithRetry("reserve the transaction request", async (round) => {
-    const [{ entries, foldEntries, counters }, signed] = await Promise.all([
+    const [{ entries, foldEntries }, signed] = await Promise.all([
       round === 0 ? attempt.read : readReservation(ctx, request, attempt, { first: false }),
       attempt.signed(),
     ]);
@@ -166,7 +163,6 @@ async function reserve(
     const stored = liveTxRequest(leftover, ctx.clock.now());
     // This call's own commit applied though its answer was lost (checked against the key then).
     if (stored && stored.attemptId === state.tried) {
-      attempt.counts?.folded();
       return {
         kind: "reserved",
         entry: requestEntry as Deno.KvEntry<TxRequestRecord>,
@@ -175,10 +171,6 @@ async function reserve(
     }
     // Step 1 again: revoked, deleted or no longer on the team since the checks.
     checkSender(projectEntry.value, senderEntry.value, request.sender);
-    // Step 2, when this commit counts the request: one the counters do not let through is
-    // counted alone, and answered by that count first.
-    const counted = attempt.counts ? foldCount(projectId, counters!, ctx.clock.now()) : null;
-    if (attempt.counts && !counted) return { kind: "count" };
     // Step 7 again: another request with this key may have reserved it since.
     if (stored) {
       if (!isSameRequest(stored, { kind: request.kind, body: request.input.body })) {
@@ -270,7 +262,6 @@ async function reserve(
     addTxStatusMove(op, leftover, record);
     op.set(txUnsettledKey(projectId, key), { attemptId, since: now } satisfies TxUnsettledRef);
     folded?.addTo(op);
-    counted?.addTo(op);
     if (places) {
       op.set(recipientEntry.key, addToWindow(recipient, at), { expireIn: 2 * HOUR_WINDOW_MS });
       if (playerEntry && player) {
@@ -279,8 +270,6 @@ async function reserve(
     }
     const result = await op.commit();
     if (result.ok) {
-      // The counters it wrote are this instance's known ones now (`kv/commit_groups.ts`).
-      if (counted) attempt.counts!.folded();
       return {
         kind: "reserved",
         entry: { key: requestEntry.key, value: record, versionstamp: result.versionstamp },

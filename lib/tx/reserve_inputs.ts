@@ -13,7 +13,6 @@ import type { SignOutcome } from "./build.ts";
 import type { Deadline } from "./timing.ts";
 import { withDeadline } from "../../core/deadline.ts";
 import type { Admission } from "../quota/admission.ts";
-import { type RequestCounts, requestCountsKey } from "../../kv/request_counts.ts";
 import type { TxContext } from "./runtime.ts";
 import type { AllowanceClaim, AllowanceNeed } from "./allowance_grant.ts";
 import type { RetryProof } from "./retry_proof.ts";
@@ -36,8 +35,6 @@ export interface Attempt {
   claim: AllowanceClaim | null;
   /** The payout's need when its places are taken by this commit (`allowance_fold.ts`). */
   fold: AllowanceNeed | null;
-  /** The request's step 2 when this commit counts it (`lib/quota/folded_count.ts`). */
-  counts: Admission | null;
   /** The attempt's transaction as a commit round stores it (`freshSigning`), if one is signed. */
   signed: () => Promise<SignOutcome | null>;
   /** The records the commit checks, read while the places were taken (its first round's read). */
@@ -52,7 +49,6 @@ export type QueueTurn =
   | ReserveOutcome
   | { kind: "prove"; record: TxRequestRecord }
   | { kind: "round" }
-  | { kind: "count" }
   | { kind: "policy"; entry: Deno.KvEntryMaybe<TxPolicy> };
 
 /** What a request's turns share. */
@@ -67,8 +63,7 @@ export interface ReserveState {
 export interface ReserveOptions {
   deadline?: Deadline;
   /**
-   * The request's step 2 (counted while steps 3 to 11 ran): settled before any place is taken, or
-   * by the reservation's own commit for a quiet project (`lib/quota/folded_count.ts`).
+   * The request's step 2 (counted while steps 3 to 11 ran): settled before any place is taken.
    */
   admission?: Admission | undefined;
   /**
@@ -163,14 +158,10 @@ export function freshSigning(
   };
 }
 
-/**
- * A round's read: the reservation's records (`reservationKeys`), the fold's (`foldKeys`), and the
- * request counters when the commit counts the request.
- */
+/** A round's read: the reservation's records (`reservationKeys`), and the fold's (`foldKeys`). */
 export interface ReservationRead {
   entries: Deno.KvEntryMaybe<unknown>[];
   foldEntries: Deno.KvEntryMaybe<unknown>[] | null;
-  counters: Deno.KvEntryMaybe<RequestCounts> | null;
 }
 
 /**
@@ -182,7 +173,7 @@ export interface ReservationRead {
 export async function readReservation(
   ctx: TxContext,
   request: CheckedRequest,
-  attempt: Pick<Attempt, "fold" | "counts">,
+  attempt: Pick<Attempt, "fold">,
   options: { first: boolean },
 ): Promise<ReservationRead> {
   const { fold } = attempt;
@@ -191,15 +182,13 @@ export async function readReservation(
   const checked = readByChecks(request);
   const ownKeys = options.first ? keys.slice(checked.length) : keys;
   const ledgerKeys = fold ? foldKeys(projectId, fold) : [];
-  const countersKeys = attempt.counts ? [requestCountsKey(projectId)] : [];
   // Batched with other requests' reads: the commit checks every one of them.
-  const [read, foldEntries, counters] = await Promise.all([
+  const [read, foldEntries] = await Promise.all([
     ctx.reads.getMany(ownKeys),
     fold ? ctx.reads.getMany(ledgerKeys) : null,
-    attempt.counts ? ctx.reads.get<RequestCounts>(countersKeys[0]!) : null,
   ]);
   const entries = options.first ? [...checked, ...read] : read;
-  return { entries, foldEntries, counters };
+  return { entries, foldEntries };
 }
 
 // Earlier attempts kept with a key; older ones, long proven dead, give way.
