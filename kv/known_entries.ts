@@ -4,10 +4,9 @@
  * a read, so one changed meanwhile (by another instance) fails that commit, and the round forgets
  * it and reads again. Payouts no longer use them: each reads its records.
  *
- * A key is known once a round read it (`remember`); from then on the commits of the money path
- * (`commit_groups.ts`) keep it as they write it (`committed`). Values are copied in, frozen, and
- * handed out as they are: a caller may change the object it read or wrote, never the one kept, and one that tries to change
- * a known value fails at once. Bounded by keys and by bytes: the least recently used give way.
+ * A key is known once a round read or wrote it (`remember`). Values are copied in, frozen, and
+ * handed out as they are: a caller may change the object it read or wrote, never the one kept, and
+ * one that tries to change a known value fails at once. Bounded by keys and by bytes: the least recently used give way.
  */
 import { keyId } from "./key_ids.ts";
 import { estimateBytes } from "../core/estimate_bytes.ts";
@@ -53,20 +52,6 @@ export class KnownEntries {
       const known = this.#entries.get(id)?.entry;
       if (known?.versionstamp && (entry.versionstamp ?? "") < known.versionstamp) continue;
       this.#keep(id, entry);
-    }
-  }
-
-  /** A commit applied with `versionstamp`: the known keys it wrote are kept as written. */
-  committed(mutations: readonly Deno.KvMutation[], versionstamp: string): void {
-    for (const mutation of mutations) {
-      const id = keyId(mutation.key);
-      if (!this.#entries.has(id)) continue;
-      if (mutation.type === "set") {
-        this.#keep(id, { key: mutation.key, value: mutation.value, versionstamp });
-      } else {
-        // A deletion, or a sum whose result the commit does not say: read again when needed.
-        this.#remove(id);
-      }
     }
   }
 

@@ -19,7 +19,6 @@ import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
 import { oncePerTurn } from "../../core/once_per_turn.ts";
 import { QuotaStore } from "./quota_store.ts";
-import { KnownEntries } from "../../kv/known_entries.ts";
 import { type Lease, LEASE_MS, type QuotaVerdict } from "./quota_plan.ts";
 import { LeaseSizes, MAX_LEASE } from "./lease_sizes.ts";
 
@@ -73,9 +72,9 @@ export class RequestQuota {
   constructor(
     kv: Deno.Kv,
     private clock: Clock,
-    options: { remote?: boolean; known?: KnownEntries } = {},
+    options: { remote?: boolean } = {},
   ) {
-    this.#store = new QuotaStore(kv, () => clock.now(), options.known ?? new KnownEntries());
+    this.#store = new QuotaStore(kv, () => clock.now());
     this.#rounds = options.remote ? REMOTE_ROUNDS : LOCAL_ROUNDS;
   }
 

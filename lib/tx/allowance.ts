@@ -37,7 +37,6 @@
  * after its 24 hours, or a minute after its hour, so a limit may refuse that much early.
  */
 import type { Clock } from "../../core/clock.ts";
-import type { KvCommitter } from "../../kv/commit_groups.ts";
 import { ulid } from "../../core/ids.ts";
 import { log } from "../../core/log.ts";
 import { type AllowanceScope, bucketOf } from "../../kv/tx_allowance.ts";
@@ -94,7 +93,7 @@ export class TxAllowances {
 
   /** `folds`: a quiet payout may take its places in its reservation (a local store file only). */
   constructor(
-    private ctx: { kv: Deno.Kv; commits: KvCommitter; clock: Clock },
+    private ctx: { kv: Deno.Kv; clock: Clock },
     private options: { folds: boolean },
   ) {}
 

@@ -69,7 +69,7 @@ async function updateUnsettled(
     if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return record;
     const next = applyEvent(record, event, ctx.clock.now());
     if (!next) return record;
-    const op = ctx.commits.atomic().check(entry).set(entry.key, next);
+    const op = ctx.kv.atomic().check(entry).set(entry.key, next);
     if (next.status !== record.status) addTxStatusMove(op, record, next);
     if ((await op.commit()).ok) return next;
     return RETRY;
@@ -90,7 +90,7 @@ export async function recordSigned(
 ): Promise<Deno.KvEntry<TxRequestRecord>[] | null> {
   const now = ctx.clock.now();
   if (entries.some((entry) => now > entry.value.signBy)) return null;
-  const op = ctx.commits.atomic().check(...entries);
+  const op = ctx.kv.atomic().check(...entries);
   const sharedKeys = entries.map((entry) => entry.value.key);
   const tx = entries.length > 1 ? { ...signed.tx, shared: entries.length, sharedKeys } : signed.tx;
   const event = { type: "sign", signature: signed.signature, tx } as const;

@@ -223,7 +223,7 @@ async function reserve(
 
     state.tried = attemptId;
     const timing = ctx.tx.timing;
-    const op = ctx.commits.atomic().check(...entries);
+    const op = ctx.kv.atomic().check(...entries);
     // First due when the route's wait is over; an unsigned attempt is abandoned once past signBy.
     const checkJobId = addTxJob(op, { type: "tx_confirm", projectId, key, attemptId }, {
       runAt: now + timing.confirmWaitMs + timing.confirmIntervalMs,

@@ -10,7 +10,6 @@ import type { MintInfo } from "../chain/mints.ts";
 import { defaultTxTiming, rpcSignal, type TxTiming } from "./timing.ts";
 import { StatusPoller } from "./status_poller.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
-import type { KvCommitter } from "../../kv/commit_groups.ts";
 
 // A mint's program and decimals never change, so a found mint can be remembered for a while;
 // a missing one is not remembered, so a mint created a moment ago is seen at once.
@@ -92,17 +91,16 @@ export function createTxRuntime(
   input: {
     kv: Deno.Kv;
     remoteStore: boolean;
-    commits: KvCommitter;
     clock: Clock;
     rpc: RpcClients;
   },
 ): TxRuntime {
-  const { kv, commits, clock, rpc } = input;
+  const { kv, clock, rpc } = input;
   const folds = !input.remoteStore;
   const runtime: TxRuntime = {
     timing: defaultTxTiming(),
     mints: new MintCache(clock),
-    allowances: new TxAllowances({ kv, commits, clock }, { folds }),
+    allowances: new TxAllowances({ kv, clock }, { folds }),
     failedSettlements: new KeyedLock(),
     windowTurns: new KeyedLock(),
     blockhashes: new TtlCache(realTime, { ttlMs: BLOCKHASH_TTL_MS }),

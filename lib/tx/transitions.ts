@@ -126,7 +126,7 @@ async function settle(
     if (options.onlyIf && !open.every((entry) => options.onlyIf!(entry.value))) return found;
     const now = ctx.clock.now();
     const shared = record.signed?.sharedKeys !== undefined;
-    const op = ctx.commits.atomic();
+    const op = ctx.kv.atomic();
     const settled: TxRequestRecord[] = [];
     for (const entry of open) {
       const next = applyEvent(entry.value, event, now);
