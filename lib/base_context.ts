@@ -18,18 +18,12 @@ import { TtlCache } from "../core/ttl_cache.ts";
 import { createWalletProvider, type WalletProvider } from "./wallets/mod.ts";
 import { JobWaker } from "../core/job_waker.ts";
 import { isRemoteKvPath } from "../kv/open_kv.ts";
-import { type KvReader, requestReader } from "../kv/read_batches.ts";
 
 /** The process's shared services. */
 export interface BaseContext {
   kv: Deno.Kv;
   /** The store is reached over the network (`isRemoteKvPath`): no folds. */
   remoteStore: boolean;
-  /**
-   * The point reads of the request paths, gathered per turn into batches on a local store file
-   * (`kv/read_batches.ts`); writes and reads checked by a commit go to `kv`.
-   */
-  reads: KvReader;
   config: Config;
   clock: Clock;
   keys: SecretKeys;
@@ -62,15 +56,13 @@ export async function createBaseContext(
   });
   const rpc = createRpcClients(input.config);
   const remote = isRemoteKvPath(input.config.kvPath);
-  const reads = requestReader(input.kv, { remote });
   return {
     kv: input.kv,
     remoteStore: remote,
-    reads,
     config: input.config,
     clock,
     keys,
-    apiKeys: new ApiKeyResolver(reads, clock),
+    apiKeys: new ApiKeyResolver(input.kv, clock),
     quota: new RequestQuota(input.kv, clock, { remote }),
     abuse: new AbuseLimiter(input.kv, clock, {
       limits: input.config.abuseLimits,

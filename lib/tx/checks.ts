@@ -96,9 +96,8 @@ export async function checkTxRequest(
     policyKey(projectId),
     ...(linkKey ? [linkKey] : []),
   ];
-  // Batched with other requests' reads, maybe in two snapshots: no check needs them read
-  // together, and the reservation's commit checks the request, the project and the key again.
-  const [previous, ...deciding] = await ctx.reads.getMany([requestKey, ...decidingKeys]);
+  // One read; the reservation's commit checks the request, the project and the key again.
+  const [previous, ...deciding] = await ctx.kv.getMany([requestKey, ...decidingKeys]);
   const [projectEntry, keyEntry, policyEntry, linkEntry] = deciding as [
     Deno.KvEntryMaybe<Project>,
     Deno.KvEntryMaybe<ApiKeyRecord>,

@@ -182,10 +182,10 @@ export async function readReservation(
   const checked = readByChecks(request);
   const ownKeys = options.first ? keys.slice(checked.length) : keys;
   const ledgerKeys = fold ? foldKeys(projectId, fold) : [];
-  // Batched with other requests' reads: the commit checks every one of them.
+  // The commit checks every one of them.
   const [read, foldEntries] = await Promise.all([
-    ctx.reads.getMany(ownKeys),
-    fold ? ctx.reads.getMany(ledgerKeys) : null,
+    ctx.kv.getMany(ownKeys),
+    fold ? ctx.kv.getMany(ledgerKeys) : null,
   ]);
   const entries = options.first ? [...checked, ...read] : read;
   return { entries, foldEntries };

@@ -138,7 +138,7 @@ export async function sendStoredAndWait(
       continue;
     }
     // Every send re-reads the stored attempt first: one settled by another path is not resent.
-    const current = await getTxRequest(ctx.reads, first.projectId, first.key);
+    const current = await getTxRequest(ctx.kv, first.projectId, first.key);
     if (!current || current.attemptId !== first.attemptId || isFinal(current)) break;
     lastSent = performance.now();
     const again = await sendSignedTx(rpc, { ...tx, accepted }, {
