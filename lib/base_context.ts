@@ -22,8 +22,6 @@ import { isRemoteKvPath } from "../kv/open_kv.ts";
 /** The process's shared services. */
 export interface BaseContext {
   kv: Deno.Kv;
-  /** The store is reached over the network (`isRemoteKvPath`): no folds. */
-  remoteStore: boolean;
   config: Config;
   clock: Clock;
   keys: SecretKeys;
@@ -58,7 +56,6 @@ export async function createBaseContext(
   const remote = isRemoteKvPath(input.config.kvPath);
   return {
     kv: input.kv,
-    remoteStore: remote,
     config: input.config,
     clock,
     keys,

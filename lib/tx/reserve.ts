@@ -1,8 +1,7 @@
 /**
  * Steps 12 and 13, the daily cap on failures, and the reservation. The project-wide limits (the
  * day's count, the asset's budget, the cap on failures) are places the payout takes first from
- * its instance's leased blocks (`allowance.ts`, which says why they stay exact), or, for a quiet
- * project, in the reservation's own commit (`allowance_fold.ts`); the reservation is one atomic
+ * its instance's leased blocks (`allowance.ts`, which says why they stay exact); the reservation is one atomic
  * commit of the key record with the recipient's and the player's windows, all checked by
  * versionstamp, so concurrent requests can never together pass a limit, and of concurrent
  * requests with one key only one reserves it. A payout's commit touches no record of the project's
@@ -38,7 +37,6 @@ import type { TxContext } from "./runtime.ts";
 import { ulid } from "../../core/ids.ts";
 import { addToWindow, HOUR_WINDOW_MS, pruneWindow } from "../../kv/tx_usage.ts";
 import { checkLimits, countsAgainstLimits, limitNeed } from "./limits.ts";
-import { foldPlaces } from "./allowance_fold.ts";
 import { addTxJob } from "./job_payloads.ts";
 import {
   addTxStatusMove,
@@ -98,9 +96,8 @@ export async function reserveTxRequest(
 }
 
 /**
- * One attempt's reservation: its places folded in its commit when it may (`allowance_fold.ts`),
- * else taken from blocks; the same attempt (its id, its signing) is tried again by a round when
- * the fold gives way.
+ * One attempt's reservation: its places taken from blocks, then its commit; the same attempt (its
+ * id, its signing) is tried again under a policy saved since its checks.
  */
 async function reserveAttempt(
   ctx: TxContext,
@@ -108,35 +105,31 @@ async function reserveAttempt(
   state: ReserveState,
   options: ReserveOptions,
   attempt: Pick<Attempt, "attemptId" | "signed">,
-): Promise<Exclude<QueueTurn, { kind: "round" | "policy" }>> {
+): Promise<Exclude<QueueTurn, { kind: "policy" }>> {
   const { attemptId, signed } = attempt;
-  let mayFold = true;
   let request = checked;
   for (;;) {
-    // A withdrawal takes no place in the limits (`limits.ts`); a quiet project's payout takes
-    // them in its reservation's commit (`allowance_fold.ts`).
+    // A withdrawal takes no place in the limits (`limits.ts`).
     const need = countsAgainstLimits(request.kind) ? limitNeed(request) : null;
-    const fold = need && mayFold && ctx.tx.allowances.foldable(request.project.id) ? need : null;
-    const read = readReservation(ctx, request, { fold }, { first: true });
+    const read = readReservation(ctx, request, { first: true });
     // Awaited by the commit's first round; a request refused before it must not leave it unheard.
     read.catch(() => {});
     await options.admission?.verdict();
-    const claim = need && !fold
+    const claim = need
       ? await ctx.tx.allowances.take(request.project.id, need, {
         signal: options.deadline?.signal,
       })
       : null;
     let turn: QueueTurn;
     try {
-      turn = await reserve(ctx, request, state, { attemptId, claim, fold, signed, read });
+      turn = await reserve(ctx, request, state, { attemptId, claim, signed, read });
     } catch (error) {
       claim?.release();
       throw error;
     }
     if (turn.kind === "reserved") claim?.commit();
     else claim?.release();
-    if (turn.kind === "round") mayFold = false;
-    else if (turn.kind === "policy") request = checkPolicyAgain(request, turn.entry);
+    if (turn.kind === "policy") request = checkPolicyAgain(request, turn.entry);
     else return turn;
   }
 }
@@ -151,8 +144,8 @@ async function reserve(
   const key = request.input.idempotencyKey;
   const { attemptId } = attempt;
   return await commitWithRetry("reserve the transaction request", async (round) => {
-    const [{ entries, foldEntries }, signed] = await Promise.all([
-      round === 0 ? attempt.read : readReservation(ctx, request, attempt, { first: false }),
+    const [entries, signed] = await Promise.all([
+      round === 0 ? attempt.read : readReservation(ctx, request, { first: false }),
       attempt.signed(),
     ]);
     const unbuilt = signed?.kind === "unbuilt" ? signed : null;
@@ -203,18 +196,7 @@ async function reserve(
     // The time of the places taken: every window counts the payout from it, and gives it back
     // to the bucket of that time.
     const now = ctx.clock.now();
-    const folded = attempt.fold
-      ? foldPlaces({
-        projectId,
-        need: attempt.fold,
-        entries: foldEntries!,
-        holder: ctx.tx.allowances.holder,
-        now,
-      })
-      : null;
-    const places = folded ?? attempt.claim;
-    // The fold would have to do more than count: a round decides, before the reservation.
-    if (attempt.fold && !folded) return { kind: "round" };
+    const places = attempt.claim;
     const at = places?.at ?? now;
     const recipient = pruneWindow(recipientEntry.value, at - HOUR_WINDOW_MS);
     const player = playerEntry ? pruneWindow(playerEntry.value, at - HOUR_WINDOW_MS) : null;
@@ -261,7 +243,6 @@ async function reserve(
     op.set(txAttemptByTimeKey(projectId, attemptId), key);
     addTxStatusMove(op, leftover, record);
     op.set(txUnsettledKey(projectId, key), { attemptId, since: now } satisfies TxUnsettledRef);
-    folded?.addTo(op);
     if (places) {
       op.set(recipientEntry.key, addToWindow(recipient, at), { expireIn: 2 * HOUR_WINDOW_MS });
       if (playerEntry && player) {

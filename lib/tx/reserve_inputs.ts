@@ -1,7 +1,7 @@
 /**
  * What a reservation (`reserve.ts`) is made with besides the request's checks, and what its turns
- * answer: the records its commit checks (with the ledgers when it takes the places itself,
- * `allowance_fold.ts`), and the transaction it stores, signed while the places were taken.
+ * answer: the records its commit checks, and the transaction it stores, signed while the places
+ * were taken.
  */
 import { type PastAttempt, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { txPlayerUsageKey, txRecipientUsageKey, type UsageWindow } from "../../kv/tx_usage.ts";
@@ -14,9 +14,8 @@ import type { Deadline } from "./timing.ts";
 import { withDeadline } from "../../core/deadline.ts";
 import type { Admission } from "../quota/admission.ts";
 import type { TxContext } from "./runtime.ts";
-import type { AllowanceClaim, AllowanceNeed } from "./allowance_grant.ts";
+import type { AllowanceClaim } from "./allowance_grant.ts";
 import type { RetryProof } from "./retry_proof.ts";
-import { foldKeys } from "./allowance_fold.ts";
 
 /**
  * The outcome: a new attempt reserved (with its signed transaction when `sign` built one, else
@@ -31,24 +30,21 @@ type Unbuilt = Extract<SignOutcome, { kind: "unbuilt" }>;
 /** What one reservation commit is made with, besides the request. */
 export interface Attempt {
   attemptId: string;
-  /** The places taken from blocks, or null: folded (`fold`), or a withdrawal's (none). */
+  /** The places taken from blocks, or null: a withdrawal's (none). */
   claim: AllowanceClaim | null;
-  /** The payout's need when its places are taken by this commit (`allowance_fold.ts`). */
-  fold: AllowanceNeed | null;
   /** The attempt's transaction as a commit round stores it (`freshSigning`), if one is signed. */
   signed: () => Promise<SignOutcome | null>;
   /** The records the commit checks, read while the places were taken (its first round's read). */
-  read: Promise<ReservationRead>;
+  read: Promise<Deno.KvEntryMaybe<unknown>[]>;
 }
 
 /**
- * What one turn ends with: an outcome, a failed attempt to prove, places a round must decide (the
- * fold could not take them), or a policy saved since the checks, to judge the request by.
+ * What one turn ends with: an outcome, a failed attempt to prove, or a policy saved since the
+ * checks, to judge the request by.
  */
 export type QueueTurn =
   | ReserveOutcome
   | { kind: "prove"; record: TxRequestRecord }
-  | { kind: "round" }
   | { kind: "policy"; entry: Deno.KvEntryMaybe<TxPolicy> };
 
 /** What a request's turns share. */
@@ -158,37 +154,23 @@ export function freshSigning(
   };
 }
 
-/** A round's read: the reservation's records (`reservationKeys`), and the fold's (`foldKeys`). */
-export interface ReservationRead {
-  entries: Deno.KvEntryMaybe<unknown>[];
-  foldEntries: Deno.KvEntryMaybe<unknown>[] | null;
-}
-
 /**
- * The records a reservation's commit checks (`reservationKeys`' order), and the ledgers when its
- * places are folded in. The first round reads only the windows (and the ledgers): it commits
+ * The records a reservation's commit checks (`reservationKeys`' order). The first round reads
+ * only the windows: it commits
  * against the request, the project and the sender as the checks read them, and a change since
  * fails that commit, whose next round reads everything.
  */
 export async function readReservation(
   ctx: TxContext,
   request: CheckedRequest,
-  attempt: Pick<Attempt, "fold">,
   options: { first: boolean },
-): Promise<ReservationRead> {
-  const { fold } = attempt;
-  const projectId = request.project.id;
+): Promise<Deno.KvEntryMaybe<unknown>[]> {
   const keys = reservationKeys(request);
   const checked = readByChecks(request);
   const ownKeys = options.first ? keys.slice(checked.length) : keys;
-  const ledgerKeys = fold ? foldKeys(projectId, fold) : [];
   // The commit checks every one of them.
-  const [read, foldEntries] = await Promise.all([
-    ctx.kv.getMany(ownKeys),
-    fold ? ctx.kv.getMany(ledgerKeys) : null,
-  ]);
-  const entries = options.first ? [...checked, ...read] : read;
-  return { entries, foldEntries };
+  const read = await ctx.kv.getMany(ownKeys);
+  return options.first ? [...checked, ...read] : read;
 }
 
 // Earlier attempts kept with a key; older ones, long proven dead, give way.

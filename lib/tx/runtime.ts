@@ -90,17 +90,15 @@ export interface TxContext extends EventContext {
 export function createTxRuntime(
   input: {
     kv: Deno.Kv;
-    remoteStore: boolean;
     clock: Clock;
     rpc: RpcClients;
   },
 ): TxRuntime {
   const { kv, clock, rpc } = input;
-  const folds = !input.remoteStore;
   const runtime: TxRuntime = {
     timing: defaultTxTiming(),
     mints: new MintCache(clock),
-    allowances: new TxAllowances({ kv, clock }, { folds }),
+    allowances: new TxAllowances({ kv, clock }),
     failedSettlements: new KeyedLock(),
     windowTurns: new KeyedLock(),
     blockhashes: new TtlCache(realTime, { ttlMs: BLOCKHASH_TTL_MS }),
