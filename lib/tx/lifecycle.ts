@@ -19,7 +19,7 @@
  * Effects, in the same checked commit (`transitions.ts` settles, `attempt_marks.ts` the rest):
  * - every status change moves the status index; a final one leaves the unsettled index;
  * - confirm, fail and found_landed record one `tx` event (abandon none: nothing was sent);
- * - fail gives the attempt's places back in the limits; found_landed takes them again;
+ * - abandon and fail give the attempt's places back in the limits; found_landed takes them again;
  * - confirm, abandon and fail remove the attempt's idle confirmation job (not for the keys of a
  *   shared transaction: their jobs end on their next round);
  * - a failure that never left the node (abandoned, unbuilt, refused) keeps the key 30 days.
@@ -29,7 +29,7 @@ import type { SignedTx, TxRequestRecord } from "../../kv/tx_requests.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "./result.ts";
 
 /** Why a failed attempt failed, as the dashboard says it. */
-export const FAILURE_REASONS = [
+const FAILURE_REASONS = [
   "abandoned",
   "unbuilt",
   "refused",
