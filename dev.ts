@@ -8,7 +8,11 @@ import { openKv } from "./kv/open_kv.ts";
 import { startChain } from "./sandbox/chain/mod.ts";
 import { startMessagingStandIn, startOauthStandIn } from "./sandbox/roblox/mod.ts";
 import { startWebhookReceiver } from "./sandbox/webhooks/receiver.ts";
-import { exampleRecipient, seedDemoProject } from "./tasks/demo_project.ts";
+import {
+  exampleRecipient,
+  registerSandboxConnectApp,
+  seedDemoProject,
+} from "./tasks/demo_project.ts";
 import { randomToken } from "./core/ids.ts";
 
 const env = Deno.env.toObject();
@@ -16,8 +20,11 @@ const env = Deno.env.toObject();
 // a fresh store needs no SECRET kept from an earlier run, so none is written to ./data.
 const freshStore = env.KV_PATH === undefined;
 const chain = await startChain({ port: freePort(Number(env.CHAIN_PORT ?? 8899)) });
-const messaging = await startMessagingStandIn();
 const oauth = await startOauthStandIn();
+const messaging = await startMessagingStandIn({ checkAccessToken: oauth.checkAccessToken });
+// The service's own app for connecting games on the stand-in: "Connect with Roblox" works in
+// every project with nothing to configure.
+const connectApp = { clientId: "blocklink-connect", clientSecret: randomToken() };
 const webhooks = await startWebhookReceiver();
 const config = loadConfig({
   // The demo's webhook endpoint is the receiver above, on this machine.
@@ -30,10 +37,14 @@ const config = loadConfig({
   DAS_URL_MAINNET: chain.dasUrl,
   IDP_URL: oauth.idpUrl,
   PUBLISH_URL: messaging.url,
+  ROBLOX_CONNECT_CLIENT_ID: connectApp.clientId,
+  ROBLOX_CONNECT_CLIENT_SECRET: connectApp.clientSecret,
 });
+registerSandboxConnectApp(oauth, config);
 const kvPath = env.KV_PATH ?? `${await Deno.makeTempDir({ prefix: "blocklink-dev-" })}/dev.kv`;
 const kv = await openKv(kvPath);
-const service = await startService({ kv, config: { ...config, kvPath } });
+// Loopback only: the playground allows webhooks to loopback and holds a demo key anyone could use.
+const service = await startService({ kv, config: { ...config, kvPath }, hostname: "127.0.0.1" });
 const demo = await seedDemoProject(service.ctx, {
   chain,
   messaging,
@@ -47,7 +58,7 @@ Blocklink playground
   API reference      ${config.baseUrl}/docs   (OpenAPI: ${config.baseUrl}/openapi.json)
   Sandbox Solana RPC ${chain.rpcUrl}   (DAS: ${chain.dasUrl})
   Roblox OAuth       ${oauth.idpUrl}
-  Messaging inbox    ${messaging.url}/_inbox.html
+  Messaging inbox    ${messaging.url}/_inbox.html   (Open Cloud: publish, secrets, restarts)
   Webhook inbox      ${webhooks.url}/_inbox.html
 `);
 printDemo(config.baseUrl, await exampleRecipient());
@@ -70,6 +81,7 @@ function printDemo(base: string, to: string) {
     `  Webhook endpoint   ${demo.webhook?.url ?? "none (WEBHOOKS_ALLOW_LOOPBACK=0)"}`,
     `  Signing secret     ${demo.webhook?.secret ?? "none"}`,
     `  Linking page       ${base}/link/${demo.project.slug} (Roblox stand-in players)`,
+    `  Connect the game   ${base}/dashboard/projects/${demo.project.id}/settings#roblox`,
     "",
     "Try it:",
     `  curl -H "x-api-key: ${key}" ${base}/v1/project`,

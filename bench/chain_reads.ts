@@ -145,6 +145,7 @@ async function serveService() {
       ctx.rpc,
       { rpc: config.rpcUrls, das: config.dasUrls },
       new TtlCache(ctx.clock, { ttlMs: Number(ttl) }),
+      new TtlCache(ctx.clock, { ttlMs: Number(ttl) }),
     );
   }
   const app = createApp(ctx);

@@ -2,6 +2,7 @@
 import type { VNode } from "preact";
 import { DashboardStyles, TopBar } from "./dashboard/frame.tsx";
 import { Cell } from "./dashboard/cell.tsx";
+import { curlPayoutText, LuauSnippet } from "./dashboard/luau_snippet.tsx";
 
 /** What the landing page shows. */
 interface HomePageData {
@@ -39,6 +40,7 @@ export function HomePage(data: HomePageData): VNode {
               {data.developer ? "Open the dashboard" : "Sign in to the dashboard"}
             </a>
             <a class="button secondary" href="/docs" data-testid="docs-link">API reference</a>
+            <a class="button secondary" href="/docs/luau" data-testid="sdk-link">Luau SDK</a>
           </div>
           <p class="muted">You sign in with a Solana wallet; signing is free.</p>
         </section>
@@ -65,6 +67,18 @@ export function HomePage(data: HomePageData): VNode {
             </p>
           </section>
         </div>
+        <section class="card" aria-labelledby="luau-heading">
+          <h2 id="luau-heading">From your game's servers, in Luau</h2>
+          <p>
+            Install the Luau SDK, keep the API key in your experience's secrets, and pay a player in
+            a few lines:
+          </p>
+          <LuauSnippet baseUrl={data.baseUrl} />
+          <p class="hint">
+            The same call with curl:{" "}
+            <span class="mono">{curlPayoutText(data.baseUrl, "$BLOCKLINK_KEY")}</span>
+          </p>
+        </section>
         <section class="card" aria-labelledby="api-heading">
           <h2 id="api-heading">API reference</h2>
           <p>

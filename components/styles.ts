@@ -27,7 +27,7 @@ p { margin: .5rem 0; }
 .button.block, button.block { width: 100%; }
 button:disabled, .button[aria-disabled="true"] { cursor: not-allowed; opacity: .5; }
 .actions { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .75rem; }
-.notice { border-radius: 10px; margin: 1rem 0; padding: .75rem 1rem; }
+.notice { border-radius: 10px; margin: 1rem 0; overflow-wrap: anywhere; padding: .75rem 1rem; }
 .notice.error { background: var(--err-bg); color: var(--err); }
 .notice.success { background: var(--ok-bg); color: var(--ok); }
 .notice.info { background: var(--info-bg); }

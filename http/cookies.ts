@@ -35,6 +35,12 @@ export const LINK_RETURN_COOKIE: SignedCookie = {
   purpose: "link-return",
   maxAgeMs: 24 * 60 * 60_000,
 };
+/** Pending connection of a game through Roblox OAuth: state, PKCE verifier, project and member. */
+export const ROBLOX_CONNECT_COOKIE: SignedCookie = {
+  name: "__Host-svc_connect",
+  purpose: "roblox-connect",
+  maxAgeMs: 10 * 60_000,
+};
 /** Pending dashboard sign-in: address, message and next; nothing is stored server-side. */
 export const WALLET_SIGNIN_COOKIE: SignedCookie = {
   name: "__Host-svc_signin",

@@ -28,6 +28,8 @@ const flashSchema = z.object({
   newKey: z.object({ id: z.string(), plaintext: z.string() }).optional(),
   /** What the developer typed into a form that was refused, to fill it in again (never secrets). */
   draft: z.record(z.string(), z.unknown()).optional(),
+  /** A refused form's problems by field name, each said next to its field (`message` sums up). */
+  fields: z.record(z.string(), z.string()).optional(),
   /** Which form the message belongs to, so the page can show it beside that form. */
   form: z.string().optional(),
   exp: z.number(),

@@ -10,6 +10,7 @@ import { readJson } from "./validate.ts";
 import { getDeveloperSession } from "./developer_session.ts";
 import { type Flash, setFlash } from "./flash.ts";
 import { signInPath } from "./dashboard_paths.ts";
+import { problemsByField } from "../lib/issue_text.ts";
 import type { ActionFields } from "../lib/projects/fields.ts";
 
 /** What a successful action answers. */
@@ -45,6 +46,18 @@ export interface ActionOptions {
   draft?: (fields: ActionFields) => Record<string, unknown>;
   /** False for actions without fields: the body is not read. */
   readBody?: boolean;
+}
+
+/** Codes whose message lists `field: problem` (`lib/issue_text.ts`). */
+const FIELD_ERRORS = new Set(["invalid_settings", "invalid_request"]);
+
+/** A `field: problem; ...` message as the flash of a form: the problems by field, and a summary. */
+function fieldMessage(message: string): Pick<Flash, "message" | "fields"> {
+  const { fields, rest } = problemsByField(message);
+  const count = Object.keys(fields).length;
+  if (count === 0) return { message };
+  const summary = count === 1 ? "1 field needs a change" : `${count} fields need a change`;
+  return { message: [`Not saved: ${summary}`, ...rest].join(". "), fields };
 }
 
 /** The form a message belongs to. */
@@ -115,12 +128,16 @@ export function dashboardAction(
       return c.redirect(result.redirect, 303);
     } catch (error) {
       if (json || !(error instanceof ApiError)) throw error;
-      // A browser sees the message on the page it came from, never the code.
+      // A browser sees the message on the page it came from, never the code; a refused field's
+      // problem goes next to that field (the JSON answer keeps the `field: problem` message).
       const gone = error.code === "project_not_found";
+      const form = gone ? undefined : formOf(options, fields);
       await setFlash(ctx, c, developer, {
         kind: "error",
-        message: error.message,
-        form: gone ? undefined : formOf(options, fields),
+        ...(form !== undefined && FIELD_ERRORS.has(error.code)
+          ? fieldMessage(error.message)
+          : { message: error.message }),
+        form,
         draft: gone ? undefined : options.draft?.(fields),
       });
       return c.redirect(gone ? "/dashboard" : options.back(c), 303);

@@ -10,9 +10,10 @@
  * `type="application/json"` data) and `object-src 'none'`. Added directives only narrow what the
  * spec's directives allow, so they contradict nothing.
  *
- * Every answer of the game API and of the cookie-bound JSON routes (`/v1`, `/api`, `/auth`), errors
- * included, is `Cache-Control: no-store`: it belongs to one key or one browser, and no proxy or
- * shared cache may keep it (a balance, a project, a sign-in message).
+ * Every answer of the game API, the cookie-bound JSON routes and the dashboard (`/v1`, `/api`,
+ * `/auth`, `/dashboard`), errors and redirects included, is `Cache-Control: no-store`: it belongs
+ * to one key or one browser, and no proxy or shared cache may keep it (a balance, a sign-in
+ * message, a new API key's plaintext, a webhook's signing secret, an exported wallet key).
  */
 import type { MiddlewareHandler } from "hono";
 
@@ -31,8 +32,9 @@ const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 const PAGE_OWN_HEADERS = new Set(["cache-control", "content-security-policy"]);
 
-// Path prefixes whose every answer is private to the caller's key or cookies.
-const PRIVATE_PREFIXES = ["/v1/", "/api/", "/auth/"];
+// Path prefixes whose every answer is private to the caller's key or cookies (`/dashboard` itself
+// included).
+const PRIVATE_PREFIXES = ["/v1/", "/api/", "/auth/", "/dashboard"];
 
 // One year, this host only: the operator's other subdomains are not ours to pin to https.
 const HSTS = "max-age=31536000";

@@ -10,6 +10,9 @@ export interface DashboardConfirmSubmitProps {
   /** Button classes, e.g. "secondary" or "danger". */
   className?: string;
   testId?: string;
+  /** The id of the form it submits when it stands outside it, and the URL it posts to instead. */
+  form?: string;
+  formAction?: string;
 }
 
 /** A submit button guarded by the browser's confirm dialog. */
@@ -19,6 +22,8 @@ export function DashboardConfirmSubmit(props: DashboardConfirmSubmitProps): VNod
       type="submit"
       class={props.className}
       data-testid={props.testId}
+      form={props.form}
+      formAction={props.formAction}
       onClick={(event) => {
         if (!confirm(props.question)) event.preventDefault();
       }}

@@ -3,6 +3,7 @@ import { eventJobHandlers } from "../lib/events/jobs.ts";
 import { txJobHandlers } from "../lib/tx/jobs.ts";
 import { watchJobHandlers } from "../lib/watches/jobs.ts";
 import { webhookJobHandlers } from "../lib/webhooks/jobs.ts";
+import { projectJobHandlers } from "../lib/projects/jobs.ts";
 import type { JobHandler } from "../lib/job_handler.ts";
 import type { AppContext } from "../lib/context.ts";
 import type { JobPayloadOf, JobType } from "./payloads.ts";
@@ -16,4 +17,5 @@ export const jobHandlers: JobHandlers = {
   ...watchJobHandlers,
   ...txJobHandlers,
   ...webhookJobHandlers,
+  ...projectJobHandlers,
 };

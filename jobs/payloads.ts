@@ -15,6 +15,7 @@ import {
   txSweepJobSchema,
 } from "../lib/tx/job_payloads.ts";
 import { webhookDeliverJobSchema, webhookFanOutJobSchema } from "../lib/webhooks/job_payloads.ts";
+import { revokeGameKeyJobSchema } from "../lib/projects/job_payloads.ts";
 
 /** Validates any job payload. */
 export const jobPayloadSchema = z.discriminatedUnion("type", [
@@ -26,6 +27,7 @@ export const jobPayloadSchema = z.discriminatedUnion("type", [
   txReleaseJobSchema,
   webhookDeliverJobSchema,
   webhookFanOutJobSchema,
+  revokeGameKeyJobSchema,
 ]);
 
 /** Any job payload. */

@@ -3,7 +3,7 @@
  * client, holding the current window's count (`window_counts.ts`).
  */
 import { CommitConflictError } from "../core/commit_retry.ts";
-import { takeWindowRoom } from "./window_counts.ts";
+import { getWindowCount, takeWindowRoom } from "./window_counts.ts";
 
 /** Key of one client's counter of one action. */
 function abuseCountKey(action: string, client: string): Deno.KvKey {
@@ -29,4 +29,13 @@ export async function takeAbuseToken(
     if (error instanceof CommitConflictError) return false;
     throw error;
   }
+}
+
+/** The uses counted in the current window, without counting one (a read, no write). */
+export async function getAbuseCount(
+  kv: Deno.Kv,
+  key: { action: string; client: string },
+  options: { windowMs: number; now: number },
+): Promise<number> {
+  return await getWindowCount(kv, abuseCountKey(key.action, key.client), options);
 }

@@ -9,6 +9,7 @@ import { randomToken, ulid } from "../core/ids.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 import type { KvReader } from "./read_batches.ts";
 import { addAuditEntry, type AuditInput } from "./audit_log.ts";
+import { getMemberEntryUnder, type MemberRule } from "./members.ts";
 
 /**
  * What a key may call: `read` (the reads, players, the event feed, a transaction's status and the
@@ -32,6 +33,11 @@ export interface ApiKeyRecord {
    * version still makes during a rolling deploy: such a key has every scope (`scopesOf`).
    */
   scopes?: ApiKeyScope[];
+  /**
+   * The wallet address of the member who made it. Absent on keys made before makers were
+   * recorded (and by tasks outside the dashboard): nobody's, never guessed.
+   */
+  createdBy?: string;
 }
 
 /** The scopes of a key. */
@@ -77,7 +83,8 @@ export class KeyLimitError extends Error {}
 
 /**
  * Creates a key for the project with `scopes` (every scope unless given) and returns its record
- * and the plaintext (shown once); `audit` builds the entry recorded with it from the record.
+ * and the plaintext (shown once); `audit` builds the entry recorded with it from the record. A key
+ * a member makes names them (`maker`), whose entry its commit checks under the maker's rule.
  */
 export async function createApiKey(
   kv: Deno.Kv,
@@ -85,6 +92,7 @@ export async function createApiKey(
   now: number,
   options: {
     scopes?: readonly ApiKeyScope[];
+    maker?: { address: string; rule: MemberRule } | undefined;
     audit?: ((record: ApiKeyRecord) => AuditInput) | undefined;
   } = {},
 ): Promise<{ record: ApiKeyRecord; plaintext: string }> {
@@ -97,14 +105,18 @@ export async function createApiKey(
     createdAt: now,
     revokedAt: null,
     scopes: API_KEY_SCOPES.filter((scope) => (options.scopes ?? API_KEY_SCOPES).includes(scope)),
+    ...(options.maker ? { createdBy: options.maker.address } : {}),
   };
   return await commitWithRetry("create API key", async () => {
-    const countEntry = await kv.get<number>(activeKeyCountKey(projectId));
+    const [countEntry, makerEntry] = await Promise.all([
+      kv.get<number>(activeKeyCountKey(projectId)),
+      options.maker ? getMemberEntryUnder(kv, projectId, options.maker) : null,
+    ]);
     const count = countEntry.value ?? 0;
     if (count >= MAX_ACTIVE_KEYS_PER_PROJECT) throw new KeyLimitError();
     const ref: ApiKeyRef = { projectId, keyId: record.id };
     const op = kv.atomic()
-      .check(countEntry)
+      .check(countEntry, ...(makerEntry ? [makerEntry] : []))
       .check({ key: apiKeyHashKey(record.hash), versionstamp: null })
       .set(apiKeyKey(projectId, record.id), record)
       .set(apiKeyHashKey(record.hash), ref)
@@ -155,15 +167,55 @@ export async function revokeApiKey(
     if (!entry.value || entry.value.revokedAt !== null) return false;
     const op = kv.atomic()
       .check(entry, countEntry)
-      .set(apiKeyKey(projectId, keyId), { ...entry.value, revokedAt: now }, {
-        expireIn: REVOKED_KEY_KEPT_MS,
-      })
-      .delete(apiKeyHashKey(entry.value.hash))
       .set(activeKeyCountKey(projectId), Math.max(0, (countEntry.value ?? 1) - 1));
+    addKeyRevocation(op, entry.value, now);
     if (options.audit) addAuditEntry(op, options.audit(entry.value));
     if ((await op.commit()).ok) return true;
     return RETRY;
   });
+}
+
+/** A project's active keys, read after the count they are checked on (`addApiKeyRevocations`). */
+export interface ActiveApiKeys {
+  count: Deno.KvEntryMaybe<number>;
+  keys: ApiKeyRecord[];
+}
+
+/**
+ * Reads a project's active keys for a commit that may revoke some: the count first, which every
+ * creation and revocation moves, so checking it covers every key read after it.
+ */
+export async function readActiveApiKeys(kv: Deno.Kv, projectId: string): Promise<ActiveApiKeys> {
+  const count = await kv.get<number>(activeKeyCountKey(projectId));
+  const keys: ApiKeyRecord[] = [];
+  for await (const e of kv.list<ApiKeyRecord>({ prefix: ["api_keys", projectId] })) {
+    if (e.value.revokedAt === null) keys.push(e.value);
+  }
+  return { count, keys };
+}
+
+/**
+ * Adds to `op` the revocation of `revoked` (some of `read.keys`), checked on `read.count`: as
+ * `revokeApiKey` does one by one, and the project's reservations check each key's record.
+ */
+export function addApiKeyRevocations(
+  op: Deno.AtomicOperation,
+  read: ActiveApiKeys,
+  revoked: readonly ApiKeyRecord[],
+  now: number,
+): void {
+  if (revoked.length === 0) return;
+  const { projectId } = revoked[0]!;
+  op.check(read.count)
+    .set(activeKeyCountKey(projectId), Math.max(0, (read.count.value ?? 0) - revoked.length));
+  for (const record of revoked) addKeyRevocation(op, record, now);
+}
+
+// The record marked revoked (kept 30 days) and its hash deleted, so nothing finds it again.
+function addKeyRevocation(op: Deno.AtomicOperation, record: ApiKeyRecord, now: number): void {
+  op.set(apiKeyKey(record.projectId, record.id), { ...record, revokedAt: now }, {
+    expireIn: REVOKED_KEY_KEPT_MS,
+  }).delete(apiKeyHashKey(record.hash));
 }
 
 /** Finds the key record for a plaintext key's hash, or null. */

@@ -35,6 +35,13 @@ export const AUDIT_ACTIONS = [
   "webhook_secret_rotated",
   "webhook_test_sent",
   "webhook_delivery_replayed",
+  "roblox_connected",
+  "roblox_universe_chosen",
+  "roblox_disconnected",
+  "roblox_connection_lost",
+  "game_key_installed",
+  "servers_restarted",
+  "game_key_retired",
 ] as const;
 /** An action the log records. */
 export type AuditAction = typeof AUDIT_ACTIONS[number];
@@ -91,6 +98,32 @@ export interface AuditFilter {
   before?: string | undefined;
 }
 
+// The store listing of a project's entries newest first, narrowed by the time bounds and the
+// cursor; `batchSize` entries a round trip.
+function listAuditRange(
+  kv: Deno.Kv,
+  projectId: string,
+  filter: AuditFilter,
+  batchSize: number,
+): Deno.KvListIterator<AuditEntry> {
+  const prefix = ["audit_log", projectId];
+  const start = filter.from === undefined ? [...prefix, ""] : [...prefix, ulidFloor(filter.from)];
+  let end: Deno.KvKey = filter.to === undefined
+    ? [...prefix, "\uffff"]
+    : [...prefix, ulidFloor(filter.to)];
+  if (filter.before !== undefined && filter.before < String(end[2])) {
+    end = [...prefix, filter.before];
+  }
+  return kv.list<AuditEntry>({ start, end }, { reverse: true, batchSize });
+}
+
+// True when the entry is kept at `now` and has the filter's action and actor.
+function matchesFilter(entry: AuditEntry, filter: AuditFilter, now: number): boolean {
+  return entry.expiresAt > now &&
+    (filter.action === undefined || entry.action === filter.action) &&
+    (filter.actor === undefined || entry.actor === filter.actor);
+}
+
 /**
  * Yields a project's entries newest first, those matching `filter` and not expired at `now`. The
  * time bounds and the cursor narrow the store listing itself; action and actor are matched on read.
@@ -100,36 +133,69 @@ export async function* listAuditEntries(
   projectId: string,
   options: AuditFilter & { now: number },
 ): AsyncGenerator<AuditEntry> {
-  const prefix = ["audit_log", projectId];
-  const start = options.from === undefined ? prefix : [...prefix, ulidFloor(options.from)];
-  let end: Deno.KvKey = options.to === undefined
-    ? [...prefix, "\uffff"]
-    : [...prefix, ulidFloor(options.to)];
-  if (options.before !== undefined && options.before < String(end[2])) {
-    end = [...prefix, options.before];
-  }
-  const iter = kv.list<AuditEntry>(
-    { start: start.length === 2 ? [...prefix, ""] : start, end },
-    { reverse: true, batchSize: 100 },
-  );
-  for await (const { value } of iter) {
-    if (value.expiresAt <= options.now) continue;
-    if (options.action !== undefined && value.action !== options.action) continue;
-    if (options.actor !== undefined && value.actor !== options.actor) continue;
-    yield value;
+  for await (const { value } of listAuditRange(kv, projectId, options, 100)) {
+    if (matchesFilter(value, options, options.now)) yield value;
   }
 }
 
-/** One page of entries, and the cursor (`before`) of the next; null when none are left. */
+/** One page of entries: up to `limit` matching ones, newest first. */
+export interface AuditPage {
+  entries: AuditEntry[];
+  /** The cursor (`before`) to read on from; null when no older entry is left. */
+  next: string | null;
+  /**
+   * True when the page stopped at `maxExamined` entries looked at, before it was full: entries
+   * older than `next` were not searched yet (there may be none that match).
+   */
+  searchedPart: boolean;
+}
+
+/**
+ * One page of a project's entries matching `filter`, looking at no more than `maxExamined` entries
+ * of the store (a filter matching few entries of a long log answers in bounded time, and says
+ * where to continue).
+ */
 export async function listAuditPage(
   kv: Deno.Kv,
   projectId: string,
-  options: AuditFilter & { now: number; limit: number },
-): Promise<{ entries: AuditEntry[]; next: string | null }> {
+  options: AuditFilter & { now: number; limit: number; maxExamined: number },
+): Promise<AuditPage> {
   const entries: AuditEntry[] = [];
-  for await (const entry of listAuditEntries(kv, projectId, options)) {
-    if (entries.length === options.limit) return { entries, next: entries.at(-1)!.id };
-    entries.push(entry);
+  let examined = 0;
+  // A full page with no filter takes one round trip: its entries, and one that says more are left.
+  const batchSize = Math.min(options.limit + 1, options.maxExamined);
+  for await (const { value } of listAuditRange(kv, projectId, options, batchSize)) {
+    if (matchesFilter(value, options, options.now)) {
+      if (entries.length === options.limit) {
+        return { entries, next: entries.at(-1)!.id, searchedPart: false };
+      }
+      entries.push(value);
+    }
+    if (++examined >= options.maxExamined) return { entries, next: value.id, searchedPart: true };
   }
-  return { entries, next: null };
+  return { entries, next: null, searchedPart: false };
+}
+
+/** The id of the project's newest entry, or null when its log is empty. */
+export async function getLatestAuditId(kv: Deno.Kv, projectId: string): Promise<string | null> {
+  const iter = kv.list<AuditEntry>({ prefix: ["audit_log", projectId] }, {
+    reverse: true,
+    limit: 1,
+  });
+  for await (const entry of iter) return entry.value.id;
+  return null;
+}
+
+/** True when the project's log has an entry of `actor` newer than the entry `after` (or any). */
+export async function hasAuditEntryAfter(
+  kv: Deno.Kv,
+  projectId: string,
+  input: { actor: string; after: string | null },
+): Promise<boolean> {
+  const prefix = ["audit_log", projectId];
+  // `after` and a NUL is the first key past `after`: the listing starts just after it.
+  const start = input.after === null ? [...prefix, ""] : [...prefix, `${input.after}\0`];
+  const iter = kv.list<AuditEntry>({ start, end: [...prefix, "\uffff"] }, { batchSize: 10 });
+  for await (const { value } of iter) if (value.actor === input.actor) return true;
+  return false;
 }

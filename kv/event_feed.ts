@@ -22,7 +22,7 @@ import type { RecordedEvent, ServiceEvent, ServiceEventType } from "../core/even
 /** How long events stay in the feed. */
 const FEED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** Most events stored in one feed entry. */
-const FEED_CHUNK_SIZE = 50;
+export const FEED_CHUNK_SIZE = 50;
 
 /** One feed entry: consecutive events recorded by one commit. */
 interface FeedChunk {
@@ -78,12 +78,51 @@ interface FeedPage {
   events: RecordedEvent[];
   /** Position of the last event examined (or `after` when none was): the next `after`. */
   next: number;
+  /** Events decoded from the store to answer (those of every entry read). */
+  decoded: number;
+}
+
+// Most entries read from the store in one call.
+const MAX_ENTRIES_PER_CALL = 20;
+
+/**
+ * Reads a project's feed entries a few at a time: each call asks for as many entries as the events
+ * still allowed (`max` less `cost.decoded`) could fill, at least one, and adds every event read to
+ * `cost.decoded` (read is decoded, yielded or not). A caller that stops once it went through `max`
+ * events has then decoded at most `max` plus part of one entry, however few events each holds.
+ */
+async function* listFeedChunks(
+  kv: Deno.Kv,
+  selector: Deno.KvListSelector,
+  options: { reverse: boolean; cost: { decoded: number; max: number } },
+): AsyncGenerator<Deno.KvEntry<FeedChunk>> {
+  const { reverse, cost } = options;
+  let cursor: string | undefined;
+  while (true) {
+    const wanted = Math.min(
+      MAX_ENTRIES_PER_CALL,
+      Math.max(1, Math.ceil((cost.max - cost.decoded) / FEED_CHUNK_SIZE)),
+    );
+    const iter = kv.list<FeedChunk>(selector, {
+      reverse,
+      limit: wanted,
+      batchSize: wanted,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    const entries = await Array.fromAsync(iter);
+    for (const entry of entries) cost.decoded += entry.value.events.length;
+    yield* entries;
+    if (entries.length < wanted) return;
+    cursor = iter.cursor;
+  }
 }
 
 /**
- * Lists events after position `after`, oldest first: up to `limit` of the given types, examining
- * at most `maxExamined` events (so a narrow `types` filter cannot turn one request into a scan of
- * the whole week). Events past their 7 days are skipped even if KV has not deleted them yet.
+ * Lists events after position `after`, oldest first: up to `limit` of the given types, reading
+ * entries until about `maxDecoded` events were decoded once an event after `after` was examined
+ * (so a narrow `types` filter or an old cursor cannot turn one request into a scan of the whole
+ * week; `next` says where to continue). Events past their 7 days are skipped even if KV has not
+ * deleted them yet.
  */
 export async function listFeedEvents(
   kv: Deno.Kv,
@@ -93,61 +132,64 @@ export async function listFeedEvents(
     limit: number;
     types: ReadonlySet<ServiceEventType> | null;
     now: number;
-    maxExamined: number;
+    maxDecoded: number;
   },
 ): Promise<FeedPage> {
-  const { after, limit, types, now, maxExamined } = options;
+  const { after, limit, types, now } = options;
   const events: RecordedEvent[] = [];
+  const cost = { decoded: 0, max: options.maxDecoded };
   let next = after;
-  let examined = 0;
   // A chunk that starts up to 49 positions before `after + 1` may still hold events after it.
   const start = Math.max(after - FEED_CHUNK_SIZE + 2, 1);
-  const iter = kv.list<FeedChunk>({
+  const chunks = listFeedChunks(kv, {
     prefix: ["events", projectId],
     start: feedChunkKey(projectId, start),
-  }, { batchSize: 20 });
-  for await (const entry of iter) {
+  }, { reverse: false, cost });
+  let examined = 0;
+  for await (const entry of chunks) {
     const first = entry.key[2] as number;
     const chunk = entry.value;
+    examined += chunk.events.length;
     for (const [i, event] of chunk.events.entries()) {
       const position = first + i;
       if (position <= after) continue;
       next = position;
-      examined++;
       if (chunk.expiresAt > now && (!types || types.has(event.type))) {
         events.push({ ...event, id: String(position), createdAt: chunk.createdAt });
+        if (events.length >= limit) return { events, next, decoded: cost.decoded };
       }
-      if (events.length >= limit || examined >= maxExamined) return { events, next };
     }
+    if (next > after && examined >= cost.max) break;
   }
-  return { events, next };
+  return { events, next, decoded: cost.decoded };
 }
 
 /**
  * The cursor just before the first event recorded at or after `since` (Unix ms), found by looking
- * back from the end of the feed over at most `maxExamined` events (a reader wanting the recent
- * events starts there; past the cap it starts at the oldest event examined). Relies on commit
- * order: a later position never has a much earlier `createdAt` (only clock skew between instances).
+ * back from the end of the feed over about `maxDecoded` events (a reader wanting the recent
+ * events starts there; past the cap it starts at the oldest event examined), and the events
+ * decoded to find it. Relies on commit order: a later position never has a much earlier
+ * `createdAt` (only clock skew between instances).
  */
 export async function findRecentFeedCursor(
   kv: Deno.Kv,
   projectId: string,
-  options: { since: number; maxExamined: number },
-): Promise<number> {
+  options: { since: number; maxDecoded: number },
+): Promise<{ cursor: number; decoded: number }> {
+  const cost = { decoded: 0, max: options.maxDecoded };
   let cursor = 0;
   let examined = 0;
-  const iter = kv.list<FeedChunk>({ prefix: ["events", projectId] }, {
-    reverse: true,
-    batchSize: 20,
-  });
-  for await (const entry of iter) {
+  const chunks = listFeedChunks(kv, { prefix: ["events", projectId] }, { reverse: true, cost });
+  for await (const entry of chunks) {
     const first = entry.key[2] as number;
-    if (entry.value.createdAt < options.since) return first + entry.value.events.length - 1;
+    if (entry.value.createdAt < options.since) {
+      return { cursor: first + entry.value.events.length - 1, decoded: cost.decoded };
+    }
     cursor = first - 1;
     examined += entry.value.events.length;
-    if (examined >= options.maxExamined) return cursor;
+    if (examined >= cost.max) break;
   }
-  return cursor;
+  return { cursor, decoded: cost.decoded };
 }
 
 /** Returns the event at position `id` (a feed id), or null when the feed no longer holds it. */
@@ -162,7 +204,7 @@ export async function getFeedEvent(
     limit: 1,
     types: null,
     now: input.now,
-    maxExamined: 1,
+    maxDecoded: 1,
   });
   const [event] = page.events;
   return event?.id === input.id ? event : null;

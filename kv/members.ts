@@ -81,6 +81,23 @@ export function getMemberEntry(
   return kv.get<Member>(memberKey(projectId, address));
 }
 
+/**
+ * A rule the commit of a change applies to a member's entry as it reads it (null: no member), and
+ * checks: it throws to refuse (`memberRule` in `lib/auth/roles.ts`).
+ */
+export type MemberRule = (member: Member | null) => void;
+
+/** Reads the entry of `address`, which must pass `rule`; the caller's commit checks it. */
+export async function getMemberEntryUnder(
+  kv: Deno.Kv,
+  projectId: string,
+  input: { address: string; rule: MemberRule },
+): Promise<Deno.KvEntryMaybe<Member>> {
+  const entry = await getMemberEntry(kv, projectId, input.address);
+  input.rule(entry.value);
+  return entry;
+}
+
 /** Lists a project's members, by address. */
 export async function listMembers(kv: Deno.Kv, projectId: string): Promise<Member[]> {
   const members: Member[] = [];

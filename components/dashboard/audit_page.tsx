@@ -23,6 +23,8 @@ interface AuditPageData extends FrameData {
   entries: AuditEntry[];
   /** Cursor of the next (older) page; null at the end. */
   next: string | null;
+  /** True when the page stopped looking before it was full: older entries are not searched yet. */
+  searchedPart: boolean;
   /** The query string of the filters, for the export and the next page. */
   query: string;
 }
@@ -75,7 +77,13 @@ export function AuditPage(data: AuditPageData): VNode {
           </div>
         </form>
         {data.entries.length === 0
-          ? <p class="empty" data-testid="no-audit">No entries match.</p>
+          ? (
+            <p class="empty" data-testid="no-audit">
+              {data.searchedPart
+                ? "No entries match among the latest searched."
+                : "No entries match."}
+            </p>
+          )
           : (
             <table class="list stack" data-testid="audit-list">
               <thead>
@@ -108,7 +116,15 @@ export function AuditPage(data: AuditPageData): VNode {
               </tbody>
             </table>
           )}
-        {data.next && (
+        {data.next && data.searchedPart && (
+          <p class="muted" data-testid="audit-unsearched">
+            Older entries were not searched yet.{" "}
+            <a href={`${base}${more(`before=${data.next}`)}`} data-testid="audit-continue">
+              Continue searching
+            </a>
+          </p>
+        )}
+        {data.next && !data.searchedPart && (
           <p>
             <a href={`${base}${more(`before=${data.next}`)}`} data-testid="audit-older">
               Older entries

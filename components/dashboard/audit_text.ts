@@ -30,10 +30,26 @@ export const AUDIT_LABELS: Record<AuditAction, string> = {
   webhook_secret_rotated: "Webhook secret rotated",
   webhook_test_sent: "Webhook test sent",
   webhook_delivery_replayed: "Webhook delivery replayed",
+  roblox_connected: "Game connected with Roblox",
+  roblox_universe_chosen: "Experience chosen",
+  roblox_disconnected: "Game disconnected",
+  roblox_connection_lost: "Roblox connection lost",
+  game_key_installed: "API key installed in the game",
+  servers_restarted: "Game servers restarted",
+  game_key_retired: "Replaced game key revoked",
 };
 
-/** One line saying what the entry changed (the details themselves are shown beside it). */
+/**
+ * One line saying what the entry changed (the details themselves are shown beside it), and whose
+ * it was when it went with its maker's role.
+ */
 export function describeAuditEntry(entry: AuditEntry): string {
+  const madeBy = entry.details.madeBy;
+  const what = summaryOf(entry);
+  return typeof madeBy === "string" ? `${what}, made by ${shortAddress(madeBy)}` : what;
+}
+
+function summaryOf(entry: AuditEntry): string {
   const d = entry.details as Record<string, unknown>;
   const text = (name: string) => String(d[name] ?? "");
   const who = (name: string) => shortAddress(text(name));
@@ -74,6 +90,16 @@ export function describeAuditEntry(entry: AuditEntry): string {
       return `${text("url")}${d.droppedPrevious ? ", the old secret stopped at once" : ""}`;
     case "webhook_delivery_replayed":
       return `${text("replayOf")} to ${text("url")}`;
+    case "roblox_connected":
+    case "roblox_universe_chosen":
+    case "roblox_disconnected":
+    case "roblox_connection_lost":
+      return d.universeId ? `universe ${text("universeId")}` : "";
+    case "game_key_installed":
+    case "game_key_retired":
+      return `${text("preview")}… as secret ${text("secretId")}`;
+    case "servers_restarted":
+      return `universe ${text("universeId")}, ${text("bleedOffMinutes")} minutes to move players`;
     default:
       return "";
   }

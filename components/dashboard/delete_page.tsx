@@ -4,8 +4,8 @@ import type { Project } from "../../kv/projects.ts";
 import { type FrameData, ProjectFrame } from "./frame.tsx";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { EverythingForm } from "./withdraw_page.tsx";
-import { shortAddress } from "./format.ts";
-import type { TokenBalance } from "../../lib/chain/token_balances.ts";
+import type { WalletBalances } from "../../lib/projects/wallet.ts";
+import { tokenAmountText } from "./token_amount.tsx";
 
 /** What the confirmation shows. */
 interface DeletePageData extends FrameData {
@@ -13,15 +13,15 @@ interface DeletePageData extends FrameData {
   linkUrl: string;
   activeKeys: number;
   /** What the wallet holds; null without a wallet or when the chain could not be read. */
-  balances: { sol: string; tokens: TokenBalance[] } | null;
+  balances: WalletBalances | null;
 }
 
-/** `2 SOL and 25 of the token 5Vg7…sMmc`, or null when the wallet holds nothing. */
-function holdings(balances: { sol: string; tokens: TokenBalance[] }): string | null {
+/** `2 SOL and 25 GEM` (or `25 of 5Vg7…sMmc (6 decimals)`), or null when the wallet holds nothing. */
+function holdings(balances: WalletBalances): string | null {
   const parts = [
     ...(Number(balances.sol) > 0 ? [`${balances.sol} SOL`] : []),
     ...balances.tokens.filter((t) => Number(t.amount) > 0).map((t) =>
-      `${t.uiAmount} of the token ${shortAddress(t.mint)}`
+      tokenAmountText({ ...t, amount: t.uiAmount })
     ),
   ];
   return parts.length > 0 ? parts.join(" and ") : null;

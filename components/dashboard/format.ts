@@ -43,3 +43,11 @@ export function explorerAddressUrl(cluster: Cluster, rpcUrl: string, address: st
     clusterQuery(cluster, rpcUrl)
   }`;
 }
+
+/** What the dashboard says of a key or an endpoint from before makers were recorded. */
+export const NO_MAKER = "made before makers were recorded";
+
+/** Who made a key or an endpoint: their short address, or that it predates recording makers. */
+export function madeBy(address: string | null | undefined): string {
+  return address ? shortAddress(address) : NO_MAKER;
+}

@@ -2,6 +2,7 @@
 import type { ComponentChildren, VNode } from "preact";
 import type { Project } from "../../kv/projects.ts";
 import type { Role } from "../../kv/members.ts";
+import { fieldLabel } from "./field_error.tsx";
 import { Notice } from "../layout.tsx";
 import type { Flash } from "../../http/flash.ts";
 import { shortAddress } from "./format.ts";
@@ -59,6 +60,13 @@ export function FlashFor({ flash, form }: { flash: Flash | null; form?: string }
     <div data-testid={`flash-${flash.kind}`}>
       <Notice kind={flash.kind}>
         {flash.message}
+        {flash.fields && (
+          <ul data-testid="field-problems">
+            {Object.entries(flash.fields).map(([name, problem]) => (
+              <li key={name}>{fieldLabel(name)}: {problem}</li>
+            ))}
+          </ul>
+        )}
         {flash.details && (
           <details>
             <summary>Details</summary>

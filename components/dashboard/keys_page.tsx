@@ -7,9 +7,11 @@ import { roleAllows } from "../../lib/auth/roles.ts";
 import type { Project } from "../../kv/projects.ts";
 import { Island } from "../islands.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
-import { formatTime } from "./format.ts";
+import { formatTime, madeBy } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell, ListHead } from "./cell.tsx";
+import { ClusterNote } from "./cluster_note.tsx";
+import { LuauSnippet } from "./luau_snippet.tsx";
 
 /** What the keys page shows. */
 interface KeysPageData extends FrameData {
@@ -36,6 +38,7 @@ export function KeysPage(data: KeysPageData): VNode {
             read it with <span class="mono">HttpService:GetSecret</span>, never in a script.
           </p>
           <code class="secret" data-testid="new-key-value">{newKey.plaintext}</code>
+          <ClusterNote cluster={project.cluster} />{" "}
           <Island
             component={DashboardCopyButton}
             props={{ text: newKey.plaintext, label: "Copy the API key" }}
@@ -46,6 +49,8 @@ export function KeysPage(data: KeysPageData): VNode {
               curl -H "x-api-key: {newKey.plaintext}" {data.baseUrl}/v1/project
             </span>
           </p>
+          <h3>From your game, in Luau</h3>
+          <LuauSnippet baseUrl={data.baseUrl} />
         </section>
       )}
 
@@ -60,15 +65,21 @@ export function KeysPage(data: KeysPageData): VNode {
           ? <p class="empty">No active keys. Game servers need one to call the API.</p>
           : (
             <table class="list stack" data-testid="key-list">
-              <ListHead columns={["Key", "Scopes", "Created"]} />
+              <ListHead columns={["Key", "Scopes", "Created", "Created by"]} />
               <tbody>
                 {active.map((key) => (
                   <tr key={key.id} data-key-id={key.id}>
-                    <Cell label="Key" mono>{key.preview}…</Cell>
+                    <Cell label="Key">
+                      <span class="mono">{key.preview}…</span>{" "}
+                      <ClusterNote cluster={project.cluster} />
+                    </Cell>
                     <Cell label="Scopes">
                       <span data-testid="key-scopes">{scopesOf(key).join(", ")}</span>
                     </Cell>
                     <Cell label="Created">{formatTime(key.createdAt)}</Cell>
+                    <Cell label="Created by" mono>
+                      <span data-testid="key-maker">{madeBy(key.createdBy)}</span>
+                    </Cell>
                     <Cell label="">
                       {manages && (
                         <form method="post" action={`${base}/${key.id}/revoke`} class="inline">
@@ -107,6 +118,7 @@ export function KeysPage(data: KeysPageData): VNode {
             >
               Create API key
             </button>
+            <ClusterNote cluster={project.cluster} />
           </form>
         )}
         <p class="hint">
@@ -125,6 +137,7 @@ export function KeysPage(data: KeysPageData): VNode {
                 <th>Key</th>
                 <th>Scopes</th>
                 <th>Created</th>
+                <th>Created by</th>
                 <th>Revoked</th>
               </tr>
             </thead>
@@ -134,6 +147,7 @@ export function KeysPage(data: KeysPageData): VNode {
                   <Cell label="Key" mono>{key.preview}…</Cell>
                   <Cell label="Scopes">{scopesOf(key).join(", ")}</Cell>
                   <Cell label="Created">{formatTime(key.createdAt)}</Cell>
+                  <Cell label="Created by" mono>{madeBy(key.createdBy)}</Cell>
                   <Cell label="Revoked">{formatTime(key.revokedAt!)}</Cell>
                 </tr>
               ))}

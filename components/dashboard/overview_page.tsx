@@ -9,15 +9,27 @@ import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl, formatTime } from "./format.ts";
 import { projectPath, type ProjectTab } from "../../http/dashboard_paths.ts";
 import { LowBalanceNotices } from "./low_balance_notices.tsx";
+import { ClusterNote } from "./cluster_note.tsx";
+import { LuauSnippet } from "./luau_snippet.tsx";
+import { TokenAmount } from "./token_amount.tsx";
+import type { WalletToken } from "../../lib/projects/wallet.ts";
 import type { LowBalanceWarning } from "../../lib/projects/low_balance.ts";
+
+// Tokens the overview lists; the withdraw page lists them all.
+const OVERVIEW_TOKENS = 10;
 
 /** What the overview shows. */
 interface OverviewPageData extends FrameData {
   project: Project;
   linkUrl: string;
   rpcUrl: string;
+  baseUrl: string;
   /** SOL balance of the managed wallet; null when there is no wallet; an Error when unreadable. */
-  balance: { sol: string } | { error: string } | null;
+  balance: { sol: string; funded: boolean } | { error: string } | null;
+  /** The tokens the managed wallet holds; null without a wallet or when they cannot be read. */
+  tokens: WalletToken[] | null;
+  /** True on a service running on this machine: the wallet can be funded with sandbox SOL. */
+  sandbox: boolean;
   walletsAvailable: boolean;
   eventsOn: boolean;
   signInReady: boolean;
@@ -39,7 +51,11 @@ export function OverviewPage(data: OverviewPageData): VNode {
       text: "Save your Roblox OAuth app so players can sign in",
       href: "settings",
     },
-    { done: project.walletAddress !== null, text: "Create and fund the managed wallet", href: "" },
+    {
+      done: data.balance !== null && "funded" in data.balance && data.balance.funded,
+      text: "Create and fund the managed wallet",
+      href: "",
+    },
     { done: data.policySet, text: "Set the transaction policy", href: "policy" },
     {
       done: data.eventsOn,
@@ -55,7 +71,9 @@ export function OverviewPage(data: OverviewPageData): VNode {
           <h2 id="project-heading">Project</h2>
           <dl class="facts">
             <dt>Cluster</dt>
-            <dd>{project.cluster} (fixed)</dd>
+            <dd>
+              {project.cluster} (fixed) <ClusterNote cluster={project.cluster} />
+            </dd>
             <dt>Project ID</dt>
             <dd class="mono">{project.id}</dd>
             <dt>Slug</dt>
@@ -109,6 +127,24 @@ export function OverviewPage(data: OverviewPageData): VNode {
                     ? `${data.balance.sol} SOL`
                     : <span class="muted">Could not be read right now</span>}
                 </dd>
+                {data.tokens && data.tokens.length > 0 && (
+                  <>
+                    <dt>Tokens</dt>
+                    <dd data-testid="wallet-tokens">
+                      {data.tokens.slice(0, OVERVIEW_TOKENS).map((token) => (
+                        <div key={token.mint}>
+                          <TokenAmount {...token} amount={token.uiAmount} />
+                        </div>
+                      ))}
+                      {data.tokens.length > OVERVIEW_TOKENS && (
+                        <div class="muted">
+                          and {data.tokens.length - OVERVIEW_TOKENS} more on the{" "}
+                          <a href={projectPath(project.id, "withdraw")}>withdraw page</a>
+                        </div>
+                      )}
+                    </dd>
+                  </>
+                )}
               </dl>
             )
             : (
@@ -140,6 +176,18 @@ export function OverviewPage(data: OverviewPageData): VNode {
               mints, make it the token's mint authority.
             </p>
           )}
+          {project.walletAddress && data.sandbox && roleAllows(data.role ?? "viewer", "wallet") &&
+            (
+              <form method="post" action={`${projectPath(project.id)}/wallet/sandbox-sol`}>
+                <p class="hint">
+                  This service runs on your machine against the sandbox cluster, so its SOL is free
+                  and worth nothing.
+                </p>
+                <button type="submit" class="secondary" data-testid="fund-sandbox">
+                  Fund with sandbox SOL
+                </button>
+              </form>
+            )}
           {data.keyExported && (
             <p class="notice info" data-testid="key-exported">
               The wallet's secret key was exported{" "}
@@ -183,6 +231,18 @@ export function OverviewPage(data: OverviewPageData): VNode {
             </li>
           ))}
         </ol>
+      </section>
+
+      <section class="card" aria-labelledby="call-heading">
+        <h2 id="call-heading">Call it from your game</h2>
+        <p>
+          Game servers call the API with one of the project's{" "}
+          <a href={projectPath(project.id, "keys")}>API keys</a>{" "}
+          <ClusterNote cluster={project.cluster} />. Check a key with curl:
+        </p>
+        <pre class="secret code">curl -H "x-api-key: $BLOCKLINK_KEY" {data.baseUrl}/v1/project</pre>
+        <p>Pay a player from a server script with the Luau SDK:</p>
+        <LuauSnippet baseUrl={data.baseUrl} />
       </section>
     </ProjectFrame>
   );

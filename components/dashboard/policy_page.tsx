@@ -6,6 +6,7 @@ import { type TxPolicy } from "../../kv/policy.ts";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { policyFormValues, rowCount } from "../../lib/projects/policy_form.ts";
+import { fieldAria, FieldError } from "./field_error.tsx";
 
 /** What the policy page shows. */
 interface PolicyPageData extends FrameData {
@@ -23,6 +24,7 @@ export function PolicyPage(data: PolicyPageData): VNode {
   const value = (name: string) => typeof values[name] === "string" ? values[name] as string : "";
   const mintRows = rowCount(values, "allowedMints") + BLANK_ROWS;
   const budgetRows = rowCount(values, "hourlyBudgets") + BLANK_ROWS;
+  const field = (name: string) => ({ flash, form: "policy", name });
   return (
     <ProjectFrame data={data} project={project} tab="policy">
       <section class="card" aria-labelledby="policy-heading">
@@ -41,7 +43,9 @@ export function PolicyPage(data: PolicyPageData): VNode {
             inputMode="decimal"
             autocomplete="off"
             value={value("maxSolPerTransfer")}
+            {...fieldAria(field("maxSolPerTransfer"))}
           />
+          <FieldError {...field("maxSolPerTransfer")} />
           <p class="hint">SOL transfers are disabled while this is blank.</p>
 
           <fieldset>
@@ -53,21 +57,29 @@ export function PolicyPage(data: PolicyPageData): VNode {
             <div class="rows">
               {Array.from({ length: mintRows }, (_, i) => (
                 <div class="row2" key={i}>
-                  <input
-                    name={`allowedMints[${i}].mint`}
-                    aria-label={`Mint address ${i + 1}`}
-                    placeholder="Mint address"
-                    autocomplete="off"
-                    value={value(`allowedMints[${i}].mint`)}
-                  />
-                  <input
-                    name={`allowedMints[${i}].maxPerTransaction`}
-                    aria-label={`Maximum per transaction ${i + 1}`}
-                    placeholder="Max per transaction"
-                    inputMode="decimal"
-                    autocomplete="off"
-                    value={value(`allowedMints[${i}].maxPerTransaction`)}
-                  />
+                  <div>
+                    <input
+                      name={`allowedMints[${i}].mint`}
+                      aria-label={`Mint address ${i + 1}`}
+                      placeholder="Mint address"
+                      autocomplete="off"
+                      value={value(`allowedMints[${i}].mint`)}
+                      {...fieldAria(field(`allowedMints[${i}].mint`))}
+                    />
+                    <FieldError {...field(`allowedMints[${i}].mint`)} />
+                  </div>
+                  <div>
+                    <input
+                      name={`allowedMints[${i}].maxPerTransaction`}
+                      aria-label={`Maximum per transaction ${i + 1}`}
+                      placeholder="Max per transaction"
+                      inputMode="decimal"
+                      autocomplete="off"
+                      value={value(`allowedMints[${i}].maxPerTransaction`)}
+                      {...fieldAria(field(`allowedMints[${i}].maxPerTransaction`))}
+                    />
+                    <FieldError {...field(`allowedMints[${i}].maxPerTransaction`)} />
+                  </div>
                 </div>
               ))}
             </div>
@@ -82,7 +94,9 @@ export function PolicyPage(data: PolicyPageData): VNode {
                 inputMode="numeric"
                 autocomplete="off"
                 value={value("perRecipientPerHour")}
+                {...fieldAria(field("perRecipientPerHour"))}
               />
+              <FieldError {...field("perRecipientPerHour")} />
               <p class="hint">Most transactions one wallet may receive in a rolling hour.</p>
             </div>
             <div>
@@ -93,7 +107,9 @@ export function PolicyPage(data: PolicyPageData): VNode {
                 inputMode="numeric"
                 autocomplete="off"
                 value={value("perPlayerPerHour")}
+                {...fieldAria(field("perPlayerPerHour"))}
               />
+              <FieldError {...field("perPlayerPerHour")} />
               <p class="hint">Across all of a player's wallets, in a rolling hour.</p>
             </div>
           </div>
@@ -108,21 +124,29 @@ export function PolicyPage(data: PolicyPageData): VNode {
             <div class="rows">
               {Array.from({ length: budgetRows }, (_, i) => (
                 <div class="row2" key={i}>
-                  <input
-                    name={`hourlyBudgets[${i}].asset`}
-                    aria-label={`Budget asset ${i + 1}`}
-                    placeholder={`${SOL_ASSET} or mint address`}
-                    autocomplete="off"
-                    value={value(`hourlyBudgets[${i}].asset`)}
-                  />
-                  <input
-                    name={`hourlyBudgets[${i}].amount`}
-                    aria-label={`Budget amount ${i + 1}`}
-                    placeholder="Amount per hour"
-                    inputMode="decimal"
-                    autocomplete="off"
-                    value={value(`hourlyBudgets[${i}].amount`)}
-                  />
+                  <div>
+                    <input
+                      name={`hourlyBudgets[${i}].asset`}
+                      aria-label={`Budget asset ${i + 1}`}
+                      placeholder={`${SOL_ASSET} or mint address`}
+                      autocomplete="off"
+                      value={value(`hourlyBudgets[${i}].asset`)}
+                      {...fieldAria(field(`hourlyBudgets[${i}].asset`))}
+                    />
+                    <FieldError {...field(`hourlyBudgets[${i}].asset`)} />
+                  </div>
+                  <div>
+                    <input
+                      name={`hourlyBudgets[${i}].amount`}
+                      aria-label={`Budget amount ${i + 1}`}
+                      placeholder="Amount per hour"
+                      inputMode="decimal"
+                      autocomplete="off"
+                      value={value(`hourlyBudgets[${i}].amount`)}
+                      {...fieldAria(field(`hourlyBudgets[${i}].amount`))}
+                    />
+                    <FieldError {...field(`hourlyBudgets[${i}].amount`)} />
+                  </div>
                 </div>
               ))}
             </div>

@@ -2,6 +2,7 @@
 import type { VNode } from "preact";
 import { DashboardCopyButton } from "../../islands/dashboard_copy.tsx";
 import type { Project } from "../../kv/projects.ts";
+import { fieldAria, FieldError } from "./field_error.tsx";
 import { MAX_PROJECTS_PER_DEVELOPER, type Role } from "../../kv/members.ts";
 import type { Invitation } from "../../kv/invitations.ts";
 import { Island } from "../islands.tsx";
@@ -83,7 +84,9 @@ export function ProjectsPage(data: ProjectsPageData): VNode {
             maxLength={MAX_PROJECT_NAME_LENGTH}
             value={String(draft.name ?? "")}
             autocomplete="off"
+            {...fieldAria({ flash: data.flash, form: "create", name: "name" })}
           />
+          <FieldError flash={data.flash} form="create" name="name" />
           <p class="hint">
             The linking URL is derived from the name and never changes, even if you rename the
             project.

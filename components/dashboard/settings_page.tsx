@@ -7,11 +7,17 @@ import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { MAX_PROJECT_NAME_LENGTH } from "../../lib/projects/ownership.ts";
 import type { SettingsView } from "../../lib/projects/settings.ts";
+import { RobloxSection } from "./roblox_section.tsx";
+import { OauthAppFields } from "./oauth_app_fields.tsx";
+import { StandInCredentials } from "./stand_in_credentials.tsx";
+import { fieldAria, FieldError } from "./field_error.tsx";
 
 /** What the settings page shows. */
 interface SettingsPageData extends FrameData {
   project: Project;
   settings: SettingsView;
+  /** True on a service running on this machine: offer the stand-ins' credentials. */
+  sandbox: boolean;
 }
 
 /** The settings page body. */
@@ -25,6 +31,7 @@ export function SettingsPage(data: SettingsPageData): VNode {
   const alerts = draftOf("alerts");
   const text = (draft: Record<string, unknown>, name: string, saved: string | null) =>
     typeof draft[name] === "string" ? draft[name] as string : saved ?? "";
+  const field = (form: string, name: string) => ({ flash, form, name });
   return (
     <ProjectFrame data={data} project={project} tab="settings">
       <section class="card" aria-labelledby="general-heading">
@@ -39,7 +46,9 @@ export function SettingsPage(data: SettingsPageData): VNode {
             required
             maxLength={MAX_PROJECT_NAME_LENGTH}
             value={text(general, "name", settings.name)}
+            {...fieldAria(field("general", "name"))}
           />
+          <FieldError {...field("general", "name")} />
           <p class="hint">
             Players see it on the linking page. The slug <span class="mono">{project.slug}</span>
             {" "}
@@ -63,7 +72,9 @@ export function SettingsPage(data: SettingsPageData): VNode {
             inputMode="decimal"
             placeholder="Estimated from the policy"
             value={text(alerts, "lowSolBalance", settings.lowSolBalance)}
+            {...fieldAria(field("alerts", "lowSolBalance"))}
           />
+          <FieldError {...field("alerts", "lowSolBalance")} />
           <p class="hint">
             The overview and the usage page warn when the managed wallet holds less SOL than this.
             Left blank, the warning uses the policy's hourly SOL budget plus an hour of fees.
@@ -88,41 +99,29 @@ export function SettingsPage(data: SettingsPageData): VNode {
           props={{ text: settings.oauth.redirectUri, label: "Copy the redirect URI" }}
         />
         <FlashFor flash={flash} form="oauth" />
+        {data.sandbox && <StandInCredentials projectId={project.id} />}
         <form method="post" action={action} data-testid="settings-oauth">
           <input type="hidden" name="form" value="oauth" />
-          <label for="oauthClientId">Client ID</label>
-          <input
-            id="oauthClientId"
-            name="oauthClientId"
-            autocomplete="off"
-            value={text(oauth, "oauthClientId", settings.oauth.clientId)}
+          <OauthAppFields
+            prefix="oauth"
+            clientId={text(oauth, "oauthClientId", settings.oauth.clientId)}
+            secretSet={settings.oauth.clientSecretSet}
+            field={(name) => field("oauth", name)}
           />
-          <label for="oauthClientSecret">Client secret</label>
-          <input
-            id="oauthClientSecret"
-            name="oauthClientSecret"
-            type="password"
-            autocomplete="new-password"
-            placeholder={settings.oauth.clientSecretSet ? "Saved: leave blank to keep it" : ""}
-          />
-          <p class="hint">Stored encrypted and never shown again.</p>
-          {settings.oauth.clientSecretSet && (
-            <label class="check">
-              <input type="checkbox" name="clearOauthClientSecret" value="true" />{" "}
-              Remove the saved secret
-            </label>
-          )}
           <div class="actions">
             <button type="submit">Save sign-in</button>
           </div>
         </form>
       </section>
 
+      <RobloxSection project={project} settings={settings} flash={flash} role={data.role} />
+
       <section class="card" aria-labelledby="events-heading" id="events">
         <h2 id="events-heading">Live events</h2>
         <p>
-          Events reach your game servers through Roblox MessagingService once both a universe ID and
-          a publishing API key are saved. {settings.events.events
+          Events reach your game servers through Roblox MessagingService once the game is connected
+          with Roblox (above), or, without a connection, once both a universe ID and a publishing
+          API key are saved. {settings.events.events
             ? <span class="badge ok" data-testid="events-on">Events on</span>
             : <span class="badge" data-testid="events-off">Events off</span>}
         </p>
@@ -136,7 +135,9 @@ export function SettingsPage(data: SettingsPageData): VNode {
             inputMode="numeric"
             autocomplete="off"
             value={text(events, "universeId", settings.events.universeId)}
+            {...fieldAria(field("events", "universeId"))}
           />
+          <FieldError {...field("events", "universeId")} />
           <p class="hint">The experience's universe ID (digits), not a place ID.</p>
           <label for="publishingKey">Publishing API key</label>
           <input
@@ -145,7 +146,9 @@ export function SettingsPage(data: SettingsPageData): VNode {
             type="password"
             autocomplete="new-password"
             placeholder={settings.events.publishingKeySet ? "Saved: leave blank to keep it" : ""}
+            {...fieldAria(field("events", "publishingKey"))}
           />
+          <FieldError {...field("events", "publishingKey")} />
           <p class="hint">
             An Open Cloud API key with the messaging-service publish permission for this experience.
             Stored encrypted and never shown again.
@@ -161,7 +164,9 @@ export function SettingsPage(data: SettingsPageData): VNode {
             name="topic"
             maxLength={80}
             value={text(events, "topic", settings.events.topic)}
+            {...fieldAria(field("events", "topic"))}
           />
+          <FieldError {...field("events", "topic")} />
           <p class="hint">
             Your servers subscribe with <span class="mono">MessagingService:SubscribeAsync</span>
             {" "}

@@ -27,12 +27,6 @@ interface SignInPageData {
   error: string | null;
 }
 
-/** True when `baseUrl` is a loopback origin: a local playground, never a deployment. */
-export function isLocalOrigin(baseUrl: string): boolean {
-  const host = new URL(baseUrl).hostname;
-  return host === "localhost" || host === "127.0.0.1" || host === "[::1]";
-}
-
 /** The sign-in page body. */
 export function SignInPage(data: SignInPageData): VNode {
   const message = dashboardErrorMessage(data.error);

@@ -45,6 +45,9 @@ input:focus, select:focus, button:focus-visible, a:focus-visible { outline: 2px 
   outline-offset: 1px; }
 .hint { color: var(--muted); font-size: .875rem; margin: .25rem 0 0; }
 .hint.attention { color: var(--err); }
+.notice ul { margin: .25rem 0 0; padding-left: 1.25rem; }
+.field-error { color: var(--err); font-size: .875rem; font-weight: 600; margin: .25rem 0 0; }
+input[aria-invalid="true"], select[aria-invalid="true"] { border: 2px solid var(--err); }
 fieldset { border: 0; margin: 1rem 0 0; padding: 0; }
 legend { font-weight: 600; padding: 0; }
 .rows { display: grid; gap: .5rem; margin: .5rem 0; }
@@ -54,12 +57,16 @@ legend { font-weight: 600; padding: 0; }
   font-size: .8rem; font-weight: 600; padding: .1rem .6rem; white-space: nowrap; }
 .badge.ok { background: var(--ok-bg); color: var(--ok); }
 .badge.err { background: var(--err-bg); color: var(--err); }
+.actions .badge { align-self: center; }
 .button.danger, button.danger { background: var(--err); color: #fff; }
 .copy button, button.copy { font-size: .875rem; min-height: 32px; padding: .25rem .75rem; }
 .secret { background: var(--bg); border: 1px dashed var(--line); border-radius: 8px;
   display: block; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; margin: .5rem 0;
   overflow-wrap: anywhere; padding: .6rem .75rem; user-select: all; }
 pre.secret, pre.statement { white-space: pre-wrap; }
+/* Code keeps its lines: it scrolls inside its box rather than wrapping mid-statement. */
+pre.code { overflow-x: auto; overflow-wrap: normal; tab-size: 2; user-select: text;
+  white-space: pre; }
 .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9rem;
   overflow-wrap: anywhere; }
 table.list { border-collapse: collapse; margin: .5rem 0; width: 100%; }
@@ -67,6 +74,7 @@ table.list th, table.list td { border-bottom: 1px solid var(--line); padding: .5
   text-align: left; vertical-align: top; }
 table.list th { color: var(--muted); font-size: .85rem; font-weight: 600; }
 table.list td { overflow-wrap: anywhere; }
+table.members button { white-space: nowrap; }
 .empty { color: var(--muted); margin: .75rem 0; }
 .visually-hidden { clip: rect(0 0 0 0); height: 1px; overflow: hidden; position: absolute;
   white-space: nowrap; width: 1px; }
@@ -74,6 +82,8 @@ table.list td { overflow-wrap: anywhere; }
 .project-list li { background: var(--card); border: 1px solid var(--line); border-radius: 12px;
   padding: .85rem 1rem; }
 .project-list a.name { font-size: 1.1rem; font-weight: 600; text-decoration: none; }
+.made-list { list-style: none; margin: 0; padding: 0; }
+.made-list label.check { margin: 0; }
 .hero { padding: 1.5rem 0 .5rem; }
 .hero h1 { font-size: 2rem; }
 .lead { font-size: 1.1rem; }

@@ -2,6 +2,8 @@
 import type { VNode } from "preact";
 import { DashboardConfirmSubmit } from "../../islands/dashboard_confirm.tsx";
 import type { Invitation } from "../../kv/invitations.ts";
+import type { Holding } from "../../kv/member_holdings.ts";
+import { holdingRef } from "../../lib/projects/withdrawals.ts";
 import type { Member, MemberRole } from "../../kv/members.ts";
 import { MAX_TEAM_SIZE } from "../../kv/team.ts";
 import type { Project } from "../../kv/projects.ts";
@@ -18,6 +20,8 @@ interface TeamPageData extends FrameData {
   project: Project;
   members: Member[];
   invitations: Invitation[];
+  /** What each member made that they hold only while their role allows, by address. */
+  holdings: Map<string, Holding[]>;
 }
 
 const ROLE_TEXT: Record<MemberRole | "owner", string> = {
@@ -45,70 +49,83 @@ export function TeamPage(data: TeamPageData): VNode {
           Your role: <strong data-testid="my-role">{role}</strong> ({ROLE_TEXT[role]}).
         </p>
         <FlashFor flash={flash} form="members" />
-        <table class="list stack" data-testid="member-list">
-          <ListHead columns={["Wallet", "Role", "Since"]} />
+        <table class="list stack members" data-testid="member-list">
+          <ListHead columns={["Wallet", "Role", "Since", "Made"]} />
           <tbody>
-            {data.members.map((member) => (
-              <tr key={member.address} data-member={member.address}>
-                <Cell label="Wallet" mono>
-                  {member.address}
-                  {member.address === data.developer ? " (you)" : ""}
-                </Cell>
-                <Cell label="Role">
-                  {manages && member.role !== "owner"
-                    ? (
-                      <form
-                        method="post"
-                        action={`${base}/members/${member.address}/role`}
-                        class="inline"
-                      >
-                        <select name="role" aria-label={`Role of ${member.address}`}>
-                          {MEMBER_ROLES.map((r) => (
-                            <option key={r} value={r} selected={r === member.role}>{r}</option>
-                          ))}
-                        </select>{" "}
-                        <button type="submit" class="secondary">Change</button>
-                      </form>
-                    )
-                    : member.role}
-                </Cell>
-                <Cell label="Since">{formatTime(member.addedAt)}</Cell>
-                <Cell label="">
-                  {manages && member.role !== "owner" && member.address !== data.developer && (
-                    <form
-                      method="post"
-                      action={`${base}/members/${member.address}/remove`}
-                      class="inline"
-                    >
+            {data.members.map((member) => {
+              const changed = manages && member.role !== "owner";
+              const formId = `member-${member.address}`;
+              return (
+                <tr key={member.address} data-member={member.address}>
+                  <Cell label="Wallet" mono>
+                    {member.address}
+                    {member.address === data.developer ? " (you)" : ""}
+                  </Cell>
+                  <Cell label="Role">
+                    {changed
+                      ? (
+                        <form
+                          id={formId}
+                          method="post"
+                          action={`${base}/members/${member.address}/role`}
+                          class="inline"
+                        >
+                          <select name="role" aria-label={`Role of ${member.address}`}>
+                            {MEMBER_ROLES.map((r) => (
+                              <option key={r} value={r} selected={r === member.role}>{r}</option>
+                            ))}
+                          </select>{" "}
+                          <button type="submit" class="secondary">Change</button>
+                        </form>
+                      )
+                      : member.role}
+                  </Cell>
+                  <Cell label="Since">{formatTime(member.addedAt)}</Cell>
+                  <Cell label="Made">
+                    <MadeList
+                      holdings={data.holdings.get(member.address) ?? []}
+                      form={changed && member.address !== data.developer ? formId : null}
+                    />
+                  </Cell>
+                  <Cell label="">
+                    {changed && member.address !== data.developer && (
                       <Island
                         component={DashboardConfirmSubmit}
                         props={{
                           label: "Remove",
-                          question: `Remove ${member.address} from ${project.name}?`,
+                          question: `Remove ${member.address} from ${project.name}? ` +
+                            "What they made is revoked unless ticked to keep.",
                           className: "secondary",
                           testId: "remove-member",
+                          form: formId,
+                          formAction: `${base}/members/${member.address}/remove`,
                         }}
                       />
-                    </form>
-                  )}
-                  {member.role !== "owner" && member.address === data.developer && (
-                    <form method="post" action={`${base}/leave`} class="inline">
-                      <Island
-                        component={DashboardConfirmSubmit}
-                        props={{
-                          label: "Leave",
-                          question: `Leave ${project.name}? Only an admin can invite you back.`,
-                          className: "secondary",
-                          testId: "leave-project",
-                        }}
-                      />
-                    </form>
-                  )}
-                </Cell>
-              </tr>
-            ))}
+                    )}
+                    {member.role !== "owner" && member.address === data.developer && (
+                      <form method="post" action={`${base}/leave`} class="inline">
+                        <Island
+                          component={DashboardConfirmSubmit}
+                          props={{
+                            label: "Leave",
+                            question: `Leave ${project.name}? Only an admin can invite you back.`,
+                            className: "secondary",
+                            testId: "leave-project",
+                          }}
+                        />
+                      </form>
+                    )}
+                  </Cell>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
+        <p class="hint">
+          A member holds what they made only while their role could make it: removing them, or a
+          role without API keys or webhooks, revokes their keys and endpoints unless ticked to keep,
+          and withdraws the invitations they may no longer send.
+        </p>
       </section>
 
       <section class="card" aria-labelledby="invitations-heading">
@@ -132,7 +149,7 @@ export function TeamPage(data: TeamPageData): VNode {
                           action={`${base}/invitations/${invitation.address}/revoke`}
                           class="inline"
                         >
-                          <button type="submit" class="secondary">Withdraw</button>
+                          <button type="submit" class="secondary">Cancel invitation</button>
                         </form>
                       )}
                     </Cell>
@@ -214,4 +231,55 @@ export function TeamPage(data: TeamPageData): VNode {
       )}
     </ProjectFrame>
   );
+}
+
+// What a member made; with the id of their change form, each key and endpoint can be kept.
+function MadeList({ holdings, form }: { holdings: Holding[]; form: string | null }): VNode {
+  if (holdings.length === 0) return <span class="muted">Nothing</span>;
+  return (
+    <ul class="made-list" data-testid="member-made">
+      {holdings.map((holding) => {
+        const ref = holdingRef(holding);
+        const keepable = form !== null && holding.kind !== "invitation";
+        return (
+          <li key={ref}>
+            {keepable
+              ? (
+                <label class="check">
+                  <input type="checkbox" name="keep" value={ref} form={form} />
+                  <span>
+                    Keep <HoldingText holding={holding} />
+                  </span>
+                </label>
+              )
+              : <HoldingText holding={holding} />}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+function HoldingText({ holding }: { holding: Holding }): VNode {
+  switch (holding.kind) {
+    case "key":
+      return (
+        <span>
+          API key <span class="mono">{holding.key.preview}…</span>
+        </span>
+      );
+    case "endpoint":
+      return (
+        <span>
+          Webhook <span class="mono">{holding.endpoint.url}</span>
+        </span>
+      );
+    case "invitation":
+      return (
+        <span>
+          Invitation of <span class="mono">{shortAddress(holding.invitation.address)}</span> as{" "}
+          {holding.invitation.role}
+        </span>
+      );
+  }
 }

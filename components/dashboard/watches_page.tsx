@@ -13,6 +13,7 @@ import { explorerAddressUrl, formatTime } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell, ListHead } from "./cell.tsx";
 import { AddressField } from "./address_field.tsx";
+import { fieldAria, FieldError } from "./field_error.tsx";
 
 /** What the watches page shows. */
 interface WatchesPageData extends FrameData {
@@ -102,7 +103,9 @@ export function WatchesPage(data: WatchesPageData): VNode {
                 maxLength={MAX_WATCH_NAME_LENGTH}
                 autocomplete="off"
                 value={String(draft.name ?? "")}
+                {...fieldAria({ flash, form: "watch", name: "name" })}
               />
+              <FieldError flash={flash} form="watch" name="name" />
               <p class="hint">Up to {MAX_WATCH_NAME_LENGTH} characters; sent with each event.</p>
             </div>
             <div>
@@ -111,6 +114,7 @@ export function WatchesPage(data: WatchesPageData): VNode {
                 name="address"
                 label="Address"
                 value={String(draft.address ?? "")}
+                refused={{ flash, form: "watch" }}
               />
             </div>
           </div>

@@ -10,7 +10,7 @@ import { MAX_WEBHOOK_ENDPOINTS } from "../../kv/webhooks.ts";
 import type { WebhookEndpointView } from "../../lib/webhooks/endpoints.ts";
 import { Island } from "../islands.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
-import { formatTime } from "./format.ts";
+import { formatTime, NO_MAKER, shortAddress } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell, ListHead } from "./cell.tsx";
 import { WebhookLog, type WebhookLogData } from "./webhook_log.tsx";
@@ -113,7 +113,10 @@ function EndpointRow(
     <tr data-endpoint-id={endpoint.id}>
       <Cell label="URL">
         <span class="mono">{endpoint.url}</span>
-        <div class="hint">Added {formatTime(endpoint.createdAt)}</div>
+        <div class="hint" data-testid="endpoint-maker">
+          Added {formatTime(endpoint.createdAt)}
+          {endpoint.createdBy ? ` by ${shortAddress(endpoint.createdBy)}` : `, ${NO_MAKER}`}
+        </div>
       </Cell>
       <Cell label="Secret">
         {endpoint.rotatedAt === null

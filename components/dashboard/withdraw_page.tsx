@@ -1,17 +1,19 @@
 /** Withdrawing from the managed wallet: its balances, one asset to an address, or everything. */
 import type { VNode } from "preact";
 import type { Project } from "../../kv/projects.ts";
-import type { TokenBalance } from "../../lib/chain/token_balances.ts";
+import type { WalletBalances } from "../../lib/projects/wallet.ts";
+import { TokenAmount } from "./token_amount.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell } from "./cell.tsx";
 import { AddressField } from "./address_field.tsx";
+import { fieldAria, FieldError } from "./field_error.tsx";
 
 /** What the withdraw page shows. */
 interface WithdrawPageData extends FrameData {
   project: Project;
   /** SOL and token balances; null when the chain could not be read in time. */
-  balances: { sol: string; tokens: TokenBalance[] } | null;
+  balances: WalletBalances | null;
 }
 
 /** The withdraw page body. */
@@ -53,7 +55,9 @@ export function WithdrawPage(data: WithdrawPageData): VNode {
                 {data.balances.tokens.map((token) => (
                   <tr key={token.mint}>
                     <Cell label="Asset" mono>{token.mint}</Cell>
-                    <Cell label="Balance">{token.uiAmount}</Cell>
+                    <Cell label="Balance">
+                      <TokenAmount {...token} amount={token.uiAmount} />
+                    </Cell>
                   </tr>
                 ))}
               </tbody>
@@ -76,6 +80,7 @@ export function WithdrawPage(data: WithdrawPageData): VNode {
             name="recipient"
             label="To (wallet address)"
             value={String(draft.recipient ?? "")}
+            refused={{ flash, form: "withdraw" }}
           />
           <div class="grid">
             <div>
@@ -88,7 +93,9 @@ export function WithdrawPage(data: WithdrawPageData): VNode {
                 autocomplete="off"
                 spellcheck={false}
                 value={String(draft.asset ?? "SOL")}
+                {...fieldAria({ flash, form: "withdraw", name: "asset" })}
               />
+              <FieldError flash={flash} form="withdraw" name="asset" />
               <datalist id="withdraw-assets">
                 <option value="SOL" />
                 {data.balances?.tokens.map((t) => <option key={t.mint} value={t.mint} />)}
@@ -103,7 +110,9 @@ export function WithdrawPage(data: WithdrawPageData): VNode {
                 inputMode="decimal"
                 autocomplete="off"
                 value={String(draft.amount ?? "")}
+                {...fieldAria({ flash, form: "withdraw", name: "amount" })}
               />
+              <FieldError flash={flash} form="withdraw" name="amount" />
             </div>
           </div>
           <div class="actions">

@@ -1,4 +1,7 @@
-/** Client side of the identity provider's OAuth 2.0 (Roblox): PKCE, code exchange, userinfo, revoke. */
+/**
+ * Client side of the identity provider's OAuth 2.0 (Roblox): PKCE, code exchange, refresh,
+ * userinfo, the resources a grant covers, revoke.
+ */
 import { z } from "zod";
 import { encodeBase64Url, randomToken } from "../../core/ids.ts";
 import type { OauthApp } from "./oauth_app.ts";
@@ -25,16 +28,22 @@ export async function createPkcePair(): Promise<{ verifier: string; challenge: s
   return { verifier, challenge: encodeBase64Url(new Uint8Array(digest)) };
 }
 
-/** The provider's authorization page URL for one sign-in. */
+/** The provider's authorization page URL for one sign-in (`scope` defaults to the player's). */
 export function authorizeUrl(
   idpUrl: string,
-  request: { clientId: string; redirectUri: string; state: string; codeChallenge: string },
+  request: {
+    clientId: string;
+    redirectUri: string;
+    state: string;
+    codeChallenge: string;
+    scope?: string;
+  },
 ): string {
   const url = new URL(`${idpUrl}/v1/authorize`);
   url.search = new URLSearchParams({
     client_id: request.clientId,
     redirect_uri: request.redirectUri,
-    scope: IDP_SCOPES,
+    scope: request.scope ?? IDP_SCOPES,
     response_type: "code",
     state: request.state,
     code_challenge: request.codeChallenge,
@@ -46,12 +55,26 @@ export function authorizeUrl(
 const tokenSchema = z.object({
   access_token: z.string().min(1),
   refresh_token: z.string().min(1).optional(),
+  expires_in: z.number().int().positive().optional(),
+  scope: z.string().optional(),
 });
 
-/** The tokens one code exchange returned. */
+/** The tokens one code exchange (or refresh) returned. */
 export interface IdpTokens {
   accessToken: string;
   refreshToken: string | null;
+  /** Seconds the access token lasts, when the provider said. */
+  expiresIn: number | null;
+  scopes: string[];
+}
+
+function tokensOf(parsed: z.infer<typeof tokenSchema>): IdpTokens {
+  return {
+    accessToken: parsed.access_token,
+    refreshToken: parsed.refresh_token ?? null,
+    expiresIn: parsed.expires_in ?? null,
+    scopes: (parsed.scope ?? "").split(" ").filter(Boolean),
+  };
 }
 
 /** Exchanges the authorization code (client_secret_post with the PKCE verifier); throws `oauth_token_failed`. */
@@ -76,10 +99,77 @@ export async function exchangeCode(
   if (!res.ok || !parsed.success) {
     throw new IdpError("oauth_token_failed", `Token endpoint answered ${res.status}`);
   }
-  return {
-    accessToken: parsed.data.access_token,
-    refreshToken: parsed.data.refresh_token ?? null,
-  };
+  return tokensOf(parsed.data);
+}
+
+/** How a refresh ended: new tokens, the grant refused for good, or a failure worth trying again. */
+export type RefreshOutcome =
+  | { kind: "refreshed"; tokens: IdpTokens & { refreshToken: string } }
+  | { kind: "refused"; error: string }
+  | { kind: "unavailable"; reason: string };
+
+/**
+ * Spends a refresh token (single use) for a new pair; never throws. `refused` is the provider's
+ * `invalid_grant` (revoked, expired, already used): the grant is over.
+ */
+export async function refreshTokens(
+  idpUrl: string,
+  app: OauthApp,
+  refreshToken: string,
+): Promise<RefreshOutcome> {
+  const body = new URLSearchParams({
+    grant_type: "refresh_token",
+    refresh_token: refreshToken,
+    client_id: app.clientId,
+    client_secret: app.clientSecret,
+  });
+  let res: Response;
+  try {
+    res = await send(`${idpUrl}/v1/token`, { method: "POST", body });
+  } catch (e) {
+    return { kind: "unavailable", reason: `Cannot reach the token endpoint: ${e}` };
+  }
+  const json = await res.json().catch(() => null);
+  const parsed = tokenSchema.safeParse(json);
+  if (res.ok && parsed.success && parsed.data.refresh_token) {
+    const tokens = tokensOf(parsed.data);
+    return { kind: "refreshed", tokens: { ...tokens, refreshToken: parsed.data.refresh_token } };
+  }
+  const error = typeof json?.error === "string" ? json.error : `HTTP ${res.status}`;
+  if (res.status === 400 && (error === "invalid_grant" || error === "invalid_client")) {
+    return { kind: "refused", error };
+  }
+  return { kind: "unavailable", reason: `Token endpoint answered ${res.status} (${error})` };
+}
+
+const resourcesSchema = z.object({
+  resource_infos: z.array(z.object({
+    resources: z.object({
+      universe: z.object({ ids: z.array(z.string().regex(/^\d{1,20}$/)) }).optional(),
+    }),
+  })),
+});
+
+/** The experiences (universe ids) a grant covers, as the user picked them; throws `oauth_token_failed`. */
+export async function fetchGrantedUniverses(
+  idpUrl: string,
+  app: OauthApp,
+  accessToken: string,
+): Promise<string[]> {
+  const body = new URLSearchParams({
+    token: accessToken,
+    client_id: app.clientId,
+    client_secret: app.clientSecret,
+  });
+  const res = await send(`${idpUrl}/v1/token/resources`, { method: "POST", body }).catch((e) => {
+    throw new IdpError("oauth_token_failed", `Cannot reach the resources endpoint: ${e}`);
+  });
+  const parsed = resourcesSchema.safeParse(await res.json().catch(() => null));
+  if (!res.ok || !parsed.success) {
+    throw new IdpError("oauth_token_failed", `Resources endpoint answered ${res.status}`);
+  }
+  const ids = parsed.data.resource_infos.flatMap((info) => info.resources.universe?.ids ?? []);
+  return [...new Set(ids)];
 }
 
 const userinfoSchema = z.object({

@@ -7,13 +7,20 @@
  * - developer: API keys, settings, watches, test pings, webhooks, and policy changes that do not
  *   loosen a limit.
  * - admin: everything but exporting the wallet's key, deleting the project and handing ownership
- *   over: the managed wallet, policy changes that loosen a limit, the team, withdrawals.
+ *   over: the managed wallet, policy changes that loosen a limit, the team, withdrawals, the
+ *   game's Roblox connection (connect, disconnect, install and rotate its API key).
  * - owner (one per project): all of it.
  *
  * `lib/projects/access.ts` is the one function pages and actions call with their capability.
+ *
+ * What a member makes lasts only while they could make it again: a key while their role has
+ * `keys`, a webhook endpoint while it has `webhooks`, an invitation while they may grant its role
+ * (`mayGrant`). Removing or demoting a member withdraws the rest in the same commit
+ * (`lib/projects/withdrawals.ts`), unless the actor keeps a key or an endpoint. The commit of
+ * every team change, key creation and endpoint addition checks its actor's entry (`memberRule`).
  */
-import { type Role, ROLES } from "../../kv/members.ts";
-import { ApiError } from "../../core/api_error.ts";
+import { type MemberRule, type Role, ROLES } from "../../kv/members.ts";
+import { ApiError, projectNotFound } from "../../core/api_error.ts";
 
 /** Each capability and the weakest role that has it. */
 export const CAPABILITIES = {
@@ -28,6 +35,7 @@ export const CAPABILITIES = {
   wallet: "admin",
   team: "admin",
   withdraw: "admin",
+  connect: "admin",
   export_key: "owner",
   delete: "owner",
   transfer: "owner",
@@ -35,6 +43,12 @@ export const CAPABILITIES = {
 
 /** Something a page or action needs a role for. */
 export type Capability = keyof typeof CAPABILITIES;
+
+/** The capability a member must keep to keep what they made of each kind. */
+export const HELD_WITH = {
+  key: "keys",
+  endpoint: "webhooks",
+} as const satisfies Record<string, Capability>;
 
 /** 403 `insufficient_role`: the member's `role` is below `needed` for `what` (default "This"). */
 export function insufficientRole(role: Role, needed: Role, what = "This"): ApiError {
@@ -49,4 +63,23 @@ export function insufficientRole(role: Role, needed: Role, what = "This"): ApiEr
 /** True when `role` has `capability`. */
 export function roleAllows(role: Role, capability: Capability): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(CAPABILITIES[capability]);
+}
+
+/** True when a member with `role` (null: no member) may give `granted` to someone: invite or promote. */
+export function mayGrant(role: Role | null, granted: Role): boolean {
+  return role !== null && roleAllows(role, "team") && ROLES.indexOf(role) >= ROLES.indexOf(granted);
+}
+
+/**
+ * The rule a commit applies to the acting member's entry as it reads it: still a member (else 404
+ * `project_not_found`, as `authorizeProject` answers) whose role has `can` and, when given, may
+ * grant `grants` (else 403 `insufficient_role`). So a member removed or demoted while their change
+ * was on its way changes nothing.
+ */
+export function memberRule(can: Capability, grants?: Role): MemberRule {
+  return (member) => {
+    if (!member) throw projectNotFound();
+    if (!roleAllows(member.role, can)) throw insufficientRole(member.role, CAPABILITIES[can]);
+    if (grants && !mayGrant(member.role, grants)) throw insufficientRole(member.role, grants);
+  };
 }

@@ -17,6 +17,7 @@ import {
   type TokenBalance,
 } from "./token_balances.ts";
 import { ReadBudget, ReadBudgetError, RpcCallError } from "./read_budget.ts";
+import { fetchTokenLabel, type TokenLabel } from "./token_labels.ts";
 
 /** A read that takes longer than this fails rather than holding the game server's request. */
 const READ_TIMEOUT_MS = 10_000;
@@ -27,6 +28,8 @@ export class ChainReads {
     private rpc: RpcClients,
     private urls: { rpc: Record<Cluster, string>; das: Record<Cluster, string | undefined> },
     private cache: TtlCache,
+    /** Token labels change rarely: kept longer than balances (see `base_context.ts`). */
+    private labels: TtlCache,
   ) {}
 
   #source(cluster: Cluster): ChainSource {
@@ -39,6 +42,11 @@ export class ChainReads {
       `${cluster}:balance:${owner}`,
       (signal) => fetchSolBalance(this.rpc[cluster], owner, { abortSignal: signal }),
     );
+  }
+
+  /** Forgets the cached SOL balance of `owner`, so the next read sees a change made here. */
+  forgetSolBalance(cluster: Cluster, owner: Address): void {
+    this.cache.delete(`${cluster}:balance:${owner}`);
   }
 
   /** Token balances of `owner` (one mint when given; null when that mint is not a token mint). */
@@ -54,6 +62,18 @@ export class ChainReads {
       const entry = await fetchTokenBalanceOfMint(source, owner, mint, options);
       return entry && [entry];
     });
+  }
+
+  /** What a page calls `mint` (symbol, name, decimals); null when it is not a token mint. */
+  getTokenLabel(cluster: Cluster, mint: Address): Promise<TokenLabel | null> {
+    return this.labels.get(
+      `${cluster}:label:${mint}`,
+      () =>
+        guarded(
+          `${cluster}:label`,
+          (signal) => fetchTokenLabel(this.rpc[cluster], mint, { abortSignal: signal }),
+        ),
+    );
   }
 
   /** NFTs of `owner` (only in `collection` when given), through DAS when configured. */

@@ -1,6 +1,6 @@
 /**
  * AES-256-GCM encryption at rest for secrets (wallet keys, OAuth client secrets, publishing keys,
- * webhook signing secrets, dashboard flashes).
+ * webhook signing secrets, dashboard flashes, a connected game's Roblox tokens).
  *
  * A sealed value reads `v2.<key id>.<purpose>.<iv>.<ciphertext>`. The key id names the SECRET
  * that sealed it (so a rotation knows what to re-encrypt and which key opens it), the purpose
@@ -18,6 +18,9 @@ const SECRET_PURPOSES = [
   "publishing_key",
   "webhook_secret",
   "dashboard_flash",
+  "roblox_app_secret",
+  "roblox_access_token",
+  "roblox_refresh_token",
 ] as const;
 
 /** What a sealed secret is; a value sealed for one purpose never opens as another. */

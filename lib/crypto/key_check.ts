@@ -192,6 +192,9 @@ const PURPOSE_NAMES: Record<SecretPurpose, string> = {
   publishing_key: "publishing key",
   webhook_secret: "webhook signing secret",
   dashboard_flash: "dashboard message",
+  roblox_app_secret: "Roblox connecting app secret",
+  roblox_access_token: "Roblox access token",
+  roblox_refresh_token: "Roblox refresh token",
 };
 
 /** The refusal of a start that would leave `stranded` sealed under a SECRET no instance has. */

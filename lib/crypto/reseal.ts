@@ -24,6 +24,7 @@ import {
   listWebhookEndpointEntries,
   updateWebhookEndpointSecrets,
 } from "../../kv/webhooks.ts";
+import { listRobloxTokensEntries, replaceSealedRobloxToken } from "../../kv/roblox_tokens.ts";
 import { log } from "../../core/log.ts";
 import { decryptSecret, encryptSecret, sealedKeyId, type SecretPurpose } from "./encryption.ts";
 import type { SecretKeys } from "./secret_keys.ts";
@@ -45,6 +46,7 @@ export interface ResealResult {
 const SETTINGS_FIELDS = [
   ["publishingKeyEnc", "publishing_key"],
   ["oauthClientSecretEnc", "oauth_client_secret"],
+  ["connectClientSecretEnc", "roblox_app_secret"],
 ] as const satisfies readonly (readonly [keyof ProjectSettings, SecretPurpose])[];
 
 // A value another writer keeps changing is left for the next pass after this many tries.
@@ -52,8 +54,8 @@ const ROUNDS_PER_VALUE = 5;
 
 /**
  * Every sealed value in the store: the wallet keys, the projects' sealed settings, deleted
- * projects included (a deleted project's wallet may still hold funds), then the webhook signing
- * secrets (with the one before a rotation while it still signs).
+ * projects included (a deleted project's wallet may still hold funds), the webhook signing
+ * secrets (with the one before a rotation while it still signs), then connected games' tokens.
  */
 export async function* listStoredSecrets(kv: Deno.Kv): AsyncGenerator<StoredSecret> {
   for await (const entry of listWalletKeyEntries(kv)) {
@@ -72,6 +74,11 @@ export async function* listStoredSecrets(kv: Deno.Kv): AsyncGenerator<StoredSecr
     if (endpoint.previous) {
       yield { projectId, purpose: "webhook_secret", sealed: endpoint.previous.secretEnc };
     }
+  }
+  for await (const { key, value: tokens } of listRobloxTokensEntries(kv)) {
+    const projectId = key[1] as string;
+    yield { projectId, purpose: "roblox_access_token", sealed: tokens.accessTokenEnc };
+    yield { projectId, purpose: "roblox_refresh_token", sealed: tokens.refreshTokenEnc };
   }
 }
 
@@ -142,6 +149,12 @@ export async function rewriteStoredSecret(
       ? await replaceWalletKey(kv, found.projectId, sealed, next.next, next.keyId)
       : found.purpose === "webhook_secret"
       ? await replaceWebhookSecret(kv, found.projectId, sealed, next)
+      : found.purpose === "roblox_access_token" || found.purpose === "roblox_refresh_token"
+      ? await replaceSealedRobloxToken(kv, found.projectId, {
+        sealed,
+        next: next.next,
+        sealedUnder: next.keyId,
+      })
       : await replaceSetting(kv, found, sealed, next.next, next.keyId);
     if (written === true) {
       log("info", "Stored secret re-encrypted", {
@@ -200,7 +213,7 @@ async function replaceSetting(
   const field = SETTINGS_FIELDS.find(([, purpose]) => purpose === found.purpose)![0];
   let now = null as string | null;
   await updateProject(kv, found.projectId, (project) => {
-    now = project.settings[field];
+    now = project.settings[field] ?? null;
     return now === sealed
       ? { ...project, settings: { ...project.settings, [field]: next } }
       : project;

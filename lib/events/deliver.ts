@@ -34,6 +34,8 @@ export function describeAnswer(answer: PublishAnswer): string {
       return "The messaging service did not answer in time";
     case "network":
       return `Could not reach the messaging service: ${answer.error}`;
+    case "no_credential":
+      return answer.reason;
   }
 }
 
@@ -65,13 +67,6 @@ export async function runDeliverEvent(
     return { kind: "done", afterCommit: finish("skipped", null, "Events are off") };
   }
   const answer = await publishToTarget(ctx, projectId, { target, event });
-  if (!answer) {
-    log("error", "Event dropped: the publishing key cannot be decrypted", fields);
-    return {
-      kind: "done",
-      afterCommit: finish("rejected", null, "The publishing key cannot be decrypted"),
-    };
-  }
   const status = answerStatus(answer);
   if (answer.kind === "accepted") {
     log("info", "Event published", { ...fields, status });

@@ -6,10 +6,11 @@
  * positions are committed strictly in order (`kv/event_feed.ts`), a reader that passes `next` back
  * sees every event once: nothing can appear later behind a cursor it was given.
  */
-import { findRecentFeedCursor, listFeedEvents } from "../../kv/event_feed.ts";
+import { FEED_CHUNK_SIZE, findRecentFeedCursor, listFeedEvents } from "../../kv/event_feed.ts";
 import type { EventContext } from "./runtime.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { feedEntryOf, type ServiceEventType } from "../../core/events.ts";
+import { FEED_STORE_EVENTS_PER_SECOND } from "../quota/feed_reads.ts";
 
 /** The `after` value that asks for the end of the feed instead of events. */
 export const LATEST = "latest";
@@ -18,10 +19,10 @@ export const LATEST = "latest";
 export const MAX_RECENT_SECONDS = 3_600;
 
 /**
- * Most events one answer examines when filtering by type (`next` moves past them all), and most
- * events `recent` looks back over.
+ * Most events one answer decodes from the store (so examines when filtering by type, `next`
+ * moving past them all), and most events `recent` looks back over.
  */
-const FEED_MAX_EXAMINED = 1_000;
+const FEED_MAX_DECODED = 1_000;
 
 /** One answer of the feed route. */
 interface FeedAnswer {
@@ -37,7 +38,9 @@ interface FeedAnswer {
  * `recent` seconds (a server started a few seconds ago catches what happened meanwhile). Throws
  * 400 `invalid_request` for a cursor past the end of the feed (one of another project, or of a
  * store that was reset), which would otherwise skip events. A cursor at the end as this instance
- * knows it answers without a store read (`feed_heads.ts`).
+ * knows it answers without a store read (`feed_heads.ts`); a read of the store takes the events it
+ * may decode from the project's budget first (`lib/quota/feed_reads.ts`): fewer than it would
+ * like is a shorter answer, none is 429 `feed_rate_limited`.
  */
 export async function readFeed(
   ctx: EventContext,
@@ -53,9 +56,10 @@ export async function readFeed(
   let after: number;
   if (query.after === LATEST) {
     if (!query.recent) return { events: [], next: String(head) };
-    after = await findRecentFeedCursor(ctx.kv, projectId, {
-      since: ctx.clock.now() - query.recent * 1_000,
-      maxExamined: FEED_MAX_EXAMINED,
+    const since = ctx.clock.now() - query.recent * 1_000;
+    after = await withStoreBudget(ctx, projectId, FEED_MAX_DECODED, async (maxDecoded) => {
+      const found = await findRecentFeedCursor(ctx.kv, projectId, { since, maxDecoded });
+      return { decoded: found.decoded, result: found.cursor };
     });
   } else {
     after = query.after === undefined ? 0 : Number(query.after);
@@ -66,12 +70,50 @@ export async function readFeed(
     throw new ApiError(400, "invalid_request", "after: is past the end of this project's feed");
   }
   if (after === head) return { events: [], next: String(after) };
-  const page = await listFeedEvents(ctx.kv, projectId, {
-    after,
-    limit: query.limit,
-    types: query.types ? new Set(query.types) : null,
-    now: ctx.clock.now(),
-    maxExamined: FEED_MAX_EXAMINED,
+  const types = query.types ? new Set(query.types) : null;
+  // Without a filter, `limit` events after the cursor lie within the entries holding them (and
+  // the part of the first one before the cursor): ask no more of the budget than that.
+  const wanted = types
+    ? FEED_MAX_DECODED
+    : Math.min(query.limit + 2 * FEED_CHUNK_SIZE, FEED_MAX_DECODED);
+  return await withStoreBudget(ctx, projectId, wanted, async (maxDecoded) => {
+    const page = await listFeedEvents(ctx.kv, projectId, {
+      after,
+      limit: query.limit,
+      types,
+      now: ctx.clock.now(),
+      maxDecoded,
+    });
+    const result = { events: page.events.map(feedEntryOf), next: String(page.next) };
+    return { decoded: page.decoded, result };
   });
-  return { events: page.events.map(feedEntryOf), next: String(page.next) };
+}
+
+/**
+ * Runs a read of the store with the events it may decode (up to `wanted`) taken from the project's
+ * budget on this instance, and gives back what it did not decode.
+ */
+async function withStoreBudget<T>(
+  ctx: EventContext,
+  projectId: string,
+  wanted: number,
+  read: (maxDecoded: number) => Promise<{ decoded: number; result: T }>,
+): Promise<T> {
+  const taken = ctx.feedReads.takeStoreEvents(projectId, wanted);
+  if (taken === 0) {
+    throw new ApiError(
+      429,
+      "feed_rate_limited",
+      `The project's feed reads behind its end decoded their ${FEED_STORE_EVENTS_PER_SECOND} ` +
+        "stored events of this second on this instance: read on from your cursor shortly",
+    );
+  }
+  let decoded = taken;
+  try {
+    const done = await read(taken);
+    decoded = done.decoded;
+    return done.result;
+  } finally {
+    ctx.feedReads.settleStoreEvents(projectId, { taken, used: decoded });
+  }
 }

@@ -1,17 +1,24 @@
 /** One publish attempt to the messaging service (Roblox Open Cloud `publishMessage`). */
 
-/** How one attempt ended. */
+/** How one attempt ended; `no_credential`: nothing to publish with (never sent, not retried). */
 export type PublishAnswer =
   | { kind: "accepted"; status: number }
   | { kind: "http"; status: number; body: string }
   | { kind: "timeout" }
-  | { kind: "network"; error: string };
+  | { kind: "network"; error: string }
+  | { kind: "no_credential"; reason: string };
 
-/** What one attempt needs; `apiKey` is the decrypted publishing key and must never be logged. */
+/**
+ * How a publish is authorized: the project's publishing API key, or the connected game's OAuth
+ * access token (`Authorization: Bearer`). Both are decrypted for this attempt and never logged.
+ */
+export type PublishCredential = { apiKey: string } | { accessToken: string };
+
+/** What one attempt needs. */
 interface PublishRequest {
   publishUrl: string;
   universeId: string;
-  apiKey: string;
+  credential: PublishCredential;
   topic: string;
   message: string;
   timeoutMs: number;
@@ -38,7 +45,12 @@ export async function publishMessage(request: PublishRequest): Promise<PublishAn
   try {
     const response = await fetch(url, {
       method: "POST",
-      headers: { "x-api-key": request.apiKey, "content-type": "application/json" },
+      headers: {
+        ...("apiKey" in request.credential
+          ? { "x-api-key": request.credential.apiKey }
+          : { authorization: `Bearer ${request.credential.accessToken}` }),
+        "content-type": "application/json",
+      },
       body: JSON.stringify({ topic: request.topic, message: request.message }),
       // A redirect is an answer, never followed: the key would go along to wherever it points.
       redirect: "manual",

@@ -8,12 +8,13 @@ import { KeyedLock } from "../../core/keyed_lock.ts";
 import { TtlCache } from "../../core/ttl_cache.ts";
 import { FeedHeads } from "./feed_heads.ts";
 
-/** A project's complete event settings; the key stays encrypted until the moment of publishing. */
-export interface PublishTarget {
-  universeId: string;
-  publishingKeyEnc: string;
-  topic: string;
-}
+/**
+ * Where and how a project's events are published: with its publishing key (which stays encrypted
+ * until the moment of publishing), or with its connected game's OAuth grant.
+ */
+export type PublishTarget =
+  | { auth: "key"; universeId: string; publishingKeyEnc: string; topic: string }
+  | { auth: "grant"; universeId: string; grantId: string; topic: string };
 
 // Settings changes must apply on every instance within about 30 s; 10 s leaves a wide margin.
 const TARGET_TTL_MS = 10_000;

@@ -17,14 +17,23 @@ import type { PublishTarget } from "./runtime.ts";
 
 const MAX_KEY_LENGTH = 4_096;
 
-// Events are on while both the universe ID and the publishing key are saved: the target they go
-// to, or null while one is missing.
+// Events are on while the game is connected with Roblox (its grant working and its experience
+// chosen), or, without a connection, while both the universe ID and the publishing key are
+// saved: the target they go to, or null while one is missing. A lost grant turns them off until
+// it is reconnected (or the connection removed).
 function targetOf(settings: ProjectSettings): PublishTarget | null {
-  const { universeId, publishingKeyEnc, topic } = settings;
-  return universeId && publishingKeyEnc ? { universeId, publishingKeyEnc, topic } : null;
+  const { universeId, publishingKeyEnc, topic, robloxConnection: connection } = settings;
+  if (connection) {
+    return connection.status === "active" && connection.universeId
+      ? { auth: "grant", universeId: connection.universeId, grantId: connection.grantId, topic }
+      : null;
+  }
+  return universeId && publishingKeyEnc
+    ? { auth: "key", universeId, publishingKeyEnc, topic }
+    : null;
 }
 
-/** True when both event settings exist, so events are published. */
+/** True when events are published (a working connection, or both event settings saved). */
 export function eventsEnabled(project: Project): boolean {
   return targetOf(project.settings) !== null;
 }

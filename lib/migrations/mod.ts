@@ -43,6 +43,7 @@ import { renameTxCheckJobs } from "./tx_confirm_jobs.ts";
 import { migrateRecentTxRecords, migrateTxRecords } from "./tx_records.ts";
 import { addProjectOwners, addRecentProjectOwners } from "./project_owners.ts";
 import { moveTxUsageIntoLedgers } from "./tx_usage_ledgers.ts";
+import { addMakersFromAudit, addRecentMakers } from "./makers_from_audit.ts";
 
 interface Migration {
   /** What the store records it applied by; never reused for another step. */
@@ -88,6 +89,7 @@ const MIGRATIONS: Migration[] = [
     step: moveTxUsageIntoLedgers,
     previousVersionWrites: moveTxUsageIntoLedgers,
   },
+  { name: "makers_from_audit", step: addMakersFromAudit, previousVersionWrites: addRecentMakers },
 ];
 
 /** The name of every migration, in the order they run. */

@@ -14,6 +14,7 @@ import {
 import type { ActionFields } from "./fields.ts";
 import { unknownFields } from "./fields.ts";
 import { invalidSettings } from "../issue_text.ts";
+import { memberRule } from "../auth/roles.ts";
 
 /**
  * The scopes a key creation asks for: `scopes`, a JSON list of `read` and `pay`, or text listing
@@ -53,6 +54,7 @@ export async function createProjectKey(
     const now = ctx.clock.now();
     const created = await createApiKey(ctx.kv, projectId, now, {
       scopes: input.scopes,
+      maker: { address: developer, rule: memberRule("keys") },
       audit: (record) => ({
         projectId,
         actor: developer,

@@ -4,10 +4,11 @@
  * SOL: the managed wallet needs the policy's hourly SOL budget plus the fees of an hour of
  * transactions. Fees are counted at their worst case per transaction (the 5,000-lamport signature
  * fee, the largest mainnet priority fee, and the rent of a recipient token account the wallet may
- * have to create) for as many transactions as the last hour had, at least 10. A threshold the
- * developer saves in the settings replaces that estimate. Tokens: each allowed mint warns while
- * the wallet holds less than its per-transaction maximum (one more transfer could fail), unless
- * the wallet is the mint's authority and can mint more.
+ * have to create) for as many transactions as the last hour had, at least 10, the sum rounded up
+ * to two significant digits. A threshold the developer saves in the settings replaces that
+ * estimate. Tokens: each allowed mint warns while the wallet holds less than its per-transaction
+ * maximum (one more transfer could fail), unless the wallet is the mint's authority and can mint
+ * more. A wallet that holds no SOL at all is not yet funded: the page says so without alarm.
  */
 import type { AppContext } from "../context.ts";
 import { withDeadline } from "../../core/deadline.ts";
@@ -20,9 +21,13 @@ import { type TxPolicy } from "../../kv/policy.ts";
 import type { Project } from "../../kv/projects.ts";
 import { HOUR_WINDOW_MS } from "../../kv/tx_usage.ts";
 import { getBucketUsage } from "../../kv/tx_allowance.ts";
+import { readTokenSymbol } from "./wallet.ts";
+import type { Address } from "@solana/kit";
 
 /** Worst-case SOL cost of one transaction, in lamports (fee + priority fee cap + account rent). */
 export const TX_COST_LAMPORTS = 5_000n + 200_000n + 2_039_280n;
+/** Significant digits of the estimated SOL need (0.0224428 reads 0.023). */
+const ESTIMATE_DIGITS = 2;
 /** The fee estimate covers at least this many transactions an hour. */
 const MIN_TX_IN_FEE_ESTIMATE = 10;
 // A slow RPC node must not hold the page; the warnings are then left out.
@@ -40,6 +45,8 @@ export interface LowBalanceWarning {
   held: string;
   needed: string;
   why: string;
+  /** A token's decimals and the symbol of its metadata (null without one); null for SOL. */
+  token: { decimals: number; symbol: string | null } | null;
 }
 
 /**
@@ -96,7 +103,17 @@ export async function readLowBalanceWarnings(
   if (short.length > 0) {
     input.mintable = await mintsAuthorizedTo(ctx, project, short.map((w) => w.asset));
   }
-  return { holdings, warnings: lowBalanceWarnings(input) };
+  const warnings = await Promise.all(
+    lowBalanceWarnings(input).map(async (w) =>
+      w.token
+        ? {
+          ...w,
+          token: { ...w.token, symbol: await readTokenSymbol(ctx, project, w.asset as Address) },
+        }
+        : w
+    ),
+  );
+  return { holdings, warnings };
 }
 
 /** Which of `mints` the managed wallet may mint (cached with the transaction routes' mints). */
@@ -146,7 +163,8 @@ export function lowBalanceWarnings(
     const budgetText = findAssetBudget(policy, SOL_ASSET);
     const budget = budgetText === null ? 0n : parseUnits(budgetText, SOL_DECIMALS) ?? 0n;
     const count = Math.max(MIN_TX_IN_FEE_ESTIMATE, input.txLastHour);
-    neededSol = budget + TX_COST_LAMPORTS * BigInt(count);
+    // An estimate reads better rounded: up, so the warning still comes before the money runs out.
+    neededSol = roundUp(budget + TX_COST_LAMPORTS * BigInt(count), ESTIMATE_DIGITS);
     why = budgetText === null
       ? `fees for ${count} transactions`
       : `the hourly SOL budget of ${budgetText} SOL plus fees for ${count} transactions`;
@@ -157,6 +175,7 @@ export function lowBalanceWarnings(
       held: formatUnits(holdings.lamports, SOL_DECIMALS),
       needed: formatUnits(neededSol, SOL_DECIMALS),
       why,
+      token: null,
     });
   }
   for (const { mint, maxPerTransaction } of policy.allowedMints) {
@@ -168,7 +187,16 @@ export function lowBalanceWarnings(
       held: formatUnits(held.amount, held.decimals),
       needed: maxPerTransaction,
       why: "its per-transaction maximum",
+      token: { decimals: held.decimals, symbol: null },
     });
   }
   return warnings;
+}
+
+/** `value` rounded up to `digits` significant digits. */
+function roundUp(value: bigint, digits: number): bigint {
+  const drop = value.toString().length - digits;
+  if (drop <= 0) return value;
+  const unit = 10n ** BigInt(drop);
+  return (value + unit - 1n) / unit * unit;
 }

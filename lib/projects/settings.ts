@@ -1,10 +1,12 @@
 /**
- * Project settings saved from the dashboard: name, the Roblox OAuth app (client ID, secret) and
- * the event settings (universe ID, publishing key, topic). Every field is optional and an omitted
- * one keeps its value, so each form of the settings page can post only its own fields.
+ * Project settings saved from the dashboard: name, the Roblox OAuth app (client ID, secret), the
+ * app connecting the game (client ID, secret: `lib/roblox/connect_app.ts`) and the event settings
+ * (universe ID, publishing key, topic). Every field is optional and an omitted one keeps its
+ * value, so each form of the settings page can post only its own fields.
  */
 import { type Project, updateProject } from "../../kv/projects.ts";
 import { encryptOauthClientSecret, oauthRedirectUri } from "../auth/oauth_app.ts";
+import { connectRedirectUri, encryptConnectClientSecret } from "../roblox/connect_app.ts";
 import type { AppContext } from "../context.ts";
 import {
   type EventSettingsInput,
@@ -31,19 +33,36 @@ const ONE_TOKEN = /^[\x21-\x7e]+$/;
 export interface SettingsView {
   name: string;
   oauth: { clientId: string | null; clientSecretSet: boolean; redirectUri: string };
+  /** The app connecting the game; `serviceApp`: the service's own is used without one. */
+  connectApp: {
+    clientId: string | null;
+    clientSecretSet: boolean;
+    redirectUri: string;
+    serviceApp: boolean;
+  };
   events: EventSettingsView;
   /** SOL balance below which the dashboard warns; null: estimated from the policy. */
   lowSolBalance: string | null;
 }
 
 /** Builds the settings view of a project. */
-export function settingsView(project: Project, baseUrl: string): SettingsView {
+export function settingsView(
+  project: Project,
+  config: { baseUrl: string; robloxConnectApp?: unknown },
+): SettingsView {
+  const { baseUrl } = config;
   return {
     name: project.name,
     oauth: {
       clientId: project.settings.oauthClientId,
       clientSecretSet: project.settings.oauthClientSecretEnc !== null,
       redirectUri: oauthRedirectUri(baseUrl),
+    },
+    connectApp: {
+      clientId: project.settings.connectClientId ?? null,
+      clientSecretSet: Boolean(project.settings.connectClientSecretEnc),
+      redirectUri: connectRedirectUri(baseUrl),
+      serviceApp: Boolean(config.robloxConnectApp),
     },
     events: eventSettingsView(project),
     lowSolBalance: project.settings.lowSolBalance ?? null,
@@ -54,6 +73,7 @@ export function settingsView(project: Project, baseUrl: string): SettingsView {
 export const SETTINGS_DRAFT_FIELDS = [
   "name",
   "oauthClientId",
+  "connectClientId",
   "universeId",
   "topic",
   "lowSolBalance",
@@ -62,46 +82,80 @@ const SETTINGS_FIELDS: readonly string[] = [
   ...SETTINGS_DRAFT_FIELDS,
   "oauthClientSecret",
   "clearOauthClientSecret",
+  "connectClientSecret",
+  "clearConnectClientSecret",
   "publishingKey",
   "clearPublishingKey",
 ];
 
-interface OauthChange {
-  name?: string | undefined;
+/** A change of one OAuth app's credentials. */
+interface AppChange {
   clientId?: string | null;
   /** Plaintext to encrypt, or null to clear. */
   clientSecret?: string | null;
-  lowSolBalance?: string | null;
 }
 
-function validateGeneral(fields: ActionFields, problems: string[]): OauthChange {
-  const change: OauthChange = {};
-  if (fields.name !== undefined) change.name = validateProjectName(fields.name, problems);
+interface OauthChange extends AppChange {
+  name?: string | undefined;
+  lowSolBalance?: string | null;
+  connect: AppChange;
+}
 
-  const clientId = readText(fields.oauthClientId);
-  if (clientId === NOT_TEXT) problems.push("oauthClientId: must be text");
+/** The fields that change the app connecting the game: only a role that may connect saves them. */
+export function changesConnectApp(fields: ActionFields): boolean {
+  return ["connectClientId", "connectClientSecret", "clearConnectClientSecret"]
+    .some((name) => fields[name] !== undefined);
+}
+
+// Validates one app's `<prefix>ClientId`, `<prefix>ClientSecret` and `clear<Prefix>ClientSecret`.
+function validateApp(
+  fields: ActionFields,
+  names: { id: string; secret: string; clear: string },
+  problems: string[],
+): AppChange {
+  const change: AppChange = {};
+  const clientId = readText(fields[names.id]);
+  if (clientId === NOT_TEXT) problems.push(`${names.id}: must be text`);
   else if (clientId === "" || clientId === null) change.clientId = null;
   else if (clientId !== undefined) {
     if (clientId.length > MAX_CLIENT_ID_LENGTH) {
-      problems.push(`oauthClientId: must be at most ${MAX_CLIENT_ID_LENGTH} characters`);
+      problems.push(`${names.id}: must be at most ${MAX_CLIENT_ID_LENGTH} characters`);
     } else if (!ONE_TOKEN.test(clientId)) {
-      problems.push("oauthClientId: must be one word of printable characters");
+      problems.push(`${names.id}: must be one word of printable characters`);
     } else change.clientId = clientId;
   }
 
-  const secret = readText(fields.oauthClientSecret);
-  const clear = readFlag(fields.clearOauthClientSecret);
-  if (secret === NOT_TEXT) problems.push("oauthClientSecret: must be text");
-  else if (clear === null) problems.push("clearOauthClientSecret: must be true or false");
-  else if (clear && secret) problems.push("oauthClientSecret: cannot be both given and cleared");
+  const secret = readText(fields[names.secret]);
+  const clear = readFlag(fields[names.clear]);
+  if (secret === NOT_TEXT) problems.push(`${names.secret}: must be text`);
+  else if (clear === null) problems.push(`${names.clear}: must be true or false`);
+  else if (clear && secret) problems.push(`${names.secret}: cannot be both given and cleared`);
   else if (clear) change.clientSecret = null;
   else if (secret) {
     if (secret.length > MAX_SECRET_LENGTH) {
-      problems.push(`oauthClientSecret: must be at most ${MAX_SECRET_LENGTH} characters`);
+      problems.push(`${names.secret}: must be at most ${MAX_SECRET_LENGTH} characters`);
     } else if (!ONE_TOKEN.test(secret)) {
-      problems.push("oauthClientSecret: must be one line of printable characters without spaces");
+      problems.push(`${names.secret}: must be one line of printable characters without spaces`);
     } else change.clientSecret = secret;
   }
+  return change;
+}
+
+function validateGeneral(fields: ActionFields, problems: string[]): OauthChange {
+  const name = fields.name !== undefined ? validateProjectName(fields.name, problems) : undefined;
+  const change: OauthChange = {
+    ...(name !== undefined ? { name } : {}),
+    ...validateApp(fields, {
+      id: "oauthClientId",
+      secret: "oauthClientSecret",
+      clear: "clearOauthClientSecret",
+    }, problems),
+    connect: validateApp(fields, {
+      id: "connectClientId",
+      secret: "connectClientSecret",
+      clear: "clearConnectClientSecret",
+    }, problems),
+  };
 
   const low = readText(fields.lowSolBalance);
   if (low === NOT_TEXT) problems.push("lowSolBalance: must be text");
@@ -156,6 +210,9 @@ export async function saveProjectSettings(
   const secretEnc = general.clientSecret
     ? await encryptOauthClientSecret(ctx, project.id, general.clientSecret)
     : general.clientSecret;
+  const connectSecretEnc = general.connect.clientSecret
+    ? await encryptConnectClientSecret(ctx, project.id, general.connect.clientSecret)
+    : general.connect.clientSecret;
   const prepared = events ? await prepareEventSettings(ctx, project.id, events) : null;
   const { actor } = options;
   const now = ctx.clock.now();
@@ -165,6 +222,10 @@ export async function saveProjectSettings(
       ...(general.clientId !== undefined ? { oauthClientId: general.clientId } : {}),
       ...(secretEnc !== undefined ? { oauthClientSecretEnc: secretEnc } : {}),
       ...(general.lowSolBalance !== undefined ? { lowSolBalance: general.lowSolBalance } : {}),
+      ...(general.connect.clientId !== undefined
+        ? { connectClientId: general.connect.clientId }
+        : {}),
+      ...(connectSecretEnc !== undefined ? { connectClientSecretEnc: connectSecretEnc } : {}),
     };
     return {
       ...p,
@@ -172,7 +233,7 @@ export async function saveProjectSettings(
       settings: prepared ? prepared.apply(settings) : settings,
     };
   }, {
-    sealedUnder: secretEnc ? ctx.keys.current.id : prepared?.sealedUnder,
+    sealedUnder: secretEnc || connectSecretEnc ? ctx.keys.current.id : prepared?.sealedUnder,
     audit: actor === undefined ? undefined : (before, after) => {
       const changes = settingsChanges(before, after);
       if (Object.keys(changes).length === 0) return null;
@@ -191,20 +252,25 @@ export async function saveProjectSettings(
     projectId: project.id,
     fields: Object.keys(fields).sort(),
   });
-  return settingsView(saved, ctx.config.baseUrl);
+  return settingsView(saved, ctx.config);
 }
 
 /** The settings a save changed, for the audit log: plain values before and after, secrets only as set, replaced or cleared. */
 function settingsChanges(before: Project, after: Project): Record<string, unknown> {
   const changes: Record<string, unknown> = {};
   if (before.name !== after.name) changes.name = { before: before.name, after: after.name };
-  for (const field of ["oauthClientId", "universeId", "topic", "lowSolBalance"] as const) {
+  for (const field of SETTINGS_DRAFT_FIELDS) {
+    if (field === "name") continue;
     const [was, now] = [before.settings[field] ?? null, after.settings[field] ?? null];
     if (was !== now) changes[field] = { before: was, after: now };
   }
-  const secrets = { oauthClientSecret: "oauthClientSecretEnc", publishingKey: "publishingKeyEnc" };
-  for (const [name, field] of Object.entries(secrets) as [string, "publishingKeyEnc"][]) {
-    const [was, now] = [before.settings[field], after.settings[field]];
+  const secrets = {
+    oauthClientSecret: "oauthClientSecretEnc",
+    connectClientSecret: "connectClientSecretEnc",
+    publishingKey: "publishingKeyEnc",
+  };
+  for (const [name, field] of Object.entries(secrets) as [string, "connectClientSecretEnc"][]) {
+    const [was, now] = [before.settings[field] ?? null, after.settings[field] ?? null];
     if (was === now) continue;
     changes[name] = now === null ? "cleared" : was === null ? "set" : "replaced";
   }

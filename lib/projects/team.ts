@@ -2,8 +2,13 @@
  * A project's team as the dashboard changes it: invitations by wallet address (accepted or
  * declined by that wallet once signed in), roles, removals, leaving, and handing ownership over.
  * Each change is one commit checked on the team as it stands, with its audit entry
- * (`kv/team.ts`); the caller has checked the actor's role (`access.ts`), except for the invitee's
- * own answer to an invitation, which only the invited wallet's session can give.
+ * (`kv/team.ts`). The caller has checked the actor's role (`access.ts`), and the commit checks it
+ * again on the actor's member entry (`memberRule`), except for the invitee's own answer to an
+ * invitation, which only the invited wallet's session can give; accepting checks instead that the
+ * sender may still grant the role.
+ *
+ * Removing or demoting a member withdraws in the same commit what they made and may no longer
+ * hold (`withdrawals.ts`).
  */
 import type { AppContext } from "../context.ts";
 import { ApiError, projectNotFound } from "../../core/api_error.ts";
@@ -18,36 +23,53 @@ import {
   inviteMember,
   MAX_MEMBERSHIPS,
   MAX_TEAM_SIZE,
+  TeamChangeError,
+} from "../../kv/team.ts";
+import {
+  type MemberChange,
   removeMember,
   setMemberRole,
-  TeamChangeError,
   transferOwnership,
-} from "../../kv/team.ts";
+} from "../../kv/member_changes.ts";
+import { noteWithdrawn, readKeepRefs, withdrawnWith } from "./withdrawals.ts";
 import { MAX_PROJECTS_PER_DEVELOPER } from "../../kv/members.ts";
 import { decodeAddress } from "../auth/siws.ts";
+import { mayGrant, memberRule } from "../auth/roles.ts";
 import type { ProjectAccess } from "./access.ts";
 import { type ActionFields, readText, unknownFields } from "./fields.ts";
 import { invalidSettings } from "../issue_text.ts";
 
 const INVITED_ROLES: readonly MemberRole[] = ["viewer", "developer", "admin"];
 
-/** A member's address and a role from a form or JSON; 400 `invalid_settings` naming each bad field. */
+/**
+ * A member's address, a role and the refs of what the actor keeps of theirs (`keep`: one ref or a
+ * list) from a form or JSON; 400 `invalid_settings` naming each bad field. `role` is allowed but
+ * not read where the team page's one form per member sends it to its removal.
+ */
 export function readMemberFields(
   fields: ActionFields,
-  wanted: { address: boolean; role: boolean },
-): { address: string; role: MemberRole } {
-  const names = [...(wanted.address ? ["address"] : []), ...(wanted.role ? ["role"] : [])];
+  wanted: { address: boolean; role: boolean | "allowed"; keep?: boolean },
+): { address: string; role: MemberRole; keep: Set<string> } {
+  const names = [
+    ...(wanted.address ? ["address"] : []),
+    ...(wanted.role ? ["role"] : []),
+    ...(wanted.keep ? ["keep"] : []),
+  ];
   const problems = unknownFields(fields, (name) => names.includes(name));
   const address = readText(fields.address);
   if (wanted.address && (typeof address !== "string" || !decodeAddress(address))) {
     problems.push("address: must be a Solana wallet address");
   }
   const role = readText(fields.role);
-  if (wanted.role && !INVITED_ROLES.includes(role as MemberRole)) {
+  if (wanted.role === true && !INVITED_ROLES.includes(role as MemberRole)) {
     problems.push(`role: must be ${INVITED_ROLES.join(", ")}`);
   }
+  const keep = wanted.keep ? readKeepRefs(fields.keep) : new Set<string>();
+  if (!keep) {
+    problems.push("keep: must list refs of keys and endpoints, as key:<id> or endpoint:<id>");
+  }
   if (problems.length > 0) throw invalidSettings(problems);
-  return { address: address as string, role: role as MemberRole };
+  return { address: address as string, role: role as MemberRole, keep: keep! };
 }
 
 /** Invites `address` to the project with `role` (an invitation pending for it is replaced). */
@@ -56,9 +78,11 @@ export async function inviteToProject(
   access: ProjectAccess,
   input: { address: string; role: MemberRole },
 ): Promise<Invitation> {
-  const audit = auditOf(ctx, access, "member_invited", { ...input });
-  const invitation = await teamChange(() => inviteMember(ctx.kv, { ...input, audit }));
-  log("info", "Member invited", { projectId: access.project.id, ...input });
+  const { address, role } = input;
+  const audit = auditOf(ctx, access, "member_invited", { address, role });
+  const actor = memberRule("team", role);
+  const invitation = await teamChange(() => inviteMember(ctx.kv, { address, role, audit, actor }));
+  log("info", "Member invited", { projectId: access.project.id, address, role });
   return invitation;
 }
 
@@ -70,7 +94,7 @@ export async function revokeProjectInvitation(
 ): Promise<Invitation> {
   return await teamChange(async () => {
     const audit = auditOf(ctx, access, "invitation_revoked", { address });
-    return await deleteInvitation(ctx.kv, { address, audit });
+    return await deleteInvitation(ctx.kv, { address, audit, actor: memberRule("team") });
   });
 }
 
@@ -90,8 +114,12 @@ export async function answerInvitation(
   const action = accept ? "invitation_accepted" : "invitation_declined";
   const answered = await teamChange(async () => {
     const audit = auditOf(ctx, access, action, {});
-    if (accept) return await acceptInvitation(ctx.kv, audit);
-    return await deleteInvitation(ctx.kv, { address: developer, audit });
+    if (accept) {
+      const senderMay = (sender: Member | null, role: MemberRole) =>
+        mayGrant(sender?.role ?? null, role);
+      return await acceptInvitation(ctx.kv, { audit, senderMay });
+    }
+    return await deleteInvitation(ctx.kv, { address: developer, audit, actor: null });
   });
   log("info", accept ? "Invitation accepted" : "Invitation declined", {
     projectId,
@@ -101,35 +129,55 @@ export async function answerInvitation(
   return { projectId, role: answered.role as MemberRole };
 }
 
-/** Gives the member `address` another role (never the owner's). */
+/**
+ * Gives the member `address` another role (never the owner's), withdrawing what they may no
+ * longer hold but the keys and endpoints whose refs are in `keep`.
+ */
 export async function changeMemberRole(
   ctx: AppContext,
   access: ProjectAccess,
-  input: { address: string; role: MemberRole },
-): Promise<Member> {
-  return await teamChange(async () => {
-    const audit = auditOf(ctx, access, "member_role_changed", { address: input.address });
-    return await setMemberRole(ctx.kv, { ...input, audit });
+  input: { address: string; role: MemberRole; keep: ReadonlySet<string> },
+): Promise<MemberChange> {
+  const { address, role, keep } = input;
+  const changed = await teamChange(async () => {
+    const audit = auditOf(ctx, access, "member_role_changed", { address });
+    const actor = memberRule("team", role);
+    return await setMemberRole(ctx.kv, {
+      address,
+      role,
+      audit,
+      actor,
+      withdraws: withdrawnWith(role, keep),
+    });
   });
+  noteWithdrawn(ctx, access.project.id, changed);
+  return changed;
 }
 
-/** Removes the member `address`; when it is the actor themselves, they leave the project. */
+/**
+ * Removes the member `address`, withdrawing what they made but the keys and endpoints whose refs
+ * are in `keep`; when it is the actor themselves, they leave the project and keep nothing.
+ */
 export async function removeProjectMember(
   ctx: AppContext,
   access: ProjectAccess,
-  address: string,
-): Promise<Member> {
+  input: { address: string; keep: ReadonlySet<string> },
+): Promise<MemberChange> {
+  const { address } = input;
   const leaving = address === access.developer;
   const removed = await teamChange(async () => {
     const audit = leaving
       ? auditOf(ctx, access, "member_left", {})
       : auditOf(ctx, access, "member_removed", { address });
-    return await removeMember(ctx.kv, { address, audit });
+    const actor = memberRule(leaving ? "view" : "team");
+    const withdraws = withdrawnWith(null, leaving ? new Set() : input.keep);
+    return await removeMember(ctx.kv, { address, audit, actor, withdraws });
   });
   log("info", leaving ? "Member left" : "Member removed", {
     projectId: access.project.id,
     address,
   });
+  noteWithdrawn(ctx, access.project.id, removed);
   return removed;
 }
 
@@ -141,7 +189,7 @@ export async function handOverProject(
 ): Promise<void> {
   await teamChange(async () => {
     const audit = auditOf(ctx, access, "ownership_transferred", { from: access.developer, to });
-    await transferOwnership(ctx.kv, { to, audit });
+    await transferOwnership(ctx.kv, { to, audit, actor: memberRule("transfer") });
   });
   ctx.apiKeys.forgetProject(access.project.id);
   log("info", "Ownership transferred", { projectId: access.project.id, to });
@@ -190,6 +238,12 @@ function refusal(error: TeamChangeError): ApiError {
       );
     case "not_invited":
       return invitationNotFound();
+    case "sender_gone":
+      return new ApiError(
+        404,
+        "invitation_not_found",
+        "The invitation is no longer valid: whoever sent it may no longer grant that role",
+      );
     case "not_member":
       return new ApiError(404, "member_not_found", "That address is not a member of the project");
     case "owner":

@@ -56,16 +56,44 @@ function walletExists(): ApiError {
 // A page must not hang on a slow RPC node; the balances are then shown as unreadable.
 const BALANCE_WAIT_MS = 4_000;
 
+// Tokens past this many are listed without their symbol: each symbol is one read, cached.
+const MAX_LABELLED_TOKENS = 20;
+
+/** A token the wallet holds, with the symbol of its metadata (null without one). */
+export type WalletToken = TokenBalance & { symbol: string | null };
+
+/** What the wallet holds, SOL and tokens. */
+export interface WalletBalances {
+  sol: string;
+  tokens: WalletToken[];
+}
+
 /** What the wallet holds, SOL and tokens; null without a wallet or when the chain is not read in time. */
 export async function readWalletBalances(
   ctx: AppContext,
   project: Project,
-): Promise<{ sol: string; tokens: TokenBalance[] } | null> {
+): Promise<WalletBalances | null> {
   if (!project.walletAddress) return null;
   const wallet = project.walletAddress as Address;
   const read = Promise.all([
     ctx.chain.getSolBalance(project.cluster, wallet),
     ctx.chain.getTokenBalances(project.cluster, wallet),
-  ]).then(([sol, tokens]) => ({ sol: sol.sol, tokens: tokens ?? [] }), () => null);
+  ]).then(async ([sol, tokens]) => ({
+    sol: sol.sol,
+    tokens: await Promise.all((tokens ?? []).map(async (token, i) => ({
+      ...token,
+      symbol: i < MAX_LABELLED_TOKENS ? await readTokenSymbol(ctx, project, token.mint) : null,
+    }))),
+  }), () => null);
   return await withDeadline(read, { ms: BALANCE_WAIT_MS, fallback: null });
+}
+
+/** The symbol of `mint`'s metadata (cached); null without one or when it cannot be read. */
+export async function readTokenSymbol(
+  ctx: AppContext,
+  project: Project,
+  mint: Address,
+): Promise<string | null> {
+  const label = await ctx.chain.getTokenLabel(project.cluster, mint).catch(() => null);
+  return label?.symbol ?? null;
 }

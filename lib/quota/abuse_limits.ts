@@ -16,10 +16,19 @@
  * The client is an address for actions before sign-in (`http/client_address.ts`: the entry our
  * own proxy added, an IPv6 /64 as one client), and the developer account for dashboard actions;
  * new accounts are themselves capped per address, so fresh wallets do not buy more room.
+ *
+ * Dashboard changes (`dashboard_change`: every change a member makes to a project, each one audit
+ * log entry kept a year) are counted per member of a project, and only once the change is made
+ * (`afterChange`): a refused body, or an action that changed nothing, writes nothing. Refusing
+ * past the cap rather than folding entries together keeps the log's promise that it shows every
+ * change that happened. So that concurrent requests cannot all pass the check before any is
+ * counted, one member's changes to one project run one at a time on each instance: past the cap,
+ * at most one more change per other instance can land.
  */
 import type { Clock } from "../../core/clock.ts";
 import { ApiError } from "../../core/api_error.ts";
-import { takeAbuseToken } from "../../kv/abuse_counts.ts";
+import { KeyedLock } from "../../core/keyed_lock.ts";
+import { getAbuseCount, takeAbuseToken } from "../../kv/abuse_counts.ts";
 
 /** The capped actions. */
 type AbuseAction =
@@ -28,7 +37,9 @@ type AbuseAction =
   | "project_change"
   | "watch_create"
   | "key_create"
-  | "test_ping";
+  | "test_ping"
+  | "dashboard_change"
+  | "sandbox_airdrop";
 
 /** How many uses of each action one client gets per window. */
 export type AbuseLimits = Record<AbuseAction, number>;
@@ -41,10 +52,13 @@ export const ABUSE_WINDOWS: Readonly<Record<AbuseAction, { windowMs: number; wha
   watch_create: { windowMs: 3_600_000, what: "new watches per hour" },
   key_create: { windowMs: 3_600_000, what: "new API keys per hour" },
   test_ping: { windowMs: 60_000, what: "test events per minute" },
+  dashboard_change: { windowMs: 3_600_000, what: "changes per hour by one member of a project" },
+  sandbox_airdrop: { windowMs: 3_600_000, what: "sandbox SOL airdrops per hour" },
 };
 
-// Longest client key kept: an IPv6 address fits; a forged header value is cut, not stored whole.
-const MAX_CLIENT_CHARS = 64;
+// Longest client key kept: an IPv6 address fits, and a project id with a wallet address; a forged
+// header value is cut, not stored whole.
+const MAX_CLIENT_CHARS = 80;
 // Clients tracked in memory at once; past it, the least recently seen is forgotten.
 const MAX_LOCAL_CLIENTS = 10_000;
 
@@ -52,6 +66,8 @@ const MAX_LOCAL_CLIENTS = 10_000;
 export class AbuseLimiter {
   // In order of last use (a use moves its entry to the end), so the first is the one to forget.
   #local = new Map<string, { window: number; count: number }>();
+  // One client's counted-after changes, one at a time (`afterChange`).
+  #changes = new KeyedLock();
 
   constructor(
     private kv: Deno.Kv,
@@ -68,6 +84,28 @@ export class AbuseLimiter {
       client: client.slice(0, MAX_CLIENT_CHARS),
     }, { limit, windowMs, now: this.clock.now() });
     if (!ok) throw tooMany(limit, what);
+  }
+
+  /**
+   * Runs `change`, which answers its result and whether it was a use of `action` by `client`,
+   * counted then: 429 `rate_limited` before it runs when the window is already full, nothing
+   * counted when it fails or made no use. A client's changes run one at a time on this instance.
+   */
+  async afterChange<T>(
+    action: AbuseAction,
+    client: string,
+    change: () => Promise<{ result: T; used: boolean }>,
+  ): Promise<T> {
+    const limit = this.options.limits[action];
+    const { windowMs, what } = ABUSE_WINDOWS[action];
+    const key = { action, client: client.slice(0, MAX_CLIENT_CHARS) };
+    return await this.#changes.run(`${action}:${key.client}`, async () => {
+      const counted = await getAbuseCount(this.kv, key, { windowMs, now: this.clock.now() });
+      if (counted >= limit) throw tooMany(limit, what);
+      const { result, used } = await change();
+      if (used) await takeAbuseToken(this.kv, key, { limit, windowMs, now: this.clock.now() });
+      return result;
+    });
   }
 
   /** Like `take`, counted in this instance's memory only (for routes that must not write). */

@@ -2,7 +2,8 @@
  * Where a webhook URL may be sent: the URL rules (an endpoint is checked with them when it is
  * added, and again before every send) and the addresses its host resolves to, each checked by
  * `address_rules.ts`. Every address must pass: a name that resolves to one public and one private
- * address is refused, so which one a client would pick never matters.
+ * address is refused, so which one a client would pick never matters. A refused name is answered
+ * without its addresses (the reason is shown to the project's members and in its delivery log).
  */
 import { abortable } from "../../core/deadline.ts";
 import { addressProblem, isLoopback } from "./address_rules.ts";
@@ -67,10 +68,12 @@ export async function resolveDestination(
   for (const address of addresses) {
     const problem = addressProblem(address, options);
     if (problem) {
+      // A name's answer is never shown: it may come from our own network's resolver (an
+      // internal name, or a public one pointed at it), which no signed-in wallet should read.
       return {
         refused: literal !== null
           ? `${address} is ${problem}`
-          : `${url.hostname} resolves to ${address}, ${problem}`,
+          : `${url.hostname} does not resolve to a public address`,
       };
     }
   }

@@ -29,6 +29,7 @@ import { addDeliverJob } from "./fan_out.ts";
 import type { WebhookContext } from "./runtime.ts";
 import { generateSigningSecret } from "./signature.ts";
 import { rotatedSecrets, sealSigningSecret } from "./secrets.ts";
+import { memberRule } from "../auth/roles.ts";
 
 /** How long adding an endpoint waits for its name to resolve. */
 const RESOLVE_WAIT_MS = 5_000;
@@ -39,6 +40,8 @@ export interface WebhookEndpointView {
   url: string;
   createdAt: number;
   rotatedAt: number | null;
+  /** The wallet address of the member who added it; null when added before makers were recorded. */
+  createdBy: string | null;
   /** While a rotation's overlap lasts: when the secret before stops signing; else null. */
   previousSecretUntil: number | null;
 }
@@ -51,6 +54,7 @@ export function webhookEndpointView(endpoint: WebhookEndpoint, now: number): Web
     url: endpoint.url,
     createdAt: endpoint.createdAt,
     rotatedAt: endpoint.rotatedAt,
+    createdBy: endpoint.createdBy ?? null,
     previousSecretUntil: until !== null && until > now ? until : null,
   };
 }
@@ -62,8 +66,9 @@ export interface EndpointWithSecret {
 }
 
 /**
- * Adds an endpoint to the project: 400 `invalid_settings` for a URL the rules refuse (checked on
- * the addresses its name resolves to now, and again before every delivery) or one already added,
+ * Adds an endpoint to the project for the member `actor`, who must still have `webhooks` when it
+ * commits (`memberRule`): 400 `invalid_settings` for a URL the rules refuse (checked on the
+ * addresses its name resolves to now, and again before every delivery) or one already added,
  * 403 `webhook_limit_reached` past 5.
  */
 export async function addWebhookEndpoint(
@@ -77,7 +82,7 @@ export async function addWebhookEndpoint(
   await checkAddresses(ctx, url);
   const secret = generateSigningSecret();
   const now = ctx.clock.now();
-  const endpoint: WebhookEndpoint = {
+  const endpoint: WebhookEndpoint & { createdBy: string } = {
     id: ulid(now),
     projectId,
     url: url.href,
@@ -85,6 +90,7 @@ export async function addWebhookEndpoint(
     secretEnc: await sealSigningSecret(ctx.keys, projectId, secret),
     previous: null,
     rotatedAt: null,
+    createdBy: input.actor,
   };
   const change = {
     action: "webhook_endpoint_added",
@@ -96,6 +102,7 @@ export async function addWebhookEndpoint(
   try {
     await createWebhookEndpoint(ctx.kv, endpoint, {
       sealedUnder: ctx.keys.current.id,
+      makerRule: memberRule("webhooks"),
       audit: webhookAudit(change, now),
     });
   } catch (error) {

@@ -40,12 +40,16 @@ export async function developerPage(
 /**
  * Renders a page of a project the developer is a member of, when their role has `can` (default
  * `view`, which every member has); one that is not theirs or was deleted is a 404 page, a role
- * below `can` a 403 page. The page's `data.role` is the member's role.
+ * below `can` a 403 page. The page's `data.role` is the member's role. `render` may answer a
+ * response of its own instead (a redirect).
  */
 export async function projectPage(
   ctx: AppContext,
   c: Context,
-  render: (data: FrameData, project: Project) => Promise<RenderedPage> | RenderedPage,
+  render: (
+    data: FrameData,
+    project: Project,
+  ) => Promise<RenderedPage | Response> | RenderedPage | Response,
   options: { can?: Capability } = {},
 ): Promise<Response> {
   const developer = await getDeveloperSession(ctx, c);
@@ -91,5 +95,6 @@ export async function projectPage(
     );
     return pageResponse(c, { title: "Project not found", body }, 404);
   }
-  return pageResponse(c, await render(data, project));
+  const rendered = await render(data, project);
+  return rendered instanceof Response ? rendered : pageResponse(c, rendered);
 }

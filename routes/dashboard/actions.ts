@@ -20,9 +20,14 @@ import { describePing } from "../../components/dashboard/ping_message.ts";
 import { policyDraft } from "../../lib/projects/policy_form.ts";
 import { saveDashboardPolicy } from "../../lib/projects/policy_change.ts";
 import { createDeveloperProject, deleteDeveloperProject } from "../../lib/projects/ownership.ts";
-import { saveProjectSettings, SETTINGS_DRAFT_FIELDS } from "../../lib/projects/settings.ts";
+import {
+  changesConnectApp,
+  saveProjectSettings,
+  SETTINGS_DRAFT_FIELDS,
+} from "../../lib/projects/settings.ts";
+import { CAPABILITIES, insufficientRole, roleAllows } from "../../lib/auth/roles.ts";
 
-const SETTINGS_FORMS = ["general", "oauth", "events", "alerts"];
+const SETTINGS_FORMS = ["general", "oauth", "connect_app", "events", "alerts"];
 
 /** `POST /dashboard/projects` and `POST /dashboard/projects/:id/...`. */
 export function dashboardActionRoutes(ctx: AppContext): Hono {
@@ -153,8 +158,11 @@ export function dashboardActionRoutes(ctx: AppContext): Hono {
         can: "settings",
         form: (fields) => settingsForm(fields),
         draft: (fields) => pickText(fields, SETTINGS_DRAFT_FIELDS),
-      }, async ({ developer, fields, project }) => {
+      }, async ({ developer, fields, project, role }) => {
         const { form: _form, ...settings } = fields;
+        if (changesConnectApp(settings) && !roleAllows(role, "connect")) {
+          throw insufficientRole(role, CAPABILITIES.connect, "The app connecting the game");
+        }
         const saved = await saveProjectSettings(ctx, project, settings, { actor: developer });
         return {
           json: { settings: saved },

@@ -6,11 +6,8 @@ import { dashboardNextPath, parseNextPath, withErrorCode } from "../../lib/auth/
 import { clearCookie, LINK_RETURN_COOKIE, readSignedCookie } from "../../http/cookies.ts";
 import { pageResponse } from "../../components/layout.tsx";
 import { ProjectsPage } from "../../components/dashboard/projects_page.tsx";
-import {
-  dashboardErrorMessage,
-  isLocalOrigin,
-  SignInPage,
-} from "../../components/dashboard/sign_in_page.tsx";
+import { dashboardErrorMessage, SignInPage } from "../../components/dashboard/sign_in_page.tsx";
+import { isLocalOrigin } from "../../lib/config.ts";
 import { listDeveloperProjects } from "../../lib/projects/listing.ts";
 import { developerPage } from "./_page.tsx";
 

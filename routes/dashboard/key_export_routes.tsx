@@ -16,7 +16,7 @@ import {
   prepareKeyExport,
 } from "../../lib/projects/key_export.ts";
 import { exportsToday, getKeyExports } from "../../kv/key_exports.ts";
-import { isLocalOrigin } from "../../components/dashboard/sign_in_page.tsx";
+import { isLocalOrigin } from "../../lib/config.ts";
 import { StatementPage } from "../../components/dashboard/statement_page.tsx";
 import { ExportedKeyPage, KeyExportPage } from "../../components/dashboard/key_export_page.tsx";
 import { pageResponse } from "../../components/layout.tsx";

@@ -9,6 +9,8 @@ import { withdrawRoutes } from "./withdraw_routes.tsx";
 import { keyExportRoutes } from "./key_export_routes.tsx";
 import { webhookRoutes } from "./webhook_routes.tsx";
 import { requestLogRoutes } from "./request_log_routes.tsx";
+import { robloxRoutes } from "./roblox_routes.ts";
+import { sandboxActionRoutes } from "./sandbox_actions.ts";
 
 /** The developer dashboard under `/dashboard`: server-rendered pages and their form actions. */
 export function dashboardRoutes(ctx: AppContext): Hono {
@@ -18,8 +20,10 @@ export function dashboardRoutes(ctx: AppContext): Hono {
     .route("/", teamPageRoutes(ctx))
     .route("/", requestLogRoutes(ctx))
     .route("/", dashboardActionRoutes(ctx))
+    .route("/", sandboxActionRoutes(ctx))
     .route("/", teamActionRoutes(ctx))
     .route("/", withdrawRoutes(ctx))
     .route("/", keyExportRoutes(ctx))
-    .route("/", webhookRoutes(ctx));
+    .route("/", webhookRoutes(ctx))
+    .route("/", robloxRoutes(ctx));
 }

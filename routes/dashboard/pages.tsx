@@ -19,6 +19,7 @@ import { SettingsPage } from "../../components/dashboard/settings_page.tsx";
 import { WatchesPage } from "../../components/dashboard/watches_page.tsx";
 import { readLowBalanceWarnings } from "../../lib/projects/low_balance.ts";
 import { readWalletBalances } from "../../lib/projects/wallet.ts";
+import { isSandboxService } from "../../lib/projects/sandbox_funds.ts";
 import { loadUsageFigures } from "../../lib/projects/usage.ts";
 import { UsagePage } from "../../components/dashboard/usage_page.tsx";
 import { listApiKeys } from "../../kv/api_keys.ts";
@@ -43,11 +44,12 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
     .get("/dashboard/projects/:id", (c) =>
       projectPage(ctx, c, async (data, project) => {
         const policyRead = getPolicy(ctx.kv, project.id);
-        // Both chain reads wait up to 4 s each: in parallel, a slow node costs the page 4 s, not 8.
-        const [keys, policy, balance, lowBalance, exported] = await Promise.all([
+        // The chain reads wait up to 4 s each: in parallel, a slow node costs the page 4 s, not 12.
+        const [keys, policy, balance, holdings, lowBalance, exported] = await Promise.all([
           listApiKeys(ctx.kv, project.id, ctx.clock.now()),
           policyRead,
           readBalance(ctx, project),
+          readWalletBalances(ctx, project),
           policyRead.then((p) => readLowBalanceWarnings(ctx, project, p)),
           getKeyExports(ctx.kv, project.id),
         ]);
@@ -59,8 +61,11 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               project={project}
               linkUrl={linkUrl(baseUrl, project.slug)}
               rpcUrl={rpcUrl(project)}
+              baseUrl={baseUrl}
               balance={balance}
+              tokens={holdings?.tokens ?? null}
               walletsAvailable={ctx.wallets.name !== "none"}
+              sandbox={isSandboxService(ctx)}
               eventsOn={eventsEnabled(project)}
               signInReady={hasOauthApp(project)}
               activeKeys={keys.filter((k) => k.revokedAt === null).length}
@@ -104,7 +109,12 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
       projectPage(ctx, c, (data, project) => ({
         title: `Settings · ${project.name}`,
         body: (
-          <SettingsPage {...data} project={project} settings={settingsView(project, baseUrl)} />
+          <SettingsPage
+            {...data}
+            project={project}
+            settings={settingsView(project, ctx.config)}
+            sandbox={isSandboxService(ctx)}
+          />
         ),
       })))
     .get("/dashboard/projects/:id/policy", (c) =>
@@ -208,12 +218,12 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
 async function readBalance(
   ctx: AppContext,
   project: Project,
-): Promise<{ sol: string } | { error: string } | null> {
+): Promise<{ sol: string; funded: boolean } | { error: string } | null> {
   const address = parseAddress(project.walletAddress ?? undefined);
   if (!address) return null;
   return await withDeadline(
     ctx.chain.getSolBalance(project.cluster, address).then(
-      (balance) => ({ sol: balance.sol }),
+      (balance) => ({ sol: balance.sol, funded: BigInt(balance.lamports) > 0n }),
       () => ({ error: "unreadable" }),
     ),
     { ms: BALANCE_WAIT_MS, fallback: { error: "timeout" } },

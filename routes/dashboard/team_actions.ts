@@ -10,6 +10,7 @@ import { dashboardAction } from "../../http/form_action.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { pickText, readFlag } from "../../lib/projects/fields.ts";
 import { shortAddress } from "../../components/dashboard/format.ts";
+import type { Holding } from "../../kv/member_holdings.ts";
 import {
   answerInvitation,
   changeMemberRole,
@@ -19,6 +20,7 @@ import {
   removeProjectMember,
   revokeProjectInvitation,
 } from "../../lib/projects/team.ts";
+import { holdingRef } from "../../lib/projects/withdrawals.ts";
 import { projectAction } from "./_action.ts";
 
 /** `POST /dashboard/projects/:id/{members,invitations,leave,transfer}` and `/dashboard/invitations/:id`. */
@@ -55,12 +57,19 @@ export function teamActionRoutes(ctx: AppContext): Hono {
       origin,
       projectAction(ctx, { tab: "team", can: "team", form: "members" }, async (input) => {
         const { c, developer, fields, project, role } = input;
-        const { role: newRole } = readMemberFields(fields, { address: false, role: true });
+        const read = readMemberFields(fields, { address: false, role: true, keep: true });
         const address = c.req.param("address")!;
-        await changeMemberRole(ctx, { project, developer, role }, { address, role: newRole });
+        const { withdrawn } = await changeMemberRole(ctx, { project, developer, role }, {
+          address,
+          role: read.role,
+          keep: read.keep,
+        });
         return {
-          json: { ok: true, address, role: newRole },
-          flash: { kind: "success", message: `${shortAddress(address)} is now ${newRole}` },
+          json: { ok: true, address, role: read.role, withdrawn: withdrawn.map(holdingRef) },
+          flash: {
+            kind: "success",
+            message: `${shortAddress(address)} is now ${read.role}${withdrawnText(withdrawn)}`,
+          },
           redirect: team(project.id),
         };
       }),
@@ -68,14 +77,20 @@ export function teamActionRoutes(ctx: AppContext): Hono {
     .post(
       "/dashboard/projects/:id/members/:address/remove",
       origin,
-      projectAction(ctx, { tab: "team", can: "team", form: "members", readBody: false }, async (
-        { c, developer, project, role },
+      projectAction(ctx, { tab: "team", can: "team", form: "members" }, async (
+        { c, developer, fields, project, role },
       ) => {
+        // The team page's form for a member carries its role too: allowed here, not read.
+        const { keep } = readMemberFields(fields, { address: false, role: "allowed", keep: true });
         const address = c.req.param("address")!;
-        await removeProjectMember(ctx, { project, developer, role }, address);
+        const access = { project, developer, role };
+        const { withdrawn } = await removeProjectMember(ctx, access, { address, keep });
         return {
-          json: { ok: true },
-          flash: { kind: "success", message: `${shortAddress(address)} left the team` },
+          json: { ok: true, withdrawn: withdrawn.map(holdingRef) },
+          flash: {
+            kind: "success",
+            message: `${shortAddress(address)} left the team${withdrawnText(withdrawn)}`,
+          },
           redirect: address === developer ? "/dashboard" : team(project.id),
         };
       }),
@@ -86,9 +101,13 @@ export function teamActionRoutes(ctx: AppContext): Hono {
       projectAction(ctx, { tab: "team", can: "view", form: "leave", readBody: false }, async (
         { developer, project, role },
       ) => {
-        await removeProjectMember(ctx, { project, developer, role }, developer);
+        const access = { project, developer, role };
+        const { withdrawn } = await removeProjectMember(ctx, access, {
+          address: developer,
+          keep: new Set(),
+        });
         return {
-          json: { ok: true },
+          json: { ok: true, withdrawn: withdrawn.map(holdingRef) },
           flash: { kind: "success", message: `You left ${project.name}` },
           redirect: "/dashboard",
         };
@@ -148,4 +167,13 @@ export function teamActionRoutes(ctx: AppContext): Hono {
         };
       }),
     );
+}
+
+// What a change withdrew, for its flash: ", withdrawing 2 keys, 1 endpoint" or nothing.
+function withdrawnText(withdrawn: readonly Holding[]): string {
+  const counts = (["key", "endpoint", "invitation"] as const).map((kind) => {
+    const n = withdrawn.filter((h) => h.kind === kind).length;
+    return n === 0 ? "" : `${n} ${kind}${n === 1 ? "" : "s"}`;
+  }).filter((text) => text !== "");
+  return counts.length === 0 ? "" : `, withdrawing ${counts.join(", ")} they made`;
 }

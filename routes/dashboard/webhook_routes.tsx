@@ -49,10 +49,17 @@ export function webhookRoutes(ctx: AppContext): Hono {
   const back = (project: Project, anchor = "") => `${projectPath(project.id, "webhooks")}${anchor}`;
   return new Hono()
     .get("/dashboard/projects/:id/webhooks", (c) => {
+      // JSON or HTML by `Accept`: no cache may answer one with the other.
+      c.header("vary", "accept");
       const filters = logFilters(c.req.query());
       if (wantsJson(c)) {
         // A script reads the endpoints and the log as JSON, through the same session check.
-        return projectAction(ctx, { tab: "webhooks", can: "view", readBody: false }, async (
+        return projectAction(ctx, {
+          tab: "webhooks",
+          can: "view",
+          readBody: false,
+          readOnly: true,
+        }, async (
           { project },
         ) => ({
           json: await pageData(ctx, project, filters),

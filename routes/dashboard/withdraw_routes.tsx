@@ -16,7 +16,7 @@ import {
   prepareWithdrawal,
   type WithdrawalAnswer,
 } from "../../lib/projects/withdraw.ts";
-import { isLocalOrigin } from "../../components/dashboard/sign_in_page.tsx";
+import { isLocalOrigin } from "../../lib/config.ts";
 import { StatementPage } from "../../components/dashboard/statement_page.tsx";
 import { WithdrawPage } from "../../components/dashboard/withdraw_page.tsx";
 import { projectPage } from "./_page.tsx";

@@ -3,7 +3,7 @@
  * the OpenAPI document. A route's list in `operations.ts` names the codes it adds to the ones every
  * `/v1` route shares; the conformance check fails on an answered code the route does not list.
  */
-import { FEED_READS_PER_SECOND } from "../../lib/quota/feed_reads.ts";
+import { FEED_READS_PER_SECOND, FEED_STORE_EVENTS_PER_SECOND } from "../../lib/quota/feed_reads.ts";
 
 /** An error code's status and meaning. */
 interface ErrorCodeInfo {
@@ -43,7 +43,8 @@ export const ERROR_CODES = {
   feed_rate_limited: {
     status: 429,
     when: `More than ${FEED_READS_PER_SECOND} feed reads this second for the project on one ` +
-      "instance of the service (feed reads have this limit instead of the quotas)",
+      `instance of the service, or ${FEED_STORE_EVENTS_PER_SECOND} stored events decoded a ` +
+      "second by its reads behind the feed's end",
   },
   // Reads.
   invalid_user_id: { status: 400, when: "`userId` is not a positive integer" },

@@ -31,7 +31,7 @@ import { BODY_ERRORS, type ErrorCode, SOL_TX_ERRORS, TOKEN_TX_ERRORS } from "./e
 import { bulkSchema } from "./players.ts";
 import { userIdSchema } from "../../lib/user_id.ts";
 import { feedQuerySchema } from "./events.ts";
-import { FEED_READS_PER_SECOND } from "../../lib/quota/feed_reads.ts";
+import { FEED_READS_PER_SECOND, FEED_STORE_EVENTS_PER_SECOND } from "../../lib/quota/feed_reads.ts";
 import { txListQuerySchema } from "./tx_list.ts";
 import { assetsQuery, tokensQuery } from "./wallets.ts";
 import { addressField, signatureField } from "../../lib/api_fields.ts";
@@ -285,8 +285,10 @@ export const V1_OPERATIONS: readonly Operation[] = [
       "answers no events and the end of the feed as `next`: where a new reader starts; with " +
       "`recent=<seconds>` it starts at the first event recorded in the last seconds instead. Not " +
       `counted toward the quotas: limited to ${FEED_READS_PER_SECOND} reads a second per project ` +
-      "on each instance (`feed_rate_limited`) instead. An event recorded by another instance may " +
-      "take up to a second to appear.",
+      "on each instance (`feed_rate_limited`) instead, and reads behind the end of the feed to " +
+      `${FEED_STORE_EVENTS_PER_SECOND} events decoded from the store a second (an answer given ` +
+      "less may list fewer events than `limit` while more remain: keep reading while `next` " +
+      "changes). An event recorded by another instance may take up to a second to appear.",
     limit: "feed_reads",
     query: feedQuerySchema,
     answer: "EventFeed",

@@ -192,3 +192,37 @@ async function bumpMasterSupply(chain: NftFixtureChain, masterEdition: Address):
     }),
   });
 }
+
+/** Writes Metaplex metadata for a fungible `mint` (name and symbol), as the program would. */
+export async function writeTokenMetadata(
+  chain: NftFixtureChain,
+  mint: Address,
+  options: {
+    updateAuthority: Address;
+    name: string;
+    symbol: string;
+    tokenStandard?: TokenStandard | null;
+  },
+): Promise<Address> {
+  const metadata = await findMetadataPda(mint);
+  await writeProgramAccount(
+    chain,
+    metadata,
+    encodeMetadata({
+      updateAuthority: options.updateAuthority,
+      mint,
+      name: options.name,
+      symbol: options.symbol,
+      uri: "",
+      sellerFeeBasisPoints: 0,
+      creators: null,
+      primarySaleHappened: false,
+      isMutable: true,
+      editionNonce: null,
+      tokenStandard: options.tokenStandard === undefined ? "Fungible" : options.tokenStandard,
+      collection: null,
+      collectionSize: null,
+    }),
+  );
+  return metadata;
+}

@@ -4,8 +4,8 @@
  * (`Deno.openKv("http://...")` with `DENO_KV_ACCESS_TOKEN`) runs against it the way it runs against a
  * self-hosted `denokv`. Faults for tests and benches: a latency added to every round trip, and
  * answers cut off before or after a write is applied (the client cannot tell whether it applied),
- * writes applied but answered 503, which Deno's client sends again by itself, and writes that lose
- * their checks. Deno's client speaks
+ * writes applied but answered 503, which Deno's client sends again by itself, writes that lose
+ * their checks, and a write held back until the test lets it go. Deno's client speaks
  * HTTP/2 without TLS (prior knowledge), which `Deno.serve` accepts.
  */
 import { messages, READ_SUCCESS, WriteStatus } from "./datapath.ts";
@@ -28,6 +28,11 @@ export interface KvConnectFaults {
    * answered as a failed check, as if another writer changed a checked key before each.
    */
   losingChecksTo: { text: string; times: number } | null;
+  /**
+   * The next write touching a key that contains `text` waits, unapplied, until `release` settles;
+   * `held` is called once it waits, so a test can let another write pass it first.
+   */
+  holdingWriteTo: { text: string; held: () => void; release: Promise<void> } | null;
 }
 
 /** A running test server. */
@@ -59,6 +64,7 @@ export function startKvConnectServer(
     unavailableAfterWrite: 0,
     unavailableAfterWriteTo: null,
     losingChecksTo: null,
+    holdingWriteTo: null,
   };
   const calls = { snapshotRead: 0, atomicWrite: 0, resent: 0 };
   // Bodies of the writes answered 503, to count them when they come again.
@@ -103,6 +109,12 @@ export function startKvConnectServer(
       losing.times--;
       const out = messages.atomicWriteOutput.encode({ status: WriteStatus.CHECK_FAILURE });
       return await answer(200, "application/x-protobuf", out);
+    }
+    const holding = faults.holdingWriteTo;
+    if (holding && touches(holding.text)) {
+      faults.holdingWriteTo = null;
+      holding.held();
+      await holding.release;
     }
     const versionstamp = await atomicWrite(kv, request);
     if (faults.cutAfterWrite > 0) {

@@ -1,8 +1,18 @@
-// Stand-in for Roblox Open Cloud's MessagingService publishing API, speaking the real protocol
-// (POST /cloud/v2/universes/{id}:publishMessage) plus test controls under /_control and /_inbox.
-import { Hono } from "hono";
+// Stand-in for Roblox Open Cloud's universe endpoints, speaking the real protocol: publishing
+// (POST /cloud/v2/universes/{id}:publishMessage), restarting servers (`:restartServers`) and the
+// secrets API (`open_cloud_secrets.ts`), authorized by API key or by an OAuth access token of the
+// OAuth stand-in; plus test controls under /_control and /_inbox.
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { type ListenOptions, serveApp } from "./_serve.ts";
+import { type AccessTokenCheck, authorizeOpenCloud } from "./open_cloud_auth.ts";
+import {
+  addSecretsRoutes,
+  createSecretsStore,
+  openStoredSecret,
+  secretsAuthProblem,
+  type StoredSecret,
+} from "./open_cloud_secrets.ts";
 import { Shots } from "./_shots.ts";
 import { renderInboxPage } from "./messaging_page.ts";
 
@@ -20,6 +30,16 @@ export interface PublishAttempt {
   universeId: string;
   status: number | null;
   at: number;
+  /** How the request was authorized: `Authorization: Bearer` or `x-api-key`. */
+  via: "oauth" | "api_key";
+}
+
+/** A `:restartServers` request the stand-in accepted. */
+export interface ServerRestart {
+  universeId: string;
+  bleedOffServers: boolean;
+  bleedOffDurationMinutes: number | null;
+  at: number;
 }
 
 /** Forced answers for the next publishes: a status, or "hang" (never answer). */
@@ -36,6 +56,8 @@ export interface MessagingStandInOptions extends ListenOptions {
    * game's size). Unlimited by default.
    */
   topicLimitPerMinute?: number;
+  /** Checks OAuth access tokens (the OAuth stand-in's `checkAccessToken`); without it only API keys work. */
+  checkAccessToken?: AccessTokenCheck;
 }
 
 export interface MessagingStandIn {
@@ -55,6 +77,14 @@ export interface MessagingStandIn {
   waitForMessages(n: number, timeoutMs?: number): Promise<InboxMessage[]>;
   attempts(): PublishAttempt[];
   clearAttempts(): void;
+  /** Every `:restartServers` accepted, oldest first. */
+  restarts(): ServerRestart[];
+  /** The next `count` (default 1) `:restartServers` answer 500 and restart nothing. */
+  failNextRestart(count?: number): void;
+  /** The universe's stored secret opened with its private key; null when absent or unopenable. */
+  openSecret(universeId: string, secretId: string): string | null;
+  /** The universe's stored secrets as sent (sealed), by id. */
+  secrets(universeId: string): StoredSecret[];
   close(): Promise<void>;
 }
 
@@ -70,6 +100,13 @@ const modeBody = z.object({
   mode: z.enum(["normal", "401", "429", "500", "hang"]),
   count: z.int().min(1).optional(),
   retryAfter: z.int().min(0).optional(),
+});
+
+const restartBody = z.strictObject({
+  placeIds: z.array(z.string().regex(/^\d+$/)).optional(),
+  closeAllVersions: z.boolean().optional(),
+  bleedOffServers: z.boolean().optional(),
+  bleedOffDurationMinutes: z.int().min(1).max(60).optional(),
 });
 
 const keyBody = z.object({ apiKey: z.string().min(1), universeId: z.string().regex(/^\d+$/) });
@@ -95,6 +132,9 @@ export async function startMessagingStandIn(
   const failures = new Shots<Plan>();
   let messages: InboxMessage[] = [];
   let attempts: PublishAttempt[] = [];
+  const restarts: ServerRestart[] = [];
+  const restartFailures = new Shots<true>();
+  const secrets = await createSecretsStore(now);
   let waiters: Waiter[] = [];
   // Hung requests are released only at close, so shutdown does not wait on them forever.
   const hung = new Set<() => void>();
@@ -139,12 +179,27 @@ export async function startMessagingStandIn(
     });
   }
 
+  const sources = { keys, checkAccessToken: options.checkAccessToken };
+  const credentials = (c: Context) => ({
+    apiKey: c.req.header("x-api-key"),
+    authorization: c.req.header("authorization"),
+  });
+
   const app = new Hono();
+  addSecretsRoutes(app, secrets, (c, scope) => {
+    const universeId = c.req.param("universeId") ?? "";
+    const caller = authorizeOpenCloud(credentials(c), { universeId, scope }, sources);
+    return caller.ok ? caller.authorization : secretsAuthProblem(c, caller.status, caller.message);
+  });
 
   app.post("/cloud/v2/universes/:target", async (c) => {
-    const universeId = /^([^:]+):publishMessage$/.exec(c.req.param("target"))?.[1];
+    const [, universeId, method] = /^([^:]+):(publishMessage|restartServers)$/.exec(
+      c.req.param("target"),
+    ) ?? [];
     if (universeId === undefined) return c.json({ code: "NOT_FOUND", message: "Not found" }, 404);
-    const attempt: PublishAttempt = { universeId, status: null, at: now() };
+    if (method === "restartServers") return await restartServers(c, universeId);
+    const via = /^Bearer /i.test(c.req.header("authorization") ?? "") ? "oauth" : "api_key";
+    const attempt: PublishAttempt = { universeId, status: null, at: now(), via };
     attempts.push(attempt);
     const answer = (body: unknown, status: 200 | 400 | 401 | 403 | 429 | 500) => {
       attempt.status = status;
@@ -166,17 +221,15 @@ export async function startMessagingStandIn(
       return answer({ code: "INTERNAL", message: "Internal error" }, 500);
     }
 
-    const apiKey = c.req.header("x-api-key");
-    const universes = apiKey ? keys.get(apiKey) : undefined;
-    if (plan?.failure === "401" || !universes) {
-      return answer({ errors: [{ code: 0, message: "Invalid API Key" }] }, 401);
+    const caller = authorizeOpenCloud(credentials(c), {
+      universeId,
+      scope: "universe-messaging-service:publish",
+    }, sources);
+    if (plan?.failure === "401" || (!caller.ok && caller.status === 401)) {
+      const message = caller.ok ? "Invalid API Key" : caller.message;
+      return answer({ errors: [{ code: 0, message }] }, 401);
     }
-    if (!universes.has(universeId)) {
-      return answer({
-        code: "PERMISSION_DENIED",
-        message: "The API key is not allowed to publish messages on this universe",
-      }, 403);
-    }
+    if (!caller.ok) return answer({ code: "PERMISSION_DENIED", message: caller.message }, 403);
 
     const invalid = (message: string) => answer({ code: "INVALID_ARGUMENT", message }, 400);
     if (!/^\d+$/.test(universeId)) return invalid("Invalid universe ID");
@@ -215,6 +268,30 @@ export async function startMessagingStandIn(
     accept({ universeId, topic, message, data, receivedAt: now() });
     return answer(null, 200);
   });
+
+  async function restartServers(c: Context, universeId: string) {
+    const caller = authorizeOpenCloud(
+      credentials(c),
+      { universeId, scope: "universe:write" },
+      sources,
+    );
+    if (!caller.ok) {
+      const code = caller.status === 401 ? "UNAUTHENTICATED" : "PERMISSION_DENIED";
+      return c.json({ code, message: caller.message }, caller.status);
+    }
+    const parsed = restartBody.safeParse(await c.req.json().catch(() => undefined));
+    if (!parsed.success) {
+      return c.json({ code: "INVALID_ARGUMENT", message: z.prettifyError(parsed.error) }, 400);
+    }
+    if (restartFailures.take()) return c.json({ code: "INTERNAL", message: "Internal error" }, 500);
+    restarts.push({
+      universeId,
+      bleedOffServers: parsed.data.bleedOffServers ?? false,
+      bleedOffDurationMinutes: parsed.data.bleedOffDurationMinutes ?? null,
+      at: now(),
+    });
+    return c.json({});
+  }
 
   app.post("/_control/mode", async (c) => {
     const parsed = modeBody.safeParse(await c.req.json().catch(() => undefined));
@@ -258,6 +335,7 @@ export async function startMessagingStandIn(
   });
   app.get("/_inbox.html", (c) => c.html(renderInboxPage(messages)));
   app.get("/_attempts", (c) => c.json(attempts));
+  app.get("/_restarts", (c) => c.json(restarts));
   app.get("/", (c) => c.redirect("/_inbox.html"));
 
   const server = await serveApp(app, options);
@@ -275,6 +353,11 @@ export async function startMessagingStandIn(
     clearAttempts: () => {
       attempts = [];
     },
+    restarts: () => restarts.map((restart) => ({ ...restart })),
+    failNextRestart: (count = 1) => restartFailures.add(true, count),
+    openSecret: (universeId, secretId) => openStoredSecret(secrets, universeId, secretId),
+    secrets: (universeId) =>
+      [...secrets.universes.get(universeId)?.secrets.values() ?? []].map((s) => ({ ...s })),
     async close() {
       for (const waiter of waiters) {
         clearTimeout(waiter.timer);

@@ -6,10 +6,26 @@ import { createOauthControlApp } from "./oauth_control.ts";
 import { createIdTokenSigner } from "./oauth_jwt.ts";
 import type { OauthClient, OauthUser } from "./oauth_protocol.ts";
 import { createIdpApp } from "./oauth_routes.ts";
-import { createOauthState, type Revocation, seededUsers } from "./oauth_state.ts";
+import {
+  activeAccessGrant,
+  createOauthState,
+  type Refresh,
+  type Revocation,
+  SEEDED_UNIVERSES,
+  seededUsers,
+  type Universe,
+} from "./oauth_state.ts";
 
 export type { OauthClient, OauthUser } from "./oauth_protocol.ts";
-export type { Revocation } from "./oauth_state.ts";
+export type { Refresh, Revocation, Universe } from "./oauth_state.ts";
+
+/** What a live access token may do: its scopes, on the experiences its user picked. */
+export interface AccessGrant {
+  grantId: string;
+  userId: number;
+  scopes: string[];
+  universeIds: string[];
+}
 
 export interface TokenFailure {
   count?: number | undefined;
@@ -45,9 +61,29 @@ export interface OauthStandIn {
   /** The next userinfo requests fail (default one, 401 invalid_token). */
   failNextUserinfo(failure?: UserinfoFailure): void;
   clearFailures(): void;
+  /**
+   * Holds the next token request unanswered: `arrived` resolves when it comes, and it is
+   * answered once `release()` is called (to order a race by what the test observes).
+   */
+  holdNextToken(): { arrived: Promise<void>; release(): void };
   revoked(): Revocation[];
-  /** Plays the consent page's "Allow" for `userId` over HTTP; returns the redirect Location. */
-  authorizeAutomatically(authorizeUrl: string, userId: number): Promise<string>;
+  /** Every refresh the token endpoint granted, oldest first. */
+  refreshes(): Refresh[];
+  /** Offers another experience on the consent page. */
+  addUniverse(universe: Universe): void;
+  /** What a live access token grants, or null (unknown, expired, revoked): for Open Cloud stand-ins. */
+  checkAccessToken(token: string): AccessGrant | null;
+  /** Revokes every grant of `userId`, as the user does from their Roblox account settings. */
+  revokeUserGrants(userId: number): void;
+  /**
+   * Plays the consent page's "Allow" for `userId` over HTTP; returns the redirect Location. When
+   * the page offers experiences, ticks `universeIds` (default: the first one offered).
+   */
+  authorizeAutomatically(
+    authorizeUrl: string,
+    userId: number,
+    options?: { universeIds?: string[] },
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -73,15 +109,43 @@ export async function startOauthStandIn(options: OauthStandInOptions = {}): Prom
     failNextUserinfo(failure: UserinfoFailure = {}) {
       state.userinfoFailures.add({ status: failure.status ?? 401 }, failure.count);
     },
+    holdNextToken() {
+      let arrived!: () => void;
+      let release!: () => void;
+      const arrival = new Promise<void>((resolve) => arrived = resolve);
+      const released = new Promise<void>((resolve) => release = resolve);
+      state.tokenHolds.push({ arrived, released });
+      return { arrived: arrival, release };
+    },
     clearFailures() {
       state.denials.clear();
       state.tokenFailures.clear();
       state.userinfoFailures.clear();
     },
     revoked: () => state.revocations.map((revocation) => ({ ...revocation })),
+    refreshes: () => state.refreshes.map((refresh) => ({ ...refresh })),
+    addUniverse(universe: Universe) {
+      state.universes.set(universe.id, { ...universe });
+    },
+    checkAccessToken(token: string): AccessGrant | null {
+      const grant = activeAccessGrant(state, token);
+      if (!grant) return null;
+      return {
+        grantId: grant.id,
+        userId: grant.userId,
+        scopes: [...grant.scopes],
+        universeIds: [...grant.universeIds],
+      };
+    },
+    revokeUserGrants(userId: number) {
+      for (const { grant } of state.tokens.values()) {
+        if (grant.userId === userId) grant.revoked = true;
+      }
+    },
     authorizeAutomatically,
   };
   options.clients?.forEach(controls.registerClient);
+  SEEDED_UNIVERSES.forEach(controls.addUniverse);
 
   const app = new Hono();
   app.route("/oauth", createIdpApp(state, signer, () => origin));
@@ -95,10 +159,14 @@ export async function startOauthStandIn(options: OauthStandInOptions = {}): Prom
 
 /**
  * Opens the authorize URL and, when the consent page shows, submits its form with "Allow" for
- * `userId`, as a browser would. Returns the Location the IdP redirects to (code and state, or an
+ * `userId` (and the experiences to grant, when it offers some), as a browser would. Returns the Location the IdP redirects to (code and state, or an
  * error when the request is refused or the deny switch is armed).
  */
-async function authorizeAutomatically(authorizeUrl: string, userId: number): Promise<string> {
+async function authorizeAutomatically(
+  authorizeUrl: string,
+  userId: number,
+  options: { universeIds?: string[] } = {},
+): Promise<string> {
   const page = await fetch(authorizeUrl, { redirect: "manual" });
   const body = await page.text();
   if (page.status === 302) return page.headers.get("location")!;
@@ -107,6 +175,11 @@ async function authorizeAutomatically(authorizeUrl: string, userId: number): Pro
   const form = new URLSearchParams(url.searchParams);
   form.set("decision", "allow");
   form.set("user_id", String(userId));
+  if (body.includes('name="universe_id"')) {
+    for (const id of options.universeIds ?? [SEEDED_UNIVERSES[0]!.id]) {
+      form.append("universe_id", id);
+    }
+  }
   const decision = await fetch(new URL(`${url.pathname}/decision`, url), {
     method: "POST",
     body: form,

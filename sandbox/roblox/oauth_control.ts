@@ -16,6 +16,7 @@ const clientBody = z.object({
   redirectUris: z.array(z.url()).min(1),
   name: z.string().optional(),
 });
+const universeBody = z.object({ id: z.string().regex(/^\d{1,20}$/), name: z.string().min(1) });
 const failBody = z.discriminatedUnion("target", [
   z.object({ target: z.literal("authorize"), count: z.int().min(1).optional() }),
   z.object({
@@ -65,6 +66,18 @@ export function createOauthControlApp(standIn: Omit<OauthStandIn, "url" | "idpUr
     return c.json({ ok: true });
   });
   app.get("/_control/revoked", (c) => c.json(standIn.revoked()));
+  app.get("/_control/refreshes", (c) => c.json(standIn.refreshes()));
+  app.post("/_control/universes", async (c) => {
+    const parsed = await parse(universeBody, c.req.raw);
+    if (!parsed.success) return c.json({ error: z.prettifyError(parsed.error) }, 400);
+    standIn.addUniverse(parsed.data);
+    return c.json({ ok: true });
+  });
+  // As a user removing the app from their Roblox account's settings.
+  app.post("/_control/users/:id/revoke-grants", (c) => {
+    standIn.revokeUserGrants(Number(c.req.param("id")));
+    return c.json({ ok: true });
+  });
 
   app.get("/_avatars/:file{[0-9]+\\.svg}", (c) => {
     const hue = Number.parseInt(c.req.param("file")) * 47 % 360;

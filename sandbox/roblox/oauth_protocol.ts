@@ -35,7 +35,20 @@ export type AuthorizeCheck =
   | { kind: "page_error"; message: string }
   | { kind: "redirect_error"; location: string };
 
-export const SUPPORTED_SCOPES = ["openid", "profile"];
+/** Open Cloud scopes that act on the experiences the user picks on the consent page. */
+export const UNIVERSE_SCOPES = [
+  "universe-messaging-service:publish",
+  "universe.secret:read",
+  "universe.secret:write",
+  "universe:write",
+];
+
+export const SUPPORTED_SCOPES = ["openid", "profile", ...UNIVERSE_SCOPES];
+
+/** True when the scopes ask for experiences, so the consent page has the user pick some. */
+export function needsUniverses(scopes: string[]): boolean {
+  return scopes.some((scope) => UNIVERSE_SCOPES.includes(scope));
+}
 
 const authorizeParams = z.object({
   client_id: z.string().optional(),

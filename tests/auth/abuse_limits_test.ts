@@ -15,7 +15,10 @@ import {
   postJson,
   postWalletSignIn,
   signInDeveloper,
+  type TestDeveloper,
 } from "../support/dashboard.ts";
+import { joinTeam } from "../support/team.ts";
+import { listAuditEntries } from "../../kv/audit_log.ts";
 import { ABUSE_WINDOWS } from "../../lib/quota/abuse_limits.ts";
 import { loadConfig } from "../../lib/config.ts";
 
@@ -227,6 +230,62 @@ Deno.test("Watch creation and test pings are capped per developer", async () => 
   await assertErrorCode(await ping(), 429, "rate_limited");
 });
 
+Deno.test("Dashboard changes are capped per member of a project, counted only once made", async (t) => {
+  await using app = await createTestApp({
+    config: { abuseLimits: { ...defaultLimits(), dashboard_change: 3 } },
+  });
+  const owner = await signInDeveloper(app.app);
+  const project = await createProjectAs(app.app, owner, { name: "Busy" });
+  // The invitation is one of the owner's changes; the admin has made none yet.
+  const admin = await joinTeam(app.app, owner, project.id, "admin");
+  const rename = (dev: TestDeveloper, name: unknown, id = project.id) =>
+    postJson(app.app, `/dashboard/projects/${id}/settings`, { name }, { jar: dev.jar });
+  const renames = async () =>
+    (await Array.fromAsync(listAuditEntries(app.kv, project.id, { now: app.clock.now() })))
+      .filter((e) => e.action === "settings_saved").length;
+
+  await t.step(
+    "a refused body is not counted; the member's third change is their last",
+    async () => {
+      await assertErrorCode(await rename(admin, ""), 400, "invalid_settings");
+      for (const name of ["One", "Two", "Three"]) {
+        assert.equal(
+          (await rename(admin, name)).status,
+          200,
+        );
+      }
+      const refused = await rename(admin, "Four");
+      const body = await assertErrorCode(refused, 429, "rate_limited");
+      assert.match(body.error.message, /at most 3 changes per hour by one member of a project/);
+      assert.equal(await renames(), 3, "the refused change wrote no entry");
+    },
+  );
+
+  await t.step(
+    "another member of the project, and the member's other project, are not affected",
+    async () => {
+      assert.equal((await rename(owner, "Owner's")).status, 200);
+      const other = await createProjectAs(app.app, owner, { name: "Quiet" });
+      assert.equal((await rename(owner, "Still quiet", other.id)).status, 200);
+    },
+  );
+
+  await t.step(
+    "concurrent changes never pass the cap, and the next hour opens it again",
+    async () => {
+      app.clock.advance(ABUSE_WINDOWS.dashboard_change.windowMs);
+      const before = await renames();
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => rename(admin, `Burst ${i}`)),
+      );
+      const statuses = answers.map((r) => r.status).sort();
+      await Promise.all(answers.map((r) => r.body?.cancel()));
+      assert.deepEqual(statuses, [200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
+      assert.equal(await renames(), before + 3);
+    },
+  );
+});
+
 Deno.test("loadConfig() reads each abuse limit from its environment variable", () => {
   const config = loadConfig({
     SECRET: "x".repeat(32),
@@ -236,6 +295,8 @@ Deno.test("loadConfig() reads each abuse limit from its environment variable", (
     LIMIT_NEW_WATCHES_PER_HOUR: "4",
     LIMIT_TEST_PINGS_PER_MINUTE: "5",
     LIMIT_NEW_KEYS_PER_HOUR: "6",
+    LIMIT_DASHBOARD_CHANGES_PER_HOUR: "7",
+    LIMIT_SANDBOX_AIRDROPS_PER_HOUR: "7",
     CLIENT_IP_HEADER: "X-Forwarded-For",
   });
   assert.deepEqual(config.abuseLimits, {
@@ -245,6 +306,8 @@ Deno.test("loadConfig() reads each abuse limit from its environment variable", (
     watch_create: 4,
     test_ping: 5,
     key_create: 6,
+    dashboard_change: 7,
+    sandbox_airdrop: 7,
   });
   assert.deepEqual(config.clientIpHeader, "x-forwarded-for");
   assert.deepEqual(config.clientIpTrustedHops, 1);
@@ -277,5 +340,7 @@ Deno.test("loadConfig() reads each abuse limit from its environment variable", (
     watch_create: 60,
     test_ping: 10,
     key_create: 20,
+    dashboard_change: 120,
+    sandbox_airdrop: 20,
   });
 });

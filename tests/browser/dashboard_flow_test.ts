@@ -95,7 +95,7 @@ Deno.test("Dashboard end to end in Chromium: sign in with a wallet, run a projec
     apiKey = (await page.getByTestId("new-key-value").textContent())!;
     assert.ok(/^blk_live_/.test(apiKey));
     await shot(page, "desktop-keys-new");
-    await page.getByTestId("new-key").getByTestId("copy-button").click();
+    await page.getByRole("button", { name: "Copy the API key" }).click();
     assert.deepEqual(await page.evaluate(() => navigator.clipboard.readText()), apiKey);
     const res = await fetch(`${baseUrl}/v1/project`, { headers: { "x-api-key": apiKey } });
     assert.deepEqual(res.status, 200);

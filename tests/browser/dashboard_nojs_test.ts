@@ -46,7 +46,14 @@ Deno.test("Every dashboard form works in Chromium with JavaScript turned off", a
     const events = page.getByTestId("settings-events");
     await events.getByLabel("Universe ID").fill("12 34");
     await events.getByRole("button", { name: "Save events" }).click();
-    await page.getByText("universeId: must contain digits only").waitFor();
+    await page.getByText("Universe ID: must contain digits only").waitFor();
+    // Without JavaScript too, the field says it under itself and is marked
+    const universe = events.getByLabel("Universe ID");
+    assert.equal(await universe.getAttribute("aria-invalid"), "true");
+    assert.equal(
+      await page.locator(`#${await universe.getAttribute("aria-describedby")}`).textContent(),
+      "Must contain digits only (the universe ID, not a place ID).",
+    );
     await page.getByTestId("settings-events").getByLabel("Universe ID").fill("1234");
     await page.getByTestId("settings-events").getByRole("button", { name: "Save events" }).click();
     await page.getByText("Settings saved").waitFor();

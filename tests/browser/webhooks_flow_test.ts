@@ -3,7 +3,7 @@
 // without JavaScript.
 import type { Page } from "playwright-core";
 import assert from "node:assert/strict";
-import { launchBrowser, signInThroughRoutes } from "../support/browser.ts";
+import { createProject, launchBrowser, signInThroughRoutes } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
 import { HOOK_HOST, RECEIVER_TLS, useWebhookStandIns } from "../support/webhooks_harness.ts";
 import { JobWorker } from "../../jobs/worker.ts";
@@ -17,14 +17,6 @@ const SHOTS = new URL("../../test-results/screenshots/", import.meta.url);
 async function shot(page: Page, name: string): Promise<void> {
   await Deno.mkdir(SHOTS, { recursive: true });
   await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
-}
-
-async function createProject(page: Page, baseUrl: string, name: string): Promise<string> {
-  await page.goto(`${baseUrl}/dashboard`);
-  await page.getByLabel("Name", { exact: true }).fill(name);
-  await page.getByRole("button", { name: "Create project" }).click();
-  await page.waitForURL(/\/dashboard\/projects\/[0-9A-Z]{26}$/);
-  return new URL(page.url()).pathname.split("/").pop()!;
 }
 
 Deno.test("Webhooks in Chromium: add, test, replay a failed delivery, rotate, remove", async (t) => {

@@ -10,9 +10,15 @@ import {
 } from "../support/dashboard.ts";
 import { browse } from "../support/sign_in.ts";
 import { joinTeam, startTeam, type TeamWorld } from "../support/team.ts";
-import { type AuditEntry, listAuditEntries } from "../../kv/audit_log.ts";
+import {
+  addAuditEntry,
+  type AuditAction,
+  type AuditEntry,
+  listAuditEntries,
+} from "../../kv/audit_log.ts";
 import { MAX_ACTIVE_KEYS_PER_PROJECT } from "../../kv/api_keys.ts";
 import { createTestApp } from "../support/test_app.ts";
+import { countListings } from "../support/list_counts.ts";
 import { getProject } from "../../kv/projects.ts";
 
 const WATCH_ADDRESS = "Vote111111111111111111111111111111111111111";
@@ -235,4 +241,84 @@ Deno.test("The audit page filters by action, member and day, pages, exports JSON
     assert.ok(!html.includes('data-action="settings_saved"'));
     assert.ok(html.includes('data-action="policy_saved"'));
   });
+});
+
+// Adds `count` entries of `actor` doing `action`, one millisecond apart, oldest first.
+async function addEntries(w: TeamWorld, actor: string, count: number, action: AuditAction) {
+  for (let i = 0; i < count; i += 100) {
+    const op = w.t.kv.atomic();
+    for (let j = i; j < Math.min(count, i + 100); j++) {
+      w.t.clock.advance(1);
+      addAuditEntry(op, { projectId: w.projectId, actor, action, at: w.t.clock.now() });
+    }
+    assert.ok((await op.commit()).ok);
+  }
+}
+
+Deno.test("A filtered audit page looks at 1,000 entries at most, then offers to search on", async () => {
+  await using w = await startTeam();
+  const base = `/dashboard/projects/${w.projectId}/audit`;
+  // Given one policy save, then 2,500 newer entries of other kinds
+  await post(w, w.as.admin, "/policy", {});
+  await addEntries(w, w.as.developer.address, 2_500, "settings_saved");
+  const reads = countListings(w.t.kv, "audit_log");
+
+  // When the policy saves are asked for
+  let html = await (await getPage(w.app, `${base}?action=policy_saved`, w.as.viewer.jar)).text();
+
+  // Then the page looked at no more than 1,000 entries, found none there, and says so
+  assert.ok(reads.entries <= 1_000, `${reads.entries} entries read`);
+  assert.ok(!html.includes("data-action="), "no entry among the latest 1,000");
+  assert.ok(html.includes('data-testid="audit-unsearched"'));
+  assert.ok(!html.includes('data-testid="audit-older"'));
+  // And following "Continue searching" finds the entry, a bounded look each time
+  const pages = [html];
+  while (!html.includes('data-action="policy_saved"')) {
+    const next = /href="([^"]*)" data-testid="audit-continue"/.exec(html)?.[1];
+    assert.ok(next, "each page without the entry offers to continue");
+    const before = reads.entries;
+    html = await (await getPage(w.app, next.replaceAll("&amp;", "&"), w.as.viewer.jar)).text();
+    assert.ok(reads.entries - before <= 1_000, `${reads.entries - before} entries read`);
+    pages.push(html);
+  }
+  assert.equal(pages.length, 3);
+  assert.equal(html.match(/data-action="policy_saved"/g)?.length, 1);
+  assert.ok(!html.includes('data-testid="audit-continue"'), "the end of the log was reached");
+});
+
+Deno.test("The audit export reads the store only as fast as the client reads the body", async () => {
+  await using w = await startTeam();
+  await addEntries(w, w.as.developer.address, 1_000, "settings_saved");
+  const reads = countListings(w.t.kv, "audit_log");
+  const res = await getPage(
+    w.app,
+    `/dashboard/projects/${w.projectId}/audit/export`,
+    w.as.viewer.jar,
+  );
+  assert.equal(res.status, 200);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+
+  // When the client has read only the head, nothing was read from the log yet
+  text += decoder.decode((await reader.read()).value, { stream: true });
+  assert.match(text, /^\{"projectId":/);
+  assert.deepEqual(reads, { listings: 0, entries: 0 });
+
+  // Then each further read of the body reads one page of the log, and nothing ahead of it
+  for (let page = 1; page <= 3; page++) {
+    text += decoder.decode((await reader.read()).value, { stream: true });
+    assert.equal(reads.listings, page, `after ${page} reads of entries`);
+    assert.ok(reads.entries <= page * 101, `${reads.entries} entries read for ${page} pages`);
+    assert.equal(text.split("\n").length - 1, page * 100, "the page's entries were sent");
+  }
+
+  // And the whole body is still the whole log, as JSON
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  const body = JSON.parse(text);
+  assert.equal(body.projectId, w.projectId);
+  assert.equal(body.entries.filter((e: AuditEntry) => e.action === "settings_saved").length, 1_000);
+  assert.ok(reads.listings <= 12, `${reads.listings} listings for 1,000 entries`);
 });

@@ -126,6 +126,17 @@ Deno.test("The owner exports the wallet's key in the CLI's and wallets' formats,
   assert.ok(overview.includes(owner.address));
 });
 
+Deno.test("The exported key's JSON answer is Cache-Control: no-store", async () => {
+  const { t, owner, base } = await startExportWorld();
+  await using _ = t;
+  const { nonce, message } = await prepare(t, owner, base);
+  const res = await confirm(t, owner, base, nonce, owner.wallet.sign(message));
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  assert.equal((body.key as Exported).solanaCli.length, 64, "the answer holds the key");
+  assert.equal(res.headers.get("cache-control"), "no-store");
+});
+
 Deno.test("A browser sees the key in the answer to its form post only, never in a cookie or again", async () => {
   const { t, owner, base, walletAddress } = await startExportWorld();
   await using _ = t;

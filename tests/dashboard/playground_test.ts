@@ -5,7 +5,12 @@ import { call, createTestApp } from "../support/test_app.ts";
 import { getPage, signInDeveloper } from "../support/dashboard.ts";
 import { testTiming } from "../support/tx_harness.ts";
 import { browse, CookieJar, toBase64 } from "../support/sign_in.ts";
-import { exampleRecipient, seedDemoProject } from "../../tasks/demo_project.ts";
+import {
+  DEMO_UNIVERSE_ID,
+  exampleRecipient,
+  registerSandboxConnectApp,
+  seedDemoProject,
+} from "../../tasks/demo_project.ts";
 import { startChain } from "../../sandbox/chain/mod.ts";
 import { startMessagingStandIn, startOauthStandIn } from "../../sandbox/roblox/mod.ts";
 import { startWebhookReceiver } from "../../sandbox/webhooks/receiver.ts";
@@ -16,8 +21,8 @@ import { verifyWebhook } from "../../sdk/ts/src/verify_webhook.ts";
 Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, events and sign-in", async (t) => {
   // Given the sandbox world deno task dev starts
   const chain = await startChain({ slotMs: 10 });
-  const messaging = await startMessagingStandIn();
   const oauth = await startOauthStandIn();
+  const messaging = await startMessagingStandIn({ checkAccessToken: oauth.checkAccessToken });
   const webhooks = await startWebhookReceiver();
   await using _stop = {
     async [Symbol.asyncDispose]() {
@@ -33,9 +38,11 @@ Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, event
       publishUrl: messaging.url,
       idpUrl: oauth.idpUrl,
       webhooksAllowLoopback: true,
+      robloxConnectApp: { clientId: "blocklink-connect", clientSecret: "sandbox-secret" },
     },
   });
   app.ctx.tx.timing = testTiming();
+  registerSandboxConnectApp(oauth, app.ctx.config);
 
   // When
   const demo = await seedDemoProject(app.ctx, { chain, messaging, oauth, webhooks });
@@ -116,6 +123,35 @@ Deno.test("seedDemoProject() leaves a project ready for /v1, transactions, event
     },
   );
 
+  await t.step(
+    "the game connects with Roblox through the service's app, nothing to configure",
+    async () => {
+      const dev = await signInAs(demo.developerKey);
+      const start = await getPage(
+        app.app,
+        `/dashboard/projects/${demo.project.id}/roblox/connect`,
+        dev,
+      );
+      const back = new URL(
+        await oauth.authorizeAutomatically(start.headers.get("location")!, 1001, {
+          universeIds: [DEMO_UNIVERSE_ID],
+        }),
+      );
+      const done = await getPage(app.app, `${back.pathname}${back.search}`, dev);
+      assert.equal(done.status, 303);
+      const res = await browse(app.app, `/dashboard/projects/${demo.project.id}/ping`, {
+        method: "POST",
+        jar: dev,
+        headers: { accept: "application/json" },
+      });
+      assert.deepEqual(await res.json(), { ok: true });
+      assert.deepEqual(
+        messaging.attempts().map((a) => [a.universeId, a.via]).at(-1),
+        [DEMO_UNIVERSE_ID, "oauth"],
+      );
+    },
+  );
+
   /** Signs in with the printed 64-byte key, as the sandbox key form does. */
   async function signInAs(developerKey: string) {
     const secret = base58.decode(developerKey).slice(0, 32);
@@ -187,3 +223,45 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs = 60_000): Promi
   }
   throw new Error("dev.ts did not print its demo project in time");
 }
+
+Deno.test("deno task dev serves on loopback only: its demo allows webhooks to loopback", async () => {
+  // Given a non-loopback address of this machine, and a free port
+  const outside = Deno.networkInterfaces().find((i) =>
+    i.family === "IPv4" && !i.address.startsWith("127.")
+  );
+  assert.ok(outside, "this machine has a non-loopback IPv4 address to try");
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = probe.addr.port;
+  probe.close();
+
+  // When the playground starts
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", "--unstable-cron", "dev.ts"],
+    cwd: new URL("../..", import.meta.url),
+    env: { PORT: String(port), CHAIN_PORT: "0" },
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  await using _stop = {
+    async [Symbol.asyncDispose]() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+  let printed = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of child.stdout) {
+    printed += decoder.decode(chunk, { stream: true });
+    if (printed.includes("Try it:")) break;
+  }
+  assert.match(printed, /Blocklink playground/);
+
+  // Then it answers on loopback, and nothing listens on the machine's other address
+  const health = await fetch(`http://127.0.0.1:${port}/health`);
+  await health.body?.cancel();
+  assert.equal(health.status, 200);
+  await assert.rejects(
+    Deno.connect({ hostname: outside.address, port }),
+    Deno.errors.ConnectionRefused,
+  );
+});

@@ -148,7 +148,7 @@ Deno.test("Creating a project by form redirects to it and shows the result; erro
   });
   assert.deepEqual([bad.status, bad.headers.get("location")], [303, "/dashboard"]);
   const list = await (await getPage(t.app, "/dashboard", dev.jar)).text();
-  assert.ok(list.includes("name: must not be empty"));
+  assert.ok(list.includes("Name: must not be empty"));
   assert.ok(!list.includes("invalid_settings"), "the page shows the message, not the code");
 });
 

@@ -5,7 +5,7 @@
  * name every project route the app has, so a new page or action cannot skip its role.
  */
 import assert from "node:assert/strict";
-import { type Capability, roleAllows } from "../../lib/auth/roles.ts";
+import { type Capability, mayGrant, roleAllows } from "../../lib/auth/roles.ts";
 import type { Role } from "../../kv/members.ts";
 import { listMembers } from "../../kv/members.ts";
 import { listAuditEntries } from "../../kv/audit_log.ts";
@@ -33,6 +33,7 @@ const ALLOWED: Record<Capability, Role[]> = {
   wallet: ["owner", "admin"],
   team: ["owner", "admin"],
   withdraw: ["owner", "admin"],
+  connect: ["owner", "admin"],
   export_key: ["owner"],
   delete: ["owner"],
   transfer: ["owner"],
@@ -66,6 +67,7 @@ const CASES: RouteCase[] = [
   { ...page("/delete"), can: "delete" },
   ...["/webhooks"].map(page),
   ...webhookCases(),
+  ...robloxCases(),
   { ...page("/withdraw"), can: "withdraw" },
   {
     ...page("/withdraw/confirm"),
@@ -132,6 +134,22 @@ const CASES: RouteCase[] = [
     can: "wallet",
     request: (w) => ({ path: `${base(w)}/wallet` }),
     ok: 201,
+  },
+  {
+    method: "POST",
+    route: "/dashboard/projects/:id/wallet/sandbox-sol",
+    can: "wallet",
+    request: (w) => ({ path: `${base(w)}/wallet/sandbox-sol` }),
+    // Past the role check: the team's project has no wallet to fund.
+    ok: 409,
+  },
+  {
+    method: "POST",
+    route: "/dashboard/projects/:id/settings/stand-in",
+    can: "settings",
+    request: (w) => ({ path: `${base(w)}/settings/stand-in` }),
+    // Past the role check: the test config's stand-ins are nowhere.
+    ok: 502,
   },
   {
     method: "POST",
@@ -255,6 +273,29 @@ function webhookCases(): RouteCase[] {
   ];
 }
 
+/**
+ * The Roblox connection's actions (an admin or the owner, issue 40). The team's project has no
+ * connecting app nor connection: an allowed role gets the answer after the role check
+ * (`tests/roblox/` covers the rest).
+ */
+function robloxCases(): RouteCase[] {
+  const action = (rest: string, ok: number, body?: unknown): RouteCase => ({
+    method: "POST",
+    route: `/dashboard/projects/:id/roblox/${rest}`,
+    can: "connect",
+    request: (w) => ({ path: `${base(w)}/roblox/${rest}`, body }),
+    ok,
+  });
+  return [
+    // Back to the settings page with the flash "Save the ... app first".
+    { ...action("connect", 303), method: "GET" },
+    action("universe", 400, { universeId: "5550001" }),
+    action("disconnect", 200),
+    action("install-key", 400, {}),
+    action("rotate", 400, { bleedOffMinutes: "5" }),
+  ];
+}
+
 function send(w: TeamWorld, c: RouteCase, who: Role | "outsider"): Promise<Response> {
   const { path, body } = c.request(w, who === "outsider" ? "viewer" : who);
   const jar = w.as[who].jar;
@@ -266,6 +307,22 @@ Deno.test("roleAllows() gives each role what the issue says, and nothing more", 
   for (const [capability, roles] of Object.entries(ALLOWED) as [Capability, Role[]][]) {
     for (const role of ROLES) {
       assert.equal(roleAllows(role, capability), roles.includes(role), `${role} ${capability}`);
+    }
+  }
+});
+
+Deno.test("mayGrant() lets an admin give roles up to admin and the owner any; nobody else", () => {
+  const GRANTS: Record<Role | "none", Role[]> = {
+    none: [],
+    viewer: [],
+    developer: [],
+    admin: ["viewer", "developer", "admin"],
+    owner: ["viewer", "developer", "admin", "owner"],
+  };
+  for (const [granter, granted] of Object.entries(GRANTS) as [Role | "none", Role[]][]) {
+    for (const role of ROLES) {
+      const may = mayGrant(granter === "none" ? null : granter, role);
+      assert.equal(may, granted.includes(role), `${granter} grants ${role}`);
     }
   }
 });

@@ -44,6 +44,12 @@ Deno.test("POST /dashboard/projects/:id/settings saves every setting; secrets ar
         clientSecretSet: true,
         redirectUri: "http://localhost:8000/auth/idp/callback",
       },
+      connectApp: {
+        clientId: null,
+        clientSecretSet: false,
+        redirectUri: "http://localhost:8000/dashboard/roblox/callback",
+        serviceApp: false,
+      },
       events: { universeId: "4242", topic: "game_events", publishingKeySet: true, events: true },
       lowSolBalance: null,
     },
@@ -190,7 +196,7 @@ Deno.test("The settings page saves each form by plain post and shows the result 
   }, { jar: dev.jar });
   assert.deepEqual(bad.headers.get("location"), settingsPage);
   const refused = await (await getPage(t.app, settingsPage, dev.jar)).text();
-  assert.ok(refused.includes("universeId: must contain digits only"));
+  assert.ok(refused.includes("Universe ID: must contain digits only"));
   assert.ok(refused.includes('value="place-123"'), "what was typed is kept");
   assert.ok(!refused.includes("typed-key"), "but never a secret");
   assert.deepEqual((await getProject(t.kv, project.id))!.settings.universeId, null);

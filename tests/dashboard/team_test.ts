@@ -1,4 +1,5 @@
 /** Teams: invitations accepted by the invited wallet, roles, leaving, handing over, limits. */
+import { getProject } from "../../kv/projects.ts";
 import assert from "node:assert/strict";
 import { assertErrorCode } from "../support/assertions.ts";
 import {
@@ -177,7 +178,9 @@ Deno.test("Handing a project over moves ownership and the owned counts; the new 
   )!;
   const someId = theirs.map((m) => m.slice(20, 46)).find((id) => id !== project.id)!;
   assert.equal(
-    (await postJson(t.app, path(someId, "/delete"), undefined, { jar: heir.jar })).status,
+    (await postJson(t.app, path(someId, "/delete"), {
+      name: (await getProject(t.kv, someId))!.name,
+    }, { jar: heir.jar })).status,
     200,
   );
   const handed = await postJson(t.app, path(project.id, "/transfer"), { address: heir.address }, {
@@ -191,12 +194,13 @@ Deno.test("Handing a project over moves ownership and the owned counts; the new 
   assert.deepEqual(roles, { [owner.address]: "admin", [heir.address]: "owner" });
   // The former owner may no longer delete it; the new owner may, and the old one owns nothing.
   await assertErrorCode(
-    await postJson(t.app, path(project.id, "/delete"), undefined, { jar: owner.jar }),
+    await postJson(t.app, path(project.id, "/delete"), { name: "Handed" }, { jar: owner.jar }),
     403,
     "insufficient_role",
   );
   assert.equal(
-    (await postJson(t.app, path(project.id, "/delete"), undefined, { jar: heir.jar })).status,
+    (await postJson(t.app, path(project.id, "/delete"), { name: "Handed" }, { jar: heir.jar }))
+      .status,
     200,
   );
   assert.equal((await t.kv.get(["project_counts_by_developer", owner.address])).value, 0);
@@ -224,7 +228,9 @@ Deno.test("The 5-project limit counts owned projects: projects shared with a dev
 Deno.test("A deleted project leaves every member's list and its invitations end", async () => {
   await using w = await startTeam();
   assert.equal(
-    (await postJson(w.app, path(w.projectId, "/delete"), undefined, { jar: w.as.owner.jar }))
+    (await postJson(w.app, path(w.projectId, "/delete"), { name: w.projectName }, {
+      jar: w.as.owner.jar,
+    }))
       .status,
     200,
   );

@@ -266,7 +266,7 @@ Deno.test("Withdraw everything: every token, then the SOL less the fees, leaving
   );
   // And it says what the deletion would strand, SOL and tokens
   const stranded = /data-testid="stranded">([\s\S]*?)<\/p>/.exec(deletePage)?.[1] ?? "";
-  assert.match(stranded, /The managed wallet holds 2 SOL and 10 of the token /, stranded);
+  assert.match(stranded, /The managed wallet holds 2 SOL and 10 of \S+ \(6 decimals\)\./, stranded);
   const form = await postForm(h.a.app, `${base}/withdraw/prepare`, {
     form: "everything",
     everything: "true",

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { recordEvents } from "../../lib/events/record.ts";
 import {
   FEED_READS_PER_SECOND,
+  FEED_STORE_EVENTS_PER_SECOND,
   FeedReadLimit,
   MAX_FEED_READ_PROJECTS,
 } from "../../lib/quota/feed_reads.ts";
@@ -13,6 +14,7 @@ import { HEAD_TTL_MS } from "../../lib/events/feed_heads.ts";
 import { createTestProject } from "../support/test_app.ts";
 import { type EventsHarness, startEventsHarness } from "../support/events_harness.ts";
 import { call } from "../support/test_app.ts";
+import { countListings } from "../support/list_counts.ts";
 import type { Hono } from "hono";
 
 type Page = { events: Array<{ id: string; type: string; at?: number }>; next: string };
@@ -75,6 +77,77 @@ Deno.test("GET /v1/events answers feed_rate_limited past its reads a second per 
   await t.step("the next second, the project reads again", async () => {
     h.a.clock.advance(1_000);
     assert.equal((await read(h.a.app, h.apiKey)).status, 200);
+  });
+});
+
+Deno.test("GET /v1/events: reads behind the end decode a bounded number of stored events a second; reads at the end go on", async (t) => {
+  await using h = await startEventsHarness({ eventsOn: false });
+  const other = await createTestProject(h.a);
+  // Given a week's feed of 1,500 events, none a tx
+  for (let i = 0; i < 1_500; i += 50) {
+    const pings = Array.from({ length: 50 }, (_, j) => ({ type: "ping" as const, at: i + j }));
+    await recordEvents(h.a.ctx, h.project.id, pings, { deliver: false });
+  }
+  await recordEvents(h.a.ctx, other.project.id, [{ type: "ping", at: 0 }], { deliver: false });
+  // Every feed entry listed is decoded whole: count its events.
+  const feedReads = countListings(
+    h.a.kv,
+    "events",
+    (chunk) => (chunk as { events: unknown[] }).events.length,
+  );
+
+  await t.step(
+    "an old cursor with a filter matching nothing, hammered, is refused past the budget",
+    async () => {
+      const statuses: Array<[number, string]> = [];
+      for (let i = 0; i < 100; i++) {
+        const response = await read(h.a.app, h.apiKey, "?types=tx&after=0");
+        statuses.push(response.status === 200 ? [200, ""] : await codeOf(response));
+        if (response.status === 200) await response.body?.cancel();
+      }
+      const answered = statuses.filter(([status]) => status === 200).length;
+      assert.ok(answered >= 1 && answered < 100, `answered ${answered} of 100`);
+      assert.deepEqual(
+        statuses.slice(answered),
+        Array(100 - answered).fill([429, "feed_rate_limited"]),
+      );
+      // At most the second's budget, and part of one entry past it
+      assert.ok(
+        feedReads.entries <= FEED_STORE_EVENTS_PER_SECOND + 50,
+        `${feedReads.entries} events read`,
+      );
+    },
+  );
+
+  await t.step(
+    "in the same second, reads at the end of the feed, and other projects, go on",
+    async () => {
+      assert.deepEqual(await page(h.a.app, h.apiKey, "?after=1500"), { events: [], next: "1500" });
+      assert.deepEqual(await page(h.a.app, h.apiKey, "?after=latest"), {
+        events: [],
+        next: "1500",
+      });
+      assert.deepEqual((await page(h.a.app, other.apiKey, "?after=0")).next, "1");
+    },
+  );
+
+  await t.step(
+    "with part of a read's budget back, a read scans less and says where to go on",
+    async () => {
+      h.a.clock.advance(50);
+      const short = await page(h.a.app, h.apiKey, "?types=tx&after=0");
+      assert.deepEqual(short, { events: [], next: String(FEED_STORE_EVENTS_PER_SECOND / 20) });
+      const none = await read(h.a.app, h.apiKey, `?types=tx&after=${short.next}`);
+      assert.deepEqual(await codeOf(none), [429, "feed_rate_limited"]);
+    },
+  );
+
+  await t.step("a second later, a whole read again", async () => {
+    h.a.clock.advance(1_000);
+    assert.deepEqual(await page(h.a.app, h.apiKey, "?types=tx&after=500"), {
+      events: [],
+      next: "1500",
+    });
   });
 });
 

@@ -44,6 +44,7 @@ const LIB_FLOORS: [entry: string, floor: number][] = [
   ["lib/wallets/", 4],
   ["lib/base_context.ts", 5],
   ["lib/webhooks/", 6],
+  ["lib/roblox/", 6],
   ["lib/events/", 7],
   ["lib/link/", 8],
   ["lib/tx/", 8],

@@ -22,6 +22,9 @@ import {
   setSecretCheck,
 } from "../../kv/secret_check.ts";
 import { getWalletKey } from "../../kv/wallet_keys.ts";
+import { getRobloxTokensEntry, updateRobloxConnection } from "../../kv/roblox_tokens.ts";
+import { sealTokens, tokenBinding } from "../../lib/roblox/access_token.ts";
+import { connectAppFor, encryptConnectClientSecret } from "../../lib/roblox/connect_app.ts";
 import {
   createTestApp,
   createTestProject,
@@ -283,5 +286,47 @@ Deno.test("checkSecret(): a start closing the rotation while old instances seal 
       assert.notEqual(sealedKeyId(found.sealed), keyIdA, `run ${run}: ${found.projectId}`);
     }
     await old.close();
+  }
+});
+
+Deno.test("checkSecret() rotates a connected game's tokens and its connecting app's secret too", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  // Given: under SECRET_A, a project with a connecting app and a game connected through it.
+  const first = await startOnStore(path, SECRET_A);
+  const { project } = await createTestProject(first);
+  const appSecretEnc = await encryptConnectClientSecret(first.ctx, project.id, "app-secret-1");
+  const tokens = await sealTokens(first.ctx, project.id, {
+    grantId: "grant-1",
+    accessToken: "access-1",
+    refreshToken: "refresh-1",
+    expiresIn: 899,
+    now: first.clock.now(),
+  });
+  await updateRobloxConnection(first.kv, project.id, (p) => ({
+    ...p,
+    settings: { ...p.settings, connectClientId: "777", connectClientSecretEnc: appSecretEnc },
+  }), { tokens, sealedUnder: first.ctx.keys.current.id });
+  await first.close();
+
+  // When
+  await (await startOnStore(path, SECRET_B, SECRET_A)).close();
+
+  // Then: the new SECRET alone opens each of them
+  await using after = await startOnStore(path, SECRET_B);
+  const reread = (await getProject(after.kv, project.id))!;
+  assert.equal((await connectAppFor(after.ctx, reread))?.app.clientSecret, "app-secret-1");
+  const stored = (await getRobloxTokensEntry(after.kv, project.id)).value!;
+  const open = (sealed: string, kind: "access" | "refresh") =>
+    decryptSecretText(after.ctx.keys, sealed, tokenBinding(project.id, kind));
+  assert.equal(await open(stored.accessTokenEnc, "access"), "access-1");
+  assert.equal(await open(stored.refreshTokenEnc, "refresh"), "refresh-1");
+  for (
+    const value of [
+      stored.accessTokenEnc,
+      stored.refreshTokenEnc,
+      reread.settings.connectClientSecretEnc!,
+    ]
+  ) {
+    assert.ok(value.startsWith(`v2.${after.ctx.keys.current.id}.`), value);
   }
 });

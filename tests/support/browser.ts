@@ -118,6 +118,15 @@ export async function signInThroughRoutes(
   return wallet;
 }
 
+/** Creates a project from the dashboard's form, as a developer does; returns its id. */
+export async function createProject(page: Page, baseUrl: string, name: string): Promise<string> {
+  await page.goto(`${baseUrl}/dashboard`);
+  await page.getByLabel("Name", { exact: true }).fill(name);
+  await page.getByRole("button", { name: "Create project" }).click();
+  await page.waitForURL(/\/dashboard\/projects\/[0-9A-Z]{26}$/);
+  return new URL(page.url()).pathname.split("/").pop()!;
+}
+
 /** What the test wallet was asked to sign, in order. */
 export interface TestWalletLog {
   address: string;

@@ -1,5 +1,6 @@
 /** Dashboard test helpers: a signed-in developer's browser, form posts and JSON posts. */
 import type { Hono } from "hono";
+import type { Address } from "@solana/kit";
 import type { Config } from "../../lib/config.ts";
 import { browse, CookieJar, createTestWallet, type TestWallet } from "./sign_in.ts";
 import { createTestApp, type TestApp } from "./test_app.ts";
@@ -176,6 +177,41 @@ export async function startChainDashboard(
       await worker.stop();
       await app.close();
       await standIn.close();
+      await chain.close();
+    },
+  };
+}
+
+/** A signed-in developer's new project with a managed wallet (0 SOL) on a sandbox cluster. */
+export interface WalletProject extends AsyncDisposable {
+  chain: SandboxChain;
+  t: TestApp;
+  dev: TestDeveloper;
+  projectId: string;
+  wallet: Address;
+}
+
+/** Starts the cluster and the app on it; the developer creates a project and its wallet by JSON. */
+export async function startWalletProject(config: Partial<Config> = {}): Promise<WalletProject> {
+  const chain = await startChain({ slotMs: 10 });
+  const t = await createTestApp({
+    config: { rpcUrls: { devnet: chain.rpcUrl, mainnet: chain.rpcUrl }, ...config },
+  });
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev);
+  const created = await postJson(t.app, `/dashboard/projects/${project.id}/wallet`, undefined, {
+    jar: dev.jar,
+  });
+  if (created.status !== 201) throw new Error(`Create wallet failed: ${await created.text()}`);
+  const { walletAddress } = await created.json();
+  return {
+    chain,
+    t,
+    dev,
+    projectId: project.id,
+    wallet: walletAddress,
+    async [Symbol.asyncDispose]() {
+      await t.close();
       await chain.close();
     },
   };

@@ -190,7 +190,7 @@ export async function startLuauWorld(
   const watchAddress = (await generateKeyPairSigner()).address;
   await addWatch(t.ctx, project.id, { name: "treasury", address: watchAddress });
   const addresses = await Promise.all(
-    Array.from({ length: 12 }, async () => (await generateKeyPairSigner()).address),
+    Array.from({ length: 24 }, async () => (await generateKeyPairSigner()).address),
   );
 
   const faults: Fault[] = [];

@@ -24,3 +24,18 @@ export async function startRemoteStore(): Promise<RemoteStore> {
     },
   };
 }
+
+/** Holds the next write to a key containing `text` at `store`: `held` resolves once it waits. */
+export function holdNextWrite(
+  store: RemoteStore,
+  text: string,
+): { held: Promise<void>; release(): void } {
+  let release!: () => void;
+  const { promise: held, resolve } = Promise.withResolvers<void>();
+  store.server.faults.holdingWriteTo = {
+    text,
+    held: resolve,
+    release: new Promise<void>((done) => release = done),
+  };
+  return { held, release };
+}

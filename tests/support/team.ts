@@ -15,6 +15,26 @@ import {
   type TestDeveloper,
 } from "./dashboard.ts";
 
+/** Invites `address` as `role` through the team's JSON action, as `inviter`; throws unless 201. */
+export async function inviteAs(
+  app: Hono,
+  inviter: TestDeveloper,
+  invite: { projectId: string; address: string; role: MemberRole },
+): Promise<void> {
+  const res = await postJson(app, `/dashboard/projects/${invite.projectId}/members`, {
+    address: invite.address,
+    role: invite.role,
+  }, { jar: inviter.jar });
+  if (res.status !== 201) throw new Error(`Invite failed: ${await res.text()}`);
+}
+
+/** The invited `member`'s acceptance of their invitation to `projectId`, whatever its answer. */
+export function acceptAs(app: Hono, member: TestDeveloper, projectId: string): Promise<Response> {
+  return postJson(app, `/dashboard/invitations/${projectId}`, { accept: true }, {
+    jar: member.jar,
+  });
+}
+
 /** Invites a new wallet as `role` (by `inviter`), signs it in and accepts; returns its developer. */
 export async function joinTeam(
   app: Hono,
@@ -23,15 +43,9 @@ export async function joinTeam(
   role: MemberRole,
 ): Promise<TestDeveloper> {
   const wallet = createTestWallet();
-  const invited = await postJson(app, `/dashboard/projects/${projectId}/members`, {
-    address: wallet.address,
-    role,
-  }, { jar: inviter.jar });
-  if (invited.status !== 201) throw new Error(`Invite failed: ${await invited.text()}`);
+  await inviteAs(app, inviter, { projectId, address: wallet.address, role });
   const member = await signInDeveloper(app, wallet);
-  const accepted = await postJson(app, `/dashboard/invitations/${projectId}`, { accept: true }, {
-    jar: member.jar,
-  });
+  const accepted = await acceptAs(app, member, projectId);
   if (accepted.status !== 200) throw new Error(`Accept failed: ${await accepted.text()}`);
   return member;
 }

@@ -35,6 +35,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       watch_create: 60,
       key_create: 20,
       test_ping: 10,
+      dashboard_change: 120,
+      sandbox_airdrop: 20,
     },
     clientIpHeader: undefined,
     clientIpTrustedHops: 1,

@@ -204,7 +204,7 @@ async function eventsOf(h: TxHarness, key: string): Promise<number> {
     limit: 10_000,
     types: null,
     now: h.a.clock.now(),
-    maxExamined: 10_000,
+    maxDecoded: 10_000,
   });
   return page.events.filter((event) => event.type === "tx" && event.key === key).length;
 }

@@ -54,7 +54,7 @@ Deno.test("A payout sent after its key's revocation was answered is refused on e
 Deno.test("A payout sent after its project's deletion was answered is refused on every instance", async () => {
   await withTwoInstances(async (h, b, to) => {
     // Given: the project was deleted on instance a, and the deletion answered.
-    await deleteDeveloperProject(h.a.ctx, h.project.createdBy, h.project.id);
+    await deleteDeveloperProject(h.a.ctx, h.project.createdBy, h.project.id, h.project.name);
 
     // When: instance b, whose cache still holds the key, gets a payout with it.
     const res = await b.post("transfer-sol", PAYOUT);

@@ -19,6 +19,7 @@ import {
   type SandboxChain,
   startChain,
   TOKEN_METADATA_PROGRAM,
+  writeTokenMetadata,
 } from "../../sandbox/chain/mod.ts";
 import { compareAddressBytes } from "../../lib/chain/assets_onchain.ts";
 import { TOKEN_PROGRAM } from "../../lib/chain/mints.ts";
@@ -66,24 +67,11 @@ async function heldTokenWithMetadata(
   for (const holder of [owner, payer.address]) {
     await mintTo(chain, { payer, mint, authority: payer, owner: holder, amount: 1n, decimals: 0 });
   }
-  chain.setAccount(await findMetadataPda(mint), {
-    lamports: 5_616_720n,
-    owner: TOKEN_METADATA_PROGRAM,
-    data: encodeMetadata({
-      updateAuthority: payer.address,
-      mint,
-      name: "Gold",
-      symbol: "GLD",
-      uri: "",
-      sellerFeeBasisPoints: 0,
-      creators: null,
-      primarySaleHappened: false,
-      isMutable: true,
-      editionNonce: null,
-      tokenStandard: standard,
-      collection: null,
-      collectionSize: null,
-    }),
+  await writeTokenMetadata(chain, mint, {
+    updateAuthority: payer.address,
+    name: "Gold",
+    symbol: "GLD",
+    tokenStandard: standard,
   });
   return mint;
 }

@@ -605,6 +605,8 @@ Deno.test("Every route answers hostile requests with a 4xx and changes nothing i
         watch_create: 1_000_000,
         key_create: 1_000_000,
         test_ping: 1_000_000,
+        dashboard_change: 1_000_000,
+        sandbox_airdrop: 1_000_000,
       },
     },
   });

@@ -2,7 +2,14 @@
 // HTML page a policy that runs scripts only from our bundle.
 import assert from "node:assert/strict";
 import { call, createTestApp, createTestProject, TEST_BASE_URL } from "../support/test_app.ts";
-import { getPage, signInDeveloper } from "../support/dashboard.ts";
+import {
+  createProjectAs,
+  getPage,
+  postForm,
+  postJson,
+  signInDeveloper,
+} from "../support/dashboard.ts";
+import { browse } from "../support/sign_in.ts";
 
 const SPEC_CSP = "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
@@ -57,6 +64,61 @@ Deno.test("Every /v1, /api and /auth answer carries Cache-Control: no-store, err
     const res = await call(t.app, path);
     await res.body?.cancel();
     assert.deepEqual(res.headers.get("cache-control"), "no-cache", path);
+  }
+});
+
+Deno.test("Every /dashboard answer carries Cache-Control: no-store: secrets in JSON, redirects, errors", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev);
+  const base = `/dashboard/projects/${project.id}`;
+  const answers: [string, Response][] = [
+    [
+      "201 a new API key's plaintext",
+      await postJson(t.app, `${base}/keys`, undefined, { jar: dev.jar }),
+    ],
+    [
+      "201 a webhook's signing secret",
+      await postJson(t.app, `${base}/webhooks`, { url: "https://93.184.216.34/in" }, {
+        jar: dev.jar,
+      }),
+    ],
+    [
+      "200 the webhooks as JSON",
+      await browse(t.app, `${base}/webhooks`, {
+        jar: dev.jar,
+        headers: { accept: "application/json" },
+      }),
+    ],
+    ["303 a form's redirect", await postForm(t.app, `${base}/keys`, {}, { jar: dev.jar })],
+    [
+      "404 an error",
+      await postJson(t.app, "/dashboard/projects/nope/keys", undefined, {
+        jar: dev.jar,
+      }),
+    ],
+    ["401 signed out", await postJson(t.app, `${base}/keys`, undefined)],
+  ];
+  for (const [what, res] of answers) {
+    await res.body?.cancel();
+    assert.ok(res.status < 500, `${what}: ${res.status}`);
+    assert.deepEqual(res.headers.get("cache-control"), "no-store", what);
+  }
+});
+
+Deno.test("The webhooks page, JSON or HTML by Accept, says Vary: Accept", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev);
+  for (const accept of ["application/json", "text/html"]) {
+    const res = await browse(t.app, `/dashboard/projects/${project.id}/webhooks`, {
+      jar: dev.jar,
+      headers: { accept },
+    });
+    await res.body?.cancel();
+    assert.equal(res.status, 200, accept);
+    assert.ok(res.headers.get("content-type")?.includes(accept.split("/")[1]!), accept);
+    assert.match(res.headers.get("vary") ?? "", /\baccept\b/i, accept);
   }
 });
 

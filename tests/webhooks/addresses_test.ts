@@ -27,17 +27,17 @@ async function deliverOne(h: WebhooksHarness): Promise<WebhookDelivery> {
 }
 
 Deno.test("A name re-pointed at a forbidden address after the endpoint was added gets nothing, and is not retried", async (t) => {
-  const cases: [string, string[], RegExp][] = [
-    ["a private address", ["10.0.0.5"], /resolves to 10\.0\.0\.5, a private address/],
-    ["the cloud metadata service", ["169.254.169.254"], /169\.254\.169\.254, a cloud metadata/],
-    ["carrier-grade NAT", ["100.64.0.9"], /100\.64\.0\.9, a shared \(carrier-grade NAT\)/],
-    ["link-local IPv6", ["fe80::1"], /fe80::1, a link-local address/],
-    ["IPv4-mapped private", ["::ffff:192.168.0.1"], /::ffff:192\.168\.0\.1, a private address/],
-    ["NAT64 of metadata", ["64:ff9b::a9fe:a9fe"], /a cloud metadata address/],
-    ["6to4 of a private address", ["2002:0a00:0001::1"], /2002:a00:1::1|2002:0a00:0001::1/],
-    ["one bad address among good ones", ["127.0.0.1", "172.20.1.1"], /172\.20\.1\.1, a private/],
+  const cases: [string, string[]][] = [
+    ["a private address", ["10.0.0.5"]],
+    ["the cloud metadata service", ["169.254.169.254"]],
+    ["carrier-grade NAT", ["100.64.0.9"]],
+    ["link-local IPv6", ["fe80::1"]],
+    ["IPv4-mapped private", ["::ffff:192.168.0.1"]],
+    ["NAT64 of metadata", ["64:ff9b::a9fe:a9fe"]],
+    ["6to4 of a private address", ["2002:0a00:0001::1"]],
+    ["one bad address among good ones", ["127.0.0.1", "172.20.1.1"]],
   ];
-  for (const [name, addresses, reason] of cases) {
+  for (const [name, addresses] of cases) {
     await t.step(name, async () => {
       await using h = await startWebhooksHarness();
       await h.addEndpoint();
@@ -46,10 +46,11 @@ Deno.test("A name re-pointed at a forbidden address after the endpoint was added
       const delivery = await deliverOne(h);
       h.t.clock.advance(RETRY_DELAYS_MS[0]);
       await h.drain();
-      // Then nothing was sent, the delivery failed at once with the reason, and it stays failed
+      // Then nothing was sent, the delivery failed at once, and it stays failed; its log (shown
+      // to the project's members) names no address the name resolved to inside our network
       assert.equal(h.receiver.received().length, 0);
       assert.equal(delivery.status, "failed");
-      assert.match(delivery.error ?? "", reason);
+      assert.equal(delivery.error, `${HOOK_HOST} does not resolve to a public address`);
       assert.equal(delivery.responseStatus, null);
     });
   }
@@ -92,7 +93,7 @@ Deno.test("Without WEBHOOKS_ALLOW_LOOPBACK, localhost through the real resolver 
   // And an https endpoint on localhost is refused by its address
   await assert.rejects(
     h.addEndpoint(`https://localhost:${h.receiver.port}/in`),
-    /localhost resolves to (127\.0\.0\.1|::1), a loopback address/,
+    /url: localhost does not resolve to a public address$/,
   );
   h.t.ctx.config.webhooksAllowLoopback = true;
   const delivered = await deliverOne(h);

@@ -22,7 +22,7 @@ Deno.test("A developer's hanging endpoint holds at most half the webhook slots a
   await addWebhookEndpoint(h.t.ctx, {
     projectId: b.id,
     url: `https://${HOOK_HOST}:${other.port}/b`,
-    actor: "dev-b",
+    actor: b.createdBy,
   });
   // When A's project records 30 events and the worker loop runs
   const events = Array.from({ length: 30 }, (_, i) => ({

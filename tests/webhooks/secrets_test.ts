@@ -82,7 +82,7 @@ Deno.test("A SECRET rotation re-encrypts the signing secrets; receivers keep ver
   const { endpoint, secret: old } = await addWebhookEndpoint(first.ctx, {
     projectId: project.id,
     url,
-    actor: "dev",
+    actor: project.createdBy,
   });
   const { secret } = await rotateWebhookSecret(first.ctx, {
     projectId: project.id,

@@ -291,7 +291,7 @@ export interface paths {
         };
         /**
          * Event feed
-         * @description Every event of the project, oldest first, kept 7 days; pass `next` as `after` to read on. A reader following `next` sees each event exactly once. `after=latest` answers no events and the end of the feed as `next`: where a new reader starts; with `recent=<seconds>` it starts at the first event recorded in the last seconds instead. Not counted toward the quotas: limited to 200 reads a second per project on each instance (`feed_rate_limited`) instead. An event recorded by another instance may take up to a second to appear.
+         * @description Every event of the project, oldest first, kept 7 days; pass `next` as `after` to read on. A reader following `next` sees each event exactly once. `after=latest` answers no events and the end of the feed as `next`: where a new reader starts; with `recent=<seconds>` it starts at the first event recorded in the last seconds instead. Not counted toward the quotas: limited to 200 reads a second per project on each instance (`feed_rate_limited`) instead, and reads behind the end of the feed to 10000 events decoded from the store a second (an answer given less may list fewer events than `limit` while more remain: keep reading while `next` changes). An event recorded by another instance may take up to a second to appear.
          */
         get: operations["listEvents"];
         put?: never;
@@ -2762,7 +2762,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `feed_rate_limited`: More than 200 feed reads this second for the project on one instance of the service (feed reads have this limit instead of the quotas) */
+            /** @description `feed_rate_limited`: More than 200 feed reads this second for the project on one instance of the service, or 10000 stored events decoded a second by its reads behind the feed's end */
             429: {
                 headers: {
                     [name: string]: unknown;
