@@ -10,8 +10,6 @@ export async function benchPlayerWallet(seconds: number): Promise<LoadResult[]> 
     const [name, script, env] of [
       ["static baseline", "baseline_static.ts", {}],
       ["KV-read baseline", "baseline_kv.ts", {}],
-      // Not the target's baseline: the same server with its reads batched as the service's are.
-      ["KV-read baseline, reads batched", "baseline_kv.ts", { BENCH_BATCHED: "1" }],
     ] as const
   ) {
     const server = await startServer(new URL(`./servers/${script}`, import.meta.url).pathname, env);

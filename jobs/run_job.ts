@@ -49,8 +49,7 @@ export async function runDueJob(
   options: JobRunOptions,
 ): Promise<boolean> {
   const { kv, clock } = ctx;
-  // Many due jobs are looked at in one turn: their reads share store calls.
-  const entry = await getJobEntry(ctx.reads, due.id);
+  const entry = await getJobEntry(ctx.kv, due.id);
   const now = clock.now();
   if (
     !entry.versionstamp || entry.value.status !== "pending" || entry.value.runAt !== due.runAt

@@ -18,31 +18,10 @@ import { TtlCache } from "../core/ttl_cache.ts";
 import { createWalletProvider, type WalletProvider } from "./wallets/mod.ts";
 import { JobWaker } from "../core/job_waker.ts";
 import { isRemoteKvPath } from "../kv/open_kv.ts";
-import { type KvReader, requestReader } from "../kv/read_batches.ts";
-import { commitGroups, type KvCommitter } from "../kv/commit_groups.ts";
-import { KnownEntries } from "../kv/known_entries.ts";
 
 /** The process's shared services. */
 export interface BaseContext {
   kv: Deno.Kv;
-  /** The store is reached over the network (`isRemoteKvPath`): no grouped commits nor folds. */
-  remoteStore: boolean;
-  /**
-   * The point reads of the request paths, gathered per turn into batches on a local store file
-   * (`kv/read_batches.ts`); writes and reads checked by a commit go to `kv`.
-   */
-  reads: KvReader;
-  /**
-   * The commits of the money path (reservations, marks, settlements, limits rounds), gathered
-   * into groups on a local store file (`kv/commit_groups.ts`); other writes go to `kv`.
-   */
-  commits: KvCommitter;
-  /**
-   * The records payouts and quota rounds read, as last read or committed here
-   * (`kv/known_entries.ts`): on a local store file, a payout of a project seen before reads none
-   * of them.
-   */
-  known: KnownEntries;
   config: Config;
   clock: Clock;
   keys: SecretKeys;
@@ -78,19 +57,13 @@ export async function createBaseContext(
   });
   const rpc = createRpcClients(input.config);
   const remote = isRemoteKvPath(input.config.kvPath);
-  const reads = requestReader(input.kv, { remote });
-  const known = new KnownEntries();
   return {
     kv: input.kv,
-    remoteStore: remote,
-    reads,
-    commits: commitGroups(input.kv, { remote, known }),
-    known,
     config: input.config,
     clock,
     keys,
-    apiKeys: new ApiKeyResolver(reads, clock),
-    quota: new RequestQuota(input.kv, clock, { remote, known }),
+    apiKeys: new ApiKeyResolver(input.kv, clock),
+    quota: new RequestQuota(input.kv, clock, { remote }),
     abuse: new AbuseLimiter(input.kv, clock, {
       limits: input.config.abuseLimits,
     }),

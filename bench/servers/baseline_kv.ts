@@ -1,14 +1,8 @@
-/**
- * Baseline: bare Deno.serve answering the same JSON after the same single KV read, counting
- * nothing. With BENCH_BATCHED=1 its reads are batched as the service's are on a local file
- * (`kv/read_batches.ts`), to show what the app's own work costs beside the same store calls.
- */
-import { BatchedReads, type KvReader } from "../../kv/read_batches.ts";
+/** Baseline: bare Deno.serve answering the same JSON after the same single KV read, counting nothing. */
 
 const kv = await Deno.openKv(
   Deno.env.get("BENCH_KV_PATH") ?? `${await Deno.makeTempDir()}/baseline.kv`,
 );
-const reads: KvReader = Deno.env.get("BENCH_BATCHED") ? new BatchedReads(kv) : kv;
 const address = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 await kv.set(["links_by_user", "p", 1], { address, linkedAt: 1 });
 Deno.serve({
@@ -17,7 +11,7 @@ Deno.serve({
   onListen: ({ port }) => console.log(JSON.stringify({ url: `http://127.0.0.1:${port}` })),
 }, async () => {
   const link =
-    (await reads.get<{ address: string; linkedAt: number }>(["links_by_user", "p", 1])).value;
+    (await kv.get<{ address: string; linkedAt: number }>(["links_by_user", "p", 1])).value;
   return Response.json({
     userId: 1,
     address: link?.address ?? null,

@@ -23,8 +23,7 @@ const REFRESH_AFTER_MS = 5_000;
 export class ApiKeyResolver {
   #cache: TtlCache<ResolvedKey | null>;
 
-  /** `reads`: the request paths' reader (`BaseContext.reads`). */
-  constructor(private reads: KvReader, clock: Clock) {
+  constructor(private kv: KvReader, clock: Clock) {
     this.#cache = new TtlCache(clock, { ttlMs: CACHE_TTL_MS, refreshAfterMs: REFRESH_AFTER_MS });
   }
 
@@ -42,9 +41,9 @@ export class ApiKeyResolver {
   }
 
   async #load(hash: string): Promise<ResolvedKey | null> {
-    const record = await getApiKeyByHash(this.reads, hash);
+    const record = await getApiKeyByHash(this.kv, hash);
     if (!record || record.revokedAt !== null) return null;
-    const project = await getProject(this.reads, record.projectId);
+    const project = await getProject(this.kv, record.projectId);
     return project && project.deletedAt === null
       ? { keyId: record.id, project, scopes: scopesOf(record) }
       : null;

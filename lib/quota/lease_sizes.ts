@@ -28,11 +28,6 @@ export class LeaseSizes {
     }
   }
 
-  /** True while the project asks less than about twice a second here (its blocks are of one). */
-  quiet(projectId: string): boolean {
-    return this.block(projectId) === 1;
-  }
-
   /** About `LEASE_MS` of the project's rate here: 1 (no lease) below 2 requests a second. */
   block(projectId: string): number {
     const rate = this.#rates.get(projectId);

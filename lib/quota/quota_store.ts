@@ -14,7 +14,7 @@ import { must } from "../../core/must.ts";
 import { getManyInTens } from "../../kv/get_many.ts";
 import { type RequestCounts, requestCountsKey } from "../../kv/request_counts.ts";
 import { addRequestUsage } from "../../kv/usage.ts";
-import type { KnownEntries } from "../../kv/known_entries.ts";
+import { KnownEntries } from "../../kv/known_entries.ts";
 import { planProject, type ProjectPlan, type ProjectRequest } from "./quota_plan.ts";
 
 // Bounds memory: past this many contested projects, start again.
@@ -27,8 +27,10 @@ const CONTESTED_MS = 10_000;
 export class QuotaStore {
   #contested = new Map<string, number>();
 
-  /** `known`: the counters as this instance last read or wrote them (shared with the payouts). */
-  constructor(private kv: Deno.Kv, private now: () => number, private known: KnownEntries) {}
+  /** The counters as this instance last read or wrote them. */
+  private known = new KnownEntries();
+
+  constructor(private kv: Deno.Kv, private now: () => number) {}
 
   /** Plans and commits one round (one check per project: at most 10 on a remote store); returns each plan. */
   async commit(round: Array<{ id: string; request: ProjectRequest }>): Promise<ProjectPlan[]> {

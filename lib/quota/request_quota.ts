@@ -19,7 +19,6 @@ import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
 import { oncePerTurn } from "../../core/once_per_turn.ts";
 import { QuotaStore } from "./quota_store.ts";
-import { KnownEntries } from "../../kv/known_entries.ts";
 import { type Lease, LEASE_MS, type QuotaVerdict } from "./quota_plan.ts";
 import { LeaseSizes, MAX_LEASE } from "./lease_sizes.ts";
 
@@ -68,31 +67,15 @@ export class RequestQuota {
   #closing = false;
   #roundsInFlight = 0;
   #rounds: typeof LOCAL_ROUNDS;
-  #remote: boolean;
 
   /** `remote`: the store is reached over the network (see `isRemoteKvPath`). */
   constructor(
     kv: Deno.Kv,
     private clock: Clock,
-    options: { remote?: boolean; known?: KnownEntries } = {},
+    options: { remote?: boolean } = {},
   ) {
-    this.#store = new QuotaStore(kv, () => clock.now(), options.known ?? new KnownEntries());
+    this.#store = new QuotaStore(kv, () => clock.now());
     this.#rounds = options.remote ? REMOTE_ROUNDS : LOCAL_ROUNDS;
-    this.#remote = options.remote === true;
-  }
-
-  /**
-   * True, and the request noted, when a quiet project's request may be counted by its route's
-   * first commit (`folded_count.ts`): on a local store file, the project asked less than about
-   * twice a second here and this instance holds and awaits nothing of it.
-   */
-  foldable(projectId: string): boolean {
-    if (this.#remote || this.#closing || !this.#sizes.quiet(projectId)) return false;
-    if (this.#held.has(projectId) || this.#waiting.has(projectId) || this.#inRound.has(projectId)) {
-      return false;
-    }
-    this.#sizes.note(projectId);
-    return true;
   }
 
   /** Counts one request for the project and says whether it is within both quotas. */

@@ -37,7 +37,6 @@
  * after its 24 hours, or a minute after its hour, so a limit may refuse that much early.
  */
 import type { Clock } from "../../core/clock.ts";
-import type { KvCommitter } from "../../kv/commit_groups.ts";
 import { ulid } from "../../core/ids.ts";
 import { log } from "../../core/log.ts";
 import { type AllowanceScope, bucketOf } from "../../kv/tx_allowance.ts";
@@ -92,32 +91,11 @@ export class TxAllowances {
   #sizes = new LeaseSizes();
   #holder = ulid();
 
-  /** `folds`: a quiet payout may take its places in its reservation (a local store file only). */
-  constructor(
-    private ctx: { kv: Deno.Kv; commits: KvCommitter; clock: Clock },
-    private options: { folds: boolean },
-  ) {}
+  constructor(private ctx: { kv: Deno.Kv; clock: Clock }) {}
 
   /** This instance's id in the ledgers' blocks. */
   get holder(): string {
     return this.#holder;
-  }
-
-  /**
-   * True, and the payout noted, when its places may be taken by its own reservation's commit
-   * (`allowance_fold.ts`): the project paid less than about twice a second here and this instance
-   * holds and awaits nothing of it. Otherwise `take` serves it.
-   */
-  foldable(projectId: string): boolean {
-    if (!this.options.folds || !this.#sizes.quiet(projectId)) return false;
-    const state = this.#projects.get(projectId);
-    if (
-      state && (state.round || state.waiters.length > 0 || state.leases.some((l) => !l.settled))
-    ) {
-      return false;
-    }
-    this.#sizes.note(projectId);
-    return true;
   }
 
   /**

@@ -12,7 +12,6 @@
  * buckets out of the window.
  */
 import type { Clock } from "../../core/clock.ts";
-import type { KvCommitter } from "../../kv/commit_groups.ts";
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { ulid } from "../../core/ids.ts";
 import {
@@ -79,7 +78,7 @@ export interface RoundOutcome {
  * order), `prefetch` places more when they all fit, in one checked commit retried on conflicts.
  */
 export async function commitRound(
-  ctx: { kv: Deno.Kv; commits: KvCommitter; clock: Clock },
+  ctx: { kv: Deno.Kv; clock: Clock },
   input: {
     projectId: string;
     holder: string;
@@ -102,7 +101,7 @@ export async function commitRound(
     ]);
     const entries = read.slice(0, scopes.length) as Deno.KvEntryMaybe<AllowanceLedger>[];
     const previous = read.slice(scopes.length);
-    const op = ctx.commits.atomic().check(...read);
+    const op = kv.atomic().check(...read);
     const verdicts = new Map<AllowanceScope, ScopeVerdict>();
     const granted: HeldLease[] = [];
     let readReleases = input.readReleases;

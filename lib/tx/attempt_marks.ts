@@ -1,8 +1,7 @@
 /**
- * Changes of an unsettled attempt short of its final status (`transitions.ts` has those): its
- * signed transaction stored, a send accepted, the route's answer given without a final status, an
- * expiry that cannot be proven. Each is one commit checked on the request record (on each record
- * a shared transaction pays), and none changes a settled attempt.
+ * The lifecycle's events short of a final status (`lifecycle.ts` states them, `transitions.ts`
+ * commits the others): sign, accept, answer, expiry_unproven. Each is one commit checked on the
+ * request record (on each record a shared transaction pays), as the table allows.
  */
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { TxContext } from "./runtime.ts";
@@ -12,7 +11,8 @@ import {
   type SignedTx,
   type TxRequestRecord,
 } from "../../kv/tx_requests.ts";
-import { type AttemptRef, isFinal } from "./transitions.ts";
+import type { AttemptRef } from "./transitions.ts";
+import { applyEvent, type AttemptEvent, isFinal } from "./lifecycle.ts";
 
 /**
  * Records that a send of the attempt was accepted, so every later send (from any path) skips
@@ -22,12 +22,7 @@ export async function markAccepted(
   ctx: TxContext,
   ref: AttemptRef,
 ): Promise<TxRequestRecord | null> {
-  return await updateUnsettled(
-    ctx,
-    ref,
-    (current) =>
-      current.signed ? { ...current, signed: { ...current.signed, accepted: true } } : null,
-  );
+  return await updateUnsettled(ctx, ref, { type: "accept" });
 }
 
 /**
@@ -40,13 +35,8 @@ export async function markSubmitted(
   ref: AttemptRef,
   options: { accepted?: boolean; known?: Deno.KvEntry<TxRequestRecord> | undefined } = {},
 ): Promise<TxRequestRecord | null> {
-  return await updateUnsettled(ctx, ref, (current) => {
-    if (current.status !== "pending") return null;
-    const signed = options.accepted && current.signed
-      ? { ...current.signed, accepted: true }
-      : current.signed;
-    return { ...current, status: "submitted", signed };
-  }, options.known);
+  const event = { type: "answer", accepted: options.accepted === true } as const;
+  return await updateUnsettled(ctx, ref, event, options.known);
 }
 
 /**
@@ -58,24 +48,17 @@ export async function markExpiryUnproven(
   ctx: TxContext,
   ref: AttemptRef,
 ): Promise<TxRequestRecord | null> {
-  return await updateUnsettled(
-    ctx,
-    ref,
-    (current) =>
-      current.expiryUnprovenAt === undefined
-        ? { ...current, expiryUnprovenAt: ctx.clock.now() }
-        : null,
-  );
+  return await updateUnsettled(ctx, ref, { type: "expiry_unproven", at: ctx.clock.now() });
 }
 
 /**
- * Applies `change` to a still-unsettled attempt; returns the record as it stands afterwards.
+ * Applies `event` to a still-unsettled attempt; returns the record as it stands afterwards.
  * `known`: the record as the caller last wrote it, committed against without a read first.
  */
 async function updateUnsettled(
   ctx: TxContext,
   ref: AttemptRef,
-  change: (record: TxRequestRecord) => TxRequestRecord | null,
+  event: AttemptEvent,
   known?: Deno.KvEntry<TxRequestRecord>,
 ): Promise<TxRequestRecord | null> {
   return await commitWithRetry("update the transaction request", async (round) => {
@@ -84,10 +67,9 @@ async function updateUnsettled(
       : await getTxRequestEntry(ctx.kv, ref.projectId, ref.key);
     const record = entry.value;
     if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return record;
-    const changed = change(record);
-    if (!changed) return record;
-    const next = { ...changed, updatedAt: ctx.clock.now() };
-    const op = ctx.commits.atomic().check(entry).set(entry.key, next);
+    const next = applyEvent(record, event, ctx.clock.now());
+    if (!next) return record;
+    const op = ctx.kv.atomic().check(entry).set(entry.key, next);
     if (next.status !== record.status) addTxStatusMove(op, record, next);
     if ((await op.commit()).ok) return next;
     return RETRY;
@@ -108,19 +90,17 @@ export async function recordSigned(
 ): Promise<Deno.KvEntry<TxRequestRecord>[] | null> {
   const now = ctx.clock.now();
   if (entries.some((entry) => now > entry.value.signBy)) return null;
-  const op = ctx.commits.atomic().check(...entries);
+  const op = ctx.kv.atomic().check(...entries);
   const sharedKeys = entries.map((entry) => entry.value.key);
   const tx = entries.length > 1 ? { ...signed.tx, shared: entries.length, sharedKeys } : signed.tx;
-  const stored = entries.map((entry) => {
-    const next: TxRequestRecord = {
-      ...entry.value,
-      signature: signed.signature,
-      signed: tx,
-      updatedAt: now,
-    };
+  const event = { type: "sign", signature: signed.signature, tx } as const;
+  const stored: TxRequestRecord[] = [];
+  for (const entry of entries) {
+    const next = applyEvent(entry.value, event, now);
+    if (!next) return null;
     op.set(entry.key, next);
-    return next;
-  });
+    stored.push(next);
+  }
   const result = await op.commit();
   if (!result.ok) return null;
   return entries.map((entry, i) => ({

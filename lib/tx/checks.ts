@@ -2,8 +2,7 @@
  * Steps 5 to 11 of the transaction routes' order of checks, after step 1 once more: the key may
  * have been revoked, or its project deleted, since the guard's cached look-up. They read and never
  * write, so a request refused here reserves nothing. Every store read is made up front in one
- * batch (or, for a project this instance paid from lately, taken from its known entries:
- * `kv/known_entries.ts`); the checks then run in the spec's order and the first failure is thrown.
+ * batch; the checks then run in the spec's order and the first failure is thrown.
  * Steps shared with the withdrawals are in `check_steps.ts`.
  */
 import type { Address } from "@solana/kit";
@@ -21,7 +20,6 @@ import { apiKeyKey, type ApiKeyRecord } from "../../kv/api_keys.ts";
 import { policyKey } from "../../kv/policy.ts";
 import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { ApiError } from "../../core/api_error.ts";
-import type { KnownGuess } from "../../kv/known_entries.ts";
 import { checkSender, type TxSender } from "./sender.ts";
 import type { TxRequestInput } from "./request_body.ts";
 import type { Deadline } from "./timing.ts";
@@ -61,12 +59,6 @@ export interface CheckedRequest {
     sender: Deno.KvEntryMaybe<unknown>;
     policy: Deno.KvEntryMaybe<TxPolicy> | null;
   };
-  /**
-   * Checked from known entries (`kv/known_entries.ts`), not read: the key assumed new, and the
-   * records the checks decided on besides `read` (the player's link), which the reservation's
-   * first commit checks too.
-   */
-  guessed?: { guess: KnownGuess; decidedBy: Deno.KvEntryMaybe<unknown>[] };
   recipient: Address;
   recipientUserId: number | null;
   /** `SOL` or the mint address. */
@@ -81,17 +73,13 @@ type CheckOutcome =
   | { kind: "existing"; record: TxRequestRecord }
   | { kind: "checked"; request: CheckedRequest };
 
-/**
- * Runs steps 5 to 11 for a request of `kind` sent by `caller`. `guess`: from the known entries
- * when the project's are all known, taking the key as new (a refusal, or a commit that finds any of
- * them changed, sends the request back to fresh reads: `handle_request.ts`).
- */
+/** Runs steps 5 to 11 for a request of `kind` sent by `caller`. */
 export async function checkTxRequest(
   ctx: TxContext,
   caller: TxCaller,
   kind: TxKind,
   input: TxRequestInput,
-  options: { deadline: Deadline; guess?: KnownGuess | null | undefined },
+  options: { deadline: Deadline },
 ): Promise<CheckOutcome> {
   const { body } = input;
   const { projectId, keyId } = caller;
@@ -108,14 +96,8 @@ export async function checkTxRequest(
     policyKey(projectId),
     ...(linkKey ? [linkKey] : []),
   ];
-  const known = options.guess?.entries(decidingKeys) ?? null;
-  // Batched with other requests' reads, maybe in two snapshots: no check needs them read
-  // together, and the reservation's commit checks the request, the project and the key again.
-  const [previous, ...deciding] = known
-    ? [{ key: requestKey, value: null, versionstamp: null }, ...known]
-    : await ctx.reads.getMany([requestKey, ...decidingKeys]);
-  // Kept for the project's next payouts.
-  if (!known) ctx.tx.known?.remember(deciding);
+  // One read; the reservation's commit checks the request, the project and the key again.
+  const [previous, ...deciding] = await ctx.kv.getMany([requestKey, ...decidingKeys]);
   const [projectEntry, keyEntry, policyEntry, linkEntry] = deciding as [
     Deno.KvEntryMaybe<Project>,
     Deno.KvEntryMaybe<ApiKeyRecord>,
@@ -132,18 +114,10 @@ export async function checkTxRequest(
     policyEntry,
     linkEntry,
   };
-  try {
-    return await checkRead(ctx, caller, kind, input, read, {
-      deadline: options.deadline,
-      guess: known ? options.guess! : null,
-    });
-  } catch (error) {
-    // Refused by entries that may be old: only fresh reads may refuse.
-    throw known ? options.guess!.rethrown(error) : error;
-  }
+  return await checkRead(ctx, caller, kind, input, read, options);
 }
 
-/** Steps 1 (again) to 11 on the records read (or known) for them. */
+/** Steps 1 (again) to 11 on the records read for them. */
 async function checkRead(
   ctx: TxContext,
   caller: TxCaller,
@@ -158,7 +132,7 @@ async function checkRead(
     policyEntry: Deno.KvEntryMaybe<TxPolicy>;
     linkEntry: Deno.KvEntryMaybe<LinkByUser | LinkByAddress> | undefined;
   },
-  options: { deadline: Deadline; guess: KnownGuess | null },
+  options: { deadline: Deadline },
 ): Promise<CheckOutcome> {
   const { body } = input;
   const { keyId } = caller;
@@ -242,9 +216,6 @@ async function checkRead(
       policy,
       previous,
       read: { project: projectEntry, sender: keyEntry, policy: policyEntry },
-      ...(options.guess
-        ? { guessed: { guess: options.guess, decidedBy: linkEntry ? [linkEntry] : [] } }
-        : {}),
       recipient,
       recipientUserId,
       asset: mint ? mint.address : SOL_ASSET,

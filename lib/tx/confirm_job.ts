@@ -11,7 +11,8 @@ import { getJobEntry } from "../../kv/jobs.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
 import { addTxJob, type TxConfirmJob } from "./job_payloads.ts";
 import { getTxRequestEntry, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import { type AttemptRef, attemptRef, isFinal, settleAttempt } from "./transitions.ts";
+import { type AttemptRef, attemptRef, settleAttempt } from "./transitions.ts";
+import { isFinal } from "./lifecycle.ts";
 import { markSubmitted } from "./attempt_marks.ts";
 import { confirmAttempt } from "./confirm.ts";
 import type { StatusValue } from "./expiry_proof.ts";
@@ -74,7 +75,8 @@ export function abandonTime(ctx: TxContext, record: TxRequestRecord): number {
 /**
  * Marks failed (`Abandoned before sending`, no event) an attempt whose instance died before it
  * stored a signed transaction. Such an attempt was never sent: sending only happens after that
- * record is stored, and this commit is checked against a record without it.
+ * record is stored, and the lifecycle abandons only a reserved (unsigned) attempt, in a commit
+ * checked against it.
  */
 export async function abandonUnsigned(
   ctx: TxContext,
@@ -83,7 +85,7 @@ export async function abandonUnsigned(
   return await settleAttempt(ctx, attemptRef(record), {
     status: "failed",
     error: ABANDONED_ERROR,
-  }, { onlyIf: (current) => current.signed === null });
+  });
 }
 
 /**

@@ -26,16 +26,8 @@
  * reservation's commit is checked against both records, so once a revocation or a deletion was
  * answered no instance can reserve a payout with that key.
  *
- * Known records. A payout of a project this instance paid for lately is checked from the records
- * the instance last read or wrote (`kv/known_entries.ts`) without reading them, its key taken as
- * new, and, when none of the project's other payouts is on its way to its reservation here, so is
- * its reservation (the windows, ledgers and counters, which payouts write). Its commit is checked
- * against every record the checks and the limits decided on (the project, the key, the policy, the
- * player's link and those) and on the key being unused, so it applies only if fresh reads would
- * have decided the same. When it fails, the records the checks decided on are read: unchanged, the
- * payout only lost to another's limits and goes on with fresh rounds like any; changed, or on a
- * refusal (which may come from an old record), `WrongGuess` is thrown before anything is written,
- * the records are forgotten, and the request runs again from fresh reads, which alone answer it.
+ * Every payout reads the records its checks and its reservation decide on, on every store: it runs
+ * once, from those reads, and its reservation's commit is checked against them.
  *
  * After the answer, `confirm_job.ts` (every 1.5 s) and `sweep.ts` (every 30 s) follow the attempt
  * (`confirm.ts` judges landing and expiry) and every status change is one checked commit in
@@ -62,8 +54,6 @@ import type { Deadline } from "./timing.ts";
 import type { TxResult } from "./result.ts";
 import type { TxRouteKind } from "../../core/events.ts";
 import type { CheckedRequest, TxCaller } from "./checks.ts";
-import { type KnownGuess, WrongGuess } from "../../kv/known_entries.ts";
-import { log } from "../../core/log.ts";
 
 /**
  * Checks, reserves and sends a request; answers its TxResult or throws the first failing check.
@@ -76,50 +66,6 @@ export async function handleTxRequest(
   kind: TxRouteKind,
   input: TxRequestInput,
   options: { deadline: Deadline; admission: Admission },
-): Promise<TxResult> {
-  const turn = ctx.tx.known?.begin(caller.projectId) ?? null;
-  try {
-    if (turn) {
-      try {
-        return await checkReserveAndSend(ctx, caller, kind, input, {
-          ...options,
-          guess: turn.guess,
-          reserved: turn.done,
-        });
-      } catch (error) {
-        if (!(error instanceof WrongGuess)) throw error;
-        log("info", "Payout checked again from fresh reads", {
-          projectId: caller.projectId,
-          idempotencyKey: input.idempotencyKey,
-        });
-      }
-    }
-    return await checkReserveAndSend(ctx, caller, kind, input, {
-      ...options,
-      reserved: turn?.done,
-    });
-  } finally {
-    turn?.done();
-  }
-}
-
-/**
- * Checks, reserves and sends a request, its records read, or known when `guess` is given (a
- * `WrongGuess` is thrown before anything is written when they were not current). `reserved`:
- * called once the request reserved its key or was answered without (the known entries are its
- * project's next payouts' again).
- */
-async function checkReserveAndSend(
-  ctx: TxContext,
-  caller: TxCaller,
-  kind: TxRouteKind,
-  input: TxRequestInput,
-  options: {
-    deadline: Deadline;
-    admission: Admission;
-    guess?: KnownGuess;
-    reserved?: (() => void) | undefined;
-  },
 ): Promise<TxResult> {
   const checked = await checkTxRequest(ctx, caller, kind, input, options);
   if (checked.kind === "existing") return txResultOf(checked.record);
@@ -135,11 +81,7 @@ async function checkReserveAndSend(
 export async function reserveAndSend(
   ctx: TxContext,
   request: CheckedRequest,
-  options: {
-    deadline: Deadline;
-    admission?: Admission | undefined;
-    reserved?: (() => void) | undefined;
-  },
+  options: { deadline: Deadline; admission?: Admission | undefined },
 ): Promise<TxResult> {
   const { deadline } = options;
   const reserved = await reserveTxRequest(ctx, request, {
@@ -156,7 +98,6 @@ export async function reserveAndSend(
         { deadline },
       ),
   });
-  options.reserved?.();
   if (reserved.kind === "existing") return txResultOf(reserved.record);
   const [outcome] = reserved.unbuilt
     ? await failUnbuilt(ctx, [reserved.entry], reserved.unbuilt)

@@ -1,8 +1,7 @@
 /**
  * Steps 12 and 13, the daily cap on failures, and the reservation. The project-wide limits (the
  * day's count, the asset's budget, the cap on failures) are places the payout takes first from
- * its instance's leased blocks (`allowance.ts`, which says why they stay exact), or, for a quiet
- * project, in the reservation's own commit (`allowance_fold.ts`); the reservation is one atomic
+ * its instance's leased blocks (`allowance.ts`, which says why they stay exact); the reservation is one atomic
  * commit of the key record with the recipient's and the player's windows, all checked by
  * versionstamp, so concurrent requests can never together pass a limit, and of concurrent
  * requests with one key only one reserves it. A payout's commit touches no record of the project's
@@ -38,8 +37,6 @@ import type { TxContext } from "./runtime.ts";
 import { ulid } from "../../core/ids.ts";
 import { addToWindow, HOUR_WINDOW_MS, pruneWindow } from "../../kv/tx_usage.ts";
 import { checkLimits, countsAgainstLimits, limitNeed } from "./limits.ts";
-import { foldPlaces } from "./allowance_fold.ts";
-import { foldCount } from "../quota/folded_count.ts";
 import { addTxJob } from "./job_payloads.ts";
 import {
   addTxStatusMove,
@@ -61,7 +58,6 @@ import { confirmLandedAttempt } from "./transitions.ts";
 import {
   type Attempt,
   freshSigning,
-  guessStands,
   pastAttempts,
   type QueueTurn,
   readReservation,
@@ -100,9 +96,8 @@ export async function reserveTxRequest(
 }
 
 /**
- * One attempt's reservation: its places folded in its commit when it may (`allowance_fold.ts`),
- * else taken from blocks; the same attempt (its id, its signing) is tried again by a round when
- * the fold gives way.
+ * One attempt's reservation: its places taken from blocks, then its commit; the same attempt (its
+ * id, its signing) is tried again under a policy saved since its checks.
  */
 async function reserveAttempt(
   ctx: TxContext,
@@ -110,39 +105,32 @@ async function reserveAttempt(
   state: ReserveState,
   options: ReserveOptions,
   attempt: Pick<Attempt, "attemptId" | "signed">,
-): Promise<Exclude<QueueTurn, { kind: "round" | "count" | "policy" }>> {
+): Promise<Exclude<QueueTurn, { kind: "policy" }>> {
   const { attemptId, signed } = attempt;
-  let mayFold = true;
   let request = checked;
   for (;;) {
-    // A withdrawal takes no place in the limits (`limits.ts`); a quiet project's payout takes
-    // them in its reservation's commit (`allowance_fold.ts`).
+    // A withdrawal takes no place in the limits (`limits.ts`).
     const need = countsAgainstLimits(request.kind) ? limitNeed(request) : null;
-    const fold = need && mayFold && ctx.tx.allowances.foldable(request.project.id) ? need : null;
-    // With its places, a quiet project's request may be counted by the same commit.
-    const counts = fold && options.admission?.mayFold() ? options.admission : null;
-    const read = readReservation(ctx, request, { fold, counts }, { first: true });
+    const read = readReservation(ctx, request, { first: true });
     // Awaited by the commit's first round; a request refused before it must not leave it unheard.
     read.catch(() => {});
-    if (!counts) await options.admission?.verdict();
-    const claim = need && !fold
+    await options.admission?.verdict();
+    const claim = need
       ? await ctx.tx.allowances.take(request.project.id, need, {
         signal: options.deadline?.signal,
       })
       : null;
     let turn: QueueTurn;
     try {
-      turn = await reserve(ctx, request, state, { attemptId, claim, fold, counts, signed, read });
+      turn = await reserve(ctx, request, state, { attemptId, claim, signed, read });
     } catch (error) {
       claim?.release();
-      // Refused while its checks rest on known entries, which may be old: only fresh reads refuse.
-      throw request.guessed ? request.guessed.guess.rethrown(error) : error;
+      throw error;
     }
     if (turn.kind === "reserved") claim?.commit();
     else claim?.release();
-    if (turn.kind === "round") mayFold = false;
-    else if (turn.kind === "policy") request = checkPolicyAgain(request, turn.entry);
-    else if (turn.kind !== "count") return turn;
+    if (turn.kind === "policy") request = checkPolicyAgain(request, turn.entry);
+    else return turn;
   }
 }
 
@@ -156,8 +144,8 @@ async function reserve(
   const key = request.input.idempotencyKey;
   const { attemptId } = attempt;
   return await commitWithRetry("reserve the transaction request", async (round) => {
-    const [{ entries, foldEntries, counters }, signed] = await Promise.all([
-      round === 0 ? attempt.read : readReservation(ctx, request, attempt, { first: false }),
+    const [entries, signed] = await Promise.all([
+      round === 0 ? attempt.read : readReservation(ctx, request, { first: false }),
       attempt.signed(),
     ]);
     const unbuilt = signed?.kind === "unbuilt" ? signed : null;
@@ -168,7 +156,6 @@ async function reserve(
     const stored = liveTxRequest(leftover, ctx.clock.now());
     // This call's own commit applied though its answer was lost (checked against the key then).
     if (stored && stored.attemptId === state.tried) {
-      attempt.counts?.folded();
       return {
         kind: "reserved",
         entry: requestEntry as Deno.KvEntry<TxRequestRecord>,
@@ -177,10 +164,6 @@ async function reserve(
     }
     // Step 1 again: revoked, deleted or no longer on the team since the checks.
     checkSender(projectEntry.value, senderEntry.value, request.sender);
-    // Step 2, when this commit counts the request: one the counters do not let through is
-    // counted alone, and answered by that count first.
-    const counted = attempt.counts ? foldCount(projectId, counters!, ctx.clock.now()) : null;
-    if (attempt.counts && !counted) return { kind: "count" };
     // Step 7 again: another request with this key may have reserved it since.
     if (stored) {
       if (!isSameRequest(stored, { kind: request.kind, body: request.input.body })) {
@@ -213,18 +196,7 @@ async function reserve(
     // The time of the places taken: every window counts the payout from it, and gives it back
     // to the bucket of that time.
     const now = ctx.clock.now();
-    const folded = attempt.fold
-      ? foldPlaces({
-        projectId,
-        need: attempt.fold,
-        entries: foldEntries!,
-        holder: ctx.tx.allowances.holder,
-        now,
-      })
-      : null;
-    const places = folded ?? attempt.claim;
-    // The fold would have to do more than count: a round decides, before the reservation.
-    if (attempt.fold && !folded) return { kind: "round" };
+    const places = attempt.claim;
     const at = places?.at ?? now;
     const recipient = pruneWindow(recipientEntry.value, at - HOUR_WINDOW_MS);
     const player = playerEntry ? pruneWindow(playerEntry.value, at - HOUR_WINDOW_MS) : null;
@@ -233,9 +205,7 @@ async function reserve(
 
     state.tried = attemptId;
     const timing = ctx.tx.timing;
-    const op = ctx.commits.atomic().check(...entries);
-    // Checks made from known entries stand only if what they decided on is still so.
-    if (request.guessed) op.check(...request.guessed.decidedBy);
+    const op = ctx.kv.atomic().check(...entries);
     // First due when the route's wait is over; an unsigned attempt is abandoned once past signBy.
     const checkJobId = addTxJob(op, { type: "tx_confirm", projectId, key, attemptId }, {
       runAt: now + timing.confirmWaitMs + timing.confirmIntervalMs,
@@ -273,8 +243,6 @@ async function reserve(
     op.set(txAttemptByTimeKey(projectId, attemptId), key);
     addTxStatusMove(op, leftover, record);
     op.set(txUnsettledKey(projectId, key), { attemptId, since: now } satisfies TxUnsettledRef);
-    folded?.addTo(op);
-    counted?.addTo(op);
     if (places) {
       op.set(recipientEntry.key, addToWindow(recipient, at), { expireIn: 2 * HOUR_WINDOW_MS });
       if (playerEntry && player) {
@@ -283,16 +251,12 @@ async function reserve(
     }
     const result = await op.commit();
     if (result.ok) {
-      // The counters it wrote are this instance's known ones now (`kv/commit_groups.ts`).
-      if (counted) attempt.counts!.folded();
       return {
         kind: "reserved",
         entry: { key: requestEntry.key, value: record, versionstamp: result.versionstamp },
         unbuilt,
       };
     }
-    // A record its checks took as known had changed: they are made again from fresh reads.
-    if (request.guessed && !(await guessStands(ctx, request))) throw request.guessed.guess.wrong();
     // Another payout or instance changed one of these records: back off a little and look again.
     await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 + round)));
     return RETRY;

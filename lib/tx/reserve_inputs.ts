@@ -1,7 +1,7 @@
 /**
  * What a reservation (`reserve.ts`) is made with besides the request's checks, and what its turns
- * answer: the records its commit checks (with the ledgers when it takes the places itself,
- * `allowance_fold.ts`), and the transaction it stores, signed while the places were taken.
+ * answer: the records its commit checks, and the transaction it stores, signed while the places
+ * were taken.
  */
 import { type PastAttempt, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { txPlayerUsageKey, txRecipientUsageKey, type UsageWindow } from "../../kv/tx_usage.ts";
@@ -13,11 +13,9 @@ import type { SignOutcome } from "./build.ts";
 import type { Deadline } from "./timing.ts";
 import { withDeadline } from "../../core/deadline.ts";
 import type { Admission } from "../quota/admission.ts";
-import { type RequestCounts, requestCountsKey } from "../../kv/request_counts.ts";
 import type { TxContext } from "./runtime.ts";
-import type { AllowanceClaim, AllowanceNeed } from "./allowance_grant.ts";
+import type { AllowanceClaim } from "./allowance_grant.ts";
 import type { RetryProof } from "./retry_proof.ts";
-import { foldKeys } from "./allowance_fold.ts";
 
 /**
  * The outcome: a new attempt reserved (with its signed transaction when `sign` built one, else
@@ -32,27 +30,21 @@ type Unbuilt = Extract<SignOutcome, { kind: "unbuilt" }>;
 /** What one reservation commit is made with, besides the request. */
 export interface Attempt {
   attemptId: string;
-  /** The places taken from blocks, or null: folded (`fold`), or a withdrawal's (none). */
+  /** The places taken from blocks, or null: a withdrawal's (none). */
   claim: AllowanceClaim | null;
-  /** The payout's need when its places are taken by this commit (`allowance_fold.ts`). */
-  fold: AllowanceNeed | null;
-  /** The request's step 2 when this commit counts it (`lib/quota/folded_count.ts`). */
-  counts: Admission | null;
   /** The attempt's transaction as a commit round stores it (`freshSigning`), if one is signed. */
   signed: () => Promise<SignOutcome | null>;
   /** The records the commit checks, read while the places were taken (its first round's read). */
-  read: Promise<ReservationRead>;
+  read: Promise<Deno.KvEntryMaybe<unknown>[]>;
 }
 
 /**
- * What one turn ends with: an outcome, a failed attempt to prove, places a round must decide (the
- * fold could not take them), or a policy saved since the checks, to judge the request by.
+ * What one turn ends with: an outcome, a failed attempt to prove, or a policy saved since the
+ * checks, to judge the request by.
  */
 export type QueueTurn =
   | ReserveOutcome
   | { kind: "prove"; record: TxRequestRecord }
-  | { kind: "round" }
-  | { kind: "count" }
   | { kind: "policy"; entry: Deno.KvEntryMaybe<TxPolicy> };
 
 /** What a request's turns share. */
@@ -67,8 +59,7 @@ export interface ReserveState {
 export interface ReserveOptions {
   deadline?: Deadline;
   /**
-   * The request's step 2 (counted while steps 3 to 11 ran): settled before any place is taken, or
-   * by the reservation's own commit for a quiet project (`lib/quota/folded_count.ts`).
+   * The request's step 2 (counted while steps 3 to 11 ran): settled before any place is taken.
    */
   admission?: Admission | undefined;
   /**
@@ -164,70 +155,22 @@ export function freshSigning(
 }
 
 /**
- * A round's read: the reservation's records (`reservationKeys`), the fold's (`foldKeys`), and the
- * request counters when the commit counts the request.
- */
-export interface ReservationRead {
-  entries: Deno.KvEntryMaybe<unknown>[];
-  foldEntries: Deno.KvEntryMaybe<unknown>[] | null;
-  counters: Deno.KvEntryMaybe<RequestCounts> | null;
-}
-
-/**
- * The records a reservation's commit checks (`reservationKeys`' order), and the ledgers when its
- * places are folded in. The first round reads only the windows (and the ledgers): it commits
+ * The records a reservation's commit checks (`reservationKeys`' order). The first round reads
+ * only the windows: it commits
  * against the request, the project and the sender as the checks read them, and a change since
  * fails that commit, whose next round reads everything.
  */
 export async function readReservation(
   ctx: TxContext,
   request: CheckedRequest,
-  attempt: Pick<Attempt, "fold" | "counts">,
   options: { first: boolean },
-): Promise<ReservationRead> {
-  const { fold } = attempt;
-  const projectId = request.project.id;
+): Promise<Deno.KvEntryMaybe<unknown>[]> {
   const keys = reservationKeys(request);
   const checked = readByChecks(request);
   const ownKeys = options.first ? keys.slice(checked.length) : keys;
-  const ledgerKeys = fold ? foldKeys(projectId, fold) : [];
-  const countersKeys = attempt.counts ? [requestCountsKey(projectId)] : [];
-  // The limits' records, which other payouts write, are taken as known only by a payout alone.
-  const guess = options.first && request.guessed?.guess.alone ? request.guessed.guess : null;
-  const known = guess?.entries([...ownKeys, ...ledgerKeys, ...countersKeys]);
-  let read, foldEntries, counters;
-  if (known) {
-    read = known.slice(0, ownKeys.length);
-    foldEntries = fold ? known.slice(ownKeys.length, ownKeys.length + ledgerKeys.length) : null;
-    counters = attempt.counts ? known.at(-1) as Deno.KvEntryMaybe<RequestCounts> : null;
-  } else {
-    // Batched with other requests' reads: the commit checks every one of them.
-    [read, foldEntries, counters] = await Promise.all([
-      ctx.reads.getMany(ownKeys),
-      fold ? ctx.reads.getMany(ledgerKeys) : null,
-      attempt.counts ? ctx.reads.get<RequestCounts>(countersKeys[0]!) : null,
-    ]);
-    // Kept for the project's next payouts, but for the request's own record.
-    ctx.tx.known?.remember([
-      ...(options.first ? read : read.slice(1)),
-      ...(foldEntries ?? []),
-      ...(counters ? [counters] : []),
-    ]);
-  }
-  const entries = options.first ? [...checked, ...read] : read;
-  return { entries, foldEntries, counters };
-}
-
-/**
- * Whether a request checked from known entries (`CheckedRequest.guessed`) still stands after its
- * commit failed: the records its checks decided on (the project, the sender's, the policy, the
- * player's link) are unchanged, so it only lost to another payout's limits and may go on with
- * fresh rounds like any request; otherwise its checks must be made again.
- */
-export async function guessStands(ctx: TxContext, request: CheckedRequest): Promise<boolean> {
-  const decided = [...readByChecks(request).slice(1), ...request.guessed!.decidedBy];
-  const now = await ctx.reads.getMany(decided.map((entry) => entry.key));
-  return now.every((entry, i) => entry.versionstamp === decided[i]!.versionstamp);
+  // The commit checks every one of them.
+  const read = await ctx.kv.getMany(ownKeys);
+  return options.first ? [...checked, ...read] : read;
 }
 
 // Earlier attempts kept with a key; older ones, long proven dead, give way.

@@ -22,7 +22,7 @@ import { rpcFailureReason } from "./chain_errors.ts";
 import { callSignals, type Deadline } from "./timing.ts";
 import { confirmOnChain } from "./confirm.ts";
 import { type ChainVerdict, landedVerdict } from "./expiry_proof.ts";
-import { isFinal } from "./transitions.ts";
+import { isFinal } from "./lifecycle.ts";
 
 /** What became of a failed key's attempts. */
 export type RetryProof =

@@ -10,8 +10,6 @@ import type { MintInfo } from "../chain/mints.ts";
 import { defaultTxTiming, rpcSignal, type TxTiming } from "./timing.ts";
 import { StatusPoller } from "./status_poller.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
-import type { KvCommitter } from "../../kv/commit_groups.ts";
-import type { KnownEntries } from "../../kv/known_entries.ts";
 
 // A mint's program and decimals never change, so a found mint can be remembered for a while;
 // a missing one is not remembered, so a mint created a moment ago is seen at once.
@@ -81,11 +79,6 @@ export interface TxRuntime {
   blockhashes: TtlCache<LatestBlockhash>;
   /** The routes' confirmation waits, one status lookup per cluster and poll interval. */
   statuses: StatusPoller;
-  /**
-   * The known entries payouts check and reserve from (`kv/known_entries.ts`), or null on a remote
-   * store, where a payout always reads: over the network a wrong guess costs a round trip more.
-   */
-  known: KnownEntries | null;
 }
 
 /** What the transaction domain takes: the services, the event pipeline (a settled attempt records its event) and its own state. */
@@ -97,19 +90,15 @@ export interface TxContext extends EventContext {
 export function createTxRuntime(
   input: {
     kv: Deno.Kv;
-    remoteStore: boolean;
-    commits: KvCommitter;
-    known: KnownEntries;
     clock: Clock;
     rpc: RpcClients;
   },
 ): TxRuntime {
-  const { kv, commits, clock, rpc } = input;
-  const folds = !input.remoteStore;
+  const { kv, clock, rpc } = input;
   const runtime: TxRuntime = {
     timing: defaultTxTiming(),
     mints: new MintCache(clock),
-    allowances: new TxAllowances({ kv, commits, clock }, { folds }),
+    allowances: new TxAllowances({ kv, clock }),
     failedSettlements: new KeyedLock(),
     windowTurns: new KeyedLock(),
     blockhashes: new TtlCache(realTime, { ttlMs: BLOCKHASH_TTL_MS }),
@@ -119,7 +108,6 @@ export function createTxRuntime(
       intervalMs: () => runtime.timing.routePollMs,
       callSignal: () => rpcSignal(runtime.timing),
     }),
-    known: folds ? input.known : null,
   };
   return runtime;
 }

@@ -25,7 +25,8 @@ import { log } from "../../core/log.ts";
 import { getTxRequest, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { type TxResult, txResultOf } from "./result.ts";
 import { BuildError, type SignOutcome, signPlan, type TxPlan } from "./build.ts";
-import { attemptRef, isFinal, settleAttempt, settleTransaction } from "./transitions.ts";
+import { attemptRef, settleAttempt, settleTransaction } from "./transitions.ts";
+import { isFinal } from "./lifecycle.ts";
 import { markSubmitted, recordSigned } from "./attempt_marks.ts";
 import { type Deadline, rpcSignal } from "./timing.ts";
 import { sendSignedTx } from "./confirm.ts";
@@ -137,7 +138,7 @@ export async function sendStoredAndWait(
       continue;
     }
     // Every send re-reads the stored attempt first: one settled by another path is not resent.
-    const current = await getTxRequest(ctx.reads, first.projectId, first.key);
+    const current = await getTxRequest(ctx.kv, first.projectId, first.key);
     if (!current || current.attemptId !== first.attemptId || isFinal(current)) break;
     lastSent = performance.now();
     const again = await sendSignedTx(rpc, { ...tx, accepted }, {

@@ -20,7 +20,7 @@ import {
   type TxUnsettledRef,
 } from "../../kv/tx_requests.ts";
 import { rpcFailureReason } from "./chain_errors.ts";
-import { isFinal } from "./transitions.ts";
+import { isFinal } from "./lifecycle.ts";
 import { rpcSignal } from "./timing.ts";
 import { MAX_STATUS_BATCH } from "./status_poller.ts";
 import type { StatusValue } from "./expiry_proof.ts";

@@ -1,9 +1,10 @@
 /**
- * Status changes of an attempt after its reservation. Each is one checked commit on the request
- * record (on every record of a shared transaction: its keys move together), so whichever of the
- * route, the confirmation job or the sweep gets there first decides, and a final status, its `tx`
- * event and the release of a failed attempt's usage land together: exactly one event per attempt,
- * and failed attempts never count against the limits.
+ * The lifecycle's final events (`lifecycle.ts` states them): confirm, abandon, fail, and a failed
+ * key found landed. Each is one checked commit on the request record (on every record of a shared
+ * transaction: its keys move together), so whichever of the route, the confirmation job or the
+ * sweep gets there first decides, and a final status, its `tx` event and the release of a failed
+ * attempt's usage land together: exactly one event per attempt, and failed attempts never count
+ * against the limits.
  */
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { TxContext } from "./runtime.ts";
@@ -20,6 +21,7 @@ import {
   txUnsettledKey,
 } from "../../kv/tx_requests.ts";
 import { ABANDONED_ERROR } from "./result.ts";
+import { applyEvent, type AttemptEvent, isFinal, transitionOf } from "./lifecycle.ts";
 import { addLandedUsage, addSettledUsage } from "./usage_release.ts";
 
 /** Which attempt a change is for; a change for an older attempt of the key is ignored. */
@@ -113,7 +115,10 @@ async function settle(
     const entries = round === 0 && options.known ? options.known : await readTransaction(ctx, ref);
     const found = new Map(entries.flatMap(({ value }) => value ? [[value.key, value]] : []));
     const record = found.get(ref.key);
-    if (!record || record.attemptId !== ref.attemptId || isFinal(record)) return found;
+    if (!record || record.attemptId !== ref.attemptId) return found;
+    const event = eventOf(outcome);
+    const transition = transitionOf(record, event);
+    if (!transition) return found;
     const open = entries.filter((entry): entry is Deno.KvEntry<TxRequestRecord> =>
       entry.value !== null && !isFinal(entry.value) && entry.value.signature === record.signature
     );
@@ -121,13 +126,13 @@ async function settle(
     if (options.onlyIf && !open.every((entry) => options.onlyIf!(entry.value))) return found;
     const now = ctx.clock.now();
     const shared = record.signed?.sharedKeys !== undefined;
-    const op = ctx.commits.atomic();
+    const op = ctx.kv.atomic();
     const settled: TxRequestRecord[] = [];
     for (const entry of open) {
-      settled.push(await addSettlement(ctx, op, entry, outcome, { now, shared }));
+      const next = applyEvent(entry.value, event, now);
+      if (next) settled.push(await addSettlement(ctx, op, entry, next, { now, shared }));
     }
-    const silent = outcome.status === "failed" && outcome.error === ABANDONED_ERROR;
-    const events = silent ? [] : settled.map((next) => txEventOf(next, outcome.status));
+    const events = transition.event ? settled.map((next) => txEventOf(next, outcome.status)) : [];
     const committed = await commitWithEvents(ctx, op, {
       projectId: ref.projectId,
       events,
@@ -167,28 +172,26 @@ async function readTransaction(
   return [entry, ...siblings];
 }
 
+/** The lifecycle's event of a final outcome. */
+function eventOf(outcome: FinalOutcome): AttemptEvent {
+  if (outcome.status === "confirmed") return { type: "confirm" };
+  if (outcome.error === ABANDONED_ERROR) return { type: "abandon" };
+  return { type: "fail", error: outcome.error, ...(outcome.refused ? { refused: true } : {}) };
+}
+
 /**
- * Adds, to `op`, one open attempt's move to its final status, checked on its record, and returns
- * the record it writes. `shared`: settled with the other keys of its transaction.
+ * Adds, to `op`, one open attempt's move to its final status `next`, checked on its record, and
+ * returns `next`. `shared`: settled with the other keys of its transaction.
  */
 async function addSettlement(
   ctx: TxContext,
   op: Deno.AtomicOperation,
   entry: Deno.KvEntry<TxRequestRecord>,
-  outcome: FinalOutcome,
+  next: TxRequestRecord,
   options: { now: number; shared: boolean },
 ): Promise<TxRequestRecord> {
   const { now } = options;
   const record = entry.value;
-  const next: TxRequestRecord = {
-    ...record,
-    status: outcome.status,
-    error: outcome.status === "failed" ? outcome.error : null,
-    updatedAt: now,
-  };
-  if (outcome.status === "failed" && outcome.refused && next.signed) {
-    next.signed = { ...next.signed, refused: true };
-  }
   // A key that failed without its attempt leaving the node paid nothing and can pay nothing
   // later: it is kept a bounded time, with its index entries.
   const kept = neverLeft(next) ? { expireIn: UNSENT_FAILED_KEPT_MS } : {};
@@ -211,11 +214,6 @@ function neverLeft(record: TxRequestRecord): boolean {
   return record.status === "failed" && (!record.signed || record.signed.refused === true);
 }
 
-/** True once an attempt is confirmed or failed. */
-export function isFinal(record: TxRequestRecord): boolean {
-  return record.status === "confirmed" || record.status === "failed";
-}
-
 /**
  * Turns a `failed` key back to `confirmed` when one of its attempts, `signature`, is found landed
  * after all, with its `tx` event, and counts its payment in the limits' windows again. No path
@@ -231,13 +229,8 @@ export async function confirmLandedAttempt(
 ): Promise<TxRequestRecord | null> {
   const record = entry.value;
   const now = ctx.clock.now();
-  const next: TxRequestRecord = {
-    ...record,
-    status: "confirmed",
-    signature,
-    error: null,
-    updatedAt: now,
-  };
+  const next = applyEvent(record, { type: "found_landed", signature }, now);
+  if (!next) return null;
   const op = ctx.kv.atomic().check(entry).set(entry.key, next);
   addTxStatusMove(op, record, next);
   await addLandedUsage(ctx, op, record, now);

@@ -56,14 +56,10 @@ export function apiGuard(
           `More than ${FEED_READS_PER_SECOND} feed reads this second for the project`,
         );
       }
-      admission = new Admission(() => Promise.resolve("ok"), refuseOverQuota, false);
+      admission = new Admission(() => Promise.resolve("ok"), refuseOverQuota);
     } else {
       const byRoute = options.quotaVerdict === "awaited_by_route";
-      admission = new Admission(
-        () => ctx.quota.count(projectId),
-        refuseOverQuota,
-        byRoute && ctx.quota.foldable(projectId),
-      );
+      admission = new Admission(() => ctx.quota.count(projectId), refuseOverQuota);
       if (!byRoute) await admission.verdict();
     }
     if (!resolved.scopes.includes(options.scope)) {

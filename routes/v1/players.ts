@@ -20,7 +20,7 @@ export function playerRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): 
       if (userId === null) {
         throw new ApiError(400, "invalid_user_id", "userId must be a positive integer");
       }
-      const link = await getLinkByUser(ctx.reads, c.get("project").id, userId);
+      const link = await getLinkByUser(ctx.kv, c.get("project").id, userId);
       return c.json({ userId, address: link?.address ?? null, linkedAt: link?.linkedAt ?? null });
     })
     .post("/players/wallets", guard, async (c) => {

@@ -60,7 +60,7 @@ export function txRoutes(
   app.get("/tx/:idempotencyKey", guards.read, async (c) => {
     const key = c.req.param("idempotencyKey");
     const record = isUsableKey(key)
-      ? await getTxRequest(ctx.reads, c.get("project").id, key, ctx.clock.now())
+      ? await getTxRequest(ctx.kv, c.get("project").id, key, ctx.clock.now())
       : null;
     if (!record) throw new ApiError(404, "not_found", "No transaction request has this key");
     if (record.status === "submitted") await ensureTxConfirmJob(ctx, record);

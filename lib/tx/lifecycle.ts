@@ -1,0 +1,211 @@
+/**
+ * A payout attempt's lifecycle, stated once (as Stripe states a PaymentIntent's). The stored
+ * record (`kv/tx_requests.ts`) is read as one of these states (`stateOf`); an event moves it as
+ * this table says, and a pair the table does not list changes nothing (`applyEvent` answers null).
+ *
+ * | state ↓  event →  | sign   | accept | answer    | expiry_unproven | confirm   | abandon           | fail                   | found_landed |
+ * | ----------------- | ------ | ------ | --------- | --------------- | --------- | ----------------- | ---------------------- | ------------ |
+ * | reserved          | signed |        |           |                 |           | failed: abandoned | failed: unbuilt        |              |
+ * | signed            |        | signed | submitted | expiry_unproven | confirmed |                   | failed: its reason (1) |              |
+ * | submitted         |        | same   |           | expiry_unproven | confirmed |                   | failed: its reason (1) |              |
+ * | expiry_unproven   |        | same   | same (2)  |                 | confirmed |                   | failed: its reason (1) |              |
+ * | confirmed         |        |        |           |                 |           |                   |                        |              |
+ * | failed: any       |        |        |           |                 |           |                   |                        | confirmed    |
+ *
+ * (1) `refused` when the first send was refused in preflight, `expired` when proven expired
+ * (`EXPIRED_ERROR`), else `on_chain`. (2) The route's answer moves an attempt still
+ * `pending` to `submitted`; it stays unproven.
+ *
+ * Effects, in the same checked commit (`transitions.ts` settles, `attempt_marks.ts` the rest):
+ * - every status change moves the status index; a final one leaves the unsettled index;
+ * - confirm, fail and found_landed record one `tx` event (abandon none: nothing was sent);
+ * - abandon and fail give the attempt's places back in the limits; found_landed takes them again;
+ * - confirm, abandon and fail remove the attempt's idle confirmation job (not for the keys of a
+ *   shared transaction: their jobs end on their next round);
+ * - a failure that never left the node (abandoned, unbuilt, refused) keeps the key 30 days.
+ * The keys of a shared transaction (`SignedTx.sharedKeys`) move together, in one commit.
+ */
+import type { SignedTx, TxRequestRecord } from "../../kv/tx_requests.ts";
+import { ABANDONED_ERROR, EXPIRED_ERROR } from "./result.ts";
+
+/** Why a failed attempt failed, as the dashboard says it. */
+const FAILURE_REASONS = [
+  "abandoned",
+  "unbuilt",
+  "refused",
+  "on_chain",
+  "expired",
+] as const;
+type FailureReason = typeof FAILURE_REASONS[number];
+
+/** The state of a payout attempt. */
+export type AttemptState =
+  | { name: "reserved" }
+  | { name: "signed"; accepted: boolean }
+  | { name: "submitted"; accepted: boolean }
+  | { name: "expiry_unproven"; since: number }
+  | { name: "confirmed" }
+  | { name: "failed"; reason: FailureReason; error: string };
+
+/** A state as the table names it: a failure with its reason. */
+export type StateName =
+  | Exclude<AttemptState["name"], "failed">
+  | `failed:${FailureReason}`;
+
+/** Every state the table names. */
+export const STATE_NAMES: readonly StateName[] = [
+  "reserved",
+  "signed",
+  "submitted",
+  "expiry_unproven",
+  "confirmed",
+  ...FAILURE_REASONS.map((reason) => `failed:${reason}` as const),
+];
+
+/** What can happen to an attempt. */
+export type AttemptEvent =
+  /** Its signed transaction stored, before its first send. */
+  | { type: "sign"; signature: string; tx: SignedTx }
+  /** A send was accepted by a node: later sends skip preflight. */
+  | { type: "accept" }
+  /** Its route answered without a final status. */
+  | { type: "answer"; accepted: boolean }
+  /** Past its expiry margin without a proof that it cannot land. */
+  | { type: "expiry_unproven"; at: number }
+  | { type: "confirm" }
+  /** Its instance died before it stored a signed transaction. */
+  | { type: "abandon" }
+  /** `refused`: its first send was refused in preflight (the node did not forward it). */
+  | { type: "fail"; error: string; refused?: boolean }
+  /** A `failed` key's attempt `signature` found landed after all. */
+  | { type: "found_landed"; signature: string };
+
+/** Every kind of event. */
+export const EVENT_TYPES = [
+  "sign",
+  "accept",
+  "answer",
+  "expiry_unproven",
+  "confirm",
+  "abandon",
+  "fail",
+  "found_landed",
+] as const satisfies readonly AttemptEvent["type"][];
+type EventType = typeof EVENT_TYPES[number];
+
+/** What a listed pair does besides the record's own change. */
+export interface Transition {
+  /** The next state; `failed` takes its reason from the record and the event. */
+  to: StateName | "failed" | "same";
+  /** Records a `tx` event. */
+  event: boolean;
+}
+
+const to = (name: Transition["to"], event = false): Transition => ({ to: name, event });
+const OPEN_SIGNED = {
+  expiry_unproven: to("expiry_unproven"),
+  confirm: to("confirmed", true),
+  fail: to("failed", true),
+} as const;
+const FINAL = { found_landed: to("confirmed", true) } as const;
+
+/** The transition table: state x event -> next state; a pair not listed changes nothing. */
+export const TRANSITIONS: Record<StateName, Partial<Record<EventType, Transition>>> = {
+  reserved: { sign: to("signed"), abandon: to("failed:abandoned"), fail: to("failed", true) },
+  signed: { ...OPEN_SIGNED, accept: to("same"), answer: to("submitted") },
+  submitted: { ...OPEN_SIGNED, accept: to("same") },
+  expiry_unproven: {
+    accept: to("same"),
+    answer: to("same"),
+    confirm: to("confirmed", true),
+    fail: to("failed", true),
+  },
+  confirmed: {},
+  "failed:abandoned": FINAL,
+  "failed:unbuilt": FINAL,
+  "failed:refused": FINAL,
+  "failed:on_chain": FINAL,
+  "failed:expired": FINAL,
+};
+
+/** The state a stored attempt is in. */
+export function stateOf(record: TxRequestRecord): AttemptState {
+  if (record.status === "confirmed") return { name: "confirmed" };
+  if (record.status === "failed") {
+    const error = record.error ?? "";
+    return { name: "failed", reason: failureReasonOf(record), error };
+  }
+  if (record.expiryUnprovenAt !== undefined) {
+    return { name: "expiry_unproven", since: record.expiryUnprovenAt };
+  }
+  if (!record.signed) return { name: "reserved" };
+  const { accepted } = record.signed;
+  return record.status === "pending"
+    ? { name: "signed", accepted }
+    : { name: "submitted", accepted };
+}
+
+function failureReasonOf(record: TxRequestRecord): FailureReason {
+  if (record.error === ABANDONED_ERROR) return "abandoned";
+  if (!record.signed) return "unbuilt";
+  if (record.signed.refused) return "refused";
+  return record.error === EXPIRED_ERROR ? "expired" : "on_chain";
+}
+
+/** The table's name of a state. */
+export function stateName(state: AttemptState): StateName {
+  return state.name === "failed" ? `failed:${state.reason}` : state.name;
+}
+
+/** True once an attempt is confirmed or failed. */
+export function isFinal(record: TxRequestRecord): boolean {
+  return record.status === "confirmed" || record.status === "failed";
+}
+
+/** The table's row for the attempt and the event; undefined when the pair changes nothing. */
+export function transitionOf(record: TxRequestRecord, event: AttemptEvent): Transition | undefined {
+  return TRANSITIONS[stateName(stateOf(record))][event.type];
+}
+
+/**
+ * The record after `event` at `now`, or null when the table lists no such move from its state
+ * (or the move would change nothing). The caller commits it checked against the record it read.
+ */
+export function applyEvent(
+  record: TxRequestRecord,
+  event: AttemptEvent,
+  now: number,
+): TxRequestRecord | null {
+  if (!transitionOf(record, event)) return null;
+  const next = nextRecord(record, event);
+  return next && { ...next, updatedAt: now };
+}
+
+function nextRecord(record: TxRequestRecord, event: AttemptEvent): TxRequestRecord | null {
+  switch (event.type) {
+    case "sign":
+      return { ...record, signature: event.signature, signed: event.tx };
+    case "accept":
+      return { ...record, signed: { ...record.signed!, accepted: true } };
+    case "answer": {
+      // An attempt already submitted (then found unproven) stays as it is.
+      if (record.status !== "pending") return null;
+      const signed = event.accepted ? { ...record.signed!, accepted: true } : record.signed;
+      return { ...record, status: "submitted", signed };
+    }
+    case "expiry_unproven":
+      return { ...record, expiryUnprovenAt: event.at };
+    case "confirm":
+      return { ...record, status: "confirmed", error: null };
+    case "abandon":
+      return { ...record, status: "failed", error: ABANDONED_ERROR };
+    case "fail": {
+      const signed = event.refused && record.signed
+        ? { ...record.signed, refused: true }
+        : record.signed;
+      return { ...record, status: "failed", error: event.error, signed };
+    }
+    case "found_landed":
+      return { ...record, status: "confirmed", signature: event.signature, error: null };
+  }
+}

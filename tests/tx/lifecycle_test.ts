@@ -1,0 +1,284 @@
+// The payout attempt's lifecycle as a table: every (state, event) pair is applied, through the
+// functions the routes and jobs call, to a request record stored in that state, and what it leaves
+// (the next state, the `tx` event, the usage given back, the confirmation job, the indexes) must
+// be the row of the lifecycle's table (`lib/tx/lifecycle.ts`); a pair it does not list must change
+// nothing.
+import assert from "node:assert/strict";
+import { ulid } from "../../core/ids.ts";
+import { getJobEntry } from "../../kv/jobs.ts";
+import { listFeedEvents } from "../../kv/event_feed.ts";
+import {
+  txAttemptByTimeKey,
+  txByStatusKey,
+  txRequestKey,
+  type TxRequestRecord,
+  txUnsettledKey,
+} from "../../kv/tx_requests.ts";
+import { addTxJob } from "../../lib/tx/job_payloads.ts";
+import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
+import { attemptRef, confirmLandedAttempt, settleAttempt } from "../../lib/tx/transitions.ts";
+import {
+  markAccepted,
+  markExpiryUnproven,
+  markSubmitted,
+  recordSigned,
+} from "../../lib/tx/attempt_marks.ts";
+import {
+  EVENT_TYPES,
+  STATE_NAMES,
+  type StateName,
+  stateName,
+  stateOf,
+  TRANSITIONS,
+} from "../../lib/tx/lifecycle.ts";
+import { okJson, startTxHarness, type TxHarness } from "../support/tx_harness.ts";
+
+/** The events as their callers send them, each with the lifecycle's event it is. */
+const EVENTS = {
+  sign: "sign",
+  accept: "accept",
+  answer: "answer",
+  expiry_unproven: "expiry_unproven",
+  confirm: "confirm",
+  abandon: "abandon",
+  unbuilt: "fail",
+  refuse: "fail",
+  fail: "fail",
+  expire: "fail",
+  found_landed: "found_landed",
+} as const satisfies Record<string, typeof EVENT_TYPES[number]>;
+type EventName = keyof typeof EVENTS;
+
+const UNBUILT_ERROR = "Could not build the transaction: test";
+const REFUSED_ERROR = "Transaction refused: test";
+const CHAIN_ERROR = "Transaction failed on chain: test";
+
+/** What applying an event leaves: the next state and the effects of its commit. */
+interface Row {
+  to: StateName;
+  /** A `tx` event recorded. */
+  event: boolean;
+  /** The attempt's place in the day's count given back. */
+  released: boolean;
+  /** The attempt's pending confirmation job removed. */
+  jobRemoved: boolean;
+}
+
+const isFailed = (state: StateName) => state.startsWith("failed");
+const isOpen = (state: StateName) => state !== "confirmed" && !isFailed(state);
+
+/** The row the table gives the pair; null when it lists none (nothing may change). */
+function expectedRow(state: StateName, event: EventName): Row | null {
+  const transition = TRANSITIONS[state][EVENTS[event]];
+  if (!transition) return null;
+  let to: StateName;
+  if (transition.to === "same") to = state;
+  else if (transition.to !== "failed") to = transition.to;
+  else if (state === "reserved") to = "failed:unbuilt";
+  else if (event === "refuse") to = "failed:refused";
+  else if (event === "expire") to = "failed:expired";
+  else to = "failed:on_chain";
+  const final = !isOpen(to);
+  return {
+    to,
+    event: transition.event,
+    released: isFailed(to) && isOpen(state),
+    jobRemoved: final && isOpen(state),
+  };
+}
+
+/** The table's name of a stored record's state. */
+const nameOf = (record: TxRequestRecord) => stateName(stateOf(record));
+
+/** Stores, under `key`, a record in `state` made from a real payout's, as the route writes it. */
+async function storeIn(
+  h: TxHarness,
+  template: TxRequestRecord,
+  state: StateName,
+  key: string,
+): Promise<Deno.KvEntry<TxRequestRecord>> {
+  const kv = h.a.kv;
+  const now = h.a.clock.now();
+  const attemptId = ulid(now);
+  const signed = { ...template.signed!, accepted: false };
+  const unsigned = { signed: null, signature: null };
+  const failed = (error: string) => ({ status: "failed" as const, error });
+  const shapes: Record<StateName, Partial<TxRequestRecord>> = {
+    reserved: unsigned,
+    signed: {},
+    submitted: { status: "submitted", signed: { ...signed, accepted: true } },
+    expiry_unproven: { status: "submitted", expiryUnprovenAt: now },
+    confirmed: { status: "confirmed" },
+    "failed:abandoned": { ...unsigned, ...failed(ABANDONED_ERROR) },
+    "failed:unbuilt": { ...unsigned, ...failed(UNBUILT_ERROR) },
+    "failed:refused": { ...failed(REFUSED_ERROR), signed: { ...signed, refused: true } },
+    "failed:on_chain": failed(CHAIN_ERROR),
+    "failed:expired": failed(EXPIRED_ERROR),
+  };
+  const { expiresAt: _e, expiryUnprovenAt: _u, ...base } = template;
+  const record: TxRequestRecord = {
+    ...base,
+    key,
+    attemptId,
+    status: "pending",
+    error: null,
+    signed,
+    signBy: now + h.a.ctx.tx.timing.answerWithinMs,
+    usage: { ...template.usage, at: now },
+    checkJobId: null,
+    previous: [],
+    ...shapes[state],
+  };
+  const projectId = record.projectId;
+  const op = kv.atomic();
+  const open = record.status === "pending" || record.status === "submitted";
+  if (open) {
+    record.checkJobId = addTxJob(op, { type: "tx_confirm", projectId, key, attemptId }, {
+      runAt: now + 60_000,
+    });
+    op.set(txUnsettledKey(projectId, key), { attemptId, since: now });
+  }
+  op.set(txRequestKey(projectId, key), record)
+    .set(txAttemptByTimeKey(projectId, attemptId), key)
+    .set(txByStatusKey(projectId, record.status, attemptId), key);
+  const result = await op.commit();
+  assert.ok(result.ok);
+  assert.equal(nameOf(record), state);
+  return { key: txRequestKey(projectId, key), value: record, versionstamp: result.versionstamp };
+}
+
+/** Applies `event` to the stored attempt the way its caller does. */
+async function apply(
+  h: TxHarness,
+  entry: Deno.KvEntry<TxRequestRecord>,
+  event: EventName,
+  template: TxRequestRecord,
+): Promise<void> {
+  const ctx = h.a.ctx;
+  const ref = attemptRef(entry.value);
+  const fail = (error: string, refused?: boolean) =>
+    settleAttempt(ctx, ref, { status: "failed", error, ...(refused ? { refused } : {}) });
+  switch (event) {
+    case "sign":
+      await recordSigned(ctx, [entry], { signature: template.signature!, tx: template.signed! });
+      return;
+    case "accept":
+      await markAccepted(ctx, ref);
+      return;
+    case "answer":
+      await markSubmitted(ctx, ref, { accepted: true });
+      return;
+    case "expiry_unproven":
+      await markExpiryUnproven(ctx, ref);
+      return;
+    case "confirm":
+      await settleAttempt(ctx, ref, { status: "confirmed" });
+      return;
+    case "abandon":
+      await settleAttempt(ctx, ref, { status: "failed", error: ABANDONED_ERROR }, {
+        onlyIf: (current) => current.signed === null,
+      });
+      return;
+    case "unbuilt":
+      await fail(UNBUILT_ERROR);
+      return;
+    case "refuse":
+      await fail(REFUSED_ERROR, true);
+      return;
+    case "fail":
+      await fail(CHAIN_ERROR);
+      return;
+    case "expire":
+      await fail(EXPIRED_ERROR);
+      return;
+    case "found_landed":
+      await confirmLandedAttempt(ctx, entry, template.signature!);
+      return;
+  }
+}
+
+/** The `tx` events recorded for `key`. */
+async function eventsOf(h: TxHarness, key: string): Promise<number> {
+  const page = await listFeedEvents(h.a.kv, h.project.id, {
+    after: 0,
+    limit: 10_000,
+    types: null,
+    now: h.a.clock.now(),
+    maxDecoded: 10_000,
+  });
+  return page.events.filter((event) => event.type === "tx" && event.key === key).length;
+}
+
+/** The places of the day's count given back so far. */
+async function dayReleased(h: TxHarness): Promise<bigint> {
+  let total = 0n;
+  const iter = h.a.kv.list<Deno.KvU64>({
+    prefix: ["tx_allowance_released", h.project.id, "day"],
+  });
+  for await (const entry of iter) total += entry.value.value;
+  return total;
+}
+
+/** The record's index entries stand as its status says. */
+async function assertIndexed(h: TxHarness, record: TxRequestRecord, label: string): Promise<void> {
+  const kv = h.a.kv;
+  const { projectId, key, attemptId } = record;
+  assert.equal(
+    (await kv.get(txByStatusKey(projectId, record.status, attemptId))).value,
+    key,
+    label,
+  );
+  for await (const entry of kv.list({ prefix: ["tx_by_status", projectId] })) {
+    if (entry.value === key) {
+      assert.deepEqual(entry.key, txByStatusKey(projectId, record.status, attemptId), label);
+    }
+  }
+  const open = record.status === "pending" || record.status === "submitted";
+  const unsettled = (await kv.get(txUnsettledKey(projectId, key))).value;
+  assert.equal(unsettled !== null, open, label);
+}
+
+Deno.test("Every (state, event) pair of a payout attempt moves it as the lifecycle table says", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "5" });
+  await h.link(9);
+  const paid = await okJson(
+    await h.a.post("transfer-sol", { to: { userId: 9 }, amount: "0.1", idempotencyKey: "seed" }),
+  );
+  assert.equal(paid.status, "confirmed");
+  const template = (await h.a.kv.get<TxRequestRecord>(txRequestKey(h.project.id, "seed"))).value!;
+
+  // Every event of the lifecycle is sent by some caller.
+  assert.deepEqual(new Set(Object.values(EVENTS)), new Set(EVENT_TYPES));
+  let walked = 0;
+  for (const state of STATE_NAMES) {
+    for (const event of Object.keys(EVENTS) as EventName[]) {
+      const label = `${state} x ${event}`;
+      const key = `${state}-${event}`;
+      const entry = await storeIn(h, template, state, key);
+      const released = await dayReleased(h);
+      await apply(h, entry, event, template);
+      walked++;
+
+      const stored = await h.a.kv.get<TxRequestRecord>(entry.key);
+      const row = expectedRow(state, event);
+      if (!row) {
+        assert.equal(stored.versionstamp, entry.versionstamp, `${label}: not in the table`);
+        assert.equal(await eventsOf(h, key), 0, label);
+        continue;
+      }
+      const after = stored.value!;
+      const job = (await getJobEntry(h.a.kv, entry.value.checkJobId ?? "none")).value;
+      const actual: Row = {
+        to: nameOf(after),
+        event: (await eventsOf(h, key)) === 1,
+        released: (await dayReleased(h)) > released,
+        jobRemoved: entry.value.checkJobId !== null && job === null,
+      };
+      assert.ok((await eventsOf(h, key)) <= 1, `${label}: more than one tx event`);
+      assert.deepEqual(actual, row, label);
+      await assertIndexed(h, after, label);
+    }
+  }
+  assert.equal(walked, STATE_NAMES.length * Object.keys(EVENTS).length);
+});
