@@ -177,6 +177,7 @@ export function TeamPage(data: TeamPageData): VNode {
                   name="address"
                   label="Wallet address"
                   value={String(draft.address ?? "")}
+                  refused={{ flash, form: "invite" }}
                 />
               </div>
               <div>

@@ -10,6 +10,7 @@ import { MAX_WEBHOOK_ENDPOINTS } from "../../kv/webhooks.ts";
 import type { WebhookEndpointView } from "../../lib/webhooks/endpoints.ts";
 import { Island } from "../islands.tsx";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
+import { fieldAria, FieldError } from "./field_error.tsx";
 import { formatTime, NO_MAKER, shortAddress } from "./format.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { Cell, ListHead } from "./cell.tsx";
@@ -30,6 +31,7 @@ export function WebhooksPage(data: WebhooksPageData): VNode {
     ? data.endpoints.find((endpoint) => endpoint.id === flash.newKey!.id)
     : undefined;
   const draft = flash?.form === "webhook" && flash.kind === "error" ? flash.draft ?? {} : {};
+  const urlField = { flash, form: "webhook", name: "url" };
   return (
     <ProjectFrame data={data} project={project} tab="webhooks">
       {revealed && flash?.newKey && (
@@ -92,11 +94,13 @@ export function WebhooksPage(data: WebhooksPageData): VNode {
               autocomplete="off"
               spellcheck={false}
               value={String(draft.url ?? "")}
+              {...fieldAria(urlField)}
             />
             <button type="submit" disabled={data.endpoints.length >= MAX_WEBHOOK_ENDPOINTS}>
               Add endpoint
             </button>
           </div>
+          <FieldError {...urlField} />
         </form>
       </section>
 

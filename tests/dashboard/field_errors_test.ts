@@ -101,3 +101,24 @@ Deno.test("problemsByField() splits a field: problem message back, keeping what 
   assert.equal(fieldLabel("hourlyBudgets[1].amount"), "Hourly budgets 2, amount");
   assert.equal(fieldLabel("oauthClientId"), "OAuth client ID");
 });
+
+Deno.test("A refused invitation or webhook URL marks its field", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev);
+  const base = `/dashboard/projects/${project.id}`;
+  const invite = await postForm(t.app, `${base}/members`, { address: "not-a-wallet" }, {
+    jar: dev.jar,
+  });
+  const team = await (await getPage(t.app, invite.headers.get("location")!, dev.jar)).text();
+  assert.match(inputTag(team, "address"), /aria-invalid="true"/);
+  assert.match(inputTag(team, "address"), /aria-describedby="invite-address-error"/);
+  assert.match(textById(team, "invite-address-error"), /^Must /);
+
+  const hook = await postForm(t.app, `${base}/webhooks`, { url: "ftp://example.com/x" }, {
+    jar: dev.jar,
+  });
+  const hooks = await (await getPage(t.app, hook.headers.get("location")!, dev.jar)).text();
+  assert.match(inputTag(hooks, "url"), /aria-invalid="true"/);
+  assert.match(inputTag(hooks, "url"), /aria-describedby="webhook-url-error"/);
+});
