@@ -7,11 +7,25 @@ import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { projectPath } from "../../http/dashboard_paths.ts";
 import { policyFormValues, rowCount } from "../../lib/projects/policy_form.ts";
 import { fieldAria, FieldError } from "./field_error.tsx";
+import type { TokenLabel } from "../../lib/chain/token_labels.ts";
 
 /** What the policy page shows. */
 interface PolicyPageData extends FrameData {
   project: Project;
   policy: TxPolicy;
+  /** The labels (symbol, decimals) of the policy's mints that could be read. */
+  tokenLabels: ReadonlyMap<string, TokenLabel>;
+}
+
+/** `GEM, 6 decimals` (or just the decimals) under a mint the chain describes. */
+function MintLabel({ label }: { label: TokenLabel | undefined }): VNode | null {
+  if (!label) return null;
+  const decimals = `${label.decimals} decimal${label.decimals === 1 ? "" : "s"}`;
+  return (
+    <p class="hint" data-testid="mint-label">
+      {label.symbol ? `${label.symbol}, ${decimals}` : decimals}
+    </p>
+  );
 }
 
 const BLANK_ROWS = 2;
@@ -67,6 +81,7 @@ export function PolicyPage(data: PolicyPageData): VNode {
                       {...fieldAria(field(`allowedMints[${i}].mint`))}
                     />
                     <FieldError {...field(`allowedMints[${i}].mint`)} />
+                    <MintLabel label={data.tokenLabels.get(value(`allowedMints[${i}].mint`))} />
                   </div>
                   <div>
                     <input

@@ -1,4 +1,5 @@
 /** A project's usage: how close it is to every limit, as server-rendered SVG charts. */
+import type { TokenLabel } from "../../lib/chain/token_labels.ts";
 import type { VNode } from "preact";
 import { type FrameData, ProjectFrame } from "./frame.tsx";
 import { BarChart, COLORS, Meter } from "./charts.tsx";
@@ -14,6 +15,8 @@ interface UsagePageData extends FrameData {
   figures: UsageFigures;
   /** Null without a managed wallet or when its balances could not be read. */
   warnings: LowBalanceWarning[] | null;
+  /** The labels (symbol, decimals) of the budgets' mints that could be read. */
+  tokenLabels: ReadonlyMap<string, TokenLabel>;
 }
 
 const NUMBER = new Intl.NumberFormat("en-US");
@@ -116,7 +119,9 @@ export function UsagePage(data: UsagePageData): VNode {
               <Meter
                 key={b.asset}
                 id={`budget-${i}`}
-                label={b.asset === "SOL" ? "SOL" : shortAddress(b.asset)}
+                label={b.asset === "SOL"
+                  ? "SOL"
+                  : data.tokenLabels.get(b.asset)?.symbol ?? shortAddress(b.asset)}
                 value={b.fraction ?? 0}
                 max={1}
                 text={`${b.used} of ${b.budget} in the rolling hour`}

@@ -89,6 +89,11 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               project={project}
               figures={await loadUsageFigures(ctx, { project, policy, holdings })}
               warnings={balance?.warnings ?? null}
+              tokenLabels={await readTokenLabels(
+                ctx,
+                project,
+                policy.hourlyBudgets.flatMap((b) => b.asset === "SOL" ? [] : [b.asset]),
+              )}
             />
           ),
         };
@@ -118,12 +123,21 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
         ),
       })))
     .get("/dashboard/projects/:id/policy", (c) =>
-      projectPage(ctx, c, async (data, project) => ({
-        title: `Policy · ${project.name}`,
-        body: (
-          <PolicyPage {...data} project={project} policy={await getPolicy(ctx.kv, project.id)} />
-        ),
-      })))
+      projectPage(ctx, c, async (data, project) => {
+        const policy = await getPolicy(ctx.kv, project.id);
+        const mints = policy.allowedMints.map((m) => m.mint);
+        return {
+          title: `Policy · ${project.name}`,
+          body: (
+            <PolicyPage
+              {...data}
+              project={project}
+              policy={policy}
+              tokenLabels={await readTokenLabels(ctx, project, mints)}
+            />
+          ),
+        };
+      }))
     .get("/dashboard/projects/:id/watches", (c) =>
       projectPage(ctx, c, async (data, project) => ({
         title: `Watches · ${project.name}`,

@@ -115,4 +115,21 @@ Deno.test("Tokens read by their symbol, or by the shortened mint with its decima
     await (await getPage(t.app, `/dashboard/projects/${projectId}/transactions`, dev.jar))
       .text();
   assert.ok(plain(list).includes("1.5 GEM"), plain(list));
+  // And the policy page says what each allowed mint is; the usage page names a budget's token
+  const policyPage =
+    await (await getPage(t.app, `/dashboard/projects/${projectId}/policy`, dev.jar))
+      .text();
+  const labels = [...policyPage.matchAll(/data-testid="mint-label">([^<]*)</g)].map((m) => m[1]);
+  assert.deepEqual(labels, ["GEM, 6 decimals", "2 decimals"]);
+  const budgeted = await postJson(t.app, `/dashboard/projects/${projectId}/policy`, {
+    maxSolPerTransfer: "0.1",
+    allowedMints: [{ mint: gem, maxPerTransaction: "100" }],
+    hourlyBudgets: [{ asset: gem, amount: "50" }],
+  }, { jar: dev.jar });
+  assert.equal(budgeted.status, 200);
+  const usage = await (await getPage(t.app, `/dashboard/projects/${projectId}/usage`, dev.jar))
+    .text();
+  const budgets = usage.match(/id="budgets-heading"[\s\S]*?<\/section>/)?.[0] ?? "";
+  assert.ok(plain(budgets).includes("GEM"), plain(budgets));
+  assert.ok(!budgets.includes(shortAddress(gem)), "the budget's token named by its symbol");
 });
