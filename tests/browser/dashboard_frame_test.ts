@@ -45,3 +45,34 @@ Deno.test("Project tabs fit at 1280 and 390 px, the skip link jumps past them, a
   await confirm.click();
   await page.waitForURL(/\/($|\?|dashboard\/sign-in)/);
 });
+
+Deno.test("A mainnet project's keys say they pay real money, and an invitation is cancelled by a button that says so, at 1280 and 390 px", async () => {
+  await using served = await serveDashboard();
+  const { baseUrl } = served;
+  await using browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
+  await signInThroughRoutes(browser.context, baseUrl);
+  const page = browser.context.pages()[0] ?? await browser.context.newPage();
+  await page.goto(`${baseUrl}/dashboard`);
+  await page.getByLabel("Name", { exact: true }).fill("Real Money Run");
+  await page.getByLabel(/Mainnet/).check();
+  await page.getByRole("button", { name: "Create project" }).click();
+  await page.getByText("created on mainnet").waitFor();
+  const project = new URL(page.url()).pathname;
+  await page.goto(`${baseUrl}${project}/keys`);
+  await page.getByTestId("create-key").click();
+  await page.getByTestId("new-key-value").waitFor();
+  await page.goto(`${baseUrl}${project}/team`);
+  await page.getByLabel("Wallet address").fill("9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin");
+  await page.getByRole("button", { name: "Invite" }).click();
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.goto(`${baseUrl}${project}/keys`);
+    const badge = page.getByTestId("key-cluster").first();
+    assert.equal(await badge.textContent(), "Pays on mainnet: real money");
+    assert.ok(await badge.isVisible(), `the badge shows at ${width} px`);
+    await page.goto(`${baseUrl}${project}/team`);
+    const cancel = page.getByRole("button", { name: "Cancel invitation" });
+    assert.ok(await cancel.isVisible(), `the cancel button shows at ${width} px`);
+    assert.equal(await page.getByRole("button", { name: "Withdraw", exact: true }).count(), 0);
+  }
+});
