@@ -20,9 +20,30 @@ interface KeysPageData extends FrameData {
   keys: ApiKeyRecord[];
 }
 
+/** Whether the key is the one the dashboard installed in the connected game's secrets. */
+function InGame({ keyId, project }: { keyId: string; project: Project }): VNode | null {
+  const installed = project.settings.robloxConnection?.gameKey;
+  if (installed?.keyId === keyId) {
+    return (
+      <div class="hint" data-testid="key-in-game">
+        Installed in the game (secret <span class="mono">{installed.secretId}</span>)
+      </div>
+    );
+  }
+  if (installed?.replacing?.keyId === keyId) {
+    return (
+      <div class="hint" data-testid="key-in-game">
+        Being replaced in the game: revoked once the servers have restarted
+      </div>
+    );
+  }
+  return null;
+}
+
 /** The keys page body. */
 export function KeysPage(data: KeysPageData): VNode {
   const { project } = data;
+  const gameKey = project.settings.robloxConnection?.gameKey;
   const base = projectPath(project.id, "keys");
   const active = data.keys.filter((k) => k.revokedAt === null);
   const revoked = data.keys.filter((k) => k.revokedAt !== null).reverse().slice(0, 20);
@@ -72,6 +93,7 @@ export function KeysPage(data: KeysPageData): VNode {
                     <Cell label="Key">
                       <span class="mono">{key.preview}…</span>{" "}
                       <ClusterNote cluster={project.cluster} />
+                      <InGame keyId={key.id} project={project} />
                     </Cell>
                     <Cell label="Scopes">
                       <span data-testid="key-scopes">{scopesOf(key).join(", ")}</span>
@@ -87,8 +109,11 @@ export function KeysPage(data: KeysPageData): VNode {
                             component={DashboardConfirmSubmit}
                             props={{
                               label: "Revoke",
-                              question:
-                                `Revoke the key ${key.preview}…? Game servers using it stop working within 30 seconds.`,
+                              question: `Revoke the key ${key.preview}…? ${
+                                gameKey?.keyId === key.id
+                                  ? "It is the key installed in the game: "
+                                  : ""
+                              }Game servers using it stop working within 30 seconds.`,
                               className: "secondary",
                               testId: "revoke-key",
                             }}

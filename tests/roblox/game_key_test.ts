@@ -61,6 +61,17 @@ Deno.test("Install key in game writes a new key, sealed, into the game's secrets
   assert.equal(page.includes(installed!), false);
   assert.match(page, /data-testid="game-key-installed"/);
   assert.equal(again.status, 409);
+  // And the keys page says which key is the game's
+  const keys = await (await getPage(
+    world.t.app,
+    `/dashboard/projects/${world.projectId}/keys`,
+    world.owner.jar,
+  )).text();
+  assert.match(
+    keys,
+    /data-testid="key-in-game">Installed in the game \(secret <span class="mono">blocklink<\/span>\)/,
+  );
+  assert.equal(keys.match(/data-testid="key-in-game"/g)?.length, 1);
 });
 
 Deno.test("a secret that already exists is updated; a bad secret name is refused", async () => {
