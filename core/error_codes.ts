@@ -1,9 +1,9 @@
 /**
  * Every error code the service answers, with its HTTP status and when: the one catalogue an
  * `ApiError` is built from (`new ApiError(code, message)` looks the status up here, so a code
- * missing from it is a type error). The `/v1` codes come first, worded as the game API's OpenAPI
- * document states them (`routes/v1/error_codes.ts` picks them); `elsewhere` says what such a code
- * means outside `/v1` where that differs. The rest are answered by the dashboard, sign-in and
+ * missing from it is a type error). The `/v1` codes, worded as the game API's OpenAPI document
+ * states them (`routes/v1/error_codes.ts`), are a part of their own; `elsewhere` says what such a
+ * code means outside `/v1` where that differs. The rest are answered by the dashboard, sign-in and
  * linking routes only.
  */
 import { FEED_READS_PER_SECOND, FEED_STORE_EVENTS_PER_SECOND } from "./feed_limits.ts";
@@ -15,8 +15,8 @@ export interface ErrorCodeInfo {
   elsewhere?: string;
 }
 
-/** The catalogue, by code. */
-export const API_ERRORS = {
+/** The game API's codes (`/v1`), by code, as its OpenAPI document states them. */
+export const GAME_API_ERRORS = {
   // Any route.
   invalid_json: {
     status: 400,
@@ -124,8 +124,15 @@ export const API_ERRORS = {
     status: 502,
     when: "The chain RPC could not be reached to build the transaction; recorded as failed",
   },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+/** The codes only the dashboard, sign-in and linking routes answer. */
+const SITE_ERRORS = {
   // Dashboard, sign-in and linking.
-  not_signed_in: { status: 401, when: "No valid developer session cookie; sign in first" },
+  not_signed_in: {
+    status: 401,
+    when: "No dashboard session, or on a linking page no Roblox sign-in; sign in first",
+  },
   bad_origin: {
     status: 403,
     when: "A cookie-authenticated request whose `Origin` header is not the service's own",
@@ -171,7 +178,10 @@ export const API_ERRORS = {
   },
   owner_unchanged: { status: 409, when: "The owner's role cannot be changed or removed" },
   wallet_exists: { status: 409, when: "The project already has a managed wallet" },
-  wallets_unavailable: { status: 503, when: "Managed wallets are not turned on (`WALLETS`)" },
+  wallets_unavailable: {
+    status: 503,
+    when: "Managed wallets are not turned on (`WALLET_PROVIDER=none`)",
+  },
   key_export_disabled: {
     status: 403,
     when: "Key export is turned off on this deployment (`KEY_EXPORT=off`)",
@@ -215,6 +225,9 @@ export const API_ERRORS = {
     when: "The game key's rotation moved on meanwhile (servers already restarted, or changed)",
   },
 } as const satisfies Record<string, ErrorCodeInfo>;
+
+/** The catalogue: every code the service answers, by code. */
+export const API_ERRORS = { ...GAME_API_ERRORS, ...SITE_ERRORS };
 
 /** A code of the catalogue. */
 export type ApiErrorCode = keyof typeof API_ERRORS;

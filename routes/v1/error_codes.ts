@@ -4,49 +4,13 @@
  * A route's list in `operations.ts` names the codes it adds to the ones every `/v1` route shares;
  * the conformance check fails on an answered code the route does not list.
  */
-import { API_ERRORS, type ErrorCodeInfo } from "../../core/error_codes.ts";
+import { GAME_API_ERRORS } from "../../core/error_codes.ts";
 
-/** The `/v1` codes, in the order the document and the README's table list them. */
-const V1_CODES = [
-  "invalid_json",
-  "invalid_request",
-  "not_found",
-  "payload_too_large",
-  "internal",
-  "unauthorized",
-  "rate_limited",
-  "daily_quota_exceeded",
-  "insufficient_scope",
-  "feed_rate_limited",
-  "invalid_user_id",
-  "invalid_address",
-  "invalid_mint",
-  "invalid_signature",
-  "read_budget_exceeded",
-  "wallet_not_configured",
-  "idempotency_conflict",
-  "wallet_not_linked",
-  "sol_transfers_disabled",
-  "mint_not_allowed",
-  "invalid_amount",
-  "amount_over_limit",
-  "invalid_limit_config",
-  "daily_tx_quota_exceeded",
-  "recipient_rate_limited",
-  "player_rate_limited",
-  "hourly_budget_exceeded",
-  "daily_failed_tx_quota_exceeded",
-  "wallet_unavailable",
-  "rpc_error",
-] as const;
+/** The catalogue's `/v1` part, by code. */
+export const ERROR_CODES = GAME_API_ERRORS;
 
 /** A code of the game API. */
-export type ErrorCode = (typeof V1_CODES)[number];
-
-/** The game API's codes, by code, each with the catalogue's status and `/v1` meaning. */
-export const ERROR_CODES = Object.fromEntries(
-  V1_CODES.map((code) => [code, { status: API_ERRORS[code].status, when: API_ERRORS[code].when }]),
-) as { [K in ErrorCode]: ErrorCodeInfo & { status: (typeof API_ERRORS)[K]["status"] } };
+export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** Codes every `/v1` route can answer, checked before the route's own. */
 export const V1_COMMON_ERRORS: readonly ErrorCode[] = [
