@@ -83,6 +83,16 @@ Deno.test("The game API's document lists each code under the catalogue's status,
   assert.deepEqual([...listed].sort(), Object.keys(ERROR_CODES).sort());
 });
 
+Deno.test("Every code of the spec's tables of errors is in the catalogue with the spec's status", () => {
+  const spec = Deno.readTextFileSync(new URL("../shared/spec/service-api.md", ROOT));
+  const rows = [...spec.matchAll(/^\| `?([a-z_]+)`? \| (\d{3}) \|/gm)];
+  assert.ok(rows.length > 20, `only ${rows.length} rows read`);
+  const differing = rows
+    .map(([, code, status]) => [code!, Number(status)] as const)
+    .filter(([code, status]) => API_ERRORS[code as ApiErrorCode]?.status !== status);
+  assert.deepEqual(differing, []);
+});
+
 /** The part of an OpenAPI operation read here. */
 interface Operation {
   responses: Record<string, {
