@@ -1,17 +1,17 @@
-/** The one error type routes throw: it carries the spec's stable code and HTTP status. */
+/** The one error type routes throw: it carries the spec's stable code and its HTTP status. */
+import { API_ERRORS, type ApiErrorCode, type ApiErrorStatus } from "./error_codes.ts";
 
-/** The HTTP statuses the spec's errors use. */
-type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 502 | 503;
-
-/** An error answered as `{ error: { code, message } }` with `status`. */
+/**
+ * An error answered as `{ error: { code, message } }` with the code's status from the catalogue
+ * (`core/error_codes.ts`), so a code is thrown with one status everywhere.
+ */
 export class ApiError extends Error {
-  constructor(
-    readonly status: ErrorStatus,
-    readonly code: string,
-    message: string,
-  ) {
+  readonly status: ApiErrorStatus;
+
+  constructor(readonly code: ApiErrorCode, message: string) {
     super(message);
     this.name = "ApiError";
+    this.status = API_ERRORS[code].status;
   }
 }
 
@@ -20,13 +20,13 @@ export class ApiError extends Error {
  * answer for all three, so another developer's project ids leak nothing).
  */
 export function projectNotFound(message = "Project not found"): ApiError {
-  return new ApiError(404, "project_not_found", message);
+  return new ApiError("project_not_found", message);
 }
 
 /** The JSON body of an error answer. */
 export function errorBody(
-  code: string,
+  code: ApiErrorCode,
   message: string,
-): { error: { code: string; message: string } } {
+): { error: { code: ApiErrorCode; message: string } } {
   return { error: { code, message } };
 }

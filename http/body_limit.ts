@@ -25,11 +25,7 @@ function takesLargeBody(path: string): boolean {
 }
 
 function tooLarge(maxSize: number): never {
-  throw new ApiError(
-    413,
-    "payload_too_large",
-    `The request body is larger than ${maxSize / 1024} KB`,
-  );
+  throw new ApiError("payload_too_large", `The request body is larger than ${maxSize / 1024} KB`);
 }
 
 /** Reads a body sent without a length, at most `maxSize` bytes, and hands the bytes on. */

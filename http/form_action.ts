@@ -79,7 +79,7 @@ async function readActionFields(c: Context): Promise<ActionFields> {
   if (type.includes("application/json")) {
     const body = await readJson(c);
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      throw new ApiError(400, "invalid_request", "body: must be a JSON object");
+      throw new ApiError("invalid_request", "body: must be a JSON object");
     }
     return body as ActionFields;
   }
@@ -88,12 +88,12 @@ async function readActionFields(c: Context): Promise<ActionFields> {
     try {
       parsed = await c.req.parseBody({ all: true });
     } catch {
-      throw new ApiError(400, "invalid_request", "body: the form could not be read");
+      throw new ApiError("invalid_request", "body: the form could not be read");
     }
     for (const [name, value] of Object.entries(parsed)) {
       const values = Array.isArray(value) ? value : [value];
       if (values.some((v) => typeof v !== "string")) {
-        throw new ApiError(400, "invalid_request", `${name}: files are not accepted`);
+        throw new ApiError("invalid_request", `${name}: files are not accepted`);
       }
     }
     return parsed;
@@ -115,7 +115,7 @@ export function dashboardAction(
     const json = wantsJson(c);
     const developer = await getDeveloperSession(ctx, c);
     if (!developer) {
-      if (json) throw new ApiError(401, "not_signed_in", "Sign in to the dashboard first");
+      if (json) throw new ApiError("not_signed_in", "Sign in to the dashboard first");
       return c.redirect(signInPath(options.back(c)), 303);
     }
     let fields: ActionFields = {};

@@ -8,7 +8,7 @@ export function sameOrigin(options: { baseUrl: string }): MiddlewareHandler {
   return async function sameOrigin(c, next) {
     if (c.req.header("origin") !== expected) {
       // Cookies ride along on cross-site form posts; only the Origin header says who sent it.
-      throw new ApiError(403, "bad_origin", "The request did not come from this site");
+      throw new ApiError("bad_origin", "The request did not come from this site");
     }
     await next();
   };

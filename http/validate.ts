@@ -8,7 +8,7 @@ import { issueText } from "../lib/issue_text.ts";
 export function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) {
-    throw new ApiError(400, "invalid_request", issueText(result.error.issues, { whole: "body" }));
+    throw new ApiError("invalid_request", issueText(result.error.issues, { whole: "body" }));
   }
   return result.data;
 }
@@ -32,12 +32,11 @@ export async function readJson(c: Context): Promise<unknown> {
   try {
     text = await c.req.text();
   } catch {
-    throw new ApiError(400, "invalid_json", "The request body could not be read");
+    throw new ApiError("invalid_json", "The request body could not be read");
   }
-  if (text.trim() === "") throw new ApiError(400, "invalid_json", "The request body is missing");
+  if (text.trim() === "") throw new ApiError("invalid_json", "The request body is missing");
   if (!isJsonMediaType(c.req.header("content-type"))) {
     throw new ApiError(
-      400,
       "invalid_json",
       "The request body must be sent as JSON, with the header Content-Type: application/json",
     );
@@ -46,7 +45,7 @@ export async function readJson(c: Context): Promise<unknown> {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ApiError(400, "invalid_json", "The request body is not valid JSON");
+    throw new ApiError("invalid_json", "The request body is not valid JSON");
   }
   assertWellFormed(value);
   return value;
@@ -68,22 +67,22 @@ function assertWellFormed(body: unknown): void {
     const { value, path, depth } = stack.pop()!;
     if (typeof value === "string") {
       if (!value.isWellFormed()) {
-        throw new ApiError(400, "invalid_request", `${path}: must be well-formed Unicode`);
+        throw new ApiError("invalid_request", `${path}: must be well-formed Unicode`);
       }
       continue;
     }
     if (typeof value !== "object" || value === null) continue;
     if (depth >= MAX_JSON_DEPTH) {
-      throw new ApiError(400, "invalid_request", `${path}: nested too deeply`);
+      throw new ApiError("invalid_request", `${path}: nested too deeply`);
     }
     for (const [name, child] of Object.entries(value)) {
       const childPath = path === "body" ? name : `${path}.${name}`;
       if (!name.isWellFormed()) {
-        throw new ApiError(400, "invalid_request", `${path}: names must be well-formed Unicode`);
+        throw new ApiError("invalid_request", `${path}: names must be well-formed Unicode`);
       }
       // Copied onto a plain object, this name would replace its prototype.
       if (name === "__proto__") {
-        throw new ApiError(400, "invalid_request", `${path}: __proto__ is not allowed`);
+        throw new ApiError("invalid_request", `${path}: __proto__ is not allowed`);
       }
       stack.push({ value: child, path: childPath, depth: depth + 1 });
     }
@@ -110,11 +109,11 @@ export function readQuery<S extends z.ZodObject>(c: Context, schema: S): z.outpu
       values[name] = all.flatMap((value) => value.split(","));
       continue;
     }
-    if (all.length > 1) throw new ApiError(400, "invalid_request", `${name}: must be given once`);
+    if (all.length > 1) throw new ApiError("invalid_request", `${name}: must be given once`);
     const value = all[0]!;
     if (field instanceof z.ZodNumber) {
       if (!/^-?[0-9]{1,16}$/.test(value)) {
-        throw new ApiError(400, "invalid_request", `${name}: must be a whole number`);
+        throw new ApiError("invalid_request", `${name}: must be a whole number`);
       }
       values[name] = Number(value);
     } else values[name] = value;

@@ -38,7 +38,7 @@ export function issueText(issues: readonly Issue[], wording: IssueWording): stri
 
 /** 400 `invalid_settings` listing each field and problem as `field: problem; ...` (dashboard forms). */
 export function invalidSettings(problems: readonly string[]): ApiError {
-  return new ApiError(400, "invalid_settings", problems.join("; "));
+  return new ApiError("invalid_settings", problems.join("; "));
 }
 
 // A form field's path as `issueText` writes it: names with list positions in brackets.

@@ -41,7 +41,7 @@ export function createDeveloperChallenge(
   request: { address: string; next?: string | null | undefined },
 ): PendingSignIn {
   if (!decodeAddress(request.address)) {
-    throw new ApiError(400, "invalid_address", "address is not a Solana address");
+    throw new ApiError("invalid_address", "address is not a Solana address");
   }
   const now = ctx.clock.now();
   const message = createSiwsMessage({
@@ -71,7 +71,7 @@ export async function spendPendingSignIn(ctx: SignInContext, raw: unknown): Prom
       ttlMs: SIGNIN_TTL_MS,
     });
   if (!spent) {
-    throw new ApiError(400, "challenge_expired", "The sign-in request is missing, expired or used");
+    throw new ApiError("challenge_expired", "The sign-in request is missing, expired or used");
   }
   return pending.data!;
 }

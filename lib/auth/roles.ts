@@ -57,7 +57,7 @@ export function insufficientRole(role: Role, needed: Role, what = "This"): ApiEr
     : needed === "admin"
     ? "an admin or the owner"
     : "a developer, an admin or the owner";
-  return new ApiError(403, "insufficient_role", `${what} needs ${who}; your role is ${role}`);
+  return new ApiError("insufficient_role", `${what} needs ${who}; your role is ${role}`);
 }
 
 /** True when `role` has `capability`. */

@@ -74,10 +74,10 @@ function decodeSignature(signature: string): Uint8Array | null {
 /** Throws 400 `invalid_signature` unless `signature` is the wallet's ed25519 signature of the exact message bytes. */
 export function assertSignedBy(message: string, signature: string, address: string): void {
   if (!decodeSignature(signature)) {
-    throw new ApiError(400, "invalid_signature", "Malformed signature");
+    throw new ApiError("invalid_signature", "Malformed signature");
   }
   if (!isSignedBy(message, signature, address)) {
-    throw new ApiError(400, "invalid_signature", "The signature does not match this wallet");
+    throw new ApiError("invalid_signature", "The signature does not match this wallet");
   }
 }
 

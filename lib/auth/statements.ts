@@ -113,7 +113,6 @@ export async function spendStatement(
 /** 400 `challenge_expired`: the statement is unknown, used, expired or someone else's. */
 export function statementGone(): ApiError {
   return new ApiError(
-    400,
     "challenge_expired",
     "The statement to sign is unknown, used or expired: ask for a new one",
   );

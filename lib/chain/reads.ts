@@ -112,10 +112,10 @@ async function guarded<T>(what: string, load: (signal: AbortSignal) => Promise<T
   try {
     return await load(controller.signal);
   } catch (e) {
-    if (e instanceof ReadBudgetError) throw new ApiError(422, "read_budget_exceeded", e.message);
+    if (e instanceof ReadBudgetError) throw new ApiError("read_budget_exceeded", e.message);
     // RPC URLs may carry a provider key: log only what kind of failure it was, answer nothing more.
     log("warn", "Chain read failed", { read: what.split(":").slice(0, 2).join(":"), ...cause(e) });
-    throw new ApiError(500, "internal", "Could not read from the chain");
+    throw new ApiError("internal", "Could not read from the chain");
   } finally {
     clearTimeout(timer);
   }

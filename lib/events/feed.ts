@@ -10,7 +10,7 @@ import { FEED_CHUNK_SIZE, findRecentFeedCursor, listFeedEvents } from "../../kv/
 import type { EventContext } from "./runtime.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { feedEntryOf, type ServiceEventType } from "../../core/events.ts";
-import { FEED_STORE_EVENTS_PER_SECOND } from "../quota/feed_reads.ts";
+import { FEED_STORE_EVENTS_PER_SECOND } from "../../core/feed_limits.ts";
 
 /** The `after` value that asks for the end of the feed instead of events. */
 export const LATEST = "latest";
@@ -67,7 +67,7 @@ export async function readFeed(
   // Another instance may have recorded more than this one knows yet: ask the store before refusing.
   if (after > head) head = await ctx.events.heads.read(projectId);
   if (after > head) {
-    throw new ApiError(400, "invalid_request", "after: is past the end of this project's feed");
+    throw new ApiError("invalid_request", "after: is past the end of this project's feed");
   }
   if (after === head) return { events: [], next: String(after) };
   const types = query.types ? new Set(query.types) : null;
@@ -102,7 +102,6 @@ async function withStoreBudget<T>(
   const taken = ctx.feedReads.takeStoreEvents(projectId, wanted);
   if (taken === 0) {
     throw new ApiError(
-      429,
       "feed_rate_limited",
       `The project's feed reads behind its end decoded their ${FEED_STORE_EVENTS_PER_SECOND} ` +
         "stored events of this second on this instance: read on from your cursor shortly",

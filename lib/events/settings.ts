@@ -129,7 +129,7 @@ export function validateEventSettings(input: EventSettingsInput): EventSettingsC
     } else change.topic = topic;
   }
 
-  if (problems.length > 0) throw new ApiError(400, "invalid_settings", problems.join("; "));
+  if (problems.length > 0) throw new ApiError("invalid_settings", problems.join("; "));
   return change;
 }
 

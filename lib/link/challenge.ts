@@ -28,7 +28,7 @@ export async function issueLinkChallenge(
 ): Promise<{ nonce: string; message: string }> {
   const { project, player, address } = request;
   if (!decodeAddress(address)) {
-    throw new ApiError(400, "invalid_address", "address is not a Solana address");
+    throw new ApiError("invalid_address", "address is not a Solana address");
   }
   // Only a challenge that will be issued (and stored) is counted.
   await ctx.abuse.take("signin_challenge", request.client);
@@ -69,7 +69,7 @@ export async function verifyLinkChallenge(
     !record || record.projectId !== request.project.id || record.userId !== request.player.id ||
     record.expiresAt <= ctx.clock.now()
   ) {
-    throw new ApiError(400, "challenge_expired", "The challenge is unknown, used or expired");
+    throw new ApiError("challenge_expired", "The challenge is unknown, used or expired");
   }
   assertSignedBy(record.message, request.signature, record.address);
   return record.address;

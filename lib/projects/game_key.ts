@@ -39,7 +39,6 @@ function connectedGame(project: Project): ConnectedGame {
   const connection = project.settings.robloxConnection;
   if (!connection || connection.status !== "active" || !connection.universeId) {
     throw new ApiError(
-      400,
       "not_connected",
       connection?.status === "lost"
         ? "The Roblox connection was lost: reconnect the game first"
@@ -53,7 +52,6 @@ function connectedGame(project: Project): ConnectedGame {
 export function validateSecretId(secretId: string): string {
   if (!SECRET_ID.test(secretId)) {
     throw new ApiError(
-      400,
       "invalid_settings",
       "secretId: must be 1 to 64 letters, digits or _, not starting with a digit",
     );
@@ -69,7 +67,6 @@ export async function installGameKey(
   const game = connectedGame(input.project);
   if (game.gameKey) {
     throw new ApiError(
-      409,
       "game_key_installed",
       "The game already has a key installed by the dashboard: rotate it instead",
     );
@@ -91,17 +88,12 @@ export async function rotateGameKey(
     !Number.isInteger(bleedOffMinutes) || bleedOffMinutes < BLEED_OFF_MINUTES.min ||
     bleedOffMinutes > BLEED_OFF_MINUTES.max
   ) {
-    throw new ApiError(
-      400,
-      "invalid_settings",
-      "bleedOffMinutes: must be a whole number from 1 to 60",
-    );
+    throw new ApiError("invalid_settings", "bleedOffMinutes: must be a whole number from 1 to 60");
   }
   let key = game.gameKey;
-  if (!key) throw new ApiError(400, "no_game_key", "Install a key in the game first");
+  if (!key) throw new ApiError("no_game_key", "Install a key in the game first");
   if (key.replacing?.restartedAt) {
     throw new ApiError(
-      409,
       "rotation_in_progress",
       "The servers were restarted already: the old key is revoked once they have moved",
     );
@@ -150,11 +142,7 @@ export async function rotateGameKey(
     },
   );
   if (!saved) {
-    throw new ApiError(
-      409,
-      "rotation_in_progress",
-      "The rotation changed meanwhile: reload the page",
-    );
+    throw new ApiError("rotation_in_progress", "The rotation changed meanwhile: reload the page");
   }
   log("info", "Game servers restarted for a key rotation", {
     projectId: project.id,

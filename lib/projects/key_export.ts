@@ -77,7 +77,7 @@ export async function confirmKeyExport(
     secretKey = await ctx.wallets.exportSecretKey(project.id);
   } catch (error) {
     if (!(error instanceof WalletUnavailableError)) throw error;
-    throw new ApiError(502, "wallet_unavailable", error.message);
+    throw new ApiError("wallet_unavailable", error.message);
   }
   try {
     const at = await recordExport(ctx, access, input);
@@ -135,13 +135,12 @@ async function recordExport(
 function exportableWallet(ctx: AppContext, walletAddress: string | null): string {
   if (!ctx.config.keyExport) {
     throw new ApiError(
-      403,
       "key_export_disabled",
       "Key export is turned off on this deployment (KEY_EXPORT=off)",
     );
   }
   if (!walletAddress) {
-    throw new ApiError(409, "wallet_not_configured", "The project has no managed wallet");
+    throw new ApiError("wallet_not_configured", "The project has no managed wallet");
   }
   return walletAddress;
 }
@@ -149,7 +148,6 @@ function exportableWallet(ctx: AppContext, walletAddress: string | null): string
 function checkLimit(today: number): void {
   if (today >= MAX_KEY_EXPORTS_PER_DAY) {
     throw new ApiError(
-      429,
       "key_export_limit_reached",
       `The wallet's key was exported ${MAX_KEY_EXPORTS_PER_DAY} times in the last ` +
         `${KEY_EXPORT_WINDOW_MS / 3_600_000} hours: try again later`,

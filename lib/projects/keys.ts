@@ -72,7 +72,6 @@ export async function createProjectKey(
   } catch (error) {
     if (!(error instanceof KeyLimitError)) throw error;
     throw new ApiError(
-      403,
       "key_limit_reached",
       `The project already has ${MAX_ACTIVE_KEYS_PER_PROJECT} active API keys: revoke one first`,
     );
@@ -100,7 +99,7 @@ export async function revokeProjectKey(
       }),
     });
   if (!revoked) {
-    throw new ApiError(404, "key_not_found", "No active API key with this id in the project");
+    throw new ApiError("key_not_found", "No active API key with this id in the project");
   }
   // Other instances stop accepting it within their 10 s cache; this one at once.
   ctx.apiKeys.forgetProject(projectId);

@@ -66,7 +66,6 @@ export async function createDeveloperProject(
   } catch (error) {
     if (!(error instanceof ProjectLimitError)) throw error;
     throw new ApiError(
-      403,
       "project_limit_reached",
       `You already own ${MAX_PROJECTS_PER_DEVELOPER} projects: delete one (or hand it over) to create another`,
     );

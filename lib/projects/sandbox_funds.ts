@@ -32,7 +32,6 @@ export function isSandboxService(ctx: AppContext): boolean {
 export function requireSandbox(ctx: AppContext, what: string): void {
   if (isSandboxService(ctx)) return;
   throw new ApiError(
-    403,
     "sandbox_only",
     `${what} is only offered by a service running on this machine (deno task dev)`,
   );
@@ -46,7 +45,7 @@ export async function fundFromSandbox(
   const { project, developer } = input;
   requireSandbox(ctx, "Sandbox SOL");
   if (!project.walletAddress) {
-    throw new ApiError(409, "wallet_not_configured", "The project has no managed wallet");
+    throw new ApiError("wallet_not_configured", "The project has no managed wallet");
   }
   await ctx.abuse.take("sandbox_airdrop", developer);
   const wallet = project.walletAddress as Address;
@@ -55,7 +54,7 @@ export async function fundFromSandbox(
   try {
     signature = await rpc.requestAirdrop(wallet, lamports(SANDBOX_AIRDROP_LAMPORTS)).send();
   } catch {
-    throw new ApiError(502, "airdrop_failed", "The cluster refused the airdrop; try again later");
+    throw new ApiError("airdrop_failed", "The cluster refused the airdrop; try again later");
   }
   await waitUntilConfirmed(ctx, project, signature);
   ctx.chain.forgetSolBalance(project.cluster, wallet);
@@ -75,5 +74,5 @@ async function waitUntilConfirmed(
     if (status.status === "failed") break;
     await new Promise((resolve) => setTimeout(resolve, CONFIRM_POLL_MS));
   }
-  throw new ApiError(502, "airdrop_failed", "The airdrop was not confirmed; try again later");
+  throw new ApiError("airdrop_failed", "The airdrop was not confirmed; try again later");
 }

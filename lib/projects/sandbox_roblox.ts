@@ -66,7 +66,6 @@ async function tellStandIn(url: URL, body: unknown): Promise<void> {
   await res?.body?.cancel();
   if (!res?.ok) {
     throw new ApiError(
-      502,
       "stand_in_unavailable",
       "The Roblox stand-ins did not take the credentials: IDP_URL and PUBLISH_URL must point at " +
         "the stand-ins deno task dev starts",

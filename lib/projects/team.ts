@@ -221,7 +221,7 @@ async function teamChange<T>(change: () => Promise<T>): Promise<T> {
 }
 
 function invitationNotFound(): ApiError {
-  return new ApiError(404, "invitation_not_found", "No pending invitation for you to this project");
+  return new ApiError("invitation_not_found", "No pending invitation for you to this project");
 }
 
 function refusal(error: TeamChangeError): ApiError {
@@ -229,10 +229,9 @@ function refusal(error: TeamChangeError): ApiError {
     case "closed":
       return projectNotFound();
     case "member":
-      return new ApiError(409, "member_exists", "That address is already a member of the project");
+      return new ApiError("member_exists", "That address is already a member of the project");
     case "full":
       return new ApiError(
-        403,
         "team_limit_reached",
         `The project already has ${MAX_TEAM_SIZE} members and pending invitations`,
       );
@@ -240,27 +239,23 @@ function refusal(error: TeamChangeError): ApiError {
       return invitationNotFound();
     case "sender_gone":
       return new ApiError(
-        404,
         "invitation_not_found",
         "The invitation is no longer valid: whoever sent it may no longer grant that role",
       );
     case "not_member":
-      return new ApiError(404, "member_not_found", "That address is not a member of the project");
+      return new ApiError("member_not_found", "That address is not a member of the project");
     case "owner":
       return new ApiError(
-        409,
         "owner_unchanged",
         "The owner's role cannot be changed or removed: hand ownership over first",
       );
     case "memberships_full":
       return new ApiError(
-        403,
         "membership_limit_reached",
         `You are already a member of ${MAX_MEMBERSHIPS} projects: leave one first`,
       );
     case "owned_full":
       return new ApiError(
-        403,
         "project_limit_reached",
         `The new owner already owns ${MAX_PROJECTS_PER_DEVELOPER} projects`,
       );

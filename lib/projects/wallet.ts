@@ -20,7 +20,7 @@ export async function createProjectWallet(
   options: { actor?: string } = {},
 ): Promise<string> {
   if (ctx.wallets.name === "none") {
-    throw new ApiError(503, "wallets_unavailable", "Managed wallets are not turned on");
+    throw new ApiError("wallets_unavailable", "Managed wallets are not turned on");
   }
   const project = await getProject(ctx.kv, projectId);
   if (!project || project.deletedAt !== null) {
@@ -51,7 +51,7 @@ export async function createProjectWallet(
 }
 
 function walletExists(): ApiError {
-  return new ApiError(409, "wallet_exists", "The project already has a managed wallet");
+  return new ApiError("wallet_exists", "The project already has a managed wallet");
 }
 
 // A page must not hang on a slow RPC node; the balances are then shown as unreadable.

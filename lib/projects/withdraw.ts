@@ -64,7 +64,7 @@ export async function prepareWithdrawal(
 ): Promise<PendingStatement & { lines: PlannedLine[] }> {
   const { project, developer } = access;
   if (!project.walletAddress) {
-    throw new ApiError(409, "wallet_not_configured", "The project has no managed wallet");
+    throw new ApiError("wallet_not_configured", "The project has no managed wallet");
   }
   const unknown = unknownFields(fields, (name) => WITHDRAW_FIELDS.includes(name));
   if (unknown.length > 0) throw invalidSettings(unknown);
@@ -213,6 +213,6 @@ function withdrawalOf(statement: PendingStatement, developer: string, now: numbe
 
 async function storedResult(ctx: AppContext, projectId: string, key: string): Promise<TxResult> {
   const record = await getTxRequest(ctx.kv, projectId, key, ctx.clock.now());
-  if (!record) throw new ApiError(404, "not_found", "This line was never sent");
+  if (!record) throw new ApiError("not_found", "This line was never sent");
   return txResultOf(record);
 }

@@ -126,5 +126,5 @@ export class AbuseLimiter {
 }
 
 function tooMany(limit: number, what: string): ApiError {
-  return new ApiError(429, "rate_limited", `Too many requests: at most ${limit} ${what}`);
+  return new ApiError("rate_limited", `Too many requests: at most ${limit} ${what}`);
 }

@@ -18,14 +18,8 @@
  * stops early with a `next` to continue from, so an honest reader catching up still moves on.
  */
 import type { Clock } from "../../core/clock.ts";
+import { FEED_READS_PER_SECOND, FEED_STORE_EVENTS_PER_SECOND } from "../../core/feed_limits.ts";
 
-/** Feed reads one project may make per second on one instance. */
-export const FEED_READS_PER_SECOND = 200;
-/**
- * Events one project's feed reads may decode from the store per second on one instance (and at
- * most at once: the bucket holds one second's worth).
- */
-export const FEED_STORE_EVENTS_PER_SECOND = 10_000;
 /** Projects counted at once; past it, the counter used longest ago is dropped. */
 export const MAX_FEED_READ_PROJECTS = 10_000;
 

@@ -48,7 +48,6 @@ export interface ConnectStart {
 
 function noApp(): ApiError {
   return new ApiError(
-    400,
     "connect_app_missing",
     "Save the client ID and secret of your Roblox OAuth app for connecting the game first",
   );
@@ -103,13 +102,12 @@ export async function finishConnection(
   } catch (error) {
     if (!(error instanceof IdpError)) throw error;
     log("warn", "Connecting the game failed", { projectId: project.id, reason: error.message });
-    throw new ApiError(502, "roblox_connect_failed", `Cannot connect the game: ${error.message}`);
+    throw new ApiError("roblox_connect_failed", `Cannot connect the game: ${error.message}`);
   }
   const { tokens, universeIds } = granted;
   if (!tokens.refreshToken || universeIds.length === 0) {
     await revokeToken(ctx.config.idpUrl, app, tokens.refreshToken ?? tokens.accessToken);
     throw new ApiError(
-      400,
       "no_experience_granted",
       "Cannot connect the game: pick its experience on Roblox's consent page",
     );
@@ -165,7 +163,7 @@ export async function finishConnection(
   });
   if (!connection) {
     await revokeToken(ctx.config.idpUrl, app, tokens.refreshToken);
-    throw new ApiError(404, "project_not_found", "Project not found");
+    throw new ApiError("project_not_found", "Project not found");
   }
   if (previous && before.value) await revokeStored(ctx, previous, before.value);
   log("info", "Game connected with Roblox", {
@@ -204,7 +202,6 @@ export async function chooseUniverse(
   const connection = saved?.settings.robloxConnection;
   if (!connection) {
     throw new ApiError(
-      400,
       "invalid_settings",
       "universeId: must be one of the experiences the connection was granted",
     );
@@ -229,7 +226,6 @@ export async function disconnect(
   const revoked = await revokeStored(ctx, { project, connection }, tokens.value);
   if (revoked === false) {
     throw new ApiError(
-      502,
       "roblox_unavailable",
       "Cannot disconnect: Roblox did not confirm revoking the grant; try again",
     );

@@ -26,7 +26,7 @@ export interface SealedSecret {
 }
 
 function failed(what: string, detail: string): ApiError {
-  return new ApiError(502, "roblox_request_failed", `Cannot ${what}: ${detail}`);
+  return new ApiError("roblox_request_failed", `Cannot ${what}: ${detail}`);
 }
 
 async function detailOf(res: Response): Promise<string> {

@@ -209,9 +209,9 @@ export async function signPlan(
     };
   } catch (cause) {
     const failure = cause instanceof BuildError
-      ? new ApiError(502, "rpc_error", cause.message)
+      ? new ApiError("rpc_error", cause.message)
       : cause instanceof WalletUnavailableError
-      ? new ApiError(502, "wallet_unavailable", cause.message)
+      ? new ApiError("wallet_unavailable", cause.message)
       : null;
     const message = failure?.message ?? "Could not build the transaction: internal error";
     return { kind: "unbuilt", failure, message, cause };

@@ -36,7 +36,6 @@ export function parseAmount(text: string, decimals: number): bigint {
   const amount = parseUnits(text, decimals);
   if (amount === null || amount === 0n || amount > U64_MAX) {
     throw new ApiError(
-      400,
       "invalid_amount",
       amount === 0n
         ? "Amount must be greater than zero"
@@ -52,7 +51,6 @@ const U64_MAX = 2n ** 64n - 1n;
 /** 409 `idempotency_conflict`. */
 export function idempotencyConflict(): ApiError {
   return new ApiError(
-    409,
     "idempotency_conflict",
     "The idempotency key was already used for a different request",
   );
@@ -79,6 +77,6 @@ export async function findMint(
     );
   } catch (error) {
     // Nothing is reserved yet: the caller may simply retry.
-    throw new ApiError(502, "rpc_error", `Could not read the mint: ${rpcFailureReason(error)}`);
+    throw new ApiError("rpc_error", `Could not read the mint: ${rpcFailureReason(error)}`);
   }
 }

@@ -145,13 +145,13 @@ async function checkRead(
   let mintAddress: Address | null = null;
   if (kind !== "transfer-sol") {
     mintAddress = parseAddress(body.mint ?? undefined);
-    if (!mintAddress) throw new ApiError(400, "invalid_address", "mint is not a valid address");
+    if (!mintAddress) throw new ApiError("invalid_address", "mint is not a valid address");
   }
 
   // Step 6: the managed wallet exists (read fresh: the key's cached project may predate it).
   const walletAddress = parseAddress(project?.walletAddress ?? undefined);
   if (!project || !walletAddress) {
-    throw new ApiError(409, "wallet_not_configured", "The project has no managed wallet");
+    throw new ApiError("wallet_not_configured", "The project has no managed wallet");
   }
 
   // Step 7: a used key must carry the same request; an earlier non-failed attempt is the answer.
@@ -165,19 +165,14 @@ async function checkRead(
     const link = linkEntry?.value as LinkByUser | null | undefined;
     const address = parseAddress(link?.address);
     if (!address) {
-      throw new ApiError(
-        404,
-        "wallet_not_linked",
-        "The player has no wallet linked to this project",
-      );
+      throw new ApiError("wallet_not_linked", "The player has no wallet linked to this project");
     }
     recipient = address;
     recipientUserId = to.userId;
   } else {
-    if (!toAddress) throw new ApiError(400, "invalid_address", "to.address is not a valid address");
+    if (!toAddress) throw new ApiError("invalid_address", "to.address is not a valid address");
     if (kind === "transfer-sol" && SOL_TRANSFER_PROGRAMS.includes(toAddress)) {
       throw new ApiError(
-        400,
         "invalid_address",
         "to.address is a program the transfer itself calls (System, Compute Budget or Memo): " +
           "it cannot receive SOL",
@@ -196,7 +191,7 @@ async function checkRead(
   if (mintAddress) {
     mint = await findMint(ctx, project, mintAddress, options.deadline);
     if (!mint) {
-      throw new ApiError(400, "invalid_mint", "The mint does not exist on the project's cluster");
+      throw new ApiError("invalid_mint", "The mint does not exist on the project's cluster");
     }
   }
 

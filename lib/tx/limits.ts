@@ -52,11 +52,11 @@ interface LimitUsage {
 function assetBudget(request: CheckedRequest): bigint | null | ApiError {
   const budgetText = findAssetBudget(request.policy, request.asset);
   if (budgetText === null) return null;
-  return parseUnits(budgetText, request.decimals) ?? new ApiError(
-    422,
-    "invalid_limit_config",
-    `The hourly budget ${budgetText} cannot be represented with ${request.decimals} decimals`,
-  );
+  return parseUnits(budgetText, request.decimals) ??
+    new ApiError(
+      "invalid_limit_config",
+      `The hourly budget ${budgetText} cannot be represented with ${request.decimals} decimals`,
+    );
 }
 
 /** The project-wide places `request` takes, and the limits they are held to. */
@@ -81,7 +81,6 @@ export function checkLimits(
   // Step 12.
   if (usage.claim.refused.has("day")) {
     throw new ApiError(
-      429,
       "daily_tx_quota_exceeded",
       `The project already has ${MAX_TX_PER_DAY} transactions in the last 24 hours`,
     );
@@ -93,7 +92,6 @@ export function checkLimits(
     usage.recipient.times.length >= policy.perRecipientPerHour
   ) {
     throw new ApiError(
-      429,
       "recipient_rate_limited",
       "The recipient wallet already received the most transactions allowed in the last hour",
     );
@@ -103,7 +101,6 @@ export function checkLimits(
     usage.player.times.length >= policy.perPlayerPerHour
   ) {
     throw new ApiError(
-      429,
       "player_rate_limited",
       "The player already received the most transactions allowed in the last hour",
     );
@@ -112,7 +109,6 @@ export function checkLimits(
   if (budget instanceof ApiError) throw budget;
   if (budget !== null && usage.claim.refused.has("asset")) {
     throw new ApiError(
-      429,
       "hourly_budget_exceeded",
       "This amount would take the asset past its hourly budget",
     );
@@ -120,7 +116,6 @@ export function checkLimits(
   // After every check of the spec (13b), so a request the spec refuses gets the spec's code.
   if (usage.claim.refused.has("failed")) {
     throw new ApiError(
-      429,
       "daily_failed_tx_quota_exceeded",
       `The project already has ${MAX_FAILED_TX_PER_DAY} failed transactions in the last 24 hours`,
     );

@@ -78,7 +78,7 @@ export function validatePolicy(input: unknown): TxPolicy {
   problems.push(...duplicates(input, "allowedMints", "mint"));
   problems.push(...duplicates(input, "hourlyBudgets", "asset"));
   if (!result.success || problems.length) {
-    throw new ApiError(400, "invalid_settings", problems.join("; "));
+    throw new ApiError("invalid_settings", problems.join("; "));
   }
   const p = result.data;
   return {

@@ -36,13 +36,13 @@ export function allowedMaximum(
 ): string {
   if (kind === "transfer-sol") {
     if (policy.maxSolPerTransfer === null) {
-      throw new ApiError(403, "sol_transfers_disabled", "SOL transfers are disabled by the policy");
+      throw new ApiError("sol_transfers_disabled", "SOL transfers are disabled by the policy");
     }
     return policy.maxSolPerTransfer;
   }
   const allowance = findMintAllowance(policy, mintAddress!);
   if (!allowance) {
-    throw new ApiError(403, "mint_not_allowed", "The mint is not allowed by the policy");
+    throw new ApiError("mint_not_allowed", "The mint is not allowed by the policy");
   }
   return allowance.maxPerTransaction;
 }
@@ -52,14 +52,12 @@ export function checkMaximum(limitText: string, amount: bigint, decimals: number
   const limit = parseUnits(limitText, decimals);
   if (limit === null) {
     throw new ApiError(
-      422,
       "invalid_limit_config",
       `The per-transaction maximum ${limitText} cannot be represented with ${decimals} decimals`,
     );
   }
   if (amount > limit) {
     throw new ApiError(
-      403,
       "amount_over_limit",
       `Amount is above the per-transaction maximum of ${limitText}`,
     );

@@ -75,11 +75,7 @@ export async function proveEarlierAttempt(
       ? { kind: "unproven" }
       : { kind: "dead" };
   } catch (error) {
-    throw new ApiError(
-      502,
-      "rpc_error",
-      `Could not build the transaction: ${rpcFailureReason(error)}`,
-    );
+    throw new ApiError("rpc_error", `Could not build the transaction: ${rpcFailureReason(error)}`);
   }
 }
 

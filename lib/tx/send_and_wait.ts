@@ -206,7 +206,7 @@ async function notStored(
       await settleAttempt(ctx, attemptRef(current), { status: "failed", error: error.message }, {
         onlyIf: (record) => record.signed === null,
       });
-      return { kind: "error", error: new ApiError(502, "rpc_error", error.message) } as const;
+      return { kind: "error", error: new ApiError("rpc_error", error.message) } as const;
     }
     log("warn", "Signed transaction not sent: the attempt changed", {
       projectId: value.projectId,

@@ -30,7 +30,7 @@ export function checkSender(project: Project | null, record: unknown, sender: Tx
   if ("keyId" in sender) {
     const key = record as ApiKeyRecord | null;
     if (gone || !key || key.revokedAt !== null) {
-      throw new ApiError(401, "unauthorized", "The API key was revoked or its project deleted");
+      throw new ApiError("unauthorized", "The API key was revoked or its project deleted");
     }
     return;
   }

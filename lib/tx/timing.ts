@@ -73,7 +73,6 @@ export function reservationWaitSignal(signal: AbortSignal | undefined): AbortSig
  */
 export function notReservedInTime(): ApiError {
   return new ApiError(
-    500,
     "internal",
     "The request could not be reserved before its answer deadline; nothing was sent, and it may be sent again with the same idempotency key",
   );

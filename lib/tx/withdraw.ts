@@ -48,7 +48,7 @@ export async function sendWithdrawal(
 ): Promise<TxResult> {
   const { projectId, member, line } = request;
   const recipient = parseAddress(request.recipient);
-  if (!recipient) throw new ApiError(400, "invalid_address", "recipient is not a valid address");
+  if (!recipient) throw new ApiError("invalid_address", "recipient is not a valid address");
   const body: TxBody = { to: { address: recipient }, mint: line.mint, amount: line.amount };
   const [projectEntry, memberEntry, previous] = await ctx.kv.getMany([
     projectKey(projectId),
@@ -64,17 +64,17 @@ export async function sendWithdrawal(
   checkSender(project, memberEntry.value, sender);
   const walletAddress = parseAddress(project!.walletAddress ?? undefined);
   if (!walletAddress) {
-    throw new ApiError(409, "wallet_not_configured", "The project has no managed wallet");
+    throw new ApiError("wallet_not_configured", "The project has no managed wallet");
   }
   const existing = storedAnswer(previous.value, { kind: "withdraw", body }, ctx.clock.now());
   if (existing) return txResultOf(existing);
   let mint: MintInfo | null = null;
   if (line.mint !== null) {
     const mintAddress = parseAddress(line.mint);
-    if (!mintAddress) throw new ApiError(400, "invalid_address", "mint is not a valid address");
+    if (!mintAddress) throw new ApiError("invalid_address", "mint is not a valid address");
     mint = await findMint(ctx, project!, mintAddress, options.deadline);
     if (!mint) {
-      throw new ApiError(400, "invalid_mint", "The mint does not exist on the project's cluster");
+      throw new ApiError("invalid_mint", "The mint does not exist on the project's cluster");
     }
   }
   const decimals = mint?.decimals ?? SOL_DECIMALS;

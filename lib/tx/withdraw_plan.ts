@@ -165,7 +165,7 @@ async function readChain<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {
-    throw new ApiError(502, "rpc_error", `Could not read the chain: ${rpcFailureReason(error)}`);
+    throw new ApiError("rpc_error", `Could not read the chain: ${rpcFailureReason(error)}`);
   }
 }
 

@@ -8,7 +8,7 @@ export function createNoWalletProvider(): WalletProvider {
     name: "none",
     createWallet(): Promise<string> {
       return Promise.reject(
-        new ApiError(503, "wallets_unavailable", "Managed wallets are not turned on"),
+        new ApiError("wallets_unavailable", "Managed wallets are not turned on"),
       );
     },
     getAddress(): Promise<string | null> {

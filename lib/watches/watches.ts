@@ -50,7 +50,7 @@ export function validateWatch(input: { name?: unknown; address?: unknown }): {
   else if (!isAddress(address)) {
     problems.push("address: must be a Solana address (base58, 32 bytes)");
   }
-  if (problems.length > 0) throw new ApiError(400, "invalid_settings", problems.join("; "));
+  if (problems.length > 0) throw new ApiError("invalid_settings", problems.join("; "));
   return { name, address };
 }
 
@@ -108,7 +108,7 @@ export async function addWatch(
       : error.reason === "address_taken"
       ? `address: already watched${error.other ? ` as ${error.other}` : ""}`
       : `watches: at most ${MAX_WATCHES_PER_PROJECT} per project`;
-    throw new ApiError(400, "invalid_settings", message);
+    throw new ApiError("invalid_settings", message);
   }
 }
 

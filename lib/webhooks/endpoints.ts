@@ -109,7 +109,6 @@ export async function addWebhookEndpoint(
     if (!(error instanceof WebhookEndpointConflictError)) throw error;
     if (error.reason === "duplicate") throw invalidUrl("is already an endpoint of this project");
     throw new ApiError(
-      403,
       "webhook_limit_reached",
       `The project already has ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`,
     );
@@ -239,15 +238,15 @@ export async function replayWebhookDelivery(
 
 /** 404 `webhook_not_found`. */
 export function webhookNotFound(): ApiError {
-  return new ApiError(404, "webhook_not_found", "No such webhook endpoint in this project");
+  return new ApiError("webhook_not_found", "No such webhook endpoint in this project");
 }
 
 function deliveryNotFound(why: string): ApiError {
-  return new ApiError(404, "delivery_not_found", `Cannot replay the delivery: ${why}`);
+  return new ApiError("delivery_not_found", `Cannot replay the delivery: ${why}`);
 }
 
 function invalidUrl(problem: string): ApiError {
-  return new ApiError(400, "invalid_settings", `url: ${problem}`);
+  return new ApiError("invalid_settings", `url: ${problem}`);
 }
 
 // Resolves the URL's host now and refuses it when an address is not allowed or none is found.

@@ -31,7 +31,7 @@ export function logoutRoutes(ctx: AppContext): Hono {
       const developer = await getDeveloperSession(ctx, c);
       if (!developer) {
         if (wantsJson(c)) {
-          throw new ApiError(401, "not_signed_in", "Sign in to the dashboard first");
+          throw new ApiError("not_signed_in", "Sign in to the dashboard first");
         }
         return c.redirect(signInPath("/dashboard"), 303);
       }

@@ -72,7 +72,7 @@ export function teamPageRoutes(ctx: AppContext): Hono {
       }))
     .get("/dashboard/projects/:id/audit/export", async (c) => {
       const developer = await getDeveloperSession(ctx, c);
-      if (!developer) throw new ApiError(401, "not_signed_in", "Sign in to the dashboard first");
+      if (!developer) throw new ApiError("not_signed_in", "Sign in to the dashboard first");
       const { project } = await authorizeProject(ctx, {
         developer,
         projectId: c.req.param("id"),

@@ -29,7 +29,7 @@ export function linkApiRoutes(ctx: AppContext): Hono {
 
   async function playerOf(c: Context, project: Project): Promise<Player> {
     const player = await getPlayerSession(ctx, c, project.id);
-    if (!player) throw new ApiError(401, "not_signed_in", "Sign in with Roblox on this page first");
+    if (!player) throw new ApiError("not_signed_in", "Sign in with Roblox on this page first");
     return player;
   }
 

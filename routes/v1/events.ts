@@ -37,7 +37,7 @@ export function eventRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): H
   return new Hono<V1Env>().get("/events", guard, async (c) => {
     const query = readQuery(c, feedQuerySchema);
     if (query.recent !== undefined && query.after !== LATEST) {
-      throw new ApiError(400, "invalid_request", `recent: only with after=${LATEST}`);
+      throw new ApiError("invalid_request", `recent: only with after=${LATEST}`);
     }
     return c.json(await readFeed(ctx, c.get("project").id, query));
   });

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppContext } from "../../lib/context.ts";
 import { ApiError } from "../../core/api_error.ts";
 import type { Project } from "../../kv/projects.ts";
-import { FEED_READS_PER_SECOND } from "../../lib/quota/feed_reads.ts";
+import { FEED_READS_PER_SECOND } from "../../core/feed_limits.ts";
 import type { ApiKeyScope } from "../../kv/api_keys.ts";
 import type { QuotaVerdict } from "../../lib/quota/request_quota.ts";
 import { Admission } from "../../lib/quota/admission.ts";
@@ -42,7 +42,7 @@ export function apiGuard(
 ): MiddlewareHandler<V1Env> {
   return async function apiGuard(c, next) {
     const resolved = await ctx.apiKeys.resolve(c.req.header("x-api-key"));
-    if (!resolved) throw new ApiError(401, "unauthorized", "Missing or invalid API key");
+    if (!resolved) throw new ApiError("unauthorized", "Missing or invalid API key");
     const projectId = resolved.project.id;
     // Known from here on, for the request log (`request_logging.ts`), refusals included.
     c.set("project", resolved.project);
@@ -51,7 +51,6 @@ export function apiGuard(
     if (options.limit === "feed_reads") {
       if (!ctx.feedReads.take(projectId)) {
         throw new ApiError(
-          429,
           "feed_rate_limited",
           `More than ${FEED_READS_PER_SECOND} feed reads this second for the project`,
         );
@@ -65,7 +64,6 @@ export function apiGuard(
     if (!resolved.scopes.includes(options.scope)) {
       await admission.verdict();
       throw new ApiError(
-        403,
         "insufficient_scope",
         `This API key does not have the ${options.scope} scope: create a key with it in the dashboard`,
       );
@@ -78,14 +76,10 @@ export function apiGuard(
 /** Step 2's answer: nothing within both quotas, else the 429 of the one passed. */
 function refuseOverQuota(verdict: QuotaVerdict): void {
   if (verdict === "daily_quota_exceeded") {
-    throw new ApiError(
-      429,
-      "daily_quota_exceeded",
-      "The project used its requests for today (UTC)",
-    );
+    throw new ApiError("daily_quota_exceeded", "The project used its requests for today (UTC)");
   }
   if (verdict === "rate_limited") {
-    throw new ApiError(429, "rate_limited", "Too many requests this minute for the project");
+    throw new ApiError("rate_limited", "Too many requests this minute for the project");
   }
 }
 

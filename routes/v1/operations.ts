@@ -31,7 +31,7 @@ import { BODY_ERRORS, type ErrorCode, SOL_TX_ERRORS, TOKEN_TX_ERRORS } from "./e
 import { bulkSchema } from "./players.ts";
 import { userIdSchema } from "../../lib/user_id.ts";
 import { feedQuerySchema } from "./events.ts";
-import { FEED_READS_PER_SECOND, FEED_STORE_EVENTS_PER_SECOND } from "../../lib/quota/feed_reads.ts";
+import { FEED_READS_PER_SECOND, FEED_STORE_EVENTS_PER_SECOND } from "../../core/feed_limits.ts";
 import { txListQuerySchema } from "./tx_list.ts";
 import { assetsQuery, tokensQuery } from "./wallets.ts";
 import { addressField, signatureField } from "../../lib/api_fields.ts";

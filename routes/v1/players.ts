@@ -18,7 +18,7 @@ export function playerRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): 
     .get("/players/:userId/wallet", guard, async (c) => {
       const userId = parseUserId(c.req.param("userId"));
       if (userId === null) {
-        throw new ApiError(400, "invalid_user_id", "userId must be a positive integer");
+        throw new ApiError("invalid_user_id", "userId must be a positive integer");
       }
       const link = await getLinkByUser(ctx.kv, c.get("project").id, userId);
       return c.json({ userId, address: link?.address ?? null, linkedAt: link?.linkedAt ?? null });

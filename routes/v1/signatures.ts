@@ -8,7 +8,7 @@ import type { V1Env } from "./guard.ts";
 export function signatureRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): Hono<V1Env> {
   return new Hono<V1Env>().get("/signatures/:signature", guard, async (c) => {
     const signature = parseSignature(c.req.param("signature"));
-    if (!signature) throw new ApiError(400, "invalid_signature", "Malformed signature");
+    if (!signature) throw new ApiError("invalid_signature", "Malformed signature");
     return c.json(await ctx.chain.getSignatureStatus(c.get("project").cluster, signature));
   });
 }

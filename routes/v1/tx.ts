@@ -62,7 +62,7 @@ export function txRoutes(
     const record = isUsableKey(key)
       ? await getTxRequest(ctx.kv, c.get("project").id, key, ctx.clock.now())
       : null;
-    if (!record) throw new ApiError(404, "not_found", "No transaction request has this key");
+    if (!record) throw new ApiError("not_found", "No transaction request has this key");
     if (record.status === "submitted") await ensureTxConfirmJob(ctx, record);
     return c.json(txResultOf(record));
   });

@@ -35,7 +35,6 @@ export function walletRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): 
       );
       if (!tokens) {
         throw new ApiError(
-          400,
           "invalid_mint",
           "Mint does not exist or is not a token mint on the project's cluster",
         );
@@ -55,6 +54,6 @@ export function walletRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): 
 
 function requireAddress(text: string, label: string): Address {
   const value = parseAddress(text);
-  if (!value) throw new ApiError(400, "invalid_address", `${label} is not a valid Solana address`);
+  if (!value) throw new ApiError("invalid_address", `${label} is not a valid Solana address`);
   return value;
 }

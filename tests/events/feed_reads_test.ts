@@ -2,12 +2,8 @@
 // their own, a cheap start at the end (`after=latest`), and answers from the instance's known end.
 import assert from "node:assert/strict";
 import { recordEvents } from "../../lib/events/record.ts";
-import {
-  FEED_READS_PER_SECOND,
-  FEED_STORE_EVENTS_PER_SECOND,
-  FeedReadLimit,
-  MAX_FEED_READ_PROJECTS,
-} from "../../lib/quota/feed_reads.ts";
+import { FeedReadLimit, MAX_FEED_READ_PROJECTS } from "../../lib/quota/feed_reads.ts";
+import { FEED_READS_PER_SECOND, FEED_STORE_EVENTS_PER_SECOND } from "../../core/feed_limits.ts";
 import { ManualClock } from "../../core/clock.ts";
 import { REQUESTS_PER_MINUTE } from "../../lib/quota/request_quota.ts";
 import { HEAD_TTL_MS } from "../../lib/events/feed_heads.ts";
