@@ -57,7 +57,7 @@ Deno.test("A payout over the minute's quota is counted and refused, with nothing
 });
 
 Deno.test("Payouts on two instances at the minute's last places: exactly the rest pass, every one counted", async () => {
-  await using h = await startTxHarness({ sharedStore: true });
+  await using h = await startTxHarness({ store: "file" });
   const b = await h.instance();
   await h.policy({ maxSolPerTransfer: "5" });
   await h.link(1);
