@@ -127,37 +127,36 @@ onEachStore(
   },
 );
 
-onEachStore(
-  "A first send answered BlockhashNotFound or AlreadyProcessed is followed like an unclear answer, not failed",
-  async (store, t) => {
-    for (
-      const [name, refusal] of [
-        ["BlockhashNotFound", preflightRefusal("BlockhashNotFound", "Blockhash not found")],
-        [
-          "AlreadyProcessed",
-          preflightRefusal("AlreadyProcessed", "This transaction has already been processed"),
-        ],
-      ] as const
-    ) {
-      await t.step(name, async () => {
-        await using h = await startTxHarness({ store, proxy: true });
-        await h.policy({ maxSolPerTransfer: "5" });
-        const to = await h.link(2);
-        // Given: a node that forwards the transaction but answers a preflight refusal
-        h.proxy.lieNext("sendTransaction", 1, refusal);
-
-        // When
-        const result = await okJson(
-          await h.a.post("transfer-sol", { to: { userId: 2 }, amount: "1", idempotencyKey: name }),
-        );
-
-        // Then: the forwarded copy is followed to its landing
-        assert.equal(result.status, "confirmed", JSON.stringify(result));
-        assert.equal(await balanceOf(h, to), 1_000_000_000n);
+Deno.test("A first send answered BlockhashNotFound or AlreadyProcessed is followed like an unclear answer, not failed", async (t) => {
+  for (
+    const [name, refusal] of [
+      ["BlockhashNotFound", preflightRefusal("BlockhashNotFound", "Blockhash not found")],
+      [
+        "AlreadyProcessed",
+        preflightRefusal("AlreadyProcessed", "This transaction has already been processed"),
+      ],
+    ] as const
+  ) {
+    await t.step(name, async () => {
+      await using h = await startTxHarness({
+        proxy: true,
       });
-    }
-  },
-);
+      await h.policy({ maxSolPerTransfer: "5" });
+      const to = await h.link(2);
+      // Given: a node that forwards the transaction but answers a preflight refusal
+      h.proxy.lieNext("sendTransaction", 1, refusal);
+
+      // When
+      const result = await okJson(
+        await h.a.post("transfer-sol", { to: { userId: 2 }, amount: "1", idempotencyKey: name }),
+      );
+
+      // Then: the forwarded copy is followed to its landing
+      assert.equal(result.status, "confirmed", JSON.stringify(result));
+      assert.equal(await balanceOf(h, to), 1_000_000_000n);
+    });
+  }
+});
 
 onEachStore(
   "A retry of a failed key whose earlier attempt landed confirms the key with that signature and sends nothing",
@@ -319,99 +318,87 @@ onEachStore(
   },
 );
 
-onEachStore(
-  "A transaction route answers within its deadline whatever the RPC does",
-  async (store, t) => {
-    const timing = { answerWithinMs: 1_500, rpcTimeoutMs: 10_000, confirmWaitMs: 3_000 };
-    await t.step(
-      "a node that never answers the send: submitted, followed in the background",
-      async () => {
-        await using h = await startTxHarness({ store, proxy: true, timing });
-        await h.policy({ maxSolPerTransfer: "5" });
-        await h.link(6);
-        h.proxy.hold("sendTransaction");
-        const started = performance.now();
-        const result = await okJson(
-          await h.a.post("transfer-sol", {
-            to: { userId: 6 },
-            amount: "1",
-            idempotencyKey: "slow",
-          }),
-        );
-        assert.ok(performance.now() - started < 6_000, `${performance.now() - started} ms`);
-        assert.equal(result.status, "submitted");
-        assert.equal(typeof result.signature, "string");
-        h.proxy.release();
-      },
-    );
-    await t.step(
-      "a node that never answers the blockhash: 502 rpc_error, nothing sent",
-      async () => {
-        await using h = await startTxHarness({
-          store,
-          proxy: true,
-          timing,
-        });
-        await h.policy({ maxSolPerTransfer: "5" });
-        await h.link(6);
-        h.proxy.hold("getLatestBlockhash");
-        const started = performance.now();
-        const res = await h.a.post("transfer-sol", {
-          to: { userId: 6 },
-          amount: "1",
-          idempotencyKey: "stuck",
-        });
-        assert.ok(performance.now() - started < 6_000, `${performance.now() - started} ms`);
-        assert.equal(res.status, 502);
-        assert.equal((await res.json()).error.code, "rpc_error");
-        h.proxy.release();
-      },
-    );
-  },
-);
-
-onEachStore(
-  "The sweep reads the statuses of many attempts in one getSignatureStatuses call",
-  async (store) => {
+Deno.test("A transaction route answers within its deadline whatever the RPC does", async (t) => {
+  const timing = { answerWithinMs: 1_500, rpcTimeoutMs: 10_000, confirmWaitMs: 3_000 };
+  await t.step(
+    "a node that never answers the send: submitted, followed in the background",
+    async () => {
+      await using h = await startTxHarness({
+        proxy: true,
+        timing,
+      });
+      await h.policy({ maxSolPerTransfer: "5" });
+      await h.link(6);
+      h.proxy.hold("sendTransaction");
+      const started = performance.now();
+      const result = await okJson(
+        await h.a.post("transfer-sol", { to: { userId: 6 }, amount: "1", idempotencyKey: "slow" }),
+      );
+      assert.ok(performance.now() - started < 6_000, `${performance.now() - started} ms`);
+      assert.equal(result.status, "submitted");
+      assert.equal(typeof result.signature, "string");
+      h.proxy.release();
+    },
+  );
+  await t.step("a node that never answers the blockhash: 502 rpc_error, nothing sent", async () => {
     await using h = await startTxHarness({
-      store,
-      autoAdvance: false,
-      timing: { confirmWaitMs: 50 },
       proxy: true,
+      timing,
     });
     await h.policy({ maxSolPerTransfer: "5" });
-    h.chain.faults.delayLanding(3, { slots: 3 });
-    const sent = await Promise.all([1, 2, 3].map(async (i) =>
-      await okJson(
-        await h.a.post("transfer-sol", {
-          to: { address: await h.link(30 + i) },
-          amount: "1",
-          idempotencyKey: `many-${i}`,
-        }),
-      )
-    ));
-    assert.deepEqual(sent.map((s) => s.status), ["submitted", "submitted", "submitted"]);
-    h.chain.advanceSlots(5);
-    // (A call of the routes' last poll may still be on its way: not the sweep's.)
-    await h.a.ctx.tx.statuses.idle();
-    const before = h.proxy.counts().getSignatureStatuses ?? 0;
+    await h.link(6);
+    h.proxy.hold("getLatestBlockhash");
+    const started = performance.now();
+    const res = await h.a.post("transfer-sol", {
+      to: { userId: 6 },
+      amount: "1",
+      idempotencyKey: "stuck",
+    });
+    assert.ok(performance.now() - started < 6_000, `${performance.now() - started} ms`);
+    assert.equal(res.status, 502);
+    assert.equal((await res.json()).error.code, "rpc_error");
+    h.proxy.release();
+  });
+});
 
-    await sweepUnsettledTx(h.a.ctx);
+Deno.test("The sweep reads the statuses of many attempts in one getSignatureStatuses call", async () => {
+  await using h = await startTxHarness({
+    autoAdvance: false,
+    timing: { confirmWaitMs: 50 },
+    proxy: true,
+  });
+  await h.policy({ maxSolPerTransfer: "5" });
+  h.chain.faults.delayLanding(3, { slots: 3 });
+  const sent = await Promise.all([1, 2, 3].map(async (i) =>
+    await okJson(
+      await h.a.post("transfer-sol", {
+        to: { address: await h.link(30 + i) },
+        amount: "1",
+        idempotencyKey: `many-${i}`,
+      }),
+    )
+  ));
+  assert.deepEqual(sent.map((s) => s.status), ["submitted", "submitted", "submitted"]);
+  h.chain.advanceSlots(5);
+  // (A call of the routes' last poll may still be on its way: not the sweep's.)
+  await h.a.ctx.tx.statuses.idle();
+  const before = h.proxy.counts().getSignatureStatuses ?? 0;
 
-    assert.equal((h.proxy.counts().getSignatureStatuses ?? 0) - before, 1);
-    for (const s of sent) {
-      const record = await getTxRequest(h.a.kv, h.project.id, String(s.idempotencyKey));
-      assert.equal(record?.status, "confirmed");
-      assert.equal(record?.signature, s.signature as Signature);
-    }
-  },
-);
+  await sweepUnsettledTx(h.a.ctx);
 
-onEachStore("The background check of a submitted attempt runs every 1.5 s", async (store) => {
+  assert.equal((h.proxy.counts().getSignatureStatuses ?? 0) - before, 1);
+  for (const s of sent) {
+    const record = await getTxRequest(h.a.kv, h.project.id, String(s.idempotencyKey));
+    assert.equal(record?.status, "confirmed");
+    assert.equal(record?.signature, s.signature as Signature);
+  }
+});
+
+Deno.test("The background check of a submitted attempt runs every 1.5 s", async () => {
   let proxy: ReturnType<typeof startHoldingProxy> | null = null;
   try {
     await using h = await startTxHarness({
-      store,
+      store: "file",
       autoAdvance: false,
       timing: { confirmWaitMs: 50 },
     });

@@ -187,37 +187,34 @@ onEachStore(
   },
 );
 
-onEachStore(
-  "An attempt whose expiry cannot be proven is looked at less and less often, and settles once the truth shows",
-  async (store) => {
-    await withHiddenLanding(store, async ({ h, restarted, first }) => {
-      // Given: a node that hides the landing and keeps no address history
-      h.proxy.lieNext("getSignaturesForAddress", 100_000, NO_HISTORY);
-      const interval = restarted.ctx.tx.timing.confirmIntervalMs;
+Deno.test("An attempt whose expiry cannot be proven is looked at less and less often, and settles once the truth shows", async () => {
+  await withHiddenLanding("file", async ({ h, restarted, first }) => {
+    // Given: a node that hides the landing and keeps no address history
+    h.proxy.lieNext("getSignaturesForAddress", 100_000, NO_HISTORY);
+    const interval = restarted.ctx.tx.timing.confirmIntervalMs;
 
-      // When: ten minutes pass, the worker looking for due rounds every 1.5 s
-      const steps = (10 * 60_000) / interval;
-      for (let i = 0; i < steps; i++) {
-        restarted.clock.advance(interval);
-        await h.txEvents();
-      }
+    // When: ten minutes pass, the worker looking for due rounds every 1.5 s
+    const steps = (10 * 60_000) / interval;
+    for (let i = 0; i < steps; i++) {
+      restarted.clock.advance(interval);
+      await h.txEvents();
+    }
 
-      // Then: far fewer rounds than one per 1.5 s (400), the last ones minutes apart
-      const rounds = h.proxy.counts().getSignaturesForAddress ?? 0;
-      assert.ok(rounds >= 10 && rounds <= 80, `${rounds} rounds in ten minutes`);
-      const waiting = (await getTxRequest(restarted.kv, h.project.id, BODY.idempotencyKey))!;
-      assert.equal(waiting.status, "submitted");
+    // Then: far fewer rounds than one per 1.5 s (400), the last ones minutes apart
+    const rounds = h.proxy.counts().getSignaturesForAddress ?? 0;
+    assert.ok(rounds >= 10 && rounds <= 80, `${rounds} rounds in ten minutes`);
+    const waiting = (await getTxRequest(restarted.kv, h.project.id, BODY.idempotencyKey))!;
+    assert.equal(waiting.status, "submitted");
 
-      // When: the node shows the truth, and the longest wait (5 minutes) passes
-      h.chain.faults.clear();
-      for (let i = 0; i < (5 * 60_000) / interval + 1; i++) {
-        restarted.clock.advance(interval);
-        await h.txEvents();
-      }
+    // When: the node shows the truth, and the longest wait (5 minutes) passes
+    h.chain.faults.clear();
+    for (let i = 0; i < (5 * 60_000) / interval + 1; i++) {
+      restarted.clock.advance(interval);
+      await h.txEvents();
+    }
 
-      // Then
-      const after = await okJson(await restarted.status(BODY.idempotencyKey));
-      assert.deepEqual([after.status, after.signature], ["confirmed", first.signature]);
-    });
-  },
-);
+    // Then
+    const after = await okJson(await restarted.status(BODY.idempotencyKey));
+    assert.deepEqual([after.status, after.signature], ["confirmed", first.signature]);
+  });
+});

@@ -171,49 +171,43 @@ onEachStore(
   },
 );
 
-onEachStore(
-  "POST /v1/tx/transfer-sol tries the blockhash again after a passing 503, within its deadline",
-  async (store) => {
-    await using h = await startTxHarness({ store });
-    await h.policy({ maxSolPerTransfer: "5" });
-    const to = await h.link(3);
-    h.chain.faults.failHttp(READ_TRIES - 1, { status: 503 });
+Deno.test("POST /v1/tx/transfer-sol tries the blockhash again after a passing 503, within its deadline", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "5" });
+  const to = await h.link(3);
+  h.chain.faults.failHttp(READ_TRIES - 1, { status: 503 });
 
-    // When
-    const result = await okJson(
-      await h.a.post("transfer-sol", { to: { userId: 3 }, amount: "1", idempotencyKey: "blip" }),
-    );
+  // When
+  const result = await okJson(
+    await h.a.post("transfer-sol", { to: { userId: 3 }, amount: "1", idempotencyKey: "blip" }),
+  );
 
-    // Then
-    assert.equal(result.status, "confirmed");
-    assert.equal((await h.rpc.getBalance(to).send()).value, 1_000_000_000n);
-  },
-);
+  // Then
+  assert.equal(result.status, "confirmed");
+  assert.equal((await h.rpc.getBalance(to).send()).value, 1_000_000_000n);
+});
 
-onEachStore(
-  "POST /v1/tx/transfer-sol rejected in simulation answers 200 failed with the coded -32002 error",
-  async (store) => {
-    await using h = await startTxHarness({ store, fund: 1_000_000_000n });
-    await h.policy({ maxSolPerTransfer: "100" });
-    const to = await h.link(5);
+Deno.test("POST /v1/tx/transfer-sol rejected in simulation answers 200 failed with the coded -32002 error", async () => {
+  await using h = await startTxHarness({ fund: 1_000_000_000n });
+  await h.policy({ maxSolPerTransfer: "100" });
+  const to = await h.link(5);
 
-    const result = await okJson(
-      await h.a.post("transfer-sol", { to: { userId: 5 }, amount: "50", idempotencyKey: "broke" }),
-    );
+  const result = await okJson(
+    await h.a.post("transfer-sol", { to: { userId: 5 }, amount: "50", idempotencyKey: "broke" }),
+  );
 
-    assert.equal(result.status, "failed");
-    assert.equal(typeof result.signature, "string");
-    assert.match(
-      String(result.error),
-      /^Solana error #-32002; Decode this error by running `npx @solana\/errors decode -- -32002/,
-    );
-    assert.equal((await h.rpc.getBalance(to).send()).value, 0n);
-    const events = await h.txEvents();
-    assert.equal(events.length, 1);
-    assert.equal(events[0]?.status, "failed");
-    assert.equal(events[0]?.error, result.error);
-  },
-);
+  assert.equal(result.status, "failed");
+  assert.equal(typeof result.signature, "string");
+  assert.match(
+    String(result.error),
+    /^Solana error #-32002; Decode this error by running `npx @solana\/errors decode -- -32002/,
+  );
+  assert.equal((await h.rpc.getBalance(to).send()).value, 0n);
+  const events = await h.txEvents();
+  assert.equal(events.length, 1);
+  assert.equal(events[0]?.status, "failed");
+  assert.equal(events[0]?.error, result.error);
+});
 
 /** Sends two transfers that each pass simulation but cannot both land; returns both answers. */
 async function doubleSpend(h: TxHarness, step: boolean): Promise<Record<string, unknown>[]> {
@@ -232,19 +226,16 @@ async function doubleSpend(h: TxHarness, step: boolean): Promise<Record<string, 
   return await Promise.all((step ? await stepWhile(h.chain, both) : await both).map(okJson));
 }
 
-onEachStore(
-  "POST /v1/tx/transfer-sol that lands and fails on-chain within the wait answers failed with the on-chain error",
-  async (store) => {
-    await using h = await startTxHarness({ store, autoAdvance: false, fund: 1_000_000_000n });
-    const answers = await doubleSpend(h, true);
-    const statuses = answers.map((a) => a.status).sort();
-    assert.deepEqual(statuses, ["confirmed", "failed"]);
-    const failed = answers.find((a) => a.status === "failed")!;
-    assert.equal(failed.error, '{"InstructionError":[0,{"Custom":1}]}');
-    const events = await h.txEvents();
-    assert.deepEqual(events.map((e) => e.status).sort(), ["confirmed", "failed"]);
-  },
-);
+Deno.test("POST /v1/tx/transfer-sol that lands and fails on-chain within the wait answers failed with the on-chain error", async () => {
+  await using h = await startTxHarness({ autoAdvance: false, fund: 1_000_000_000n });
+  const answers = await doubleSpend(h, true);
+  const statuses = answers.map((a) => a.status).sort();
+  assert.deepEqual(statuses, ["confirmed", "failed"]);
+  const failed = answers.find((a) => a.status === "failed")!;
+  assert.equal(failed.error, '{"InstructionError":[0,{"Custom":1}]}');
+  const events = await h.txEvents();
+  assert.deepEqual(events.map((e) => e.status).sort(), ["confirmed", "failed"]);
+});
 
 onEachStore(
   "A submitted transaction that lands and fails is marked failed by the background check",
