@@ -51,7 +51,7 @@ export function holdNextWrite(
 export type TestStore = "file" | "remote";
 
 /** The stand-in's latency for a `"remote"` test store: every round trip waits, as over a network. */
-export const REMOTE_LATENCY_MS = 2;
+const REMOTE_LATENCY_MS = 2;
 
 /** A test store's path (`KV_PATH`); disposing it removes the file or stops the stand-in. */
 export interface OpenedTestStore extends AsyncDisposable {
