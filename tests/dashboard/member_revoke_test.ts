@@ -75,7 +75,7 @@ Deno.test("Keys and endpoints record who made them; the keys and webhooks pages 
 
 Deno.test("A removed developer's pay key is refused on every instance, and pays nothing", async () => {
   const ownerWallet = createTestWallet();
-  await using h = await startTxHarness({ sharedStore: true, developer: ownerWallet.address });
+  await using h = await startTxHarness({ store: "file", developer: ownerWallet.address });
   await h.policy({ maxSolPerTransfer: "1" });
   const to = await h.link(5);
   const owner = await signInDeveloper(h.a.app, ownerWallet);

@@ -39,7 +39,7 @@ async function seedDeliveries(
 }
 
 Deno.test("A project's tx event is delivered within 5 s while another project has 50,000 deliveries due", async () => {
-  await using h = await startTxHarness({ sharedStore: true });
+  await using h = await startTxHarness({ store: "file" });
   await h.policy({ maxSolPerTransfer: "1" });
   await h.link(7);
   // Given: another developer's project has 50,000 deliveries due, all queued before this

@@ -22,6 +22,7 @@ import { testConfig } from "./test_app.ts";
 import { seededRandom, startRpcFaultProxy } from "./rpc_fault_proxy.ts";
 import { profileOf, timingOf } from "./chaos_profiles.ts";
 import { type ServiceProcess, startServiceProcess } from "./service_runner.ts";
+import { openTestStore, type TestStore } from "./remote_store.ts";
 
 /** Options of a chaos run. */
 export interface ChaosOptions {
@@ -30,6 +31,8 @@ export interface ChaosOptions {
   payouts?: number;
   /** Draws every fault, kill time and proxy decision (default 1). */
   seed?: number;
+  /** The store the service runs on (default a KV file; `"remote"`: over KV Connect). */
+  store?: TestStore;
   /** Called after each round with the totals so far. */
   onRound?: (stats: ChaosStats, profile: string) => void;
 }
@@ -119,7 +122,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosStats> {
   const projectCount = Math.ceil((options.rounds * perRound * 3) / PAYOUTS_PER_PROJECT);
   const chain = await startChain({ slotMs: SLOT_MS });
   const proxy = startRpcFaultProxy(chain.rpcUrl, { seed });
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const store = await openTestStore(options.store ?? "file");
+  const kvPath = store.path;
   const rpc = createSolanaRpc(chain.rpcUrl);
   let service: ServiceProcess | null = null;
   try {
@@ -179,7 +183,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosStats> {
     await service?.kill();
     await proxy.close();
     await chain.close();
-    await Deno.remove(kvPath).catch(() => {});
+    await store[Symbol.asyncDispose]();
   }
   return stats;
 }

@@ -10,11 +10,15 @@ export interface RemoteStore extends AsyncDisposable {
   server: KvConnectServer;
 }
 
-/** Starts a KV Connect test server on a fresh in-memory KV and lets this process's client reach it. */
-export async function startRemoteStore(): Promise<RemoteStore> {
+/**
+ * Starts a KV Connect test server on a fresh in-memory KV and lets this process's client (and the
+ * processes it starts) reach it; `latencyMs` is added to every round trip.
+ */
+export async function startRemoteStore(options: { latencyMs?: number } = {}): Promise<RemoteStore> {
   Deno.env.set("DENO_KV_ACCESS_TOKEN", TEST_KV_ACCESS_TOKEN);
   const local = await Deno.openKv(":memory:");
   const server = startKvConnectServer(local, { accessToken: TEST_KV_ACCESS_TOKEN });
+  server.faults.latencyMs = options.latencyMs ?? 0;
   return {
     url: server.url,
     server,
@@ -38,4 +42,28 @@ export function holdNextWrite(
     release: new Promise<void>((done) => release = done),
   };
   return { held, release };
+}
+
+/**
+ * A store several instances (or processes) can open: a temporary KV file, or the KV Connect
+ * stand-in, reached over the wire as on Deno Deploy with `REMOTE_LATENCY_MS` on every round trip.
+ */
+export type TestStore = "file" | "remote";
+
+/** The stand-in's latency for a `"remote"` test store: every round trip waits, as over a network. */
+const REMOTE_LATENCY_MS = 2;
+
+/** A test store's path (`KV_PATH`); disposing it removes the file or stops the stand-in. */
+export interface OpenedTestStore extends AsyncDisposable {
+  path: string;
+}
+
+/** Creates a fresh test store of the given kind. */
+export async function openTestStore(kind: TestStore): Promise<OpenedTestStore> {
+  if (kind === "remote") {
+    const remote = await startRemoteStore({ latencyMs: REMOTE_LATENCY_MS });
+    return { path: remote.url, [Symbol.asyncDispose]: () => remote[Symbol.asyncDispose]() };
+  }
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  return { path, [Symbol.asyncDispose]: () => Deno.remove(path).catch(() => {}) };
 }

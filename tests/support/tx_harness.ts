@@ -25,10 +25,25 @@ import { type SandboxChain, startChain } from "../../sandbox/chain/mod.ts";
 import { createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
 import { type MessagingStandIn, startMessagingStandIn } from "../../sandbox/roblox/mod.ts";
 import { call, createTestApp, createTestProject, type TestApp } from "./test_app.ts";
+import { openTestStore, type TestStore } from "./remote_store.ts";
 
 /** Universe and publishing key of the harness's project, which the stand-in accepts. */
 export const UNIVERSE = "777";
 export const PUBLISH_KEY = "tx-test-publishing-key-0123456789";
+
+export type { TestStore };
+
+/**
+ * Registers the test `name` twice, its body run on a KV file and over KV Connect: the money
+ * paths must hold on the store Deno Deploy gives as on a local one.
+ */
+export function onEachStore(
+  name: string,
+  body: (store: TestStore, t: Deno.TestContext) => Promise<void>,
+): void {
+  Deno.test(`${name} (on a KV file)`, (t) => body("file", t));
+  Deno.test(`${name} (over KV Connect)`, (t) => body("remote", t));
+}
 
 /** Timing for tests: a short confirmation wait, quick polls; the background interval stays 1.5 s of the manual clock. */
 export function testTiming(overrides: Partial<TxTiming> = {}): TxTiming {
@@ -65,9 +80,9 @@ export interface TxHarness extends AsyncDisposable {
   wallet: Address | null;
   /** The proxy every instance reaches the chain through (with `proxy: true`; otherwise reading it throws). */
   readonly proxy: HoldingProxy;
-  /** The store every instance runs on (`kvPath`, or the temporary file of `sharedStore`), else null. */
+  /** The store every instance runs on (`kvPath`, or the one of `store`), else null. */
   kvPath: string | null;
-  /** Opens another instance on the same store (needs `sharedStore` or `kvPath`). */
+  /** Opens another instance on the same store (needs `store` or `kvPath`). */
   instance(options?: { config?: Partial<Config>; rpcUrl?: string }): Promise<TxInstance>;
   /** Stops an instance as a crash would leave it: its worker and store handle are gone. */
   kill(instance: TxInstance): Promise<void>;
@@ -94,10 +109,10 @@ export interface TxHarnessOptions {
   wallet?: boolean;
   /** Lamports airdropped to the wallet (default 100 SOL). */
   fund?: bigint;
-  /** The store to run on (a KV Connect URL); `:memory:` unless given, or with `sharedStore`. */
+  /** The store to run on (a KV Connect URL); `:memory:` unless given, or with `store`. */
   kvPath?: string;
-  /** Run on a temporary KV file that other instances can open (`instance()`); removed at close. */
-  sharedStore?: boolean;
+  /** Run on a store other instances can open (`instance()`); removed at close. */
+  store?: TestStore;
   config?: Partial<Config>;
   /** Put a `HoldingProxy` between the instances and the chain (default false). */
   proxy?: boolean;
@@ -116,8 +131,8 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
     keys: [{ apiKey: PUBLISH_KEY, universeId: UNIVERSE }],
   });
   const proxy = options.proxy ? startHoldingProxy(chain.rpcUrl) : null;
-  const temporary = options.sharedStore ? await Deno.makeTempFile({ suffix: ".kv" }) : null;
-  const kvPath = options.kvPath ?? temporary;
+  const shared = options.store ? await openTestStore(options.store) : null;
+  const kvPath = options.kvPath ?? shared?.path ?? null;
   const opened: TxInstance[] = [];
   // Every instance runs on the first one's clock, also once that one is killed.
   let clock: ManualClock | undefined;
@@ -182,7 +197,7 @@ export async function startTxHarness(options: TxHarnessOptions = {}): Promise<Tx
     }
     await standIn.close();
     await chain.close();
-    if (temporary) await Deno.remove(temporary).catch(() => {});
+    await shared?.[Symbol.asyncDispose]();
   };
   return {
     chain,
@@ -323,15 +338,16 @@ interface DeadRequest {
 }
 
 /**
- * Given for the crash tests: on a harness over a KV file, a second instance serves `attempt.body`
- * through a proxy, hangs on its `attempt.heldAt` call, and is killed. The proxy and the file are
- * removed after `then`.
+ * Given for the crash tests: on a harness over `store` (a KV file unless given), a second
+ * instance serves `attempt.body` through a proxy, hangs on its `attempt.heldAt` call, and is
+ * killed. The proxy and the store are removed after `then`.
  */
 export async function withKilledAttempt(
   attempt: KilledAttempt,
   then: (h: TxHarness, dead: DeadRequest) => Promise<void>,
+  store: TestStore = "file",
 ): Promise<void> {
-  await using h = await startTxHarness({ sharedStore: true });
+  await using h = await startTxHarness({ store });
   await using proxy = startHoldingProxy(
     attempt.reachesChain ? h.chain.rpcUrl : "http://127.0.0.1:9",
   );
@@ -361,10 +377,12 @@ export async function withKilledAttempt(
  */
 export async function withAttemptKilledBeforeSigning(
   then: (h: TxHarness, settleDeadRequest: () => Promise<void>) => Promise<void>,
+  store: TestStore = "file",
 ): Promise<void> {
   await withKilledAttempt(
     { body: CRASH_BODY, heldAt: "getLatestBlockhash", inBatch: true },
     (h, dead) => then(h, dead.settle),
+    store,
   );
 }
 

@@ -22,7 +22,7 @@ async function pay(url: string, apiKey: string, key: string): Promise<string> {
 }
 
 Deno.test("An instance killed holding blocks of the hourly budget: the others never pass it", async () => {
-  await using h = await startTxHarness({ sharedStore: true, fund: 1_000_000_000_000n });
+  await using h = await startTxHarness({ store: "file", fund: 1_000_000_000_000n });
   await h.policy({
     maxSolPerTransfer: "1",
     hourlyBudgets: [{ asset: "SOL", amount: String(BUDGET) }],

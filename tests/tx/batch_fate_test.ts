@@ -5,7 +5,14 @@
 import assert from "node:assert/strict";
 import type { Address } from "@solana/kit";
 import { startRemoteStore } from "../support/remote_store.ts";
-import { balanceOf, okJson, startTxHarness, stepWhile } from "../support/tx_harness.ts";
+import {
+  balanceOf,
+  okJson,
+  onEachStore,
+  startTxHarness,
+  stepWhile,
+  type TestStore,
+} from "../support/tx_harness.ts";
 import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 
 const CENT = 10_000_000n;
@@ -68,8 +75,8 @@ Deno.test("A shared transaction refused while the store fails one key's settleme
  * confirmation job resumed by a status read; `siblingList`: whether the stored attempts name the
  * keys they share the transaction with (earlier versions stored only their count).
  */
-async function refusedWithOpenSibling(siblingList: boolean): Promise<void> {
-  await using h = await startTxHarness({ autoAdvance: false, fund: 15_000_000n });
+async function refusedWithOpenSibling(store: TestStore, siblingList: boolean): Promise<void> {
+  await using h = await startTxHarness({ store, autoAdvance: false, fund: 15_000_000n });
   await h.policy({ maxSolPerTransfer: "1" });
   const to: Address[] = [await h.link(1), await h.link(2)];
   const items = [item(1, "old-a"), item(2, "old-b")];
@@ -118,38 +125,47 @@ async function refusedWithOpenSibling(siblingList: boolean): Promise<void> {
   assert.deepEqual(await Promise.all(to.map((address) => balanceOf(h, address))), [CENT, CENT]);
 }
 
-Deno.test("A refused key is not retried while a key sharing its signature may still send it (attempts naming their siblings)", async () => {
-  await refusedWithOpenSibling(true);
-});
+onEachStore(
+  "A refused key is not retried while a key sharing its signature may still send it (attempts naming their siblings)",
+  async (store) => {
+    await refusedWithOpenSibling(store, true);
+  },
+);
 
-Deno.test("A refused key is not retried while a key sharing its signature may still send it (attempts of an earlier version, only counted)", async () => {
-  await refusedWithOpenSibling(false);
-});
+onEachStore(
+  "A refused key is not retried while a key sharing its signature may still send it (attempts of an earlier version, only counted)",
+  async (store) => {
+    await refusedWithOpenSibling(store, false);
+  },
+);
 
-Deno.test("The keys of a refused shared transaction give their places in the hourly windows back", async () => {
-  // Given: one payout per recipient and per player an hour, and a wallet that cannot cover two
-  await using h = await startTxHarness({ fund: 15_000_000n });
-  await h.policy({ maxSolPerTransfer: "1", perRecipientPerHour: 1, perPlayerPerHour: 1 });
-  const to: Address[] = [await h.link(1), await h.link(2)];
-  const first = (await okJson(
-    await h.a.post("batch", { items: [item(1, "win-a"), item(2, "win-b")] }),
-  )).items as Array<{ result: { status: string } }>;
-  assert.deepEqual(first.map((i) => i.result.status), ["failed", "failed"]);
-  const events = await h.txEvents();
-  assert.deepEqual(events.map((e) => [e.key, e.status]).sort(), [
-    ["win-a", "failed"],
-    ["win-b", "failed"],
-  ]);
+onEachStore(
+  "The keys of a refused shared transaction give their places in the hourly windows back",
+  async (store) => {
+    // Given: one payout per recipient and per player an hour, and a wallet that cannot cover two
+    await using h = await startTxHarness({ store, fund: 15_000_000n });
+    await h.policy({ maxSolPerTransfer: "1", perRecipientPerHour: 1, perPlayerPerHour: 1 });
+    const to: Address[] = [await h.link(1), await h.link(2)];
+    const first = (await okJson(
+      await h.a.post("batch", { items: [item(1, "win-a"), item(2, "win-b")] }),
+    )).items as Array<{ result: { status: string } }>;
+    assert.deepEqual(first.map((i) => i.result.status), ["failed", "failed"]);
+    const events = await h.txEvents();
+    assert.deepEqual(events.map((e) => [e.key, e.status]).sort(), [
+      ["win-a", "failed"],
+      ["win-b", "failed"],
+    ]);
 
-  // When: the wallet is topped up and each player is paid under a new key
-  await h.chain.airdrop(h.wallet!, 1_000_000_000n);
-  h.chain.advanceSlots(2);
-  const later = await okJson(
-    await h.a.post("batch", { items: [item(1, "win-c"), item(2, "win-d")] }),
-  );
+    // When: the wallet is topped up and each player is paid under a new key
+    await h.chain.airdrop(h.wallet!, 1_000_000_000n);
+    h.chain.advanceSlots(2);
+    const later = await okJson(
+      await h.a.post("batch", { items: [item(1, "win-c"), item(2, "win-d")] }),
+    );
 
-  // Then: neither window still counts the failed payouts
-  const items = later.items as Array<{ result: { status: string } | null; error: unknown }>;
-  assert.deepEqual(items.map((i) => i.result?.status ?? i.error), ["confirmed", "confirmed"]);
-  assert.deepEqual(await Promise.all(to.map((address) => balanceOf(h, address))), [CENT, CENT]);
-});
+    // Then: neither window still counts the failed payouts
+    const items = later.items as Array<{ result: { status: string } | null; error: unknown }>;
+    assert.deepEqual(items.map((i) => i.result?.status ?? i.error), ["confirmed", "confirmed"]);
+    assert.deepEqual(await Promise.all(to.map((address) => balanceOf(h, address))), [CENT, CENT]);
+  },
+);

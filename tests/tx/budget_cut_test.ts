@@ -3,7 +3,13 @@
 // and whatever the payout's own checks read before the save.
 import assert from "node:assert/strict";
 import { generateKeyPairSigner } from "@solana/kit";
-import { outcomeOf, startTxHarness, type TxInstance } from "../support/tx_harness.ts";
+import {
+  onEachStore,
+  outcomeOf,
+  startTxHarness,
+  type TestStore,
+  type TxInstance,
+} from "../support/tx_harness.ts";
 import { allowanceKey, type AllowanceLedger } from "../../kv/tx_allowance.ts";
 
 const budget = (amount: string) => ({
@@ -21,42 +27,46 @@ async function pay(instance: TxInstance, key: string): Promise<string> {
   return await outcomeOf(res);
 }
 
-Deno.test("A lowered hourly budget binds at once on every instance: blocks granted under the old one pay no more", async () => {
-  await using h = await startTxHarness({ sharedStore: true, fund: 1_000_000_000_000n });
-  const b = await h.instance();
-  await h.policy(budget("10"));
-  // Given: both instances paid a burst, then two more each, and hold blocks of the budget taken
-  // ahead of their next payouts
-  for (const instance of [h.a, b]) {
-    const burst = await Promise.all(
-      Array.from(
-        { length: 8 },
-        (_, i) => pay(instance, `burst-${instance.ctx.tx.allowances.holder}-${i}`),
-      ),
-    );
-    const more = [];
-    for (let i = 0; i < 2; i++) {
-      more.push(await pay(instance, `more-${instance.ctx.tx.allowances.holder}-${i}`));
+onEachStore(
+  "A lowered hourly budget binds at once on every instance: blocks granted under the old one pay no more",
+  async (store) => {
+    await using h = await startTxHarness({ store, fund: 1_000_000_000_000n });
+    const b = await h.instance();
+    await h.policy(budget("10"));
+    // Given: both instances paid a burst, then two more each, and hold blocks of the budget taken
+    // ahead of their next payouts
+    for (const instance of [h.a, b]) {
+      const burst = await Promise.all(
+        Array.from(
+          { length: 8 },
+          (_, i) => pay(instance, `burst-${instance.ctx.tx.allowances.holder}-${i}`),
+        ),
+      );
+      const more = [];
+      for (let i = 0; i < 2; i++) {
+        more.push(await pay(instance, `more-${instance.ctx.tx.allowances.holder}-${i}`));
+      }
+      for (const outcome of [...burst, ...more]) assert.equal(outcome, "confirmed");
     }
-    for (const outcome of [...burst, ...more]) assert.equal(outcome, "confirmed");
-  }
-  const ledger = (await h.a.kv.get<AllowanceLedger>(allowanceKey(h.project.id, "asset:SOL"))).value;
-  const holders = new Set(ledger?.leases.map((lease) => lease.holder));
-  assert.ok(holders.has(h.a.ctx.tx.allowances.holder) && holders.has(b.ctx.tx.allowances.holder));
+    const ledger =
+      (await h.a.kv.get<AllowanceLedger>(allowanceKey(h.project.id, "asset:SOL"))).value;
+    const holders = new Set(ledger?.leases.map((lease) => lease.holder));
+    assert.ok(holders.has(h.a.ctx.tx.allowances.holder) && holders.has(b.ctx.tx.allowances.holder));
 
-  // When: the budget is cut below one payout's amount
-  await h.policy(budget("0.001"));
+    // When: the budget is cut below one payout's amount
+    await h.policy(budget("0.001"));
 
-  // Then: no payout reserved after the save passes it, on either instance
-  const after = await Promise.all(
-    Array.from({ length: 10 }, (_, i) => pay(i % 2 === 0 ? h.a : b, `after-${i}`)),
-  );
-  assert.deepEqual(after, after.map(() => "hourly_budget_exceeded"));
-});
+    // Then: no payout reserved after the save passes it, on either instance
+    const after = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => pay(i % 2 === 0 ? h.a : b, `after-${i}`)),
+    );
+    assert.deepEqual(after, after.map(() => "hourly_budget_exceeded"));
+  },
+);
 
 /** A payout checked under a 1 SOL budget, held by its signing while `cut` is saved; its outcome. */
-async function payAcross(cut: unknown): Promise<string> {
-  await using h = await startTxHarness({ proxy: true });
+async function payAcross(store: TestStore, cut: unknown): Promise<string> {
+  await using h = await startTxHarness({ store, proxy: true });
   await h.policy(budget("1"));
   const held = h.proxy.hold("getLatestBlockhash");
   const payout = pay(h.a, "in-flight");
@@ -66,10 +76,16 @@ async function payAcross(cut: unknown): Promise<string> {
   return await payout;
 }
 
-Deno.test("A payout checked before a budget cut and reserved after it is judged under the new budget", async () => {
-  assert.equal(await payAcross(budget("0.001")), "hourly_budget_exceeded");
-});
+onEachStore(
+  "A payout checked before a budget cut and reserved after it is judged under the new budget",
+  async (store) => {
+    assert.equal(await payAcross(store, budget("0.001")), "hourly_budget_exceeded");
+  },
+);
 
-Deno.test("A payout checked before its asset was disabled and reserved after it is refused", async () => {
-  assert.equal(await payAcross({ maxSolPerTransfer: null }), "sol_transfers_disabled");
-});
+onEachStore(
+  "A payout checked before its asset was disabled and reserved after it is refused",
+  async (store) => {
+    assert.equal(await payAcross(store, { maxSolPerTransfer: null }), "sol_transfers_disabled");
+  },
+);

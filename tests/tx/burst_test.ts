@@ -3,6 +3,7 @@
 // refused or fails because of contention, and the limits stay exact.
 import assert from "node:assert/strict";
 import {
+  onEachStore,
   outcomeOf,
   startTxHarness,
   tally,
@@ -31,22 +32,25 @@ function answeredAll(counts: Record<string, number>, n: number): void {
   assert.equal(paid, n, `every payout answered confirmed or submitted: ${JSON.stringify(counts)}`);
 }
 
-Deno.test("A round end of 500 payouts over two instances: every one answered, none refused", async () => {
-  await using h = await startTxHarness({
-    sharedStore: true,
-    fund: 1_000_000_000_000n,
-    // The spec's answer time and RPC timeout: the burst is judged as production would be.
-    timing: { answerWithinMs: 20_000, rpcTimeoutMs: 8_000 },
-  });
-  const b = await h.instance();
-  await h.policy({ maxSolPerTransfer: "1" });
-  answeredAll(await burst(h, [h.a, b], BURST), BURST);
-  // (A minute later, for the request quota's 600 a minute; the instances' blocks settled, as
-  // their timers would 2 s after the burst, here at once: a loaded machine may run them late.)
-  for (const instance of [h.a, b]) await instance.ctx.tx.allowances.settle(h.project.id);
-  h.a.clock.advance(61_000);
-  // Then: the daily quota counted every one of them exactly, across both instances
-  const more = await burst(h, [h.a, b], 1_000 - BURST + 20, BURST);
-  answeredAll({ confirmed: more.confirmed ?? 0, submitted: more.submitted ?? 0 }, 1_000 - BURST);
-  assert.equal(more.daily_tx_quota_exceeded, 20, JSON.stringify(more));
-});
+onEachStore(
+  "A round end of 500 payouts over two instances: every one answered, none refused",
+  async (store) => {
+    await using h = await startTxHarness({
+      store,
+      fund: 1_000_000_000_000n,
+      // The spec's answer time and RPC timeout: the burst is judged as production would be.
+      timing: { answerWithinMs: 20_000, rpcTimeoutMs: 8_000 },
+    });
+    const b = await h.instance();
+    await h.policy({ maxSolPerTransfer: "1" });
+    answeredAll(await burst(h, [h.a, b], BURST), BURST);
+    // (A minute later, for the request quota's 600 a minute; the instances' blocks settled, as
+    // their timers would 2 s after the burst, here at once: a loaded machine may run them late.)
+    for (const instance of [h.a, b]) await instance.ctx.tx.allowances.settle(h.project.id);
+    h.a.clock.advance(61_000);
+    // Then: the daily quota counted every one of them exactly, across both instances
+    const more = await burst(h, [h.a, b], 1_000 - BURST + 20, BURST);
+    answeredAll({ confirmed: more.confirmed ?? 0, submitted: more.submitted ?? 0 }, 1_000 - BURST);
+    assert.equal(more.daily_tx_quota_exceeded, 20, JSON.stringify(more));
+  },
+);

@@ -20,7 +20,7 @@ const SEED = 28;
 const ANSWER_WITHIN_MS = defaultTxTiming().answerWithinMs;
 
 Deno.test("Transaction routes answer within 20 s of arrival under a node that delays every call 0.5 to 5 s and answers some with 503", async () => {
-  await using h = await startTxHarness({ sharedStore: true, timing: { confirmWaitMs: 300 } });
+  await using h = await startTxHarness({ store: "file", timing: { confirmWaitMs: 300 } });
   const mint = await fundWalletWithTokens(h);
   await h.policy({
     maxSolPerTransfer: "1",

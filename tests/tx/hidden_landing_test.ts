@@ -8,7 +8,9 @@ import {
   balanceOf,
   finalizePast,
   okJson,
+  onEachStore,
   startTxHarness,
+  type TestStore,
   type TxHarness,
   type TxInstance,
 } from "../support/tx_harness.ts";
@@ -36,10 +38,13 @@ interface HiddenLanding {
  * hides its status; the cluster moves well past the blockhash's last valid height; the instance
  * is killed and another one starts on the same store.
  */
-async function withHiddenLanding(then: (s: HiddenLanding) => Promise<void>): Promise<void> {
+async function withHiddenLanding(
+  store: TestStore,
+  then: (s: HiddenLanding) => Promise<void>,
+): Promise<void> {
   await using h = await startTxHarness({
     autoAdvance: false,
-    sharedStore: true,
+    store,
     proxy: true,
     timing: { confirmWaitMs: 100 },
     developer: DEVELOPER.address,
@@ -60,118 +65,130 @@ async function withHiddenLanding(then: (s: HiddenLanding) => Promise<void>): Pro
   await then({ h, restarted, to, first });
 }
 
-Deno.test("A landed payment the node hides is never settled failed after a restart: the wallet's own history confirms it", async () => {
-  await withHiddenLanding(async ({ h, restarted, to, first }) => {
-    // When: the restarted instance's background check looks at it
-    await h.backgroundCheck();
+onEachStore(
+  "A landed payment the node hides is never settled failed after a restart: the wallet's own history confirms it",
+  async (store) => {
+    await withHiddenLanding(store, async ({ h, restarted, to, first }) => {
+      // When: the restarted instance's background check looks at it
+      await h.backgroundCheck();
 
-    // Then: confirmed with its one signature, found in the managed wallet's own history
-    const after = await okJson(await restarted.status(BODY.idempotencyKey));
-    assert.deepEqual([after.status, after.signature, after.error], [
-      "confirmed",
-      first.signature,
-      null,
-    ]);
-    assert.equal(await balanceOf(h, to), ONE_SOL);
-    assert.equal((await h.txEvents()).length, 1);
-    assert.ok((h.proxy.counts().getSignaturesForAddress ?? 0) >= 1);
-  });
-});
-
-Deno.test("A key whose landed payment the node hides pays once when the client resends it after a restart", async () => {
-  await withHiddenLanding(async ({ h, restarted, to, first }) => {
-    // Given: the node keeps no address history either, so nothing proves anything
-    h.proxy.lieNext("getSignaturesForAddress", 1_000, NO_HISTORY);
-    await h.backgroundCheck();
-    const waiting = (await getTxRequest(restarted.kv, h.project.id, BODY.idempotencyKey))!;
-    assert.deepEqual([waiting.status, waiting.error], ["submitted", null]);
-    assert.equal(typeof waiting.expiryUnprovenAt, "number");
-    // And the dashboard shows it as needing attention
-    const dev = await signInDeveloper(restarted.app, DEVELOPER);
-    const page = await getPage(
-      restarted.app,
-      `${projectPath(h.project.id)}/transactions`,
-      dev.jar,
-    );
-    assert.ok((await page.text()).includes('data-testid="tx-attention"'));
-
-    // When: the client, which never saw a final answer, resends the same key and body
-    const resent = await okJson(await restarted.post("transfer-sol", BODY));
-
-    // Then: the recipient is paid once: the stored attempt answers, nothing new is signed or sent
-    h.chain.advanceSlots(2);
-    assert.equal(await balanceOf(h, to), ONE_SOL);
-    assert.deepEqual([resent.status, resent.signature], ["submitted", first.signature]);
-    const stored = (await getTxRequest(restarted.kv, h.project.id, BODY.idempotencyKey))!;
-    assert.equal(stored.attempt, 1);
-    assert.deepEqual(await h.txEvents(), []);
-
-    // When: the truth is visible again
-    h.chain.faults.clear();
-    h.proxy.lieNext("getSignaturesForAddress", 0, NO_HISTORY);
-    await h.backgroundCheck();
-
-    // Then: the key is confirmed with its one payment and one event
-    const after = await okJson(await restarted.post("transfer-sol", BODY));
-    assert.deepEqual([after.status, after.signature], ["confirmed", first.signature]);
-    assert.equal(await balanceOf(h, to), ONE_SOL);
-    assert.equal((await h.txEvents()).length, 1);
-  });
-});
-
-Deno.test("A lagging node's wallet history is no proof of expiry: it is read at the finalized slot's context", async () => {
-  await withHiddenLanding(async ({ h, restarted, to, first }) => {
-    // Given: history reads lag to just before the landing, and the status lookup claims the tip
-    const history = await h.rpc.getSignaturesForAddress(h.wallet!).send();
-    const landedAt = Number(history.find((item) => item.signature === first.signature)!.slot);
-    h.chain.faults.hideStatuses(false);
-    h.chain.faults.lagHistory(h.chain.clock().slot - landedAt + 1);
-    h.proxy.rewrite("getSignatureStatuses", (answer) => {
-      (answer.result as { context: { slot: number } }).context.slot = h.chain.clock().slot;
+      // Then: confirmed with its one signature, found in the managed wallet's own history
+      const after = await okJson(await restarted.status(BODY.idempotencyKey));
+      assert.deepEqual([after.status, after.signature, after.error], [
+        "confirmed",
+        first.signature,
+        null,
+      ]);
+      assert.equal(await balanceOf(h, to), ONE_SOL);
+      assert.equal((await h.txEvents()).length, 1);
+      assert.ok((h.proxy.counts().getSignaturesForAddress ?? 0) >= 1);
     });
+  },
+);
 
-    // When
-    await h.backgroundCheck();
+onEachStore(
+  "A key whose landed payment the node hides pays once when the client resends it after a restart",
+  async (store) => {
+    await withHiddenLanding(store, async ({ h, restarted, to, first }) => {
+      // Given: the node keeps no address history either, so nothing proves anything
+      h.proxy.lieNext("getSignaturesForAddress", 1_000, NO_HISTORY);
+      await h.backgroundCheck();
+      const waiting = (await getTxRequest(restarted.kv, h.project.id, BODY.idempotencyKey))!;
+      assert.deepEqual([waiting.status, waiting.error], ["submitted", null]);
+      assert.equal(typeof waiting.expiryUnprovenAt, "number");
+      // And the dashboard shows it as needing attention
+      const dev = await signInDeveloper(restarted.app, DEVELOPER);
+      const page = await getPage(
+        restarted.app,
+        `${projectPath(h.project.id)}/transactions`,
+        dev.jar,
+      );
+      assert.ok((await page.text()).includes('data-testid="tx-attention"'));
 
-    // Then: not failed; the lagging node refused the history read at the context asked for
-    const stored = (await getTxRequest(restarted.kv, h.project.id, BODY.idempotencyKey))!;
-    assert.deepEqual([stored.status, stored.error], ["submitted", null]);
-    assert.equal(await balanceOf(h, to), ONE_SOL);
+      // When: the client, which never saw a final answer, resends the same key and body
+      const resent = await okJson(await restarted.post("transfer-sol", BODY));
 
-    // When: the node catches up
-    h.chain.faults.clear();
-    h.proxy.rewrite("getSignatureStatuses", null);
-    await h.backgroundCheck();
+      // Then: the recipient is paid once: the stored attempt answers, nothing new is signed or sent
+      h.chain.advanceSlots(2);
+      assert.equal(await balanceOf(h, to), ONE_SOL);
+      assert.deepEqual([resent.status, resent.signature], ["submitted", first.signature]);
+      const stored = (await getTxRequest(restarted.kv, h.project.id, BODY.idempotencyKey))!;
+      assert.equal(stored.attempt, 1);
+      assert.deepEqual(await h.txEvents(), []);
 
-    // Then
-    const after = await okJson(await restarted.status(BODY.idempotencyKey));
-    assert.deepEqual([after.status, after.signature], ["confirmed", first.signature]);
-  });
-});
+      // When: the truth is visible again
+      h.chain.faults.clear();
+      h.proxy.lieNext("getSignaturesForAddress", 0, NO_HISTORY);
+      await h.backgroundCheck();
 
-Deno.test("A passing failure of the wallet-history read fails the round, not the proof: no attention mark", async () => {
-  await withHiddenLanding(async ({ h, restarted, first }) => {
-    // Given: the node answers the history read with a 503 once
-    h.proxy.failNext("getSignaturesForAddress", 1);
+      // Then: the key is confirmed with its one payment and one event
+      const after = await okJson(await restarted.post("transfer-sol", BODY));
+      assert.deepEqual([after.status, after.signature], ["confirmed", first.signature]);
+      assert.equal(await balanceOf(h, to), ONE_SOL);
+      assert.equal((await h.txEvents()).length, 1);
+    });
+  },
+);
 
-    // When
-    await h.backgroundCheck();
+onEachStore(
+  "A lagging node's wallet history is no proof of expiry: it is read at the finalized slot's context",
+  async (store) => {
+    await withHiddenLanding(store, async ({ h, restarted, to, first }) => {
+      // Given: history reads lag to just before the landing, and the status lookup claims the tip
+      const history = await h.rpc.getSignaturesForAddress(h.wallet!).send();
+      const landedAt = Number(history.find((item) => item.signature === first.signature)!.slot);
+      h.chain.faults.hideStatuses(false);
+      h.chain.faults.lagHistory(h.chain.clock().slot - landedAt + 1);
+      h.proxy.rewrite("getSignatureStatuses", (answer) => {
+        (answer.result as { context: { slot: number } }).context.slot = h.chain.clock().slot;
+      });
 
-    // Then: nothing is decided or marked
-    const waiting = (await getTxRequest(restarted.kv, h.project.id, BODY.idempotencyKey))!;
-    assert.deepEqual([waiting.status, waiting.expiryUnprovenAt], ["submitted", undefined]);
+      // When
+      await h.backgroundCheck();
 
-    // When: the next round reads the history
-    await h.backgroundCheck();
+      // Then: not failed; the lagging node refused the history read at the context asked for
+      const stored = (await getTxRequest(restarted.kv, h.project.id, BODY.idempotencyKey))!;
+      assert.deepEqual([stored.status, stored.error], ["submitted", null]);
+      assert.equal(await balanceOf(h, to), ONE_SOL);
 
-    // Then: the wallet's history confirms it
-    const after = await okJson(await restarted.status(BODY.idempotencyKey));
-    assert.deepEqual([after.status, after.signature], ["confirmed", first.signature]);
-  });
-});
+      // When: the node catches up
+      h.chain.faults.clear();
+      h.proxy.rewrite("getSignatureStatuses", null);
+      await h.backgroundCheck();
+
+      // Then
+      const after = await okJson(await restarted.status(BODY.idempotencyKey));
+      assert.deepEqual([after.status, after.signature], ["confirmed", first.signature]);
+    });
+  },
+);
+
+onEachStore(
+  "A passing failure of the wallet-history read fails the round, not the proof: no attention mark",
+  async (store) => {
+    await withHiddenLanding(store, async ({ h, restarted, first }) => {
+      // Given: the node answers the history read with a 503 once
+      h.proxy.failNext("getSignaturesForAddress", 1);
+
+      // When
+      await h.backgroundCheck();
+
+      // Then: nothing is decided or marked
+      const waiting = (await getTxRequest(restarted.kv, h.project.id, BODY.idempotencyKey))!;
+      assert.deepEqual([waiting.status, waiting.expiryUnprovenAt], ["submitted", undefined]);
+
+      // When: the next round reads the history
+      await h.backgroundCheck();
+
+      // Then: the wallet's history confirms it
+      const after = await okJson(await restarted.status(BODY.idempotencyKey));
+      assert.deepEqual([after.status, after.signature], ["confirmed", first.signature]);
+    });
+  },
+);
 
 Deno.test("An attempt whose expiry cannot be proven is looked at less and less often, and settles once the truth shows", async () => {
-  await withHiddenLanding(async ({ h, restarted, first }) => {
+  await withHiddenLanding("file", async ({ h, restarted, first }) => {
     // Given: a node that hides the landing and keeps no address history
     h.proxy.lieNext("getSignaturesForAddress", 100_000, NO_HISTORY);
     const interval = restarted.ctx.tx.timing.confirmIntervalMs;

@@ -5,34 +5,44 @@
 import assert from "node:assert/strict";
 import { countCommits } from "../support/commit_counts.ts";
 import { startRemoteStore } from "../support/remote_store.ts";
-import { balanceOf, okJson, outcomeOf, startTxHarness, tally } from "../support/tx_harness.ts";
+import {
+  balanceOf,
+  okJson,
+  onEachStore,
+  outcomeOf,
+  startTxHarness,
+  tally,
+} from "../support/tx_harness.ts";
 
 const PAYOUTS = 24;
 const QUEUED = 12;
 
-Deno.test("Payouts to one player at once reserve in turn: every one answered, no reservation lost", async () => {
-  await using h = await startTxHarness();
-  await h.policy({ maxSolPerTransfer: "1" });
-  await h.link(21);
-  const commits = countCommits(h.a.kv);
-  const outcomes = await Promise.all(
-    Array.from({ length: PAYOUTS }, async (_, i) =>
-      await outcomeOf(
-        await h.a.post("transfer-sol", {
-          to: { userId: 21 },
-          amount: "0.001",
-          idempotencyKey: `reward-${i}`,
-        }),
-      )),
-  );
-  const counts = tally(outcomes);
-  assert.equal(
-    (counts.confirmed ?? 0) + (counts.submitted ?? 0),
-    PAYOUTS,
-    `every payout answered confirmed or submitted: ${JSON.stringify(counts)}`,
-  );
-  assert.equal(commits.lost(), 0, "no commit lost to another payout of this instance");
-});
+onEachStore(
+  "Payouts to one player at once reserve in turn: every one answered, no reservation lost",
+  async (store) => {
+    await using h = await startTxHarness({ store });
+    await h.policy({ maxSolPerTransfer: "1" });
+    await h.link(21);
+    const commits = countCommits(h.a.kv);
+    const outcomes = await Promise.all(
+      Array.from({ length: PAYOUTS }, async (_, i) =>
+        await outcomeOf(
+          await h.a.post("transfer-sol", {
+            to: { userId: 21 },
+            amount: "0.001",
+            idempotencyKey: `reward-${i}`,
+          }),
+        )),
+    );
+    const counts = tally(outcomes);
+    assert.equal(
+      (counts.confirmed ?? 0) + (counts.submitted ?? 0),
+      PAYOUTS,
+      `every payout answered confirmed or submitted: ${JSON.stringify(counts)}`,
+    );
+    assert.equal(commits.lost(), 0, "no commit lost to another payout of this instance");
+  },
+);
 
 Deno.test("Payouts to one player still waiting for their turn at their deadline are answered then, nothing kept or sent, and each key pays once later", async () => {
   // Given: a remote store whose round trips take 100 ms, and a 4 s answer deadline (3 s for

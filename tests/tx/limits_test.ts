@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { generateKeyPairSigner } from "@solana/kit";
 import { READ_TRIES } from "../../lib/tx/chain_errors.ts";
 import {
+  onEachStore,
   outcomeOf,
   startTxHarness,
   tally,
@@ -35,52 +36,69 @@ async function spend(
   return tally(outcomes);
 }
 
-Deno.test("Concurrent requests with different keys never take an asset past its hourly budget", async () => {
-  await using h = await startTxHarness();
-  await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "5" }] });
-  assert.deepEqual(await spend(h, [h.a], 20), { confirmed: 5, hourly_budget_exceeded: 15 });
-  // The budget is per rolling hour.
-  h.a.clock.advance(HOUR);
-  const again = await outcomeOf(
-    await h.a.post("transfer-sol", { to: { userId: 1000 }, amount: "1", idempotencyKey: "later" }),
-  );
-  assert.equal(again, "confirmed");
-});
+onEachStore(
+  "Concurrent requests with different keys never take an asset past its hourly budget",
+  async (store) => {
+    await using h = await startTxHarness({ store });
+    await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "5" }] });
+    assert.deepEqual(await spend(h, [h.a], 20), { confirmed: 5, hourly_budget_exceeded: 15 });
+    // The budget is per rolling hour.
+    h.a.clock.advance(HOUR);
+    const again = await outcomeOf(
+      await h.a.post("transfer-sol", {
+        to: { userId: 1000 },
+        amount: "1",
+        idempotencyKey: "later",
+      }),
+    );
+    assert.equal(again, "confirmed");
+  },
+);
 
-Deno.test("Two instances sharing a store never together exceed the hourly budget", async () => {
-  await using h = await startTxHarness({ sharedStore: true });
-  const b = await h.instance();
-  await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "7" }] });
-  assert.deepEqual(await spend(h, [h.a, b], 24), { confirmed: 7, hourly_budget_exceeded: 17 });
-});
+onEachStore(
+  "Two instances sharing a store never together exceed the hourly budget",
+  async (store) => {
+    await using h = await startTxHarness({ store });
+    const b = await h.instance();
+    await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "7" }] });
+    assert.deepEqual(await spend(h, [h.a, b], 24), { confirmed: 7, hourly_budget_exceeded: 17 });
+  },
+);
 
-Deno.test("Failed attempts do not count against the hourly limits or the budget", async () => {
-  await using h = await startTxHarness({ fund: 2_000_000_000n });
-  await h.policy({
-    maxSolPerTransfer: "10",
-    perRecipientPerHour: 1,
-    perPlayerPerHour: 1,
-    hourlyBudgets: [{ asset: "SOL", amount: "5" }],
-  });
-  await h.link(1);
-  // Given: an attempt that fails in simulation (the wallet holds 2 SOL)
-  const failed = await outcomeOf(
-    await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "5", idempotencyKey: "too-much" }),
-  );
-  assert.equal(failed, "failed");
-  // Then: the recipient, the player and the whole budget are still free
-  const sent = await outcomeOf(
-    await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "fits" }),
-  );
-  assert.equal(sent, "confirmed");
-  const next = await outcomeOf(
-    await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "third" }),
-  );
-  assert.equal(next, "recipient_rate_limited");
-});
+onEachStore(
+  "Failed attempts do not count against the hourly limits or the budget",
+  async (store) => {
+    await using h = await startTxHarness({ store, fund: 2_000_000_000n });
+    await h.policy({
+      maxSolPerTransfer: "10",
+      perRecipientPerHour: 1,
+      perPlayerPerHour: 1,
+      hourlyBudgets: [{ asset: "SOL", amount: "5" }],
+    });
+    await h.link(1);
+    // Given: an attempt that fails in simulation (the wallet holds 2 SOL)
+    const failed = await outcomeOf(
+      await h.a.post("transfer-sol", {
+        to: { userId: 1 },
+        amount: "5",
+        idempotencyKey: "too-much",
+      }),
+    );
+    assert.equal(failed, "failed");
+    // Then: the recipient, the player and the whole budget are still free
+    const sent = await outcomeOf(
+      await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "fits" }),
+    );
+    assert.equal(sent, "confirmed");
+    const next = await outcomeOf(
+      await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "1", idempotencyKey: "third" }),
+    );
+    assert.equal(next, "recipient_rate_limited");
+  },
+);
 
-Deno.test("The recipient and player limits are rolling hours", async () => {
-  await using h = await startTxHarness();
+onEachStore("The recipient and player limits are rolling hours", async (store) => {
+  await using h = await startTxHarness({ store });
   await h.policy({ maxSolPerTransfer: "1", perPlayerPerHour: 2 });
   await h.link(1);
   const send = async (key: string) =>
@@ -177,8 +195,8 @@ Deno.test("The daily cap on failed transactions: 2,000 failures after signing in
   assert.equal(await send("next-day"), "confirmed");
 });
 
-Deno.test("Requests on two instances at once never pass the cap on failures", async () => {
-  await using h = await startTxHarness({ sharedStore: true, fund: 2_000_000_000n });
+onEachStore("Requests on two instances at once never pass the cap on failures", async (store) => {
+  await using h = await startTxHarness({ store, fund: 2_000_000_000n });
   const b = await h.instance();
   await h.policy({ maxSolPerTransfer: "100" });
   await h.link(2);
@@ -205,42 +223,45 @@ Deno.test("Requests on two instances at once never pass the cap on failures", as
   assert.deepEqual(tally(outcomes), { failed: 10, daily_failed_tx_quota_exceeded: 20 });
 });
 
-Deno.test("Three instances paying uneven amounts at once never pass the budget, and once their blocks settle the room left is exact", async () => {
-  await using h = await startTxHarness({ sharedStore: true, fund: 1_000_000_000_000n });
-  const instances = [h.a, await h.instance(), await h.instance()];
-  await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "10" }] });
-  const amounts = Array.from({ length: 36 }, (_, i) => [0.25, 0.5, 0.75, 1][i % 4]!);
-  // When: two waves of payouts of 0.25 to 1 SOL, spread over the three instances
-  let paid = 0;
-  for (const wave of [amounts.slice(0, 18), amounts.slice(18)]) {
-    const outcomes = await Promise.all(wave.map(async (amount, i) => {
-      const res = await instances[i % 3]!.post("transfer-sol", {
-        to: { address: (await generateKeyPairSigner()).address },
-        amount: String(amount),
-        idempotencyKey: `uneven-${paid}-${i}`,
-      });
-      return { amount, outcome: await outcomeOf(res) };
-    }));
-    for (const { amount, outcome } of outcomes) {
-      if (outcome === "confirmed") paid += amount;
-      else assert.equal(outcome, "hourly_budget_exceeded");
+onEachStore(
+  "Three instances paying uneven amounts at once never pass the budget, and once their blocks settle the room left is exact",
+  async (store) => {
+    await using h = await startTxHarness({ store, fund: 1_000_000_000_000n });
+    const instances = [h.a, await h.instance(), await h.instance()];
+    await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "10" }] });
+    const amounts = Array.from({ length: 36 }, (_, i) => [0.25, 0.5, 0.75, 1][i % 4]!);
+    // When: two waves of payouts of 0.25 to 1 SOL, spread over the three instances
+    let paid = 0;
+    for (const wave of [amounts.slice(0, 18), amounts.slice(18)]) {
+      const outcomes = await Promise.all(wave.map(async (amount, i) => {
+        const res = await instances[i % 3]!.post("transfer-sol", {
+          to: { address: (await generateKeyPairSigner()).address },
+          amount: String(amount),
+          idempotencyKey: `uneven-${paid}-${i}`,
+        });
+        return { amount, outcome: await outcomeOf(res) };
+      }));
+      for (const { amount, outcome } of outcomes) {
+        if (outcome === "confirmed") paid += amount;
+        else assert.equal(outcome, "hourly_budget_exceeded");
+      }
     }
-  }
-  // Then: never past the budget
-  assert.ok(paid <= 10, `paid ${paid} SOL`);
-  // And: once every instance's blocks are settled, exactly the rest fits, and nothing more
-  for (const instance of instances) await instance.ctx.tx.allowances.settle(h.project.id);
-  const rest = 10 - paid;
-  const pay = async (amount: string, key: string) =>
-    await outcomeOf(
-      await h.a.post("transfer-sol", {
-        to: { address: (await generateKeyPairSigner()).address },
-        amount,
-        idempotencyKey: key,
-      }),
-    );
-  if (rest > 0) {
-    assert.equal(await pay(String(rest), "the-rest"), "confirmed");
-  }
-  assert.equal(await pay("0.000000001", "one-more"), "hourly_budget_exceeded");
-});
+    // Then: never past the budget
+    assert.ok(paid <= 10, `paid ${paid} SOL`);
+    // And: once every instance's blocks are settled, exactly the rest fits, and nothing more
+    for (const instance of instances) await instance.ctx.tx.allowances.settle(h.project.id);
+    const rest = 10 - paid;
+    const pay = async (amount: string, key: string) =>
+      await outcomeOf(
+        await h.a.post("transfer-sol", {
+          to: { address: (await generateKeyPairSigner()).address },
+          amount,
+          idempotencyKey: key,
+        }),
+      );
+    if (rest > 0) {
+      assert.equal(await pay(String(rest), "the-rest"), "confirmed");
+    }
+    assert.equal(await pay("0.000000001", "one-more"), "hourly_budget_exceeded");
+  },
+);

@@ -3,7 +3,14 @@
 import assert from "node:assert/strict";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import { type RequestCounts, requestCountsKey } from "../../kv/request_counts.ts";
-import { okJson, outcomeOf, startTxHarness, tally, type TxHarness } from "../support/tx_harness.ts";
+import {
+  okJson,
+  onEachStore,
+  outcomeOf,
+  startTxHarness,
+  tally,
+  type TxHarness,
+} from "../support/tx_harness.ts";
 
 Deno.test("A project's hourly budget passes exactly what fits: 3 SOL, three payouts of 1, nothing past them", async () => {
   await using h = await startTxHarness();
@@ -56,26 +63,29 @@ Deno.test("A payout over the minute's quota is counted and refused, with nothing
   assert.equal(await getTxRequest(h.a.kv, h.project.id, "over"), null);
 });
 
-Deno.test("Payouts on two instances at the minute's last places: exactly the rest pass, every one counted", async () => {
-  await using h = await startTxHarness({ sharedStore: true });
-  const b = await h.instance();
-  await h.policy({ maxSolPerTransfer: "5" });
-  await h.link(1);
-  const body = (key: string) => ({ to: { userId: 1 }, amount: "0.001", idempotencyKey: key });
-  assert.equal((await okJson(await h.a.post("transfer-sol", body("first")))).status, "confirmed");
-  // Given: 590 of the minute's 600 used
-  await usedThisMinute(h, 590);
-  // When: 20 payouts at once, half on each instance
-  const outcomes = await Promise.all(
-    Array.from(
-      { length: 20 },
-      async (_, i) =>
-        await outcomeOf(await (i % 2 ? b : h.a).post("transfer-sol", body(`last-${i}`))),
-    ),
-  );
-  // Then: 10 through, 10 refused, all 20 counted (leases settled first)
-  assert.deepEqual(tally(outcomes), { confirmed: 10, rate_limited: 10 });
-  await h.a.ctx.quota.close();
-  await b.ctx.quota.close();
-  assert.equal(await minuteCount(h), 610);
-});
+onEachStore(
+  "Payouts on two instances at the minute's last places: exactly the rest pass, every one counted",
+  async (store) => {
+    await using h = await startTxHarness({ store });
+    const b = await h.instance();
+    await h.policy({ maxSolPerTransfer: "5" });
+    await h.link(1);
+    const body = (key: string) => ({ to: { userId: 1 }, amount: "0.001", idempotencyKey: key });
+    assert.equal((await okJson(await h.a.post("transfer-sol", body("first")))).status, "confirmed");
+    // Given: 590 of the minute's 600 used
+    await usedThisMinute(h, 590);
+    // When: 20 payouts at once, half on each instance
+    const outcomes = await Promise.all(
+      Array.from(
+        { length: 20 },
+        async (_, i) =>
+          await outcomeOf(await (i % 2 ? b : h.a).post("transfer-sol", body(`last-${i}`))),
+      ),
+    );
+    // Then: 10 through, 10 refused, all 20 counted (leases settled first)
+    assert.deepEqual(tally(outcomes), { confirmed: 10, rate_limited: 10 });
+    await h.a.ctx.quota.close();
+    await b.ctx.quota.close();
+    assert.equal(await minuteCount(h), 610);
+  },
+);

@@ -12,14 +12,21 @@ import { startDeadline } from "../../lib/tx/timing.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { deleteDeveloperProject } from "../../lib/projects/ownership.ts";
 import { assertErrorCode } from "../support/assertions.ts";
-import { startTxHarness, type TxHarness, type TxInstance } from "../support/tx_harness.ts";
+import {
+  onEachStore,
+  startTxHarness,
+  type TestStore,
+  type TxHarness,
+  type TxInstance,
+} from "../support/tx_harness.ts";
 import { call } from "../support/test_app.ts";
 
-/** Instances `a` and `b` on one KV file; `b` has used the key, so its cache holds it. */
+/** Instances `a` and `b` on one `store`; `b` has used the key, so its cache holds it. */
 async function withTwoInstances(
+  store: TestStore,
   then: (h: TxHarness, b: TxInstance, to: Address) => Promise<void>,
 ): Promise<void> {
-  await using h = await startTxHarness({ sharedStore: true });
+  await using h = await startTxHarness({ store });
   await h.policy({ maxSolPerTransfer: "1" });
   const to = await h.link(5);
   const b = await h.instance();
@@ -37,55 +44,64 @@ async function assertNothingPaid(h: TxHarness, to: Address): Promise<void> {
   assert.deepEqual(await h.txEvents(), []);
 }
 
-Deno.test("A payout sent after its key's revocation was answered is refused on every instance", async () => {
-  await withTwoInstances(async (h, b, to) => {
-    // Given: the key was revoked on instance a, and the revocation answered.
-    await h.revokeKey();
+onEachStore(
+  "A payout sent after its key's revocation was answered is refused on every instance",
+  async (store) => {
+    await withTwoInstances(store, async (h, b, to) => {
+      // Given: the key was revoked on instance a, and the revocation answered.
+      await h.revokeKey();
 
-    // When: instance b, whose cache still holds the key, gets a payout with it.
-    const res = await b.post("transfer-sol", PAYOUT);
+      // When: instance b, whose cache still holds the key, gets a payout with it.
+      const res = await b.post("transfer-sol", PAYOUT);
 
-    // Then: refused as the spec's unauthorized, and nothing reserved, sent or announced.
-    await assertErrorCode(res, 401, "unauthorized");
-    await assertNothingPaid(h, to);
-  });
-});
+      // Then: refused as the spec's unauthorized, and nothing reserved, sent or announced.
+      await assertErrorCode(res, 401, "unauthorized");
+      await assertNothingPaid(h, to);
+    });
+  },
+);
 
-Deno.test("A payout sent after its project's deletion was answered is refused on every instance", async () => {
-  await withTwoInstances(async (h, b, to) => {
-    // Given: the project was deleted on instance a, and the deletion answered.
-    await deleteDeveloperProject(h.a.ctx, h.project.createdBy, h.project.id, h.project.name);
+onEachStore(
+  "A payout sent after its project's deletion was answered is refused on every instance",
+  async (store) => {
+    await withTwoInstances(store, async (h, b, to) => {
+      // Given: the project was deleted on instance a, and the deletion answered.
+      await deleteDeveloperProject(h.a.ctx, h.project.createdBy, h.project.id, h.project.name);
 
-    // When: instance b, whose cache still holds the key, gets a payout with it.
-    const res = await b.post("transfer-sol", PAYOUT);
+      // When: instance b, whose cache still holds the key, gets a payout with it.
+      const res = await b.post("transfer-sol", PAYOUT);
 
-    // Then: refused, and nothing reserved, sent or announced.
-    await assertErrorCode(res, 401, "unauthorized");
-    await assertNothingPaid(h, to);
-  });
-});
+      // Then: refused, and nothing reserved, sent or announced.
+      await assertErrorCode(res, 401, "unauthorized");
+      await assertNothingPaid(h, to);
+    });
+  },
+);
 
-Deno.test("reserveTxRequest() refuses a payout whose key was revoked after its checks passed", async () => {
-  await withTwoInstances(async (h, b, to) => {
-    // Given: instance b checked a payout (steps 1 to 11 passed with the key still active)...
-    const keyId = (await b.ctx.apiKeys.resolve(h.apiKey))!.keyId;
-    const caller = { projectId: h.project.id, keyId };
-    const input = {
-      body: { to: PAYOUT.to, mint: null, amount: PAYOUT.amount },
-      idempotencyKey: "after",
-    };
-    const deadline = startDeadline(b.ctx.tx.timing);
-    const checked = await checkTxRequest(b.ctx, caller, "transfer-sol", input, { deadline });
-    assert.equal(checked.kind, "checked");
+onEachStore(
+  "reserveTxRequest() refuses a payout whose key was revoked after its checks passed",
+  async (store) => {
+    await withTwoInstances(store, async (h, b, to) => {
+      // Given: instance b checked a payout (steps 1 to 11 passed with the key still active)...
+      const keyId = (await b.ctx.apiKeys.resolve(h.apiKey))!.keyId;
+      const caller = { projectId: h.project.id, keyId };
+      const input = {
+        body: { to: PAYOUT.to, mint: null, amount: PAYOUT.amount },
+        idempotencyKey: "after",
+      };
+      const deadline = startDeadline(b.ctx.tx.timing);
+      const checked = await checkTxRequest(b.ctx, caller, "transfer-sol", input, { deadline });
+      assert.equal(checked.kind, "checked");
 
-    // ...when instance a revoked the key.
-    await h.revokeKey();
+      // ...when instance a revoked the key.
+      await h.revokeKey();
 
-    // When: b reserves it.
-    const reserving = reserveTxRequest(b.ctx, checked.request);
+      // When: b reserves it.
+      const reserving = reserveTxRequest(b.ctx, checked.request);
 
-    // Then: the reservation's own commit refuses it, and nothing is reserved.
-    await assert.rejects(reserving, (e) => e instanceof ApiError && e.code === "unauthorized");
-    await assertNothingPaid(h, to);
-  });
-});
+      // Then: the reservation's own commit refuses it, and nothing is reserved.
+      await assert.rejects(reserving, (e) => e instanceof ApiError && e.code === "unauthorized");
+      await assertNothingPaid(h, to);
+    });
+  },
+);

@@ -126,7 +126,7 @@ Deno.test("The managed wallet signs transactions, and its key never reaches the 
 
 Deno.test("With WALLET_PROVIDER=none: wallets_unavailable, no sending, everything else works", async () => {
   // Given: a project whose wallet was created while managed wallets were on
-  await using h = await startTxHarness({ sharedStore: true });
+  await using h = await startTxHarness({ store: "file" });
   await h.policy({ maxSolPerTransfer: "1" });
   await h.link(1);
   const sent = await (await h.a.post("transfer-sol", {
@@ -170,7 +170,7 @@ Deno.test("With WALLET_PROVIDER=none: wallets_unavailable, no sending, everythin
 });
 
 Deno.test("A changed SECRET cannot open the wallet key: 502 wallet_unavailable, recorded as failed", async () => {
-  await using h = await startTxHarness({ sharedStore: true });
+  await using h = await startTxHarness({ store: "file" });
   await h.policy({ maxSolPerTransfer: "1" });
   await h.link(1);
   const rotated = await h.instance({
