@@ -5,16 +5,31 @@ import { launchBrowser, signInThroughRoutes } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
 import { PROJECT_TABS } from "../../http/dashboard_paths.ts";
 
-Deno.test("Project tabs fit at 1280 and 390 px, the skip link jumps past them, and signing out everywhere asks first", async () => {
-  await using served = await serveDashboard();
-  const { baseUrl } = served;
-  await using browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
-  await signInThroughRoutes(browser.context, baseUrl);
+/** A signed-in browser on a project it just created on `cluster`, at 1280 px. */
+async function onNewProject(name: string, cluster: "devnet" | "mainnet") {
+  const served = await serveDashboard();
+  const browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
+  await signInThroughRoutes(browser.context, served.baseUrl);
   const page = browser.context.pages()[0] ?? await browser.context.newPage();
-  await page.goto(`${baseUrl}/dashboard`);
-  await page.getByLabel("Name", { exact: true }).fill("Sky Racers");
+  await page.goto(`${served.baseUrl}/dashboard`);
+  await page.getByLabel("Name", { exact: true }).fill(name);
+  if (cluster === "mainnet") await page.getByLabel(/Mainnet/).check();
   await page.getByRole("button", { name: "Create project" }).click();
-  await page.getByText("created on").waitFor();
+  await page.getByText(`created on ${cluster}`).waitFor();
+  return {
+    baseUrl: served.baseUrl,
+    page,
+    project: new URL(page.url()).pathname,
+    [Symbol.asyncDispose]: async () => {
+      await browser.close();
+      await served.close();
+    },
+  };
+}
+
+Deno.test("Project tabs fit at 1280 and 390 px, the skip link jumps past them, and signing out everywhere asks first", async () => {
+  await using world = await onNewProject("Sky Racers", "devnet");
+  const { page } = world;
   const nav = page.getByRole("navigation", { name: "Project pages" });
 
   for (const width of [1280, 390]) {
@@ -47,17 +62,8 @@ Deno.test("Project tabs fit at 1280 and 390 px, the skip link jumps past them, a
 });
 
 Deno.test("A mainnet project's keys say they pay real money, and an invitation is cancelled by a button that says so, at 1280 and 390 px", async () => {
-  await using served = await serveDashboard();
-  const { baseUrl } = served;
-  await using browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
-  await signInThroughRoutes(browser.context, baseUrl);
-  const page = browser.context.pages()[0] ?? await browser.context.newPage();
-  await page.goto(`${baseUrl}/dashboard`);
-  await page.getByLabel("Name", { exact: true }).fill("Real Money Run");
-  await page.getByLabel(/Mainnet/).check();
-  await page.getByRole("button", { name: "Create project" }).click();
-  await page.getByText("created on mainnet").waitFor();
-  const project = new URL(page.url()).pathname;
+  await using world = await onNewProject("Real Money Run", "mainnet");
+  const { baseUrl, page, project } = world;
   await page.goto(`${baseUrl}${project}/keys`);
   await page.getByTestId("create-key").click();
   await page.getByTestId("new-key-value").waitFor();
