@@ -13,6 +13,7 @@ import {
 } from "./_wallets.ts";
 import { type Step, stepText, WalletList } from "./_link_steps.tsx";
 import { ownValue } from "./_own_value.ts";
+import { shortAddress } from "./_short_address.ts";
 
 /** Props of the island (JSON-safe). */
 export interface LinkFlowProps {
@@ -271,9 +272,4 @@ export function LinkFlow(props: LinkFlowProps): VNode {
       </div>
     </div>
   );
-}
-
-/** `7xKX…sgAsU`: enough to recognise a wallet at a glance; the full address is beside it. */
-function shortAddress(address: string): string {
-  return `${address.slice(0, 4)}…${address.slice(-4)}`;
 }

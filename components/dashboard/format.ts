@@ -1,5 +1,6 @@
 /** How the dashboard writes times, addresses and explorer links. */
 import type { Cluster } from "../../core/cluster.ts";
+import { shortAddress } from "../../islands/_short_address.ts";
 
 const PUBLIC_RPC: Record<Cluster, string> = {
   devnet: "https://api.devnet.solana.com",
@@ -11,10 +12,7 @@ export function formatTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-/** `AbCd…WxYz` for long base58 strings; short ones unchanged. */
-export function shortAddress(text: string): string {
-  return text.length > 12 ? `${text.slice(0, 4)}…${text.slice(-4)}` : text;
-}
+export { shortAddress };
 
 /**
  * The Solana Explorer's cluster query for the project's cluster. A service reading its own RPC
