@@ -7,7 +7,11 @@
  * for its handler in `jobs/handlers.ts`).
  */
 import { z } from "zod";
-import { deliverEventJobSchema, publishBatchJobSchema } from "../lib/events/job_payloads.ts";
+import {
+  deliverEventJobSchema,
+  publishBatchJobSchema,
+  publishEventsJobSchema,
+} from "../lib/events/job_payloads.ts";
 import { watchPollJobSchema } from "../lib/watches/job_payloads.ts";
 import {
   txConfirmJobSchema,
@@ -21,6 +25,7 @@ import { revokeGameKeyJobSchema } from "../lib/projects/job_payloads.ts";
 export const jobPayloadSchema = z.discriminatedUnion("type", [
   deliverEventJobSchema,
   publishBatchJobSchema,
+  publishEventsJobSchema,
   watchPollJobSchema,
   txConfirmJobSchema,
   txSweepJobSchema,

@@ -4,6 +4,7 @@ import { log } from "../core/log.ts";
 import { migratePreviousVersionWrites } from "../lib/migrations/mod.ts";
 import { restartLostWatchPolls } from "../lib/watches/poll.ts";
 import { ensureTxSweepLoop } from "../lib/tx/sweep.ts";
+import { restartLostPublishers } from "../lib/events/publisher_loop.ts";
 import { resealSweep } from "../lib/crypto/reseal.ts";
 
 /** A sweep; returns how many things it repaired. */
@@ -13,6 +14,7 @@ export type Sweep = (ctx: AppContext) => Promise<number>;
 export const sweeps: Record<string, Sweep> = {
   watch_loops: restartLostWatchPolls,
   tx_sweep_loop: ensureTxSweepLoop,
+  event_publisher_loops: restartLostPublishers,
   // What instances of the previous version still write during a rolling deploy.
   previous_version_writes: migratePreviousVersionWrites,
   // With SECRET_PREVIOUS: what instances still on the old SECRET sealed since the last sweep.

@@ -15,7 +15,9 @@
  * a process, so only other instances race; `docs/performance.md` has the numbers).
  *
  * Events of one commit share one entry (a chunk of at most 50, keyed by its first position), so a
- * poll that finds 1,000 transactions writes 20 entries, within KV's commit limits.
+ * poll that finds 1,000 transactions writes 20 entries, within KV's commit limits. An entry written
+ * while the project publishes through its publisher (`lib/events/publisher.ts`) is marked
+ * `outbox`: its events are that publisher's to send, and no delivery job was queued for them.
  */
 import type { RecordedEvent, ServiceEvent, ServiceEventType } from "../core/events.ts";
 
@@ -30,6 +32,8 @@ interface FeedChunk {
   /** `createdAt` + 7 days; re-checked on read (`expireIn` is only the earliest deletion). */
   expiresAt: number;
   events: ServiceEvent[];
+  /** Present when the project's publisher sends these events (absent in older entries: false). */
+  outbox?: true;
 }
 
 /** Key of a project's feed counter (value: the last position taken, a number). */
@@ -57,7 +61,12 @@ export function getEventSeqEntry(
 export function addFeedEvents(
   op: Deno.AtomicOperation,
   projectId: string,
-  input: { seq: Deno.KvEntryMaybe<number>; events: readonly ServiceEvent[]; now: number },
+  input: {
+    seq: Deno.KvEntryMaybe<number>;
+    events: readonly ServiceEvent[];
+    now: number;
+    outbox?: boolean;
+  },
 ): RecordedEvent[] {
   const { seq, events, now } = input;
   const last = seq.value ?? 0;
@@ -67,6 +76,7 @@ export function addFeedEvents(
       createdAt: now,
       expiresAt: now + FEED_RETENTION_MS,
       events: events.slice(i, i + FEED_CHUNK_SIZE),
+      ...(input.outbox ? { outbox: true as const } : {}),
     };
     op.set(feedChunkKey(projectId, last + 1 + i), chunk, { expireIn: FEED_RETENTION_MS });
   }
@@ -122,7 +132,7 @@ async function* listFeedChunks(
  * entries until about `maxDecoded` events were decoded once an event after `after` was examined
  * (so a narrow `types` filter or an old cursor cannot turn one request into a scan of the whole
  * week; `next` says where to continue). Events past their 7 days are skipped even if KV has not
- * deleted them yet.
+ * deleted them yet. `outboxOnly` lists only events of entries marked `outbox`.
  */
 export async function listFeedEvents(
   kv: Deno.Kv,
@@ -133,6 +143,7 @@ export async function listFeedEvents(
     types: ReadonlySet<ServiceEventType> | null;
     now: number;
     maxDecoded: number;
+    outboxOnly?: boolean;
   },
 ): Promise<FeedPage> {
   const { after, limit, types, now } = options;
@@ -154,7 +165,8 @@ export async function listFeedEvents(
       const position = first + i;
       if (position <= after) continue;
       next = position;
-      if (chunk.expiresAt > now && (!types || types.has(event.type))) {
+      const wanted = !types || types.has(event.type);
+      if (chunk.expiresAt > now && wanted && (!options.outboxOnly || chunk.outbox)) {
         events.push({ ...event, id: String(position), createdAt: chunk.createdAt });
         if (events.length >= limit) return { events, next, decoded: cost.decoded };
       }

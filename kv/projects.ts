@@ -32,6 +32,10 @@ export interface ProjectSettings {
   connectClientSecretEnc?: string | null;
   /** The game connected through Roblox OAuth (`roblox_tokens.ts` holds its tokens); absent or null: none. */
   robloxConnection?: RobloxConnection | null;
+  /** Several events per message (`lib/events/pack.ts`, an extension of the spec); absent: off. */
+  packEvents?: boolean;
+  /** Most messages published in any 60 clock seconds (`lib/events/publisher.ts`); absent or null: no cap. */
+  messagesPerMinute?: number | null;
 }
 
 /**

@@ -173,6 +173,44 @@ export function SettingsPage(data: SettingsPageData): VNode {
             to this topic. Letters, digits, - and _; blank resets it to svc. Changes apply within 30
             seconds.
           </p>
+          <input type="hidden" name="packEvents" value="false" />
+          <label class="check">
+            <input
+              type="checkbox"
+              name="packEvents"
+              value="true"
+              checked={settings.events.packEvents}
+              data-testid="pack-events"
+            />{" "}
+            Pack events: several events in one message
+          </label>
+          <p class="hint">
+            An extension of the event format: a message of type <span class="mono">events</span>
+            {" "}
+            carries up to 1,000 bytes of events, so a round end's payouts cross the topic in
+            seconds. Turn it on only when every subscriber understands it (the Luau SDK does).
+          </p>
+          <label for="messagesPerMinute">Messages a minute</label>
+          <input
+            id="messagesPerMinute"
+            name="messagesPerMinute"
+            inputMode="numeric"
+            autocomplete="off"
+            value={text(
+              events,
+              "messagesPerMinute",
+              settings.events.messagesPerMinute === null
+                ? null
+                : String(settings.events.messagesPerMinute),
+            )}
+            {...fieldAria(field("events", "messagesPerMinute"))}
+          />
+          <FieldError {...field("events", "messagesPerMinute")} />
+          <p class="hint">
+            The most messages published in any minute (1 to 5,000); blank for no cap. Events beyond
+            it wait in the feed and go out as the minute allows. Your topic receives about 80 a
+            minute whatever the game's size.
+          </p>
           <div class="actions">
             <button type="submit">Save events</button>
           </div>

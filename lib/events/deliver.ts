@@ -6,12 +6,13 @@ import type { EventContext } from "./runtime.ts";
 import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
 import { publishToTarget } from "./publish_to_target.ts";
+import { encodeEventMessage } from "./message.ts";
 import { answerStatus, isRetryable, type PublishAnswer } from "./messaging_client.ts";
 import type { RecordedEvent } from "../../core/events.ts";
 import { publishTargetFor } from "./settings.ts";
 
 /** Attempts per event, the first included. */
-const MAX_DELIVERY_ATTEMPTS = 4;
+export const MAX_DELIVERY_ATTEMPTS = 4;
 /** Waits before the 2nd, 3rd and 4th attempts. */
 export const RETRY_DELAYS_MS = [500, 1_000, 2_000] as const;
 
@@ -66,7 +67,10 @@ export async function runDeliverEvent(
     log("info", "Event not published: events are off", fields);
     return { kind: "done", afterCommit: finish("skipped", null, "Events are off") };
   }
-  const answer = await publishToTarget(ctx, projectId, { target, event });
+  const answer = await publishToTarget(ctx, projectId, {
+    target,
+    message: encodeEventMessage(event),
+  });
   const status = answerStatus(answer);
   if (answer.kind === "accepted") {
     log("info", "Event published", { ...fields, status });

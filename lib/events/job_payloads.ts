@@ -1,5 +1,5 @@
 /**
- * The job kinds of events: deliveries, in the `events` lane (zod and their adder only, so any
+ * The job kinds of events: deliveries and the publisher loop, in the `events` lane (zod and their adder only, so any
  * module can add a job; the handlers are in `jobs.ts`).
  */
 import { z } from "zod";
@@ -27,12 +27,32 @@ export const publishBatchJobSchema = z.object({
   events: z.array(recordedEventSchema).min(1).max(DIRECT_DELIVERY_MAX),
 });
 
+/**
+ * The loop of a project's publisher (`publisher.ts`): the one sender of its events while it packs
+ * them or caps its messages a minute. Unique per project (`publisherJobId`).
+ */
+export const publishEventsJobSchema = z.object({
+  type: z.literal("publish_events"),
+  projectId: payloadIdSchema,
+});
+
+/** The id of a project's publisher loop: one per project across instances. */
+export function publisherJobId(projectId: string): string {
+  return `publish_events:${projectId}`;
+}
+
 /** A `deliver_event` job's payload. */
 export type DeliverEventJob = z.infer<typeof deliverEventJobSchema>;
 /** A `publish_batch` job's payload. */
 export type PublishBatchJob = z.infer<typeof publishBatchJobSchema>;
+/** A `publish_events` job's payload. */
+export type PublishEventsJob = z.infer<typeof publishEventsJobSchema>;
 
-const eventJobSchema = z.discriminatedUnion("type", [deliverEventJobSchema, publishBatchJobSchema]);
+const eventJobSchema = z.discriminatedUnion("type", [
+  deliverEventJobSchema,
+  publishBatchJobSchema,
+  publishEventsJobSchema,
+]);
 
 /** Validates a delivery job and adds it, in the `events` lane, to the caller's atomic operation. */
 export const addEventJob = jobAdder(eventJobSchema, "events");

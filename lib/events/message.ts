@@ -7,7 +7,7 @@ import type { ServiceEvent } from "../../core/events.ts";
 /** Message format version every event carries. */
 const EVENT_VERSION = 1;
 /** The messaging service refuses bigger messages; the encoded JSON is measured in UTF-8 bytes. */
-const MAX_MESSAGE_BYTES = 1_000;
+export const MAX_MESSAGE_BYTES = 1_000;
 /** What an over-long `tx` error is cut to, in characters. */
 const TX_ERROR_CUT_CHARS = 300;
 

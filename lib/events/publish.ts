@@ -7,6 +7,7 @@ import { must } from "../../core/must.ts";
 import { describeAnswer } from "./deliver.ts";
 import { recordEvents } from "./record.ts";
 import { publishToTarget } from "./publish_to_target.ts";
+import { encodeEventMessage } from "./message.ts";
 import { answerStatus, isRetryable } from "./messaging_client.ts";
 import { publishTargetOf } from "./settings.ts";
 
@@ -43,7 +44,10 @@ export async function sendTestPing(
   });
   const event = must(recorded[0], "the recorded ping");
   const fields = { projectId, eventType: "ping", eventId: event.id };
-  const answer = await publishToTarget(ctx, projectId, { target, event });
+  const answer = await publishToTarget(ctx, projectId, {
+    target,
+    message: encodeEventMessage(event),
+  });
   const status = answerStatus(answer);
   const accepted = answer.kind === "accepted";
   const message = describeAnswer(answer);

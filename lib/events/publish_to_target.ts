@@ -1,10 +1,8 @@
-/** One publish attempt of one event to a project's target: the step deliveries and test pings share. */
+/** One publish attempt of one message to a project's target: the step deliveries, the publisher and test pings share. */
 import type { EventContext } from "./runtime.ts";
 import { decryptSecretText } from "../crypto/encryption.ts";
-import { encodeEventMessage } from "./message.ts";
 import { type PublishAnswer, type PublishCredential, publishMessage } from "./messaging_client.ts";
 import type { PublishTarget } from "./runtime.ts";
-import type { RecordedEvent } from "../../core/events.ts";
 import { getAccessToken } from "../roblox/access_token.ts";
 
 /**
@@ -16,7 +14,7 @@ import { getAccessToken } from "../roblox/access_token.ts";
 export async function publishToTarget(
   ctx: EventContext,
   projectId: string,
-  input: { target: PublishTarget; event: RecordedEvent },
+  input: { target: PublishTarget; message: string },
 ): Promise<PublishAnswer> {
   const { target } = input;
   const send = (credential: PublishCredential) =>
@@ -25,7 +23,7 @@ export async function publishToTarget(
       universeId: target.universeId,
       credential,
       topic: target.topic,
-      message: encodeEventMessage(input.event),
+      message: input.message,
       timeoutMs: ctx.events.attemptTimeoutMs,
     });
   if (target.auth === "key") {

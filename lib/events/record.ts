@@ -1,7 +1,9 @@
 /**
  * Recording events: each event gets its feed id in the same atomic commit as the change it reports,
  * and, when the project's events are on, its delivery job in that commit too, with its deliveries
- * to the project's webhook endpoints (`lib/webhooks/fan_out.ts`). The feed entry is written
+ * to the project's webhook endpoints (`lib/webhooks/fan_out.ts`). A project that packs events or
+ * caps its messages a minute gets no delivery job per event: its feed entry is marked `outbox`
+ * for the project's publisher (`publisher.ts`), started after the commit if it does not run. The feed entry is written
  * whether events are on or off, so a game can follow the feed alone (`kv/event_feed.ts` explains
  * the ordering guarantee).
  *
@@ -16,7 +18,8 @@ import { addFeedEvents, getEventSeqEntry } from "../../kv/event_feed.ts";
 import { addEventJob, DIRECT_DELIVERY_MAX } from "./job_payloads.ts";
 import type { EventContext } from "./runtime.ts";
 import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
-import { publishTargetFor } from "./settings.ts";
+import { publishesThroughPublisher, publishTargetFor } from "./settings.ts";
+import { ensurePublisher } from "./publisher_loop.ts";
 import { addAuditEntry, type AuditInput } from "../../kv/audit_log.ts";
 import { getWebhookTargetsEntry } from "../../kv/webhooks.ts";
 import { addWebhookDeliveries } from "../webhooks/fan_out.ts";
@@ -54,6 +57,7 @@ export async function commitWithEvents(
   if (events.length === 0) return { ok: (await op.commit()).ok, events: [], delivering: false };
   const deliver = input.deliver !== false;
   const target = deliver ? await publishTargetFor(ctx, projectId) : null;
+  const outbox = target !== null && publishesThroughPublisher(target);
   const committed = await ctx.events.feedLocks.run(projectId, async () => {
     const [seq, hooks] = await Promise.all([
       getEventSeqEntry(ctx.kv, projectId),
@@ -61,8 +65,8 @@ export async function commitWithEvents(
     ]);
     const now = ctx.clock.now();
     const dueAt = input.dueAt ?? (() => ctx.clock.now());
-    const recorded = addFeedEvents(op, projectId, { seq, events, now });
-    if (target) addDeliveries(op, projectId, recorded, dueAt);
+    const recorded = addFeedEvents(op, projectId, { seq, events, now, outbox });
+    if (target && !outbox) addDeliveries(op, projectId, recorded, dueAt);
     const hooked = hooks !== null &&
       addWebhookDeliveries(op, hooks, { projectId, events: recorded, now, dueAt });
     const ok = (await op.commit()).ok;
@@ -70,6 +74,9 @@ export async function commitWithEvents(
   }, { signal: input.signal });
   if (!committed.ok) return { ok: false, events: [], delivering: false };
   ctx.events.heads.moved(projectId, Number(committed.events.at(-1)!.id));
+  if (outbox) {
+    await ensurePublisher(ctx, projectId, { after: Number(committed.events[0]!.id) - 1 });
+  }
   if (committed.woke) ctx.jobWaker.wake();
   return { ok: true, events: committed.events, delivering: committed.delivering };
 }

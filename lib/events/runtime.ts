@@ -13,8 +13,16 @@ import { FeedHeads } from "./feed_heads.ts";
  * until the moment of publishing), or with its connected game's OAuth grant.
  */
 export type PublishTarget =
-  | { auth: "key"; universeId: string; publishingKeyEnc: string; topic: string }
-  | { auth: "grant"; universeId: string; grantId: string; topic: string };
+  & (
+    | { auth: "key"; universeId: string; publishingKeyEnc: string; topic: string }
+    | { auth: "grant"; universeId: string; grantId: string; topic: string }
+  )
+  & {
+    /** Several events per message (`pack.ts`). */
+    pack: boolean;
+    /** Most messages in any 60 clock seconds (`publisher.ts`); null: no cap. */
+    messagesPerMinute: number | null;
+  };
 
 // Settings changes must apply on every instance within about 30 s; 10 s leaves a wide margin.
 const TARGET_TTL_MS = 10_000;
@@ -30,6 +38,8 @@ export interface EventRuntime {
   feedLocks: KeyedLock;
   /** Where each project's feed ends, as this instance knows it (`feed_heads.ts`). */
   heads: FeedHeads;
+  /** Projects whose publisher loop this instance saw running in the last 10 s (`publisher_loop.ts`). */
+  publishers: TtlCache<true>;
   /** Timeout of one publish attempt (5 s per the spec; tests shorten it). */
   attemptTimeoutMs: number;
 }
@@ -45,6 +55,7 @@ export function createEventRuntime(kv: Deno.Kv, clock: Clock): EventRuntime {
     targets: new TtlCache(clock, { ttlMs: TARGET_TTL_MS }),
     feedLocks: new KeyedLock(),
     heads: new FeedHeads(kv, clock),
+    publishers: new TtlCache(clock, { ttlMs: TARGET_TTL_MS }),
     attemptTimeoutMs: 5_000,
   };
 }

@@ -1,5 +1,6 @@
 /**
- * Event settings of a project (universe ID, publishing key, topic): the rule that turns events on,
+ * Event settings of a project (universe ID, publishing key, topic, and the two extensions of the
+ * spec: packing and a cap on messages a minute, `publisher.ts`): the rule that turns events on,
  * and validation and saving for the dashboard.
  */
 import {
@@ -16,6 +17,8 @@ import { log } from "../../core/log.ts";
 import type { PublishTarget } from "./runtime.ts";
 
 const MAX_KEY_LENGTH = 4_096;
+/** The highest cap: Open Cloud takes 5,000 publishes a minute per API key owner (platforms.md). */
+export const MAX_MESSAGES_PER_MINUTE = 5_000;
 
 // Events are on while the game is connected with Roblox (its grant working and its experience
 // chosen), or, without a connection, while both the universe ID and the publishing key are
@@ -23,14 +26,29 @@ const MAX_KEY_LENGTH = 4_096;
 // it is reconnected (or the connection removed).
 function targetOf(settings: ProjectSettings): PublishTarget | null {
   const { universeId, publishingKeyEnc, topic, robloxConnection: connection } = settings;
+  const pacing = {
+    pack: settings.packEvents === true,
+    messagesPerMinute: settings.messagesPerMinute ?? null,
+  };
   if (connection) {
     return connection.status === "active" && connection.universeId
-      ? { auth: "grant", universeId: connection.universeId, grantId: connection.grantId, topic }
+      ? {
+        auth: "grant",
+        universeId: connection.universeId,
+        grantId: connection.grantId,
+        topic,
+        ...pacing,
+      }
       : null;
   }
   return universeId && publishingKeyEnc
-    ? { auth: "key", universeId, publishingKeyEnc, topic }
+    ? { auth: "key", universeId, publishingKeyEnc, topic, ...pacing }
     : null;
+}
+
+/** True when the project's events go through its publisher (`publisher.ts`), not one job each. */
+export function publishesThroughPublisher(target: PublishTarget): boolean {
+  return target.pack || target.messagesPerMinute !== null;
 }
 
 /** True when events are published (a working connection, or both event settings saved). */
@@ -64,6 +82,10 @@ export interface EventSettingsInput {
   publishingKey?: string | null;
   clearPublishingKey?: boolean;
   topic?: string | null;
+  /** Pack several events into one message (`true`/`false`, or the form's `"true"`/`"false"`). */
+  packEvents?: boolean | string | null;
+  /** Whole messages a minute, 1 to 5,000 (a number or digits); `""` or null: no cap. */
+  messagesPerMinute?: number | string | null;
 }
 
 /** A validated change: `undefined` means "keep". */
@@ -72,6 +94,8 @@ interface EventSettingsChange {
   /** Plaintext key to save, or null to clear. */
   publishingKey?: string | null;
   topic?: string;
+  packEvents?: boolean;
+  messagesPerMinute?: number | null;
 }
 
 /** What the dashboard may show: the key only as "set" or not. */
@@ -81,6 +105,9 @@ export interface EventSettingsView {
   publishingKeySet: boolean;
   /** True when both settings exist, so events are published. */
   events: boolean;
+  packEvents: boolean;
+  /** Null: no cap. */
+  messagesPerMinute: number | null;
 }
 
 /** Validates dashboard input; throws 400 `invalid_settings` listing each bad field as `field: problem; ...`. */
@@ -140,6 +167,8 @@ export function eventSettingsView(project: Project): EventSettingsView {
     topic: project.settings.topic,
     publishingKeySet: project.settings.publishingKeyEnc !== null,
     events: eventsEnabled(project),
+    packEvents: project.settings.packEvents === true,
+    messagesPerMinute: project.settings.messagesPerMinute ?? null,
   };
 }
 
@@ -174,6 +203,10 @@ export async function prepareEventSettings(
       ...(change.universeId !== undefined ? { universeId: change.universeId } : {}),
       ...(keyEnc !== undefined ? { publishingKeyEnc: keyEnc } : {}),
       ...(change.topic !== undefined ? { topic: change.topic } : {}),
+      ...(change.packEvents !== undefined ? { packEvents: change.packEvents } : {}),
+      ...(change.messagesPerMinute !== undefined
+        ? { messagesPerMinute: change.messagesPerMinute }
+        : {}),
     }),
     sealedUnder: keyEnc ? ctx.keys.current.id : undefined,
     keyChanged: keyEnc !== undefined,
@@ -209,6 +242,8 @@ export async function saveEventSettings(
     universeId: view.universeId,
     topic: view.topic,
     events: view.events,
+    packEvents: view.packEvents,
+    messagesPerMinute: view.messagesPerMinute,
     keyChanged: prepared.keyChanged,
   });
   return view;

@@ -1,7 +1,7 @@
 /**
  * Project settings saved from the dashboard: name, the Roblox OAuth app (client ID, secret), the
  * app connecting the game (client ID, secret: `lib/roblox/connect_app.ts`) and the event settings
- * (universe ID, publishing key, topic). Every field is optional and an omitted one keeps its
+ * (universe ID, publishing key, topic, packing, messages a minute). Every field is optional and an omitted one keeps its
  * value, so each form of the settings page can post only its own fields.
  */
 import { type Project, updateProject } from "../../kv/projects.ts";
@@ -76,6 +76,7 @@ export const SETTINGS_DRAFT_FIELDS = [
   "connectClientId",
   "universeId",
   "topic",
+  "messagesPerMinute",
   "lowSolBalance",
 ] as const;
 const SETTINGS_FIELDS: readonly string[] = [
@@ -86,6 +87,7 @@ const SETTINGS_FIELDS: readonly string[] = [
   "clearConnectClientSecret",
   "publishingKey",
   "clearPublishingKey",
+  "packEvents",
 ];
 
 /** A change of one OAuth app's credentials. */
@@ -173,7 +175,16 @@ function validateGeneral(fields: ActionFields, problems: string[]): OauthChange 
 function eventInput(fields: ActionFields): EventSettingsInput | null {
   const last = (v: unknown) => Array.isArray(v) ? v[v.length - 1] : v;
   const input: Record<string, unknown> = {};
-  for (const name of ["universeId", "publishingKey", "topic"] as const) {
+  // The form sends `packEvents=false` before its checkbox's `true`: the last value is the choice.
+  for (
+    const name of [
+      "universeId",
+      "publishingKey",
+      "topic",
+      "packEvents",
+      "messagesPerMinute",
+    ] as const
+  ) {
     if (fields[name] !== undefined) input[name] = last(fields[name]);
   }
   if (fields.clearPublishingKey !== undefined) {
@@ -264,6 +275,8 @@ function settingsChanges(before: Project, after: Project): Record<string, unknow
     const [was, now] = [before.settings[field] ?? null, after.settings[field] ?? null];
     if (was !== now) changes[field] = { before: was, after: now };
   }
+  const [packed, packs] = [before.settings.packEvents === true, after.settings.packEvents === true];
+  if (packed !== packs) changes.packEvents = { before: packed, after: packs };
   const secrets = {
     oauthClientSecret: "oauthClientSecretEnc",
     connectClientSecret: "connectClientSecretEnc",
