@@ -5,7 +5,8 @@
  * `id`, fields, null ones left out) without `v`. A consumer that follows the spec ignores the
  * unknown type, which is why it is opt-in.
  *
- * - Events keep feed order, within a message and from one message to the next.
+ * - Events keep feed order within a message (messages themselves may arrive in any order, as the
+ *   spec says of events).
  * - A message that would carry one event is that event's own message, exactly as the spec sends it.
  * - Entries are encoded by `message.ts`, so the spec's size rule (a long `tx` error cut to 300
  *   characters) applies to each; one too big to share a message goes alone.

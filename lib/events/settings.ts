@@ -156,6 +156,28 @@ export function validateEventSettings(input: EventSettingsInput): EventSettingsC
     } else change.topic = topic;
   }
 
+  const pack = input.packEvents;
+  if (pack === true || pack === "true") change.packEvents = true;
+  else if (pack === false || pack === "false") change.packEvents = false;
+  else if (pack !== undefined && pack !== null) problems.push("packEvents: must be true or false");
+
+  const cap = input.messagesPerMinute;
+  const capText = typeof cap === "string" ? cap.trim() : cap;
+  if (capText === "" || capText === null) change.messagesPerMinute = null;
+  else if (capText !== undefined) {
+    const value = typeof capText === "string" && /^\d{1,9}$/.test(capText)
+      ? Number(capText)
+      : capText;
+    if (
+      typeof value !== "number" || !Number.isInteger(value) || value < 1 ||
+      value > MAX_MESSAGES_PER_MINUTE
+    ) {
+      problems.push(
+        `messagesPerMinute: must be a whole number from 1 to ${MAX_MESSAGES_PER_MINUTE}, or empty for no cap`,
+      );
+    } else change.messagesPerMinute = value;
+  }
+
   if (problems.length > 0) throw new ApiError("invalid_settings", problems.join("; "));
   return change;
 }

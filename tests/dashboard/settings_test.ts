@@ -50,7 +50,14 @@ Deno.test("POST /dashboard/projects/:id/settings saves every setting; secrets ar
         redirectUri: "http://localhost:8000/dashboard/roblox/callback",
         serviceApp: false,
       },
-      events: { universeId: "4242", topic: "game_events", publishingKeySet: true, events: true },
+      events: {
+        universeId: "4242",
+        topic: "game_events",
+        publishingKeySet: true,
+        events: true,
+        packEvents: false,
+        messagesPerMinute: null,
+      },
       lowSolBalance: null,
     },
   });
@@ -103,6 +110,8 @@ Deno.test("Settings fields left out keep their value; blanks keep secrets, clear
       topic: "t",
       publishingKeySet: true,
       events: true,
+      packEvents: false,
+      messagesPerMinute: null,
     });
     assert.deepEqual(settings.oauth.clientSecretSet, true);
   });
@@ -230,4 +239,50 @@ Deno.test("Renaming keeps the linking URL; a form checkbox clears a secret", asy
     "c",
     null,
   ]);
+});
+
+Deno.test("The events form saves packing and the messages-a-minute cap, and refuses a bad cap by field", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev);
+  const settingsPage = `/dashboard/projects/${project.id}/settings`;
+
+  // When: the form is posted with the box ticked (its hidden "false" comes first).
+  await postForm(t.app, settingsPage, {
+    form: "events",
+    packEvents: ["false", "true"],
+    messagesPerMinute: "80",
+  }, { jar: dev.jar });
+
+  // Then
+  const saved = (await getProject(t.kv, project.id))!.settings;
+  assert.deepEqual([saved.packEvents, saved.messagesPerMinute], [true, 80]);
+  const page = await (await getPage(t.app, settingsPage, dev.jar)).text();
+  assert.ok(
+    page.includes('value="80"') &&
+      /data-testid="pack-events"[^>]*checked|checked[^>]*data-testid="pack-events"/.test(page),
+  );
+
+  // When: a bad cap is posted as JSON, with the box unticked.
+  const res = await postJson(t.app, settingsPage, { packEvents: "false", messagesPerMinute: "0" }, {
+    jar: dev.jar,
+  });
+
+  // Then: refused by field, nothing saved.
+  const { error } = await assertErrorCode(res, 400, "invalid_settings");
+  assert.equal(
+    error.message,
+    "messagesPerMinute: must be a whole number from 1 to 5000, or empty for no cap",
+  );
+  const kept = (await getProject(t.kv, project.id))!.settings;
+  assert.deepEqual([kept.packEvents, kept.messagesPerMinute], [true, 80]);
+
+  // When: the form clears the cap and unticks the box.
+  await postForm(t.app, settingsPage, {
+    form: "events",
+    packEvents: "false",
+    messagesPerMinute: "",
+  }, { jar: dev.jar });
+  const cleared = (await getProject(t.kv, project.id))!.settings;
+  assert.deepEqual([cleared.packEvents, cleared.messagesPerMinute], [false, null]);
 });

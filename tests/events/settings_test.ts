@@ -47,6 +47,25 @@ Deno.test("validateEventSettings() lists each bad field with its problem", async
     assert.equal(refusal({ universeId: 12 as never }), "universeId: must be text");
   });
 
+  await t.step("packing and the cap on messages a minute", () => {
+    const cap = "messagesPerMinute: must be a whole number from 1 to 5000, or empty for no cap";
+    for (const bad of ["0", "5001", "1.5", "-3", "ten", 0, 2.5, 10_000]) {
+      assert.equal(refusal({ messagesPerMinute: bad }), cap, `${bad} is refused`);
+    }
+    assert.equal(refusal({ packEvents: "yes" }), "packEvents: must be true or false");
+    assert.deepEqual(
+      validateEventSettings({ packEvents: "true", messagesPerMinute: " 80 " }),
+      { packEvents: true, messagesPerMinute: 80 },
+    );
+    assert.deepEqual(
+      validateEventSettings({ packEvents: false, messagesPerMinute: "" }),
+      { packEvents: false, messagesPerMinute: null },
+    );
+    assert.deepEqual(validateEventSettings({ messagesPerMinute: 5_000 }), {
+      messagesPerMinute: 5_000,
+    });
+  });
+
   await t.step("valid input, trimmed, with the defaults and keep rules", () => {
     assert.deepEqual(
       validateEventSettings({ universeId: " 123 ", publishingKey: " key ", topic: "a-Z_9" }),
@@ -80,6 +99,8 @@ Deno.test("saveEventSettings() stores the key encrypted, keeps it when left empt
     topic: "svc",
     publishingKeySet: true,
     events: true,
+    packEvents: false,
+    messagesPerMinute: null,
   });
   const stored = (await getProject(t.kv, project.id))!.settings;
   assert.ok(stored.publishingKeyEnc && !stored.publishingKeyEnc.includes("secret-key"));

@@ -1,0 +1,212 @@
+import assert from "node:assert/strict";
+import { listDeliveries } from "../../kv/deliveries.ts";
+import { listJobs } from "../../kv/jobs.ts";
+import { recordEvents } from "../../lib/events/record.ts";
+import { saveEventSettings } from "../../lib/events/settings.ts";
+import type { ServiceEvent } from "../../core/events.ts";
+import type { InboxMessage } from "../../sandbox/roblox/mod.ts";
+import { drain, startEventsHarness } from "../support/events_harness.ts";
+
+const SIGNATURE =
+  "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW";
+
+function payout(i: number): ServiceEvent {
+  return {
+    type: "tx",
+    key: `round-7-player-${1_000_000_000 + i}`,
+    kind: "transfer-sol",
+    status: "confirmed",
+    signature: SIGNATURE,
+    userId: 1_000_000_000 + i,
+    error: null,
+  };
+}
+
+/** The feed ids each message carried, in the order the stand-in received them. */
+function idsOf(message: InboxMessage): string[] {
+  const data = message.data as { type: string; id?: string; events?: Array<{ id: string }> };
+  return data.type === "events" ? data.events!.map((e) => e.id) : [data.id!];
+}
+
+function allIds(inbox: InboxMessage[]): string[] {
+  return inbox.flatMap(idsOf);
+}
+
+function sorted(ids: string[]): string[] {
+  return ids.toSorted((x, y) => Number(x) - Number(y));
+}
+
+function range(from: number, to: number): string[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+}
+
+Deno.test("A packing project's round end of 500 tx events crosses the topic packed, each event once", async () => {
+  await using h = await startEventsHarness();
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true });
+
+  // Given: 500 payouts settled in 500 separate commits, as a round end settles them.
+  for (let i = 0; i < 500; i++) await recordEvents(h.a.ctx, h.project.id, [payout(i)]);
+  assert.equal(h.standIn.inbox().length, 0, "recording only marks the feed");
+  assert.deepEqual(
+    (await listJobs(h.a.kv)).map((job) => job.payload.type),
+    ["publish_events"],
+    "one publisher loop, no job per event",
+  );
+
+  // When: the worker runs what is due, the clock standing still.
+  await drain(h.a.worker);
+
+  // Then
+  const inbox = h.standIn.inbox();
+  assert.deepEqual(sorted(allIds(inbox)), range(1, 500));
+  for (const message of inbox) {
+    const ids = idsOf(message).map(Number);
+    assert.deepEqual(ids, ids.toSorted((x, y) => x - y), "feed order within a message");
+  }
+  assert.ok(inbox.every((m) => new TextEncoder().encode(m.message).length <= 1_000));
+  assert.ok(inbox.length <= 125, `500 events in ${inbox.length} messages`);
+  const first = inbox.find((m) => idsOf(m)[0] === "1")!.data as {
+    v: number;
+    type: string;
+    events: unknown[];
+  };
+  assert.deepEqual([first.v, first.type], [1, "events"]);
+  assert.deepEqual(first.events[0], {
+    type: "tx",
+    id: "1",
+    key: "round-7-player-1000000000",
+    kind: "transfer-sol",
+    status: "confirmed",
+    signature: SIGNATURE,
+    userId: 1_000_000_000,
+  });
+  const log = await listDeliveries(h.a.kv, h.project.id);
+  assert.equal(log.length, 100, "one entry per event, the newest 100 kept");
+  assert.ok(log.every((d) => d.outcome === "delivered" && d.attempts === 1 && d.status === 200));
+});
+
+Deno.test("A lone event of a packing project is its own message, exactly as the spec sends it", async () => {
+  await using h = await startEventsHarness();
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true });
+  await recordEvents(h.a.ctx, h.project.id, [{ type: "ping", at: 5 }]);
+  await drain(h.a.worker);
+  assert.deepEqual(h.standIn.inbox().map((m) => m.message), [
+    '{"v":1,"type":"ping","id":"1","at":5}',
+  ]);
+});
+
+Deno.test("The cap on messages a minute holds every 60 clock seconds to it; what waits goes out as it frees", async () => {
+  await using h = await startEventsHarness();
+  await saveEventSettings(h.a.ctx, h.project.id, { messagesPerMinute: "5" });
+
+  // Given: 12 events, unpacked, so one message each.
+  for (let i = 0; i < 12; i++) await recordEvents(h.a.ctx, h.project.id, [{ type: "ping", at: i }]);
+
+  // When / Then: 5 go at once, the rest wait for the minute to free them.
+  await drain(h.a.worker);
+  assert.deepEqual(sorted(allIds(h.standIn.inbox())), range(1, 5));
+  h.a.clock.advance(59_999);
+  await drain(h.a.worker);
+  assert.equal(h.standIn.inbox().length, 5, "nothing more within the same 60 seconds");
+  h.a.clock.advance(1);
+  await drain(h.a.worker);
+  assert.deepEqual(sorted(allIds(h.standIn.inbox())), range(1, 10));
+  assert.ok(
+    h.standIn.inbox().every((m) => !("events" in (m.data as object))),
+    "without packing each event is one message",
+  );
+  h.a.clock.advance(60_000);
+  await drain(h.a.worker);
+  assert.deepEqual(sorted(allIds(h.standIn.inbox())), range(1, 12));
+});
+
+Deno.test("A packed message is retried as the spec retries an event, then dropped with each of its events logged", async (t) => {
+  for (
+    const [failure, attempts, outcome] of [["500", 4, "gave_up"], ["401", 1, "rejected"]] as const
+  ) {
+    await t.step(`${failure} -> ${attempts} attempts, ${outcome}`, async () => {
+      await using h = await startEventsHarness();
+      await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true });
+      await recordEvents(h.a.ctx, h.project.id, [payout(1), payout(2), payout(3)]);
+      h.standIn.failNext(failure, { count: attempts });
+
+      await drain(h.a.worker);
+      for (const wait of [500, 1_000, 2_000].slice(0, attempts - 1)) {
+        h.a.clock.advance(wait - 1);
+        await drain(h.a.worker);
+        assert.equal(h.standIn.attempts().length, 1 + [500, 1_000, 2_000].indexOf(wait));
+        h.a.clock.advance(1);
+        await drain(h.a.worker);
+      }
+      assert.equal(h.standIn.attempts().length, attempts);
+
+      // The next events are not held behind the dropped message.
+      await recordEvents(h.a.ctx, h.project.id, [payout(4)]);
+      h.a.clock.advance(60_000);
+      await drain(h.a.worker);
+      assert.deepEqual(allIds(h.standIn.inbox()), ["4"]);
+      const log = await listDeliveries(h.a.kv, h.project.id);
+      const dropped = log.filter((d) => d.outcome === outcome);
+      assert.deepEqual(dropped.map((d) => d.eventId).sort(), ["1", "2", "3"]);
+      assert.ok(dropped.every((d) => d.attempts === attempts && d.status === Number(failure)));
+    });
+  }
+
+  await t.step("a message retried after a 429 is delivered when the topic recovers", async () => {
+    await using h = await startEventsHarness();
+    await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true });
+    await recordEvents(h.a.ctx, h.project.id, [payout(1), payout(2)]);
+    h.standIn.failNext("429");
+    await drain(h.a.worker);
+    h.a.clock.advance(500);
+    await drain(h.a.worker);
+    assert.deepEqual(allIds(h.standIn.inbox()), ["1", "2"]);
+    const log = await listDeliveries(h.a.kv, h.project.id);
+    assert.deepEqual(log.map((d) => [d.outcome, d.attempts]), [["delivered", 2], ["delivered", 2]]);
+  });
+});
+
+Deno.test("Two instances publishing one packing project never send an event twice", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  await using h = await startEventsHarness({ kvPath: path });
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true });
+  const b = await h.instance({ owner: "b" });
+
+  // Given: both instances record payouts, interleaved.
+  for (let i = 0; i < 150; i++) {
+    await recordEvents(i % 2 ? b.ctx : h.a.ctx, h.project.id, [payout(i)]);
+  }
+
+  // When: both workers run at once until nothing is due.
+  await drain(h.a.worker, b.worker);
+
+  // Then
+  assert.deepEqual(sorted(allIds(h.standIn.inbox())), range(1, 150));
+});
+
+Deno.test("Turning packing on hands over exactly: events queued before go one job each, later ones packed", async () => {
+  await using h = await startEventsHarness();
+  for (let i = 0; i < 3; i++) await recordEvents(h.a.ctx, h.project.id, [payout(i)]);
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true });
+  await recordEvents(h.a.ctx, h.project.id, [payout(3), payout(4), payout(5)]);
+
+  await drain(h.a.worker);
+
+  const inbox = h.standIn.inbox();
+  assert.deepEqual(sorted(allIds(inbox)), range(1, 6));
+  assert.equal(inbox.filter((m) => (m.data as { type: string }).type === "events").length, 1);
+});
+
+Deno.test("A publisher whose project stops packing sends what it marked, then ends its loop", async () => {
+  await using h = await startEventsHarness();
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true });
+  await recordEvents(h.a.ctx, h.project.id, [payout(1), payout(2)]);
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: false });
+  await recordEvents(h.a.ctx, h.project.id, [payout(3)]);
+
+  await drain(h.a.worker);
+  assert.deepEqual(sorted(allIds(h.standIn.inbox())), range(1, 3), "each once, by one path");
+  h.a.clock.advance(30_000);
+  await drain(h.a.worker);
+  assert.deepEqual(await listJobs(h.a.kv), [], "the loop ended");
+});
