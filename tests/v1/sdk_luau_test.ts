@@ -19,6 +19,7 @@ const ALL_SUITES = [
   "payout",
   "feed",
   "ordering",
+  "packed",
   "directory",
   "robust",
   "bounded",
