@@ -122,7 +122,12 @@ function routeOf(method: string, path: string): string | null {
 
 /** Starts the world: cluster, stand-ins, app, a project with a funded wallet, a policy and a watch. */
 export async function startLuauWorld(
-  options: { topicLimitPerMinute?: number; users?: number } = {},
+  options: {
+    topicLimitPerMinute?: number;
+    users?: number;
+    /** The project's event settings beyond universe and key (packing, messages a minute). */
+    events?: { packEvents?: boolean; messagesPerMinute?: number };
+  } = {},
 ): Promise<LuauWorld> {
   const chain = await startChain({ autoAdvance: false });
   let chainPaused = false;
@@ -168,7 +173,11 @@ export async function startLuauWorld(
   };
   const project = await createLinkProject(linkWorld, { name: "Luau Arena" });
   const { plaintext: apiKey } = await createApiKey(t.kv, project.id, t.clock.now());
-  await saveEventSettings(t.ctx, project.id, { universeId: UNIVERSE, publishingKey: PUBLISH_KEY });
+  await saveEventSettings(t.ctx, project.id, {
+    universeId: UNIVERSE,
+    publishingKey: PUBLISH_KEY,
+    ...options.events,
+  });
   const walletAddress = await createProjectWallet(t.ctx, project.id) as Address;
   await chain.airdrop(walletAddress, 100_000_000_000n);
   const issuer = await createFundedSigner(chain);
