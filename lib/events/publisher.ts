@@ -118,7 +118,12 @@ export async function runPublishEvents(
 
   if (!target) {
     // Events were turned off (or the project deleted): nothing is sent, as with one job per event.
-    for (const message of [...state.pending, ...fresh]) {
+    const skipped = [...state.pending, ...fresh];
+    if (skipped.length > 0) {
+      const events = skipped.reduce((sum, message) => sum + message.events.length, 0);
+      log("info", "Events not published: events are off", { ...run.logFields, events });
+    }
+    for (const message of skipped) {
       logEvents(message.events, {
         outcome: "skipped",
         attempts: message.attempts,

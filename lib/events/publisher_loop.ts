@@ -21,17 +21,22 @@ import { publishesThroughPublisher, publishTargetOf } from "./settings.ts";
 /**
  * Makes sure the project's publisher runs, its record starting after position `after` when it has
  * none; checked on this instance at most once per 10 s per project. Wakes the worker when it
- * started the loop.
+ * started the loop. Never throws: it runs after the events' commit, which must not look failed; a
+ * loop it could not start is started by the next marking commit or the minute sweep.
  */
 export async function ensurePublisher(
   ctx: EventContext,
   projectId: string,
   options: { after: number },
 ): Promise<void> {
-  await ctx.events.publishers.get(projectId, async () => {
-    if (await startPublisher(ctx, projectId, options)) ctx.jobWaker.wake();
-    return true;
-  });
+  try {
+    await ctx.events.publishers.get(projectId, async () => {
+      if (await startPublisher(ctx, projectId, options)) ctx.jobWaker.wake();
+      return true;
+    });
+  } catch (error) {
+    log("error", "Cannot start the event publisher", { projectId, error });
+  }
 }
 
 // Starts the loop unless it runs; true when this call started it. Tried twice: the first try loses
