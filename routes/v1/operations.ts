@@ -68,11 +68,9 @@ export const TAGS = {
   Wallets: "Balances, tokens and NFTs of any wallet, read on the project's cluster",
   Signatures: "Transaction signatures on the project's cluster",
   Transactions: "Payouts from the project's managed wallet, and their status",
-  Events: "The project's event feed. The same events reach game servers through Roblox " +
-    "MessagingService, one message each (`v: 1`, `type`, `id` and the fields below, null ones " +
-    "absent), or, for a project with the `packEvents` setting (an extension, off by default), " +
-    'several in one message of at most 1,000 bytes, `{"v":1,"type":"events","events":[...]}`, ' +
-    "each entry an event as its own message carries it, without `v`",
+  Events: "The project's event feed; game servers also get each event by MessagingService (`v: " +
+    "1`, `type`, `id`, the fields), or with `packEvents` (an extension) several in one message, " +
+    '`{"v":1,"type":"events","events":[...]}` of at most 1,000 bytes, entries without `v`',
 } as const;
 
 /** One route as the document describes it. */
