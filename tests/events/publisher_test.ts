@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { listDeliveries } from "../../kv/deliveries.ts";
 import { listJobs } from "../../kv/jobs.ts";
 import { recordEvents } from "../../lib/events/record.ts";
+import { restartLostPublishers } from "../../lib/events/publisher_loop.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
 import type { ServiceEvent } from "../../core/events.ts";
 import type { InboxMessage } from "../../sandbox/roblox/mod.ts";
@@ -209,4 +210,22 @@ Deno.test("A publisher whose project stops packing sends what it marked, then en
   h.a.clock.advance(30_000);
   await drain(h.a.worker);
   assert.deepEqual(await listJobs(h.a.kv), [], "the loop ended");
+});
+
+Deno.test("restartLostPublishers() starts the loop of a packing project that has none, once", async () => {
+  await using h = await startEventsHarness();
+  // Given: a publisher that ended while the project stopped packing, and packing turned on again.
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true });
+  await recordEvents(h.a.ctx, h.project.id, [payout(1)]);
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: false });
+  await drain(h.a.worker);
+  h.a.clock.advance(30_000);
+  await drain(h.a.worker);
+  assert.deepEqual(await listJobs(h.a.kv), []);
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true });
+
+  // When / Then
+  assert.equal(await restartLostPublishers(h.a.ctx), 1);
+  assert.equal(await restartLostPublishers(h.a.ctx), 0, "a running loop is left alone");
+  assert.deepEqual((await listJobs(h.a.kv)).map((job) => job.payload.type), ["publish_events"]);
 });
