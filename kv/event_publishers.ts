@@ -27,6 +27,8 @@ export interface PublisherState {
   sent: Array<[number, number]>;
   /** When the publisher first found the project neither packing nor capping; null while it does. */
   offSince: number | null;
+  /** Since when its rounds found nothing to send (absent or null: the last one sent). */
+  idleSince?: number | null;
 }
 
 /** Key of a project's publisher record. */

@@ -13,7 +13,8 @@
  * | end           | one checked commit: cursor, waiting messages, sends, delivery log, next run     |
  *
  * The next run comes at once while events and room remain, when the cap frees a message, at the
- * next retry, or else in a second. Each message follows the spec's rules for an event: 4 attempts
+ * next retry, or else in a second (5 s once idle for 30 s; a commit marking events pulls it forward,
+ * `publisher_loop.ts`). Each message follows the spec's rules for an event: 4 attempts
  * 0.5, 1 and 2 s apart for network errors, timeouts, 429 and 5xx, any other answer dropping it; its
  * outcome is one delivery log entry per event it carried.
  *
@@ -51,8 +52,10 @@ const MESSAGES_PER_RUN = 10;
 const MAX_PENDING = 50;
 /** Events read from the feed per run: more than 10 full messages hold. */
 const READ_LIMIT = 200;
-/** Wait of an idle publisher before it looks at the feed again. */
-export const PUBLISHER_IDLE_MS = 1_000;
+/** Wait of an idle publisher before it looks at the feed again; 5 s once idle for 30 s. */
+const IDLE_MS = 1_000;
+const LONG_IDLE_MS = 5_000;
+const LONG_IDLE_AFTER_MS = 30_000;
 /** How long a publisher whose project stopped packing and capping lasts once caught up. */
 const STOP_AFTER_MS = 30_000;
 
@@ -174,13 +177,19 @@ export async function runPublishEvents(
   const sent = addSends(state.sent, { now, count: target ? fresh.length : 0 });
   const active = target !== null && publishesThroughPublisher(target);
   const offSince = active ? null : state.offSince ?? now;
-  run.op.check(entry).set(publisherKey(projectId), { cursor, pending, sent, offSince });
+  const busy = due.length + fresh.length > 0;
+  const idleSince = busy || more || pending.length > 0 ? null : state.idleSince ?? now;
+  run.op.check(entry).set(publisherKey(projectId), { cursor, pending, sent, offSince, idleSince });
   const afterCommit = logged.count > 0 ? () => trimDeliveries(ctx.kv, projectId) : undefined;
   if (offSince !== null && !more && pending.length === 0 && now - offSince >= STOP_AFTER_MS) {
     log("info", "Event publisher stopped: the project neither packs nor caps", run.logFields);
     return { kind: "done", afterCommit };
   }
-  return { kind: "continue", at: nextRunAt({ target, sent, pending, more, now }), afterCommit };
+  const idleMs = idleSince !== null && now - idleSince >= LONG_IDLE_AFTER_MS
+    ? LONG_IDLE_MS
+    : IDLE_MS;
+  const at = nextRunAt({ target, sent, pending, more, now, idleMs });
+  return { kind: "continue", at, afterCommit };
 }
 
 // How an attempt ended: null when it is to be tried again.
@@ -203,9 +212,10 @@ function nextRunAt(input: {
   pending: PendingMessage[];
   more: boolean;
   now: number;
+  idleMs: number;
 }): number {
   const { target, sent, pending, more, now } = input;
-  const times = [now + PUBLISHER_IDLE_MS, ...pending.map((message) => message.dueAt)];
+  const times = [now + input.idleMs, ...pending.map((message) => message.dueAt)];
   if (more && pending.length < MAX_PENDING) {
     const cap = target?.messagesPerMinute ?? null;
     if (cap === null || capRoom(sent, { cap, now }) > 0) return now;

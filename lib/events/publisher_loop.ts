@@ -3,9 +3,11 @@
  * (`record.ts`; at most once per 10 s per project on an instance) and from the minute sweep. The
  * loop's job id is unique per project, so instances starting it at once start one; its record is
  * made in the same commit, with the cursor just before the first marked event, when the project has
- * none yet.
+ * none yet. A marking commit also pulls a waiting loop's next round forward to now (at most once a
+ * second per project on an instance); a round running meanwhile may have looked before the commit,
+ * and its events then wait for its next look (5 s at most).
  */
-import { ensureLoopJob } from "../../kv/jobs.ts";
+import { addJobReschedule, ensureLoopJob, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
 import { getProject } from "../../kv/projects.ts";
 import {
   getPublisherEntry,
@@ -32,6 +34,10 @@ export async function ensurePublisher(
   try {
     await ctx.events.publishers.get(projectId, async () => {
       if (await startPublisher(ctx, projectId, options)) ctx.jobWaker.wake();
+      return true;
+    });
+    await ctx.events.nudges.get(projectId, async () => {
+      if (await pullForward(ctx, projectId)) ctx.jobWaker.wake();
       return true;
     });
   } catch (error) {
@@ -62,6 +68,18 @@ async function startPublisher(
   throw new Error(
     `Cannot start the event publisher of project ${projectId}: the store kept changing`,
   );
+}
+
+// Moves the loop's next round to now when it waits (not leased) for a later time; true when moved.
+async function pullForward(ctx: EventContext, projectId: string): Promise<boolean> {
+  const job = await getJobEntry(ctx.kv, publisherJobId(projectId));
+  const now = ctx.clock.now();
+  if (job.value?.status !== "pending" || job.value.lease !== null || job.value.runAt <= now) {
+    return false;
+  }
+  const op = ctx.kv.atomic().check(job);
+  addJobReschedule(op, job as Deno.KvEntry<JobRecord>, { runAt: now, fresh: true });
+  return (await op.commit()).ok;
 }
 
 /**

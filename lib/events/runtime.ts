@@ -40,6 +40,8 @@ export interface EventRuntime {
   heads: FeedHeads;
   /** Projects whose publisher loop this instance saw running in the last 10 s (`publisher_loop.ts`). */
   publishers: TtlCache<true>;
+  /** Projects whose publisher this instance pulled forward in the last second (`publisher_loop.ts`). */
+  nudges: TtlCache<true>;
   /** Timeout of one publish attempt (5 s per the spec; tests shorten it). */
   attemptTimeoutMs: number;
 }
@@ -56,6 +58,7 @@ export function createEventRuntime(kv: Deno.Kv, clock: Clock): EventRuntime {
     feedLocks: new KeyedLock(),
     heads: new FeedHeads(kv, clock),
     publishers: new TtlCache(clock, { ttlMs: TARGET_TTL_MS }),
+    nudges: new TtlCache(clock, { ttlMs: 1_000 }),
     attemptTimeoutMs: 5_000,
   };
 }

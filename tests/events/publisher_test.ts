@@ -229,3 +229,25 @@ Deno.test("restartLostPublishers() starts the loop of a packing project that has
   assert.equal(await restartLostPublishers(h.a.ctx), 0, "a running loop is left alone");
   assert.deepEqual((await listJobs(h.a.kv)).map((job) => job.payload.type), ["publish_events"]);
 });
+
+Deno.test("A publisher idle for long looks every 5 s, and a commit marking events brings its round forward", async () => {
+  await using h = await startEventsHarness();
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true });
+  await recordEvents(h.a.ctx, h.project.id, [payout(1)]);
+  await drain(h.a.worker);
+
+  // Given: 40 s without events, the clock moving a second at a time.
+  let rounds = 0;
+  for (let s = 0; s < 40; s++) {
+    h.a.clock.advance(1_000);
+    rounds += await drain(h.a.worker);
+  }
+  assert.ok(rounds >= 30 && rounds <= 36, `a round a second, then one each 5 s (${rounds})`);
+
+  // When: an event is recorded, the clock standing still.
+  await recordEvents(h.a.ctx, h.project.id, [payout(2)]);
+  await drain(h.a.worker);
+
+  // Then
+  assert.deepEqual(sorted(allIds(h.standIn.inbox())), ["1", "2"]);
+});
