@@ -4,7 +4,9 @@ import { listJobs } from "../../kv/jobs.ts";
 import { recordEvents } from "../../lib/events/record.ts";
 import { restartLostPublishers } from "../../lib/events/publisher_loop.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
-import type { ServiceEvent } from "../../core/events.ts";
+import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
+import { packMessages } from "../../lib/events/pack.ts";
+import { encodeEventMessage } from "../../lib/events/message.ts";
 import type { InboxMessage } from "../../sandbox/roblox/mod.ts";
 import { drain, startEventsHarness } from "../support/events_harness.ts";
 
@@ -250,4 +252,40 @@ Deno.test("A publisher idle for long looks every 5 s, and a commit marking event
 
   // Then
   assert.deepEqual(sorted(allIds(h.standIn.inbox())), ["1", "2"]);
+});
+
+Deno.test("packMessages() keeps every message within 1,000 bytes and every entry the event's own message", () => {
+  // Given: every type, tx errors cut by the spec's rule, an id of 16 digits.
+  const events: RecordedEvent[] = [];
+  for (let i = 0; i < 120; i++) {
+    const id = String(9_007_199_254_740_000 + i);
+    const error = i % 3 === 0
+      ? `{"InstructionError":[0,{"Custom":${i}}]} ${"x".repeat(900)}`
+      : null;
+    const variants: ServiceEvent[] = [
+      { ...payout(i), status: error ? "failed" : "confirmed", error } as ServiceEvent,
+      { type: "wallet_linked", userId: i, address: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin" },
+      { type: "ping", at: i },
+    ];
+    events.push({ ...variants[i % 3]!, id, createdAt: 0 });
+  }
+
+  // When
+  const messages = packMessages(events, { pack: true });
+
+  // Then
+  for (const { message, events: carried } of messages) {
+    assert.ok(new TextEncoder().encode(message).length <= 1_000, message);
+    const data = JSON.parse(message);
+    const entries = data.type === "events" ? data.events : [data];
+    assert.deepEqual(
+      entries,
+      carried.map((event) => {
+        const { v: _, ...entry } = JSON.parse(encodeEventMessage(event));
+        return data.type === "events" ? entry : { v: 1, ...entry };
+      }),
+    );
+  }
+  assert.deepEqual(messages.flatMap((m) => m.events.map((e) => e.id)), events.map((e) => e.id));
+  assert.ok(messages.length < events.length / 2, `${messages.length} messages`);
 });
