@@ -6,7 +6,7 @@
  * for all the payouts waiting then.
  *
  * Exactness. A block is granted in a commit checked against its scope's ledger
- * (`kv/tx_allowance.ts`) and the previous version's list (`previous_windows.ts`), and only if the
+ * (`kv/tx_allowance.ts`) and the previous version's list (`lib/migrations/previous_windows.ts`), and only if the
  * ledger's count with it stays within the limit. The ledger counts an open block whole, whatever
  * of it is used, until its holder settles it (what it gave out goes into its bucket; a round
  * closes the blocks it settles before reading them, so nothing is taken from them meanwhile). So

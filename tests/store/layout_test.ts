@@ -37,6 +37,7 @@ const LIB_FLOORS: [entry: string, floor: number][] = [
   ["lib/job_handler.ts", 1],
   ["lib/user_id.ts", 1],
   ["lib/issue_text.ts", 1],
+  ["lib/migrations/previous_windows.ts", 1],
   ["lib/config.ts", 2],
   ["lib/chain/", 3],
   ["lib/crypto/", 3],
