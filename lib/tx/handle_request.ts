@@ -22,10 +22,10 @@
  * | 14   | Build and sign, then send and wait                | `lib/tx/build.ts`, `lib/tx/send_and_wait.ts` |
  *
  * Step 1 is checked again on the key's and the project's records (the guard's look-up is cached
- * 10 s), and the reservation's commit is checked on both, so once a revocation was answered no instance reserves with that key. Every
- * payout runs once, from the reads its checks and reservation decide on. After the answer the
- * follower's background strategy (`follower.ts`) follows the attempt, and every status change is
- * one event of its lifecycle (`lifecycle.ts`).
+ * 10 s), and the reservation's commit is checked on both, so once a revocation was answered no
+ * instance reserves with that key. Every payout runs once, from the reads its checks and its
+ * reservation decide on. After the answer the follower's background strategy (`follower.ts`)
+ * follows the attempt, and every status change is one event of its lifecycle (`lifecycle.ts`).
  *
  * Idempotency: a key is reserved only at step 13, in the limits' checked commit (a refused request
  * holds no key; concurrent ones reserve it once); used with another body it is
