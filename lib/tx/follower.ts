@@ -6,17 +6,19 @@
  * transaction in one commit, `transitions.ts`), and sends the same bytes again while one can land
  * and the strategy says it is due. What each strategy brings:
  *
- * |                 | route: `waitForConfirmation`          | background: `followRound`               |
- * | --------------- | ------------------------------------- | --------------------------------------- |
- * | its status      | the instance's poller, every 400 ms   | one lookup a round, or the sweep's batch |
- * | raced against   | the wait's end: 15 s, or the deadline | the expiry proof, when none is found    |
- * | looks           | each poll, until a verdict or the end | one a run: the `tx_confirm` job every   |
- * |                 |                                       | 1.5 s, the sweep every 30 s             |
- * | sends again     | every 2 s                             | each round, once the route is over      |
- * | a node accepts  | kept (the only sender meanwhile)      | stored at once (`markAccepted`)         |
- * | settles from    | the entries it wrote                  | a fresh read                            |
- * | ends            | `submitted`, also when the settlement | pending to submitted once the route is  |
- * |                 | misses the deadline or keeps losing   | surely over                             |
+ * |                | route: `waitForConfirmation`        | background: `followRound`              |
+ * | -------------- | ----------------------------------- | -------------------------------------- |
+ * | its status     | the instance's poller, every 400 ms | one lookup a round, or the sweep's     |
+ * |                |                                     | batch                                  |
+ * | raced against  | the wait's end: 15 s, or the        | the expiry proof, when none is found   |
+ * |                | deadline                            |                                        |
+ * | looks          | each poll, until a verdict or the   | one a run: the `tx_confirm` job every  |
+ * |                | end                                 | 1.5 s, the sweep every 30 s            |
+ * | sends again    | every 2 s                           | each round, once the route is over     |
+ * | a node accepts | kept (the only sender meanwhile)    | stored at once (`markAccepted`)        |
+ * | settles from   | the entries it wrote                | a fresh read                           |
+ * | ends           | `submitted`, also when settling     | pending to submitted once the route is |
+ * |                | misses the deadline or keeps losing | surely over                            |
  *
  * Every send re-reads the stored attempt first: one settled by another path is not sent again.
  */
