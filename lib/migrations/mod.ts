@@ -18,7 +18,7 @@
  * at 8 or 9 may never have had its owners' step, which therefore runs again (idempotent, as every
  * step). The number is left as they wrote it: raised, it would restart the minute sweep of the
  * previous release's instances still running (theirs runs for an hour after the number rose), and
- * their usage pass would move the fence that refuses their payouts (`lib/tx/previous_windows.ts`)
+ * their usage pass would move the fence that refuses their payouts (`previous_windows.ts`)
  * into a ledger.
  *
  * During a rolling deploy instances of the previous version keep writing what they always wrote

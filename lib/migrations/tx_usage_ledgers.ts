@@ -6,12 +6,12 @@
  * entry is counted once: a settlement that gives an entry back later releases it from the bucket
  * of its time, where it now is. Instances of the previous version keep adding to the lists until
  * the last of them stops, so this also runs in the minute sweep; meanwhile every grant of
- * allowance counts what the lists hold (`lib/tx/previous_windows.ts`). The per-recipient and
+ * allowance counts what the lists hold (`previous_windows.ts`). The per-recipient and
  * per-player lists keep their shape.
  *
  * An instance of the previous version checks its reservations against the lists alone, which no
  * longer hold what was moved nor anything this version takes; so a day list is not deleted but
- * left as the fence (`lib/tx/previous_windows.ts`) that makes the previous version refuse every
+ * left as the fence (`previous_windows.ts`) that makes the previous version refuse every
  * payout of the project rather than pass a limit during a rolling deploy's overlap.
  */
 import {
@@ -25,7 +25,7 @@ import {
 } from "../../kv/tx_allowance.ts";
 import type { UsageWindow } from "../../kv/tx_usage.ts";
 import type { MigrationDeps, MigrationStep } from "./step.ts";
-import { isFenced, reservationsOf, setDayFence } from "../tx/previous_windows.ts";
+import { isFenced, reservationsOf, setDayFence } from "./previous_windows.ts";
 
 const OLD_PREFIXES = ["tx_usage_day", "tx_usage_failed", "tx_usage_asset"] as const;
 

@@ -1,40 +1,30 @@
 /**
  * The project-wide transaction limits (the 24-hour count, the failures' cap, each asset's hourly
- * budget) taken in leased blocks, as the request quota is (`lib/quota/`), so a round end's payouts
- * of one project neither queue nor conflict: a payout takes its places from blocks its instance
- * holds, in memory, and only a payout that finds no room waits for a round, one commit per project
- * for all the payouts waiting then.
+ * budget) taken in leased blocks, as the request quota is (`lib/quota/`): a payout takes its places
+ * from blocks its instance holds, in memory; only one that finds no room waits for a round, one
+ * commit per project for all the payouts waiting then (`allowance_round.ts`).
  *
- * Exactness. A block is granted in a commit checked against its scope's ledger
- * (`kv/tx_allowance.ts`) and the previous version's list (`previous_windows.ts`), and only if the
- * ledger's count with it stays within the limit. The ledger counts an open block whole, whatever
- * of it is used, until its holder settles it (what it gave out goes into its bucket; a round
- * closes the blocks it settles before reading them, so nothing is taken from them meanwhile). So
- * at every moment the places given out on all instances are at most the count, and the count is
- * at most the limit. Usage given back (a failed payout; a settled attempt leaving the failures'
- * cap; a place taken from a block already settled that its payout did not use) is a sum into the
- * bucket of the payout's time, the bucket its place was counted in (a block lies inside one bucket,
- * and a payout's time is when it took its places), so it lowers exactly what it added, once (one
- * in a commit of its own records a marker, `giveBackOnce`). A grant does not check the released
- * counters: one it read late only counts too much. A block keeps the lowest limit its grant was
- * judged against and serves no payout held to a lower one (`grantedWithin`): a budget cut binds
- * the payouts judged under it (`reserve.ts`) at once, as their round settles the blocks.
- *
- * Waiting. A payout that does not fit while other instances hold open blocks waits for them, at
- * most `DEFER_LIMIT_MS` (a block lives `LEASE_MS`) and within its deadline; the limit refuses it
- * early by at most what those blocks held unused: `MAX_PREFETCH` places (times the largest amount
- * of the round, for a budget) per other instance, only when a block granted before had room for
- * them.
- *
- * Crash windows. A block is granted before its payouts reserve their keys (`reserve.ts`). An
- * instance that dies holding blocks leaves them counted whole: once `LEASE_GRACE_MS` past their
- * end, any instance counts them as used in their bucket, so its payouts' places (and up to
- * `MAX_PREFETCH` more) are counted until they leave the window, though some were never paid:
- * early, never late. A place given back by a failed commit of a settled block's payout is lost
- * with its instance the same way.
- *
- * Bounds. A use counts until the latest use of its bucket leaves the window: up to 10 minutes
- * after its 24 hours, or a minute after its hour, so a limit may refuse that much early.
+ * | Concern     | Rule                                                                                   |
+ * | ----------- | -------------------------------------------------------------------------------------- |
+ * | Exact       | A block is granted in a commit checked on its scope's ledger (`kv/tx_allowance.ts`)    |
+ * |             | and the previous release's list (`lib/migrations/previous_windows.ts`), only if the    |
+ * |             | count with it stays within the limit. An open block counts whole until its holder      |
+ * |             | settles it (a round closes the blocks it settles before reading them), so the places   |
+ * |             | given out everywhere are at most the count, and the count at most the limit.           |
+ * | Given back  | A failed payout's place, a settled attempt leaving the failures' cap, an unused place  |
+ * |             | of a settled block: a sum into the bucket it was counted in, so it lowers exactly      |
+ * |             | what it added, once (`giveBackOnce`). A grant skips the released counters: one read    |
+ * |             | late only counts too much.                                                             |
+ * | Lower limit | A block keeps the lowest limit its grant was judged against and serves no payout held  |
+ * |             | to a lower one (`grantedWithin`): a budget cut binds at once (`reserve.ts`).           |
+ * | Waiting     | A payout that does not fit while other instances hold open blocks waits for them, at   |
+ * |             | most `DEFER_LIMIT_MS` and within its deadline; the limit refuses early by at most what |
+ * |             | those blocks held unused (`MAX_PREFETCH` places per other instance).                   |
+ * | Crashes     | A block is granted before its payouts reserve (`reserve.ts`). A dead instance's blocks |
+ * |             | count whole; `LEASE_GRACE_MS` past their end any instance counts them used in their    |
+ * |             | bucket: early, never late.                                                             |
+ * | Bounds      | A use counts until the latest use of its bucket leaves the window: up to 10 minutes    |
+ * |             | after its 24 hours, or a minute after its hour, so a limit may refuse that much early. |
  */
 import type { Clock } from "../../core/clock.ts";
 import { ulid } from "../../core/ids.ts";

@@ -34,7 +34,7 @@ import {
   previousWindowKey,
   reservationsOf,
   setDayFence,
-} from "./previous_windows.ts";
+} from "../migrations/previous_windows.ts";
 import { type AllowanceNeed, decideGrant, type ScopeVerdict } from "./allowance_grant.ts";
 
 /** How long a block is used before it is settled. */
@@ -108,7 +108,7 @@ export async function commitRound(
     for (const [i, scope] of scopes.entries()) {
       const previousList = previous[i]!.value as UsageWindow | null;
       if (scope === "day" && !isFenced(previousList)) {
-        // Before this version takes anything, the previous one stops paying (previous_windows.ts).
+        // Before this version takes anything, the previous one stops paying (lib/migrations/previous_windows.ts).
         setDayFence(op, projectId, reservationsOf(previousList, now - scopeTiming(scope).windowMs));
       }
       const decide = (released: ReadonlyMap<number, bigint>) =>

@@ -1,8 +1,8 @@
 /**
  * Background confirmation: the per-attempt `tx_confirm` job (every 1.5 s, created with the
- * reservation).
- * It runs through the durable job layer, so it survives the instance that sent the transaction;
- * the sweep (`sweep.ts`) catches whatever a lost job leaves behind.
+ * reservation) runs the follower's background strategy (`followRound`, `follower.ts`) through the
+ * durable job layer, so it survives the instance that sent the transaction; the sweep (`sweep.ts`)
+ * catches whatever a lost job leaves behind.
  */
 import type { TxContext } from "./runtime.ts";
 import { CommitConflictError, commitWithRetry, RETRY } from "../../core/commit_retry.ts";
@@ -13,9 +13,7 @@ import { addTxJob, type TxConfirmJob } from "./job_payloads.ts";
 import { getTxRequestEntry, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { type AttemptRef, attemptRef, settleAttempt } from "./transitions.ts";
 import { isFinal } from "./lifecycle.ts";
-import { markSubmitted } from "./attempt_marks.ts";
-import { confirmAttempt } from "./confirm.ts";
-import type { StatusValue } from "./expiry_proof.ts";
+import { followRound } from "./follower.ts";
 import { ABANDONED_ERROR } from "./result.ts";
 
 /** What a confirmation round asks of the job layer. */
@@ -42,7 +40,7 @@ async function runConfirmRound(
     if (startedAt < at) return { kind: "again", at };
     current = await abandonUnsigned(ctx, record);
   } else {
-    current = await followAttempt(ctx, record);
+    current = await followRound(ctx, record);
   }
   if (current && isFinal(current)) return { kind: "done" };
   return { kind: "again", at: startedAt + roundInterval(ctx, current ?? record, startedAt) };
@@ -86,31 +84,6 @@ export async function abandonUnsigned(
     status: "failed",
     error: ABANDONED_ERROR,
   });
-}
-
-/**
- * True once the attempt's route has surely answered (it marked the attempt submitted, or its
- * sign-by time, which bounds the route, is over by more than the margin for clocks): only then do
- * background paths resend it.
- */
-function routeIsOver(ctx: TxContext, record: TxRequestRecord): boolean {
-  if (record.status !== "pending") return true;
-  return ctx.clock.now() > record.signBy + ctx.tx.timing.abandonMarginMs;
-}
-
-/** One confirmation round of a signed attempt, and pending to submitted once its route is surely over. */
-export async function followAttempt(
-  ctx: TxContext,
-  record: TxRequestRecord,
-  status?: StatusValue,
-): Promise<TxRequestRecord> {
-  const current = await confirmAttempt(ctx, record, {
-    rebroadcast: routeIsOver(ctx, record),
-    status,
-  });
-  if (isFinal(current) || current.status !== "pending" || !current.signed) return current;
-  if (!routeIsOver(ctx, current)) return current;
-  return (await markSubmitted(ctx, attemptRef(current))) ?? current;
 }
 
 /**

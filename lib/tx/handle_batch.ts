@@ -1,21 +1,21 @@
 /**
- * `POST /v1/tx/batch`: up to `MAX_BATCH_ITEMS` payouts in one request, one counted request. The
- * guard checks the key and counts the request once (steps 1 and 2), the body is validated whole
- * (steps 3 and 4: a malformed batch is one 400, nothing reserved); then every item runs the single
- * routes' steps 5 to 13 exactly as if it came alone (`checks.ts`, `reserve.ts`), with its own
- * idempotency key, answer and `tx` event: an item refused answers its error and the others go on.
- * Reservations are made in the items' order, so a limit that runs out mid-batch refuses the later
- * items, as it would requests sent one after another.
+ * `POST /v1/tx/batch`: up to `MAX_BATCH_ITEMS` payouts in one counted request.
  *
- * The reserved items of one kind and asset share Solana transactions (`maxSharedPayments(kind)`
- * each, in order): many transfers, one fee. The keys of a shared transaction share its fate
- * (`send_and_wait.ts`): stored with it before it is sent, then refused, landed or expired
- * together, in one commit (`settleTransaction`, `transitions.ts`); each key's background
- * confirmation follows the shared signature, and a key retried alone after its transaction failed
- * gets an attempt of its own once the shared one is proven dead (`retry_proof.ts`, as for any
- * attempt; a refusal only once no other key can still send the bytes). A key already used, by a batch or a single request,
- * answers as that request does (step 7), and nothing new is sent for it, so a retried batch pays
- * each item at most once.
+ * | Steps   | How a batch takes them                                                          |
+ * | ------- | ------------------------------------------------------------------------------- |
+ * | 1, 2    | once, by the guard                                                              |
+ * | 3, 4    | the body whole: a malformed batch is one 400, nothing reserved                  |
+ * | 5 to 13 | each item as if it came alone (`checks.ts`, `reserve.ts`), in order, with its   |
+ * |         | own key, answer and `tx` event: a refused item answers its error, a limit       |
+ * |         | running out refuses the later items; a key already used answers as its request  |
+ * |         | does, so a retried batch pays each item at most once                            |
+ * | 14      | the reserved items of one kind and asset share transactions,                    |
+ * |         | `maxSharedPayments(kind)` each: stored with it before it is sent, then refused, |
+ * |         | landed or expired together, in one commit (`send_and_wait.ts`)                  |
+ *
+ * Each key's background confirmation follows the shared signature; a key retried alone after its
+ * transaction failed gets an attempt of its own once the shared one is proven dead
+ * (`retry_proof.ts`).
  */
 import type { TxContext } from "./runtime.ts";
 import type { Admission } from "../quota/admission.ts";

@@ -21,26 +21,18 @@
  * |      | Reservation, with steps 12 and 13 in its commit   | `lib/tx/reserve.ts`                 |
  * | 14   | Build and sign, then send and wait                | `lib/tx/build.ts`, `lib/tx/send_and_wait.ts` |
  *
- * Step 1 comes from the guard's key cache (10 s). A payout does not rely on it: `checks.ts` reads
- * the key's record and the project again (401 `unauthorized` when revoked or deleted), and the
- * reservation's commit is checked against both records, so once a revocation or a deletion was
- * answered no instance can reserve a payout with that key.
+ * Step 1 is checked again on the key's and the project's records (the guard's look-up is cached
+ * 10 s), and the reservation's commit is checked on both, so once a revocation was answered no
+ * instance reserves with that key. Every payout runs once, from the reads its checks and its
+ * reservation decide on. After the answer the follower's background strategy (`follower.ts`)
+ * follows the attempt, and every status change is one event of its lifecycle (`lifecycle.ts`).
  *
- * Every payout reads the records its checks and its reservation decide on, on every store: it runs
- * once, from those reads, and its reservation's commit is checked against them.
- *
- * After the answer, `confirm_job.ts` (every 1.5 s) and `sweep.ts` (every 30 s) follow the attempt
- * (`confirm.ts` judges landing and expiry) and every status change is one checked commit in
- * `transitions.ts`.
- *
- * Idempotency (keys are kept forever, except one whose latest attempt failed without leaving the
- * node: it paid nothing and never can, and is forgotten 30 days later; `transitions.ts`):
- * - A key is reserved only at step 13, in the same checked commit as the limits, so a refused
- *   request never holds its key and concurrent requests with one key reserve it once.
- * - A used key with another body is `idempotency_conflict` (step 7); with the same body, an attempt
- *   not `failed` is answered as stored and nothing new is sent.
- * - A `failed` key is sent again only after its latest attempt is proven dead (`retry_proof.ts`);
- *   one found landed makes the key `confirmed` instead, so a key pays at most once.
+ * Idempotency: a key is reserved only at step 13, in the limits' checked commit (a refused request
+ * holds no key; concurrent ones reserve it once); used with another body it is
+ * `idempotency_conflict`, with the same body it is answered as stored; a `failed` key is sent again
+ * only once its latest attempt is proven dead, and one found landed becomes `confirmed`
+ * (`retry_proof.ts`). Keys are kept for ever, except one that failed without leaving the node:
+ * forgotten 30 days later (`transitions.ts`).
  */
 import type { TxContext } from "./runtime.ts";
 import type { Admission } from "../quota/admission.ts";

@@ -1,4 +1,5 @@
 /** The answer of every transaction route and the status route, and the errors of its final states. */
+import type { ApiError } from "../../core/api_error.ts";
 import type { TxKind } from "../../core/events.ts";
 import type { TxRequestRecord, TxStatus } from "../../kv/tx_requests.ts";
 
@@ -23,6 +24,11 @@ export function txResultOf(record: TxRequestRecord): TxResult {
     error: record.error,
   };
 }
+
+/** What one attempt of a transaction answers: its TxResult, or the 502 its route answers. */
+export type AttemptOutcome =
+  | { kind: "result"; result: TxResult }
+  | { kind: "error"; error: ApiError };
 
 /** Error of an attempt proven expired (spec "States and transitions", rule 2). */
 export const EXPIRED_ERROR = "Transaction expired before it was confirmed";

@@ -1,18 +1,20 @@
 /**
- * Before a `failed` key is retried, its latest attempt must be proven dead: never signed, refused
- * by the node on its first send (so never forwarded), landed and failed on-chain, or proven
- * expired (`expiry_proof.ts`, the one rule). A refusal proves a shared transaction dead only with
- * every other key it pays: its bytes are stored with each of them, and one still open would send
- * them again (paying this key too). So each key sharing the signature must be settled (as the
- * refusal's one commit leaves them, `transitions.ts`), retried with an attempt of its own or gone;
- * one confirmed means the bytes landed and paid this key. A shared attempt stored by an earlier
- * version does not name its keys (only their count), and its refusal proves nothing: the chain
- * must, by the same rule as any attempt. Its earlier attempts were proven dead when they gave
- * way, but stores keep keys settled by versions whose proof a node could fool (one hiding its
- * history), so their signatures are looked up again in the same call: any attempt found landed
- * makes the key `confirmed` with that signature instead of paying again. An attempt that cannot be
- * proven dead yet blocks the retry; an RPC that cannot be reached answers 502 `rpc_error`, the key
- * staying `failed` with nothing sent.
+ * Before a `failed` key is sent again, its latest attempt must be proven dead:
+ *
+ * | Latest attempt          | Dead when                                                          |
+ * | ----------------------- | ------------------------------------------------------------------ |
+ * | never signed            | always                                                             |
+ * | refused on first send   | every other key on its signature (its bytes are stored with each,  |
+ * |                         | and one still open would send them again) is settled, retried      |
+ * |                         | alone or gone; one confirmed means the bytes paid this key too     |
+ * | refused, shared, stored | the chain proves it, as for a sent attempt (its keys are not       |
+ * | by an earlier version   | named, only counted)                                               |
+ * | sent                    | landed and failed on-chain, or proven expired (`expiry_proof.ts`)  |
+ *
+ * Stores keep keys settled by versions whose proof a hiding node could fool, so the earlier
+ * attempts' signatures are looked up again in the same call: any found landed makes the key
+ * `confirmed` with that signature instead of paying again. An attempt not provable yet blocks the
+ * retry; an unreachable RPC answers 502 `rpc_error`, the key staying `failed`, nothing sent.
  */
 import type { Signature } from "@solana/kit";
 import type { TxContext } from "./runtime.ts";

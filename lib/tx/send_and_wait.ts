@@ -1,41 +1,31 @@
 /**
- * Step 14 and the confirmation wait of reserved attempts that share one transaction (a single
- * request's one attempt, or up to `maxSharedPayments` items of a batch of one kind and asset):
- * the signed bytes stored with every attempt (by a single request's reservation, which signs
- * beside it, `reserve.ts`; for a batch's items, reserved first, by `recordSigned` here), send,
- * then follow it for up to the confirmation wait. The keys of a shared transaction share its
- * fate: built and signed together (a 502 fails them all), stored together, refused, landed or
- * confirmed together, in one commit. The route answers within the request's deadline (`timing.answerWithinMs`
- * from its arrival) whatever the RPC does: every RPC call aborts at the deadline, the wait ends
- * there too, and so does the wait for the project's turn to settle (past it the route answers
- * `submitted` and the background settles).
+ * Step 14 for reserved attempts that share one transaction (a single request's one attempt, or up
+ * to `maxSharedPayments` items of a batch of one kind and asset): the signed bytes stored with
+ * every attempt (by a single request's reservation, which signs beside it, `reserve.ts`; for a
+ * batch's items, reserved first, by `recordSigned` here), the first send, then the route's wait
+ * (`follower.ts`). The keys of a shared transaction share its fate: built and signed together (a
+ * 502 fails them all), stored together, refused, landed or confirmed together, in one commit. The
+ * route answers within the request's deadline (`timing.answerWithinMs` from its arrival) whatever
+ * the RPC does: every RPC call aborts at the deadline.
  *
  * Once the signed bytes are stored the attempts count as sent. The one send whose preflight
  * refusal settles them `failed` is the first, and only when the refusal is about the transaction
  * itself: `BlockhashNotFound` or `AlreadyProcessed` (a node may answer them for a copy it did
- * forward) are followed like an unclear answer. While the route waits it is the only sender (the
- * background resends only once the route is over), so whether a node accepted a send is kept in
- * memory and stored with the answer (`markSubmitted`), not in a commit of its own.
+ * forward) are followed like an unclear answer.
  */
 import type { Signature } from "@solana/kit";
 import type { TxContext } from "./runtime.ts";
 import { ApiError } from "../../core/api_error.ts";
-import { CommitConflictError } from "../../core/commit_retry.ts";
 import { log } from "../../core/log.ts";
 import { getTxRequest, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import { type TxResult, txResultOf } from "./result.ts";
+import { type AttemptOutcome, txResultOf } from "./result.ts";
 import { BuildError, type SignOutcome, signPlan, type TxPlan } from "./build.ts";
-import { attemptRef, settleAttempt, settleTransaction } from "./transitions.ts";
+import { attemptRef, settleAttempt } from "./transitions.ts";
 import { isFinal } from "./lifecycle.ts";
-import { markSubmitted, recordSigned } from "./attempt_marks.ts";
+import { recordSigned } from "./attempt_marks.ts";
 import { type Deadline, rpcSignal } from "./timing.ts";
 import { sendSignedTx } from "./confirm.ts";
-import { landedVerdict } from "./expiry_proof.ts";
-
-/** What one attempt of the transaction answers: its TxResult, or the 502 its route answers. */
-export type AttemptOutcome =
-  | { kind: "result"; result: TxResult }
-  | { kind: "error"; error: ApiError };
+import { settleForRoute, waitForConfirmation } from "./follower.ts";
 
 /**
  * Fails reserved attempts whose transaction could not be built or signed (step 14's 502: recorded
@@ -97,97 +87,20 @@ export async function sendStoredAndWait(
   const sent = await sendSignedTx(rpc, tx, { abortSignal: rpcSignal(timing, deadline) });
   if (sent.kind === "rejected" && !sent.harmless) {
     // Preflight refused the transaction itself, so the node did not forward it: nothing was sent.
-    return await settleAll(ctx, storedEntries, {
+    return await settleForRoute(ctx, storedEntries, {
       status: "failed",
       error: sent.error,
       refused: true,
     }, { onlyIf: (current) => current.signed?.accepted === false, accepted: false });
   }
-  let accepted = sent.kind === "accepted";
-  if (sent.kind !== "accepted") {
+  const accepted = sent.kind === "accepted";
+  if (!accepted) {
     log("warn", "First send got no clear answer; rebroadcasting", {
       ...fields,
       reason: sent.kind === "unknown" ? sent.reason : sent.error,
     });
   }
-
-  const waitEnd = performance.now() + Math.min(timing.confirmWaitMs, deadline.left());
-  let lastSent = performance.now();
-  for (;;) {
-    const left = waitEnd - performance.now();
-    if (left <= 0) break;
-    let status;
-    try {
-      status = await ctx.tx.statuses.next(
-        first.cluster,
-        signature,
-        AbortSignal.any([deadline.signal, AbortSignal.timeout(left)]),
-      );
-    } catch {
-      // A failed lookup leaves the attempts as they are; the wait goes on until its end.
-      continue;
-    }
-    const verdict = status ? landedVerdict(status) : null;
-    if (verdict?.kind === "confirmed" || verdict?.kind === "failed") {
-      const outcome = verdict.kind === "confirmed"
-        ? { status: "confirmed" as const }
-        : { status: "failed" as const, error: verdict.error };
-      return await settleAll(ctx, storedEntries, outcome, { signal: deadline.signal, accepted });
-    }
-    if (performance.now() - lastSent < timing.rebroadcastMs || verdict?.kind === "unconfirmed") {
-      continue;
-    }
-    // Every send re-reads the stored attempt first: one settled by another path is not resent.
-    const current = await getTxRequest(ctx.kv, first.projectId, first.key);
-    if (!current || current.attemptId !== first.attemptId || isFinal(current)) break;
-    lastSent = performance.now();
-    const again = await sendSignedTx(rpc, { ...tx, accepted }, {
-      abortSignal: rpcSignal(timing, deadline),
-    });
-    if (again.kind === "accepted") accepted = true;
-  }
-  return await Promise.all(storedEntries.map(async (known) => {
-    const record = known.value;
-    const now = (await markSubmitted(ctx, attemptRef(record), { accepted, known })) ?? record;
-    return { kind: "result", result: txResultOf(now) } as const;
-  }));
-}
-
-/**
- * Settles every attempt of the transaction, in one commit (`settleTransaction`); when that could
- * not take its turn before the deadline, or kept losing to concurrent changes, each is answered
- * `submitted` (the background settles them).
- */
-async function settleAll(
-  ctx: TxContext,
-  storedEntries: Deno.KvEntry<TxRequestRecord>[],
-  outcome: Parameters<typeof settleTransaction>[2],
-  options: NonNullable<Parameters<typeof settleTransaction>[3]> & { accepted: boolean },
-): Promise<AttemptOutcome[]> {
-  const { accepted, ...settleOptions } = options;
-  const first = storedEntries[0]!.value;
-  let settled: Map<string, TxRequestRecord> | null = null;
-  try {
-    settled = await settleTransaction(ctx, attemptRef(first), outcome, {
-      ...settleOptions,
-      known: storedEntries,
-    });
-  } catch (error) {
-    // The deadline came first, or the project's records kept changing (a round end on many
-    // instances): the payout was sent either way, and the background settles it.
-    const contended = error instanceof CommitConflictError;
-    if (!options.signal?.aborted && !contended) throw error;
-    log("warn", "Settlement left to the background", {
-      projectId: first.projectId,
-      idempotencyKeys: storedEntries.map(({ value }) => value.key),
-      reason: contended ? "contention" : "deadline",
-    });
-  }
-  return await Promise.all(storedEntries.map(async ({ value: record }) => {
-    const now = settled?.get(record.key) ??
-      await markSubmitted(ctx, attemptRef(record), { accepted }) ?? record;
-    return { kind: "result", result: txResultOf(now) } as const;
-  }));
+  return await waitForConfirmation(ctx, storedEntries, { deadline, accepted });
 }
 
 /**

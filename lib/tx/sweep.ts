@@ -27,7 +27,8 @@ import type { StatusValue } from "./expiry_proof.ts";
 import { ABANDONED_ERROR } from "./result.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
 import { addTxJob, type TxSweepJob } from "./job_payloads.ts";
-import { abandonTime, abandonUnsigned, ensureTxConfirmJob, followAttempt } from "./confirm_job.ts";
+import { abandonTime, abandonUnsigned, ensureTxConfirmJob } from "./confirm_job.ts";
+import { followRound } from "./follower.ts";
 /** Interval of the sweep. */
 const SWEEP_INTERVAL_MS = 30_000;
 const SWEEP_CONCURRENCY = 8;
@@ -70,7 +71,7 @@ export async function sweepUnsettledTx(
       // the batch just found it: the sweep must not ask its node every 30 s what it hides.
       const current = record.expiryUnprovenAt !== undefined && !status
         ? record
-        : await followAttempt(ctx, record, status);
+        : await followRound(ctx, record, { status });
       if (!isFinal(current)) await ensureTxConfirmJob(ctx, current);
       checked++;
     } catch (error) {

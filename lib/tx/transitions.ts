@@ -35,7 +35,7 @@ export interface AttemptRef {
  * A final status. `refused` marks a failure proven by the refusal of the first send in preflight
  * (the node did not forward it), so a retry of the key needs no further proof.
  */
-type FinalOutcome =
+export type FinalOutcome =
   | { status: "confirmed" }
   | { status: "failed"; error: string; refused?: boolean };
 

@@ -1,16 +1,19 @@
 /**
- * What settling an attempt changes in the usage the limits count (`limits.ts`): a failed attempt
- * gives back its place in every limit of the spec (failed transactions never count) and is
- * counted on the usage page; the daily cap on failures keeps only attempts that failed after
- * they were signed, so a confirmed one, or one that failed before signing, gives its place back.
- * A failed key found paid after all takes its place in the limits again.
+ * What settling an attempt changes in the usage the limits count (`limits.ts`; a withdrawal counts
+ * in none), a failed one also counted on the usage page:
  *
- * The project-wide limits give places back as blind sums into the bucket of the payout's time
+ * | Settled as                   | Day, asset budget | Recipient, player | Failures' cap |
+ * | ---------------------------- | ----------------- | ----------------- | ------------- |
+ * | confirmed                    | kept              | kept              | given back    |
+ * | failed before it was signed  | given back        | given back        | given back    |
+ * | failed after it was signed   | given back        | given back        | kept          |
+ * | a failed key found paid      | taken again       | taken again       | given back    |
+ *
+ * Project-wide places go back as blind sums into the bucket of the payout's time
  * (`kv/tx_allowance.ts`), so settling conflicts neither with reservations nor with other
- * settlements; the recipient's and the player's windows are changed checked in the settling commit.
- * The keys of a shared transaction settle in one commit whose checks are theirs (one each, within
- * the store's 10): a failed one's windows are left by a `tx_release` job that commit adds, each run
- * checked on its windows and ended in their commit, so the entries leave once, a moment later.
+ * settlements; the recipient's and player's windows change checked in the settling commit. The
+ * keys of a shared transaction settle in one commit whose checks are theirs (within the store's
+ * 10), so a failed one's windows are left by the `tx_release` job that commit adds, once.
  */
 import type { TxContext } from "./runtime.ts";
 import { log } from "../../core/log.ts";

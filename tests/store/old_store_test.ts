@@ -14,7 +14,7 @@ import { getStoreVersionEntry, listAppliedMigrations } from "../../kv/store_vers
 import { type AllowanceScope, getBucketUsage } from "../../kv/tx_allowance.ts";
 import type { UsageWindow } from "../../kv/tx_usage.ts";
 import { MAX_TX_PER_DAY } from "../../lib/tx/limits.ts";
-import { isFenced, previousVersionUsage } from "../../lib/tx/previous_windows.ts";
+import { isFenced, previousVersionUsage } from "../../lib/migrations/previous_windows.ts";
 import { getWalletKey, getWalletKeyEntry } from "../../kv/wallet_keys.ts";
 import { getSecretCheckEntry } from "../../kv/secret_check.ts";
 import {
@@ -414,7 +414,7 @@ Deno.test("migrateStore() applies each step once per store, and on a store a num
     [4n, 1n, 4_000_000_000n],
   );
   // The old lists are gone but the day's, left as the fence that makes the previous version
-  // refuse (lib/tx/previous_windows.ts): nothing in it counts here, everything in it counts there.
+  // refuse (lib/migrations/previous_windows.ts): nothing in it counts here, everything in it counts there.
   assert.deepEqual(await Array.fromAsync(kv.list({ prefix: ["tx_usage_failed"] })), []);
   assert.deepEqual(await Array.fromAsync(kv.list({ prefix: ["tx_usage_asset"] })), []);
   const [day] = await Array.fromAsync(kv.list<UsageWindow>({ prefix: ["tx_usage_day"] }));

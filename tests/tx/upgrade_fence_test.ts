@@ -5,7 +5,7 @@
 // the reservation a commit checked on the list), over the same store.
 import assert from "node:assert/strict";
 import { MAX_TX_PER_DAY } from "../../lib/tx/limits.ts";
-import { previousVersionUsage, reservationsOf } from "../../lib/tx/previous_windows.ts";
+import { previousVersionUsage, reservationsOf } from "../../lib/migrations/previous_windows.ts";
 import { addToWindow, pruneWindow, txDayUsageKey, type UsageWindow } from "../../kv/tx_usage.ts";
 import { scopeTiming } from "../../kv/tx_allowance.ts";
 import { outcomeOf, startTxHarness, type TxHarness } from "../support/tx_harness.ts";

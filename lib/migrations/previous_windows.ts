@@ -1,26 +1,28 @@
 /**
- * The project-wide usage windows of versions before the leased allowance (`kv/tx_usage.ts`: the
- * day's, the failures' and each asset's list of reservation times), as the allowance still reads
- * them: the store migration moves them into the ledgers (`lib/migrations/tx_usage_ledgers.ts`),
- * but during a rolling deploy instances of the previous version keep adding to them until the
- * minute sweep moves those too. Every grant of allowance counts what they hold, checked in its
- * commit, so no usage is missed while it waits to be moved.
+ * What the previous release still writes while a rolling deploy runs it beside this one, and the
+ * fence that stops it paying. Kept with the migrations (the one home of old shapes), on a sub-floor
+ * below `lib/tx/` (ARCHITECTURE.md), so the allowance's rounds count and fence in their own commit.
  *
- * The other way round, a previous-version instance sees nothing this version takes, so before this
- * version takes anything for a project it fences the previous version out: the project's day list
- * gets `MAX_TX_PER_DAY` entries at `FENCE_TIME`, a time no reservation has. The previous version
- * counts every entry newer than 24 hours ago, so it finds the day full and refuses every payout of
- * the project (`daily_tx_quota_exceeded`) instead of passing a limit it can no longer see; this
- * version ignores those entries. The fence is written by the migration that empties the lists and
- * by every grant that finds it missing (`allowance_round.ts`), in the grant's own commit, checked
- * on the list, so a previous-version reservation either committed before it (and is counted here)
- * or retries, finds the fence and refuses. During a rolling deploy's overlap, then, payouts through
- * old instances are refused, never paid past a limit; stopping the old instances first avoids even
- * that. Bound: an old instance that rewrites the list (a release) renews its 24-hour expiry, so an
- * old instance still running more than 24 hours after its last write could pay again.
+ * Its project-wide usage windows (`kv/tx_usage.ts`: the day's, the failures' and each asset's list
+ * of reservation times) are moved into the ledgers by `tx_usage_ledgers.ts`, but its instances
+ * keep adding to them until the minute sweep moves those too. Every grant of allowance counts what
+ * they hold, checked in its commit, so no usage is missed while it waits to be moved.
+ *
+ * The other way round, a previous-release instance sees nothing this release takes, so before this
+ * release takes anything for a project it fences the previous one out: the project's day list gets
+ * the previous release's daily cap of entries at `FENCE_TIME`, a time no reservation has. That
+ * release counts every entry newer than 24 hours ago, so it finds the day full and refuses every
+ * payout of the project (`daily_tx_quota_exceeded`) instead of passing a limit it can no longer
+ * see; this release ignores those entries. The fence is written by the migration that empties the
+ * lists and by every grant that finds it missing (`lib/tx/allowance_round.ts`), in the grant's own
+ * commit, checked on the list, so a previous-release reservation either committed before it (and
+ * is counted here) or retries, finds the fence and refuses. During a rolling deploy's overlap,
+ * then, payouts through old instances are refused, never paid past a limit; stopping the old
+ * instances first avoids even that. Bound: an old instance that rewrites the list (a release)
+ * renews its 24-hour expiry, so one still running more than 24 hours after its last write could pay
+ * again.
  */
 import type { AllowanceScope } from "../../kv/tx_allowance.ts";
-import { MAX_TX_PER_DAY } from "./limits.ts";
 import { scopeTiming } from "../../kv/tx_allowance.ts";
 import {
   pruneWindow,
@@ -30,6 +32,12 @@ import {
   type UsageWindow,
   windowTotal,
 } from "../../kv/tx_usage.ts";
+
+/**
+ * The previous version's daily cap (`MAX_TX_PER_DAY` then): its day list is full at this many
+ * entries, whatever this version's cap.
+ */
+const PREVIOUS_MAX_TX_PER_DAY = 1_000;
 
 /** Key of the window the previous version kept for `scope`. */
 export function previousWindowKey(projectId: string, scope: AllowanceScope): Deno.KvKey {
@@ -68,7 +76,7 @@ export function reservationsOf(window: UsageWindow | null, since: number): Usage
 export function isFenced(window: UsageWindow | null): boolean {
   let fence = 0;
   for (const time of window?.times ?? []) if (time === FENCE_TIME) fence++;
-  return fence >= MAX_TX_PER_DAY;
+  return fence >= PREVIOUS_MAX_TX_PER_DAY;
 }
 
 /**
@@ -80,7 +88,7 @@ export function setDayFence(
   projectId: string,
   reservations: UsageWindow,
 ): void {
-  const times = [...reservations.times, ...Array<number>(MAX_TX_PER_DAY).fill(FENCE_TIME)];
+  const times = [...reservations.times, ...Array<number>(PREVIOUS_MAX_TX_PER_DAY).fill(FENCE_TIME)];
   op.set(txDayUsageKey(projectId), { times, amounts: [] } satisfies UsageWindow, {
     expireIn: FENCE_KEEP_MS,
   });
