@@ -17,9 +17,11 @@ import {
   assetsAnswer,
   eventFeedAnswer,
   healthAnswer,
+  playerRewardsAnswer,
   playerWalletAnswer,
   playerWalletsAnswer,
   projectAnswer,
+  rewardAnswer,
   signatureStatusAnswer,
   solBalanceAnswer,
   tokenBalancesAnswer,
@@ -35,6 +37,7 @@ import { FEED_READS_PER_SECOND, FEED_STORE_EVENTS_PER_SECOND } from "../../core/
 import { txListQuerySchema } from "./tx_list.ts";
 import { assetsQuery, tokensQuery } from "./wallets.ts";
 import { addressField, signatureField } from "../../lib/api_fields.ts";
+import { rewardBodySchema, rewardKeySchema } from "../../lib/rewards/request_body.ts";
 
 /** Named answer schemas: `components.schemas` of the document. */
 export const ANSWERS = {
@@ -50,6 +53,8 @@ export const ANSWERS = {
   TxList: txListAnswer,
   TxBatch: txBatchAnswer,
   EventFeed: eventFeedAnswer,
+  Reward: rewardAnswer,
+  PlayerRewards: playerRewardsAnswer,
 } as const;
 
 /** Named request bodies: `components.schemas` too. */
@@ -58,6 +63,7 @@ export const BODIES = {
   TransferSolRequest: txBodySchema("transfer-sol"),
   TokenTxRequest: txBodySchema("transfer-token"),
   TxBatchRequest: txBatchSchema,
+  RewardRequest: rewardBodySchema,
 } as const;
 
 /** The document's groups of operations, by resource. */
@@ -69,6 +75,7 @@ export const TAGS = {
   Signatures: "Transaction signatures on the project's cluster",
   Transactions: "Payouts from the project's managed wallet, and their status",
   Events: "The project's event feed",
+  Rewards: "Rewards for players, held until they link a wallet (an extension)",
 } as const;
 
 /** One route as the document describes it. */
@@ -273,6 +280,74 @@ export const V1_OPERATIONS: readonly Operation[] = [
     query: txListQuerySchema,
     answer: "TxList",
     errors: ["invalid_request"],
+  },
+  {
+    id: "grantReward",
+    tag: "Rewards",
+    method: "post",
+    path: "/v1/rewards",
+    scope: "pay",
+    summary: "Grant a reward",
+    description: "A payment to a player by user id, held while they have no wallet and paid " +
+      "when they link one, to the wallet linked then (`reward_held`, then `reward_paid`). The " +
+      "asset, mint and per-transaction maximum are checked now, as are the policy's cap on what " +
+      "one player may hold; the windows, budgets and daily quota when it is paid (one they " +
+      "refuse waits for room). A linked player's is paid at once through the payout's path " +
+      "(its key `reward:<key>`; the answer waits up to 15 s: `paid` or `paying`). The same key " +
+      "with the same body answers the reward as it stands.",
+    body: "RewardRequest",
+    answer: "Reward",
+    errors: [
+      ...BODY_ERRORS,
+      "invalid_address",
+      "wallet_not_configured",
+      "idempotency_conflict",
+      "sol_transfers_disabled",
+      "mint_not_allowed",
+      "invalid_mint",
+      "invalid_amount",
+      "amount_over_limit",
+      "invalid_limit_config",
+      "reward_hold_limit_exceeded",
+      "rpc_error",
+    ],
+  },
+  {
+    id: "getReward",
+    tag: "Rewards",
+    method: "get",
+    path: "/v1/rewards/{key}",
+    summary: "A reward",
+    description: "The reward as it stands.",
+    pathParams: { key: rewardKeySchema.meta({ description: "The reward's key, URL-encoded" }) },
+    answer: "Reward",
+    errors: ["not_found"],
+  },
+  {
+    id: "cancelReward",
+    tag: "Rewards",
+    method: "post",
+    path: "/v1/rewards/{key}/cancel",
+    scope: "pay",
+    summary: "Cancel a reward",
+    description: "Only while it is `held` (`reward_cancelled`); cancelling it again answers the " +
+      "same.",
+    pathParams: { key: rewardKeySchema.meta({ description: "The reward's key, URL-encoded" }) },
+    answer: "Reward",
+    errors: ["not_found", "reward_not_cancellable"],
+  },
+  {
+    id: "listPlayerRewards",
+    tag: "Rewards",
+    method: "get",
+    path: "/v1/players/{userId}/rewards",
+    summary: "A player's rewards",
+    description: "Newest first, at most 100, whatever their status.",
+    pathParams: {
+      userId: userIdSchema.meta({ description: "The player's Roblox user id" }),
+    },
+    answer: "PlayerRewards",
+    errors: ["invalid_user_id"],
   },
   {
     id: "listEvents",
