@@ -71,10 +71,7 @@ export async function grantReward(
     const [rewardEntry, projectEntry, keyEntry, policyEntry, linkEntry, holdsEntry] = entries;
     checkSender(projectEntry.value as Project | null, keyEntry.value, { keyId: caller.keyId });
     const project = projectEntry.value as Project;
-    const mintAddress = input.kind === "transfer-sol" ? null : parseAddress(input.mint!);
-    if (input.kind !== "transfer-sol" && !mintAddress) {
-      throw new ApiError("invalid_address", "mint is not a valid address");
-    }
+    const mintAddress = checkMint(input);
     if (!parseAddress(project.walletAddress ?? undefined)) {
       throw new ApiError("wallet_not_configured", "The project has no managed wallet");
     }
@@ -133,6 +130,14 @@ export async function grantReward(
   if (!created.fresh || created.reward.waitingFor !== null) return created.reward;
   const outcome = await payReward(ctx, { projectId, key: input.key }, options);
   return outcome.reward ?? created.reward;
+}
+
+/** Step 5: a token reward's mint is an address (a SOL reward has none, by its schema). */
+function checkMint(input: RewardInput): Address | null {
+  if (input.kind === "transfer-sol") return null;
+  const mint = parseAddress(input.mint ?? undefined);
+  if (!mint) throw new ApiError("invalid_address", "mint is not a valid address");
+  return mint;
 }
 
 /** Steps 9 to 11: the asset allowed, the mint on the cluster, the amount within the maximum. */

@@ -20,7 +20,8 @@ import {
 } from "../../kv/rewards.ts";
 import { liveTxRequest, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { commitWithEvents } from "../events/record.ts";
-import { applyRewardEvent, type RewardEvent } from "../tx/lifecycle.ts";
+import type { RewardEvent } from "../tx/lifecycle.ts";
+import { applyRewardEvent } from "../tx/lifecycle_rewards.ts";
 import type { TxContext } from "../tx/runtime.ts";
 
 /** Which reward. */

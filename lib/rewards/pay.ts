@@ -68,7 +68,9 @@ export async function payReward(
     const payment = liveTxRequest(paymentEntry.value, now);
     const follow = followEvent(reward, payment, now);
     if (follow) {
-      await moveReward(ctx, ref, (r, p) => followEvent(r, p, ctx.clock.now()));
+      const moved = await moveReward(ctx, ref, (r, p) => followEvent(r, p, ctx.clock.now()));
+      // Released after a failed payment: tried again later, not at once.
+      if (moved.reward?.status === "held") return { kind: "waiting", reward: moved.reward };
       continue;
     }
     if (reward.status === "paying") return { kind: "open", reward };

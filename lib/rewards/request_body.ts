@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { DECIMAL_PATTERN } from "../chain/amounts.ts";
-import { TX_ROUTE_KINDS, type TxRouteKind } from "../../core/events.ts";
+import type { TxRouteKind } from "../../core/events.ts";
 import { addressField, amountMeta } from "../api_fields.ts";
 import { isDotSegment } from "../names.ts";
 import { userIdSchema } from "../user_id.ts";
@@ -38,15 +38,8 @@ export function isUsableRewardKey(key: string): boolean {
   return rewardKeySchema.safeParse(key).success;
 }
 
-/** The body of `POST /v1/rewards`. */
-export const rewardBodySchema = z.object({
+const common = {
   userId: userIdSchema.meta({ description: "The player, linked or not" }),
-  kind: z.enum(TX_ROUTE_KINDS).meta({
-    description: "How it pays, as the payout route of that kind would",
-  }),
-  mint: addressField.optional().meta({
-    description: "The token's mint, for `transfer-token` and `mint-token` only (required there)",
-  }),
   amount: z.string().regex(DECIMAL_PATTERN, "must be a decimal string such as 1.5").meta({
     description: "In token units, as a payout's amount (`invalid_amount`, `amount_over_limit`)",
     ...amountMeta(),
@@ -56,15 +49,23 @@ export const rewardBodySchema = z.object({
     description: `Days until a reward still held is released (default ${DEFAULT_EXPIRY_DAYS})`,
     format: "int32",
   }),
-}).strict().superRefine((body, ctx) => {
-  const token = body.kind !== "transfer-sol";
-  if (token && body.mint === undefined) {
-    ctx.addIssue({ code: "custom", path: ["mint"], message: `is required for ${body.kind}` });
-  }
-  if (!token && body.mint !== undefined) {
-    ctx.addIssue({ code: "custom", path: ["mint"], message: "is only for token rewards" });
-  }
-});
+};
+const tokenReward = (kind: "transfer-token" | "mint-token") =>
+  z.object({
+    kind: z.literal(kind),
+    mint: addressField.meta({
+      description: "The token's mint: an allowed mint of the policy (`invalid_address` when it " +
+        "is not an address)",
+    }),
+    ...common,
+  }).strict();
+
+/** The body of `POST /v1/rewards`: what it pays as the payout route of its `kind` would. */
+export const rewardBodySchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("transfer-sol"), ...common }).strict(),
+  tokenReward("transfer-token"),
+  tokenReward("mint-token"),
+]);
 
 /** A grant as validated. */
 export interface RewardInput {
@@ -81,7 +82,7 @@ export function toRewardInput(body: z.infer<typeof rewardBodySchema>): RewardInp
   return {
     userId: body.userId,
     kind: body.kind,
-    mint: body.mint ?? null,
+    mint: "mint" in body ? body.mint : null,
     amount: body.amount,
     key: body.idempotencyKey,
     expiresInDays: body.expiresInDays ?? DEFAULT_EXPIRY_DAYS,

@@ -16,6 +16,15 @@
  * (`EXPIRED_ERROR`), else `on_chain`. (2) The route's answer moves an attempt still
  * `pending` to `submitted`; it stays unproven.
  *
+ * Effects, in the same checked commit (`transitions.ts` settles, `attempt_marks.ts` the rest):
+ * - every status change moves the status index; a final one leaves the unsettled index;
+ * - confirm, fail and found_landed record one `tx` event (abandon none: nothing was sent);
+ * - abandon and fail give the attempt's places back in the limits; found_landed takes them again;
+ * - confirm, abandon and fail remove the attempt's idle confirmation job (not for the keys of a
+ *   shared transaction: their jobs end on their next round);
+ * - a failure that never left the node (abandoned, unbuilt, refused) keeps the key 30 days.
+ * The keys of a shared transaction (`SignedTx.sharedKeys`) move together, in one commit.
+ *
  * A reward (`kv/rewards.ts`, `lib/rewards/`) is a payment to a player that may wait for them:
  * granted `held` (its `reward_held` event then, unless its player is linked and it is about to be
  * paid), its payment is an attempt of this table under the key `reward:<key>`, and its own events
@@ -35,20 +44,13 @@
  * refused before a reservation (no wallet linked, no room in the limits, a check), (3) recording
  * `reward_held` on its first wait only. `release`: its payment failed, nothing reached the player;
  * it waits to be tried again. (4) `credit`: its payment confirmed, the reward is paid
- * (`reward_paid`); from `held` only for a released payment found landed after all. `cancel` and `expire` record `reward_cancelled` and `reward_expired`; `credit`,
- * `cancel` and `expire` give back what the reward held against the player's cap.
- *
- * Effects, in the same checked commit (`transitions.ts` settles, `attempt_marks.ts` the rest):
- * - every status change moves the status index; a final one leaves the unsettled index;
- * - confirm, fail and found_landed record one `tx` event (abandon none: nothing was sent);
- * - abandon and fail give the attempt's places back in the limits; found_landed takes them again;
- * - confirm, abandon and fail remove the attempt's idle confirmation job (not for the keys of a
- *   shared transaction: their jobs end on their next round);
- * - a failure that never left the node (abandoned, unbuilt, refused) keeps the key 30 days.
- * The keys of a shared transaction (`SignedTx.sharedKeys`) move together, in one commit.
+ * (`reward_paid`); from `held` only for a released payment found landed after all. `cancel` and
+ * `expire` record `reward_cancelled` and `reward_expired`; `credit`, `cancel` and `expire` give
+ * back what the reward held against the player's cap. `lifecycle_rewards.ts` applies these events
+ * (`applyRewardEvent`), `lib/rewards/moves.ts` commits them.
  */
 import type { SignedTx, TxRequestRecord } from "../../kv/tx_requests.ts";
-import type { RewardRecord, RewardWait } from "../../kv/rewards.ts";
+import type { RewardWait } from "../../kv/rewards.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "./result.ts";
 
 /** Why a failed attempt failed, as the dashboard says it. */
@@ -229,58 +231,6 @@ export function isFinal(record: TxRequestRecord): boolean {
 /** The table's row for the attempt and the event; undefined when the pair changes nothing. */
 export function transitionOf(record: TxRequestRecord, event: AttemptEvent): Transition | undefined {
   return TRANSITIONS[stateName(stateOf(record))][event.type];
-}
-
-/**
- * The table's state of a reward: its own status while held, cancelled or expired, else its
- * payment's (`payment`: the record of `reward:<key>`; a paid reward's is confirmed).
- */
-export function rewardStateOf(reward: RewardRecord, payment: TxRequestRecord | null): StateName {
-  if (reward.status === "held" || reward.status === "cancelled" || reward.status === "expired") {
-    return reward.status;
-  }
-  if (reward.status === "paid" || !payment) {
-    return reward.status === "paid" ? "confirmed" : "reserved";
-  }
-  return stateName(stateOf(payment));
-}
-
-/**
- * The reward after `event` at `now`, or null when the table lists no such move from its state
- * (or the move would change nothing). The caller commits it checked against the reward it read.
- */
-export function applyRewardEvent(
-  reward: RewardRecord,
-  payment: TxRequestRecord | null,
-  event: RewardEvent,
-  now: number,
-): RewardRecord | null {
-  if (!TRANSITIONS[rewardStateOf(reward, payment)][event.type]) return null;
-  const ended = { waitingFor: null, settledAt: now };
-  switch (event.type) {
-    case "pay":
-      return { ...reward, status: "paying", waitingFor: null, recipient: event.recipient };
-    case "wait":
-      if (reward.waitingFor === event.waitingFor && reward.error === event.error) return null;
-      return { ...reward, waitingFor: event.waitingFor, error: event.error };
-    case "cancel":
-      return { ...reward, ...ended, status: "cancelled" };
-    case "expire":
-      return { ...reward, ...ended, status: "expired" };
-    case "release":
-      return { ...reward, status: "held", waitingFor: "retry", error: event.error };
-    case "credit":
-      // A paid reward's state is its payment's, confirmed: credited once.
-      if (reward.status === "paid") return null;
-      return {
-        ...reward,
-        ...ended,
-        status: "paid",
-        recipient: event.recipient,
-        signature: event.signature,
-        error: null,
-      };
-  }
 }
 
 /**

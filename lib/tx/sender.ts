@@ -12,7 +12,7 @@ import { insufficientRole, roleAllows } from "../auth/roles.ts";
 import { ApiError, projectNotFound } from "../../core/api_error.ts";
 import { rewardKey, type RewardRecord } from "../../kv/rewards.ts";
 import type { TxRequestRecord } from "../../kv/tx_requests.ts";
-import { applyRewardEvent } from "./lifecycle.ts";
+import { applyRewardEvent } from "./lifecycle_rewards.ts";
 
 /** Who sends a request: an API key, a dashboard member withdrawing, or a reward (its key). */
 export type TxSender = { keyId: string } | { member: string } | { reward: string };

@@ -7,12 +7,7 @@
  */
 import { z } from "zod";
 import type { ApiKeyScope } from "../../kv/api_keys.ts";
-import {
-  idempotencyKeySchema,
-  MAX_BATCH_ITEMS,
-  txBatchSchema,
-  txBodySchema,
-} from "../../lib/tx/request_body.ts";
+import { txBatchSchema, txBodySchema } from "../../lib/tx/request_body.ts";
 import {
   assetsAnswer,
   eventFeedAnswer,
@@ -29,15 +24,16 @@ import {
   txListAnswer,
   txResultAnswer,
 } from "./answers.ts";
-import { BODY_ERRORS, type ErrorCode, SOL_TX_ERRORS, TOKEN_TX_ERRORS } from "./error_codes.ts";
+import { BODY_ERRORS, type ErrorCode } from "./error_codes.ts";
 import { bulkSchema } from "./players.ts";
 import { userIdSchema } from "../../lib/user_id.ts";
 import { feedQuerySchema } from "./events.ts";
 import { FEED_READS_PER_SECOND, FEED_STORE_EVENTS_PER_SECOND } from "../../core/feed_limits.ts";
-import { txListQuerySchema } from "./tx_list.ts";
 import { assetsQuery, tokensQuery } from "./wallets.ts";
 import { addressField, signatureField } from "../../lib/api_fields.ts";
-import { rewardBodySchema, rewardKeySchema } from "../../lib/rewards/request_body.ts";
+import { rewardBodySchema } from "../../lib/rewards/request_body.ts";
+import { REWARD_OPERATIONS } from "./reward_operations.ts";
+import { TX_OPERATIONS } from "./tx_operations.ts";
 
 /** Named answer schemas: `components.schemas` of the document. */
 export const ANSWERS = {
@@ -197,158 +193,8 @@ export const V1_OPERATIONS: readonly Operation[] = [
     answer: "SignatureStatus",
     errors: ["invalid_signature"],
   },
-  {
-    id: "transferSol",
-    tag: "Transactions",
-    method: "post",
-    path: "/v1/tx/transfer-sol",
-    scope: "pay",
-    summary: "Send SOL",
-    description: "Signed and sent by the managed wallet; waits up to 15 s for confirmation, then " +
-      "answers `submitted`. Safe to retry with the same `idempotencyKey`. A `failed` status is " +
-      "an answer, not an error.",
-    body: "TransferSolRequest",
-    answer: "TxResult",
-    errors: [...BODY_ERRORS, ...SOL_TX_ERRORS],
-  },
-  {
-    id: "transferToken",
-    tag: "Transactions",
-    method: "post",
-    path: "/v1/tx/transfer-token",
-    scope: "pay",
-    summary: "Send a token",
-    description: "Checked transfer under the mint's own token program; the recipient's " +
-      "associated token account is created if needed. Same waiting and retry rules as SOL.",
-    body: "TokenTxRequest",
-    answer: "TxResult",
-    errors: [...BODY_ERRORS, ...TOKEN_TX_ERRORS],
-  },
-  {
-    id: "mintToken",
-    tag: "Transactions",
-    method: "post",
-    path: "/v1/tx/mint-token",
-    scope: "pay",
-    summary: "Mint a token",
-    description: "The managed wallet must be the mint authority, otherwise the answer is 200 " +
-      "with `failed`. Same waiting and retry rules as SOL.",
-    body: "TokenTxRequest",
-    answer: "TxResult",
-    errors: [...BODY_ERRORS, ...TOKEN_TX_ERRORS],
-  },
-  {
-    id: "transferBatch",
-    tag: "Transactions",
-    method: "post",
-    path: "/v1/tx/batch",
-    scope: "pay",
-    summary: "Send a batch of payouts",
-    description: `Up to ${MAX_BATCH_ITEMS} items of any kind, each the body of its single route ` +
-      "plus its `kind`, with an `idempotencyKey` of its own; one counted request. Each item " +
-      "passes the single route's checks and limits in the items' order and answers what its " +
-      "route would (a TxResult, or its error: one item's error does not fail the others). Items " +
-      "of one kind and asset share transactions (up to 8 SOL transfers, or 6 token transfers or " +
-      "mints, each: one fee), and the keys of a shared transaction share its fate. Safe to " +
-      "retry: an item whose key was used, by a batch or a single request, answers as that " +
-      "request and sends nothing new. A malformed batch (or two items with one key) is one 400.",
-    body: "TxBatchRequest",
-    answer: "TxBatch",
-    errors: [...BODY_ERRORS],
-  },
-  {
-    id: "getTx",
-    tag: "Transactions",
-    method: "get",
-    path: "/v1/tx/{idempotencyKey}",
-    summary: "Transaction request status",
-    description: "Authoritative status of the key's latest attempt.",
-    pathParams: {
-      idempotencyKey: idempotencyKeySchema.meta({ description: "The request's key, URL-encoded" }),
-    },
-    answer: "TxResult",
-    errors: ["not_found"],
-  },
-  {
-    id: "listTx",
-    tag: "Transactions",
-    method: "get",
-    path: "/v1/tx",
-    summary: "Transaction list",
-    description: "The project's transaction requests, newest first, a page at a time; pass " +
-      "`next` as `after` for the next (older) page.",
-    query: txListQuerySchema,
-    answer: "TxList",
-    errors: ["invalid_request"],
-  },
-  {
-    id: "grantReward",
-    tag: "Rewards",
-    method: "post",
-    path: "/v1/rewards",
-    scope: "pay",
-    summary: "Grant a reward",
-    description: "A payment to a player by user id, held while they have no wallet and paid " +
-      "when they link one, to the wallet linked then (`reward_held`, then `reward_paid`). The " +
-      "asset, mint and per-transaction maximum are checked now, as are the policy's cap on what " +
-      "one player may hold; the windows, budgets and daily quota when it is paid (one they " +
-      "refuse waits for room). A linked player's is paid at once through the payout's path " +
-      "(its key `reward:<key>`; the answer waits up to 15 s: `paid` or `paying`). The same key " +
-      "with the same body answers the reward as it stands.",
-    body: "RewardRequest",
-    answer: "Reward",
-    errors: [
-      ...BODY_ERRORS,
-      "invalid_address",
-      "wallet_not_configured",
-      "idempotency_conflict",
-      "sol_transfers_disabled",
-      "mint_not_allowed",
-      "invalid_mint",
-      "invalid_amount",
-      "amount_over_limit",
-      "invalid_limit_config",
-      "reward_hold_limit_exceeded",
-      "rpc_error",
-    ],
-  },
-  {
-    id: "getReward",
-    tag: "Rewards",
-    method: "get",
-    path: "/v1/rewards/{key}",
-    summary: "A reward",
-    description: "The reward as it stands.",
-    pathParams: { key: rewardKeySchema.meta({ description: "The reward's key, URL-encoded" }) },
-    answer: "Reward",
-    errors: ["not_found"],
-  },
-  {
-    id: "cancelReward",
-    tag: "Rewards",
-    method: "post",
-    path: "/v1/rewards/{key}/cancel",
-    scope: "pay",
-    summary: "Cancel a reward",
-    description: "Only while it is `held` (`reward_cancelled`); cancelling it again answers the " +
-      "same.",
-    pathParams: { key: rewardKeySchema.meta({ description: "The reward's key, URL-encoded" }) },
-    answer: "Reward",
-    errors: ["not_found", "reward_not_cancellable"],
-  },
-  {
-    id: "listPlayerRewards",
-    tag: "Rewards",
-    method: "get",
-    path: "/v1/players/{userId}/rewards",
-    summary: "A player's rewards",
-    description: "Newest first, at most 100, whatever their status.",
-    pathParams: {
-      userId: userIdSchema.meta({ description: "The player's Roblox user id" }),
-    },
-    answer: "PlayerRewards",
-    errors: ["invalid_user_id"],
-  },
+  ...TX_OPERATIONS,
+  ...REWARD_OPERATIONS,
   {
     id: "listEvents",
     tag: "Events",
