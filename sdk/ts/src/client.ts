@@ -32,12 +32,18 @@ export class Blocklink {
 
   /** `GET /health` */
   getHealth(options?: CallOptions): Promise<Result<"getHealth">> {
-    return this.#transport.call((api, init) => api.GET("/health", init), options);
+    return this.#transport.call(
+      (api, init) => api.GET("/health", init),
+      options,
+    );
   }
 
   /** `GET /v1/project`: the key's project. */
   getProject(options?: CallOptions): Promise<Result<"getProject">> {
-    return this.#transport.call((api, init) => api.GET("/v1/project", init), options);
+    return this.#transport.call(
+      (api, init) => api.GET("/v1/project", init),
+      options,
+    );
   }
 
   /** `GET /v1/players/{userId}/wallet`: the wallet a player linked, from the service's store. */
@@ -47,7 +53,8 @@ export class Blocklink {
   ): Promise<Result<"getPlayerWallet">> {
     const params = { path: { userId } };
     return this.#transport.call(
-      (api, init) => api.GET("/v1/players/{userId}/wallet", { ...init, params }),
+      (api, init) =>
+        api.GET("/v1/players/{userId}/wallet", { ...init, params }),
       options,
     );
   }
@@ -71,7 +78,8 @@ export class Blocklink {
   ): Promise<Result<"getBalance">> {
     const params = { path: { address } };
     return this.#transport.call(
-      (api, init) => api.GET("/v1/wallets/{address}/balance", { ...init, params }),
+      (api, init) =>
+        api.GET("/v1/wallets/{address}/balance", { ...init, params }),
       options,
     );
   }
@@ -84,7 +92,8 @@ export class Blocklink {
   ): Promise<Result<"getTokens">> {
     const params = { path: { address }, query };
     return this.#transport.call(
-      (api, init) => api.GET("/v1/wallets/{address}/tokens", { ...init, params }),
+      (api, init) =>
+        api.GET("/v1/wallets/{address}/tokens", { ...init, params }),
       options,
     );
   }
@@ -97,7 +106,8 @@ export class Blocklink {
   ): Promise<Result<"getAssets">> {
     const params = { path: { address }, query };
     return this.#transport.call(
-      (api, init) => api.GET("/v1/wallets/{address}/assets", { ...init, params }),
+      (api, init) =>
+        api.GET("/v1/wallets/{address}/assets", { ...init, params }),
       options,
     );
   }
@@ -181,6 +191,54 @@ export class Blocklink {
     const params = { query };
     return this.#transport.call(
       (api, init) => api.GET("/v1/tx", { ...init, params }),
+      options,
+    );
+  }
+
+  /**
+   * `POST /v1/rewards`: a reward to a player by user id, held until they link a wallet (paid at
+   * once when they have one); retried with the same key, so it is granted and paid at most once.
+   */
+  grantReward(
+    body: Body<"grantReward">,
+    options?: CallOptions,
+  ): Promise<Result<"grantReward">> {
+    return this.#transport.call(
+      (api, init) => api.POST("/v1/rewards", { ...init, body }),
+      options,
+    );
+  }
+
+  /** `GET /v1/rewards/{key}`: a reward as it stands. */
+  getReward(key: string, options?: CallOptions): Promise<Result<"getReward">> {
+    const params = { path: { key } };
+    return this.#transport.call(
+      (api, init) => api.GET("/v1/rewards/{key}", { ...init, params }),
+      options,
+    );
+  }
+
+  /** `POST /v1/rewards/{key}/cancel`: cancels a reward still held. */
+  cancelReward(
+    key: string,
+    options?: CallOptions,
+  ): Promise<Result<"cancelReward">> {
+    const params = { path: { key } };
+    return this.#transport.call(
+      (api, init) => api.POST("/v1/rewards/{key}/cancel", { ...init, params }),
+      options,
+    );
+  }
+
+  /** `GET /v1/players/{userId}/rewards`: a player's rewards, newest first (at most 100). */
+  listPlayerRewards(
+    userId: number,
+    options?: CallOptions,
+  ): Promise<Result<"listPlayerRewards">> {
+    const params = { path: { userId } };
+    return this.#transport.call(
+      (api, init) =>
+        api.GET("/v1/players/{userId}/rewards", { ...init, params }),
       options,
     );
   }
