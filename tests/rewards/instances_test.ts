@@ -15,7 +15,7 @@ import { listRewardsOfPlayer } from "../../kv/rewards.ts";
 const ROUND_PLAYERS = Number(Deno.env.get("REWARD_ROUND_PLAYERS") ?? 1_000);
 
 /** Runs due jobs on every instance at once, until none is left on any. */
-async function drainAll(h: TxHarness, instances: Array<TxHarness["a"]>): Promise<void> {
+async function drainAll(instances: Array<TxHarness["a"]>): Promise<void> {
   for (let round = 0; round < 1_000; round++) {
     const ran = await Promise.all(instances.map((i) => i.worker.runDue()));
     if (ran.every((n) => n === 0)) return;
@@ -49,8 +49,8 @@ Deno.test("Two instances that see one link pay its reward once", async () => {
   const ref = { projectId: h.project.id, key: "once" };
   const pay = (ctx: typeof h.a.ctx) =>
     payReward(ctx, ref, { deadline: startDeadline(ctx.tx.timing) });
-  await Promise.all([pay(h.a.ctx), pay(b.ctx), drainAll(h, [h.a, b])]);
-  await drainAll(h, [h.a, b]);
+  await Promise.all([pay(h.a.ctx), pay(b.ctx), drainAll([h.a, b])]);
+  await drainAll([h.a, b]);
 
   // Then: paid once
   const paid = await rewardsOf(h, b).read("once");
@@ -88,7 +88,7 @@ Deno.test(`A round of ${ROUND_PLAYERS} players linking within a minute: their re
     await linkPlayer(h, userId, { address, instance: i % 2 === 0 ? h.a : b });
   }
   h.a.clock.advance(59_000);
-  await drainAll(h, [h.a, b]);
+  await drainAll([h.a, b]);
 
   // Then: what was paid stays within the hour's budget; the rest waits for room
   const statuses = async () => {
@@ -112,7 +112,7 @@ Deno.test(`A round of ${ROUND_PLAYERS} players linking within a minute: their re
   // day's quota: places of blocks leased by the instances count whole until they leave the window)
   for (let hour = 0; hour < 26 && (await statuses()).paid !== ROUND_PLAYERS; hour++) {
     h.a.clock.advance(HOUR_WINDOW_MS + 60_000);
-    await drainAll(h, [h.a, b]);
+    await drainAll([h.a, b]);
   }
 
   // Then: every reward is paid, each once, to its player's wallet

@@ -6,10 +6,7 @@
  * stand-ins), in Deno and, built with tsc, in Node.
  */
 import assert from "node:assert/strict";
-import {
-  generateTsTypes,
-  SCHEMA_FILE,
-} from "../../scripts/generate_ts_types.ts";
+import { generateTsTypes, SCHEMA_FILE } from "../../scripts/generate_ts_types.ts";
 import {
   Blocklink,
   HOLD_JITTER_SECONDS,
@@ -125,9 +122,7 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
     const log = await control("requests") as Array<
       { path: string; at: number; status: number }
     >;
-    await fetch(`${baseUrl}/_test/requests`, { method: "DELETE" }).then((r) =>
-      r.body?.cancel()
-    );
+    await fetch(`${baseUrl}/_test/requests`, { method: "DELETE" }).then((r) => r.body?.cancel());
     return log;
   };
 

@@ -53,8 +53,7 @@ export class Blocklink {
   ): Promise<Result<"getPlayerWallet">> {
     const params = { path: { userId } };
     return this.#transport.call(
-      (api, init) =>
-        api.GET("/v1/players/{userId}/wallet", { ...init, params }),
+      (api, init) => api.GET("/v1/players/{userId}/wallet", { ...init, params }),
       options,
     );
   }
@@ -78,8 +77,7 @@ export class Blocklink {
   ): Promise<Result<"getBalance">> {
     const params = { path: { address } };
     return this.#transport.call(
-      (api, init) =>
-        api.GET("/v1/wallets/{address}/balance", { ...init, params }),
+      (api, init) => api.GET("/v1/wallets/{address}/balance", { ...init, params }),
       options,
     );
   }
@@ -92,8 +90,7 @@ export class Blocklink {
   ): Promise<Result<"getTokens">> {
     const params = { path: { address }, query };
     return this.#transport.call(
-      (api, init) =>
-        api.GET("/v1/wallets/{address}/tokens", { ...init, params }),
+      (api, init) => api.GET("/v1/wallets/{address}/tokens", { ...init, params }),
       options,
     );
   }
@@ -106,8 +103,7 @@ export class Blocklink {
   ): Promise<Result<"getAssets">> {
     const params = { path: { address }, query };
     return this.#transport.call(
-      (api, init) =>
-        api.GET("/v1/wallets/{address}/assets", { ...init, params }),
+      (api, init) => api.GET("/v1/wallets/{address}/assets", { ...init, params }),
       options,
     );
   }
@@ -237,8 +233,7 @@ export class Blocklink {
   ): Promise<Result<"listPlayerRewards">> {
     const params = { path: { userId } };
     return this.#transport.call(
-      (api, init) =>
-        api.GET("/v1/players/{userId}/rewards", { ...init, params }),
+      (api, init) => api.GET("/v1/players/{userId}/rewards", { ...init, params }),
       options,
     );
   }
