@@ -76,6 +76,11 @@ async function runRewardsOnLinkJob(
     const job = { type: "reward_pay" as const, projectId: payload.projectId, key: reward.key };
     addRewardJob(run.op, { ...job, waits: 0 }, { runAt: run.now });
   }
+  log("info", "Rewards to pay on a link", {
+    ...run.logFields,
+    userId: payload.userId,
+    rewards: waiting.map((r) => r.key),
+  });
   return { kind: "done", afterCommit: () => ctx.jobWaker.wake() };
 }
 

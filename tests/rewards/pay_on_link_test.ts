@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { balanceOf, okJson, startTxHarness } from "../support/tx_harness.ts";
 import { linkPlayer, rewardEvents, rewardsOf, solReward } from "../support/rewards_harness.ts";
+import { call } from "../support/test_app.ts";
 
 Deno.test("grantReward() holds a reward for a player without a wallet and pays it when they link", async () => {
   await using h = await startTxHarness();
@@ -37,6 +38,24 @@ Deno.test("grantReward() holds a reward for a player without a wallet and pays i
   const tx = (await h.txEvents()).filter((e) => e.key === "reward:win-1");
   assert.equal(tx.length, 1);
   assert.equal(tx[0]!.userId, 31);
+  // The feed lists them too (the answer checked against the OpenAPI document by `call()`).
+  const feed = await okJson(
+    await call(h.a.app, "/v1/events?types=reward_held,reward_paid", { apiKey: h.apiKey }),
+  );
+  const inFeed = feed.events as Array<Record<string, unknown>>;
+  assert.deepEqual(inFeed.map((e) => e.type), ["reward_held", "reward_paid"]);
+  assert.deepEqual(inFeed[1], {
+    id: inFeed[1]!.id,
+    type: "reward_paid",
+    createdAt: inFeed[1]!.createdAt,
+    key: "win-1",
+    userId: 31,
+    kind: "transfer-sol",
+    mint: null,
+    amount: "0.5",
+    address: wallet,
+    signature: paid.signature,
+  });
 });
 
 Deno.test("grantReward() pays a linked player's reward at once", async () => {
