@@ -1,5 +1,5 @@
 /**
- * The job a link adds when its player holds rewards (`kv/rewards.ts`), in the `tx` lane: the
+ * The job a link adds when its player holds rewards (`kv/rewards.ts`), in the `rewards` lane: the
  * schema and its adder only, so the link's commit can add it; `lib/rewards/jobs.ts` runs it.
  */
 import { z } from "zod";
@@ -16,5 +16,5 @@ export const rewardsOnLinkJobSchema = z.object({
 /** A `rewards_on_link` job's payload. */
 export type RewardsOnLinkJob = z.infer<typeof rewardsOnLinkJobSchema>;
 
-/** Validates a link's job and adds it, in the `tx` lane, to the caller's atomic operation. */
-export const addLinkJob = jobAdder(rewardsOnLinkJobSchema, "tx");
+/** Validates a link's job and adds it, in the `rewards` lane, to the caller's atomic operation. */
+export const addLinkJob = jobAdder(rewardsOnLinkJobSchema, "rewards");

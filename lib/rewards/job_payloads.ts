@@ -1,6 +1,9 @@
 /**
- * The job kinds of rewards, in the `tx` lane (schemas and their adder only; the handlers are in
- * `jobs.ts`). A link's job (`rewards_on_link`) is declared by `lib/link/`, which adds it.
+ * The job kinds of rewards, in the `rewards` lane (schemas and their adder only; the handlers are
+ * in `jobs.ts`). A link's job (`rewards_on_link`) is declared by `lib/link/`, which adds it. A lane
+ * of their own: a payment waiting for its confirmation holds none of the `tx` lane's slots, and an
+ * instance of the version before rewards, which knows no such lane, never claims (and drops) one
+ * during a rolling deploy.
  */
 import { z } from "zod";
 import { jobAdder, payloadIdSchema } from "../job_handler.ts";
@@ -29,5 +32,5 @@ export type RewardExpireJob = z.infer<typeof rewardExpireJobSchema>;
 
 const rewardJobSchema = z.discriminatedUnion("type", [rewardPayJobSchema, rewardExpireJobSchema]);
 
-/** Validates a reward job and adds it, in the `tx` lane, to the caller's atomic operation. */
-export const addRewardJob = jobAdder(rewardJobSchema, "tx");
+/** Validates a reward job and adds it, in the `rewards` lane, to the caller's atomic operation. */
+export const addRewardJob = jobAdder(rewardJobSchema, "rewards");

@@ -3,6 +3,7 @@
 // another account takes none of the rewards granted to the first.
 import assert from "node:assert/strict";
 import { balanceOf, okJson, startTxHarness } from "../support/tx_harness.ts";
+import { getReward } from "../../kv/rewards.ts";
 import {
   linkPlayer,
   rewardEvents,
@@ -88,4 +89,19 @@ Deno.test("A reward granted to a linked player who relinks before it pays goes t
   assert.equal(await balanceOf(h, first), 0n);
   const payment = await okJson(await h.a.status("reward:moved"));
   assert.equal(payment.status, "confirmed");
+});
+
+Deno.test("A held reward is paid on link after the key that granted it was revoked", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "5" });
+  const api = rewardsOf(h);
+  await okJson(await api.grant(solReward(45, "owed")));
+  // Given: the key that granted it is revoked
+  await h.revokeKey();
+  // When: the player links
+  const wallet = await linkPlayer(h, 45);
+  await rewardEvents(h);
+  // Then: the project pays what it owes
+  assert.equal(await balanceOf(h, wallet), 500_000_000n);
+  assert.equal((await getReward(h.a.kv, h.project.id, "owed")).value?.status, "paid");
 });
