@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { balanceOf, okJson, startTxHarness } from "../support/tx_harness.ts";
 import { getReward } from "../../kv/rewards.ts";
+import { runSweeps } from "../../jobs/sweeps.ts";
 import {
   linkPlayer,
   rewardEvents,
@@ -104,4 +105,23 @@ Deno.test("A held reward is paid on link after the key that granted it was revok
   // Then: the project pays what it owes
   assert.equal(await balanceOf(h, wallet), 500_000_000n);
   assert.equal((await getReward(h.a.kv, h.project.id, "owed")).value?.status, "paid");
+});
+
+Deno.test("A player linked by the version before rewards (no link job) is paid by the minute cron's sweep", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "5" });
+  const api = rewardsOf(h);
+  await okJson(await api.grant(solReward(46, "old-link")));
+  // Given: a link written as the previous version writes it: the link alone, no job
+  const wallet = await h.link(46);
+  await rewardEvents(h);
+  assert.equal((await api.read("old-link")).status, "held");
+  // When: the minute cron's sweeps run
+  const repaired = await runSweeps(h.a.ctx);
+  await rewardEvents(h);
+  // Then: the reward is paid, once; a second sweep finds nothing to repair
+  assert.equal(repaired.rewards_of_linked_players, 1);
+  assert.equal((await api.read("old-link")).status, "paid");
+  assert.equal(await balanceOf(h, wallet), 500_000_000n);
+  assert.equal((await runSweeps(h.a.ctx)).rewards_of_linked_players, 0);
 });
