@@ -31,7 +31,7 @@ export interface RewardRef {
 }
 
 /** How a move ended. */
-export interface RewardMove {
+interface RewardMove {
   /** The reward as it stands afterwards (null when unknown). */
   reward: RewardRecord | null;
   /** True when this call moved it. */

@@ -27,7 +27,7 @@ import type { Deadline } from "../tx/timing.ts";
 import { moveReward, type RewardRef } from "./moves.ts";
 
 /** Where a reward stands after a turn of `payReward`. */
-export type PayOutcome =
+type PayOutcome =
   /** Paid, cancelled, expired or unknown; or held for a wallet (a link wakes it). */
   | { kind: "settled"; reward: RewardRecord | null }
   /** Its payment is on its way: look again later. */

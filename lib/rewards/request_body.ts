@@ -11,10 +11,11 @@ import { userIdSchema } from "../user_id.ts";
 import type { RewardRecord } from "../../kv/rewards.ts";
 
 /** Longest reward key, in characters: with `reward:` it fits a payout's key. */
-export const MAX_REWARD_KEY_CHARS = 120;
+const MAX_REWARD_KEY_CHARS = 120;
 /** A reward's expiry when the grant names none, and the longest it may name, in days. */
-export const DEFAULT_EXPIRY_DAYS = 30;
-export const MAX_EXPIRY_DAYS = 90;
+const DEFAULT_EXPIRY_DAYS = 30;
+const MAX_EXPIRY_DAYS = 90;
+/** A day in milliseconds: an expiry's unit. */
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** A reward's key: 1 to 120 characters, not `.` or `..`. */
