@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { assertErrorCode } from "../support/assertions.ts";
 import { okJson, startTxHarness } from "../support/tx_harness.ts";
 import { rewardsOf, solReward } from "../support/rewards_harness.ts";
+import { heldTotals } from "../../kv/rewards.ts";
 
 Deno.test("grantReward() refuses what the policy refuses at once, and a player's held cap", async () => {
   await using h = await startTxHarness();
@@ -28,6 +29,8 @@ Deno.test("grantReward() refuses what the policy refuses at once, and a player's
   assert.equal((await okJson(await api.cancel("a"))).status, "cancelled");
   assert.equal((await okJson(await api.grant(solReward(81, "b", "0.5")))).status, "held");
   await assertErrorCode(await api.grant(solReward(81, "b", "0.4")), 409, "idempotency_conflict");
+  // The project's liabilities: 0.5 + 0.5 SOL held (the cancelled 0.6 given back)
+  assert.deepEqual(await heldTotals(h.a.kv, h.project.id), new Map([["sol", 1_000_000_000n]]));
   await assertErrorCode(await api.get("nope"), 404, "not_found");
   await assertErrorCode(await api.cancel("nope"), 404, "not_found");
 });

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { balanceOf, okJson, startTxHarness } from "../support/tx_harness.ts";
 import { linkPlayer, rewardEvents, rewardsOf, solReward } from "../support/rewards_harness.ts";
 import { call } from "../support/test_app.ts";
+import { heldTotals } from "../../kv/rewards.ts";
 
 Deno.test("grantReward() holds a reward for a player without a wallet and pays it when they link", async () => {
   await using h = await startTxHarness();
@@ -30,6 +31,8 @@ Deno.test("grantReward() holds a reward for a player without a wallet and pays i
   assert.equal(paid.recipient, wallet);
   assert.equal(paid.waitingFor, null);
   assert.equal(await balanceOf(h, wallet), 500_000_000n);
+  // Paid: the project holds nothing more for players.
+  assert.deepEqual(await heldTotals(h.a.kv, h.project.id), new Map());
   const payment = await okJson(await h.a.status("reward:win-1"));
   assert.equal(payment.status, "confirmed");
   assert.equal(payment.signature, paid.signature);
