@@ -26,7 +26,9 @@ Deno.test("grantReward() refuses what the policy refuses at once, and a player's
   );
   assert.equal((await okJson(await api.grant(solReward(82, "c", "0.5")))).status, "held");
   // Once the first is cancelled, it fits; the same key with another body is a conflict
-  assert.equal((await okJson(await api.cancel("a"))).status, "cancelled");
+  const cancelled = await okJson(await api.cancel("a"));
+  assert.equal(cancelled.status, "cancelled");
+  assert.deepEqual(await okJson(await api.cancel("a")), cancelled, "cancelled again: the same");
   assert.equal((await okJson(await api.grant(solReward(81, "b", "0.5")))).status, "held");
   await assertErrorCode(await api.grant(solReward(81, "b", "0.4")), 409, "idempotency_conflict");
   // The project's liabilities: 0.5 + 0.5 SOL held (the cancelled 0.6 given back)
