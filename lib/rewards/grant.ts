@@ -2,16 +2,16 @@
  * `POST /v1/rewards`: a reward granted to a player by user id. Its checks, in the payout's order
  * where they apply (the first failure answers; quota, JSON and schema are the route's):
  *
- * | Check                                                    | As the payout's       |
- * | -------------------------------------------------------- | --------------------- |
- * | The API key again, on its record                         | step 1, `sender.ts`   |
- * | `mint` is an address (token rewards)                     | step 5                |
- * | The managed wallet exists                                | step 6                |
- * | The key is new, or was used for the same grant (its answer) | step 7             |
- * | The asset is allowed                                     | step 9                |
- * | The mint exists on the cluster                           | step 10               |
- * | The amount is valid and within the per-transaction maximum | step 11             |
- * | What the player holds of the asset stays within the policy's cap | (rewards)     |
+ * | Check                                                              | As the payout's     |
+ * | ------------------------------------------------------------------ | ------------------- |
+ * | The API key again, on its record                                   | step 1, `sender.ts` |
+ * | `mint` is an address (token rewards)                               | step 5              |
+ * | The managed wallet exists                                          | step 6              |
+ * | The key is new (or the same grant's), and so is its payment's key  | step 7              |
+ * | The asset is allowed                                               | step 9              |
+ * | The mint exists on the cluster                                     | step 10             |
+ * | The amount is valid and within the per-transaction maximum         | step 11             |
+ * | What the player holds of the asset stays within the policy's cap   | (rewards)           |
  *
  * The windows, budgets and daily quota are the payment's (`pay.ts`): a reward they refuse waits.
  * The reward is created in one commit checked on everything these read (the key, the project,
@@ -35,7 +35,9 @@ import {
   rewardHoldsKey,
   rewardKey,
   type RewardRecord,
+  rewardTxKey,
 } from "../../kv/rewards.ts";
+import { txRequestKey } from "../../kv/tx_requests.ts";
 import { parseUnits } from "../chain/amounts.ts";
 import { SOL_DECIMALS } from "../chain/sol_balance.ts";
 import { parseAddress } from "../chain/validation.ts";
@@ -67,8 +69,10 @@ export async function grantReward(
       policyKey(projectId),
       linkByUserKey(projectId, input.userId),
       rewardHoldsKey(projectId, input.userId),
+      txRequestKey(projectId, rewardTxKey(input.key)),
     ]);
-    const [rewardEntry, projectEntry, keyEntry, policyEntry, linkEntry, holdsEntry] = entries;
+    const [rewardEntry, projectEntry, keyEntry, policyEntry, linkEntry, holdsEntry, payment] =
+      entries;
     checkSender(projectEntry.value as Project | null, keyEntry.value, { keyId: caller.keyId });
     const project = projectEntry.value as Project;
     const mintAddress = checkMint(input);
@@ -80,6 +84,8 @@ export async function grantReward(
       if (!isSameGrant(stored, input)) throw idempotencyConflict();
       return { reward: stored, fresh: false };
     }
+    // A payout sent before rewards existed under the key its payment would take.
+    if (payment.value !== null) throw idempotencyConflict();
     const policy = (policyEntry.value as TxPolicy | null) ?? emptyPolicy();
     const units = await checkAmount(ctx, project, policy, mintAddress, input, options.deadline);
     const holds = holdsEntry as Deno.KvEntryMaybe<RewardHolds>;

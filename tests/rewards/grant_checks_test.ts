@@ -6,6 +6,7 @@ import { assertErrorCode } from "../support/assertions.ts";
 import { okJson, startTxHarness } from "../support/tx_harness.ts";
 import { rewardsOf, solReward } from "../support/rewards_harness.ts";
 import { heldTotals } from "../../kv/rewards.ts";
+import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 
 Deno.test("grantReward() refuses what the policy refuses at once, and a player's held cap", async () => {
   await using h = await startTxHarness();
@@ -48,4 +49,28 @@ Deno.test("The payout routes refuse the keys of rewards' payments", async () => 
   });
   const { error } = await assertErrorCode(res, 400, "invalid_request");
   assert.match(error.message, /must not start with reward:/);
+});
+
+Deno.test("grantReward() refuses a key whose payment's key a payout already took", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "1" });
+  // Given: a payout stored under `reward:old`, as a version before rewards could take it
+  await h.link(84);
+  const res = await h.a.post("transfer-sol", {
+    to: { userId: 84 },
+    amount: "0.1",
+    idempotencyKey: "k",
+  });
+  assert.equal(res.status, 200);
+  const stored = await h.a.kv.get<TxRequestRecord>(txRequestKey(h.project.id, "k"));
+  await h.a.kv.set(txRequestKey(h.project.id, "reward:old"), {
+    ...stored.value!,
+    key: "reward:old",
+  });
+  // Then: a reward under `old` would take that payout (the same body) for its own: refused
+  await assertErrorCode(
+    await rewardsOf(h).grant(solReward(84, "old", "0.1")),
+    409,
+    "idempotency_conflict",
+  );
 });
