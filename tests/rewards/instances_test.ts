@@ -7,7 +7,13 @@ import { generateKeyPairSigner } from "@solana/kit";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import { payReward } from "../../lib/rewards/pay.ts";
 import { startDeadline } from "../../lib/tx/timing.ts";
-import { balanceOf, okJson, startTxHarness, type TxHarness } from "../support/tx_harness.ts";
+import {
+  balanceOf,
+  okJson,
+  onEachStore,
+  startTxHarness,
+  type TxHarness,
+} from "../support/tx_harness.ts";
 import { linkPlayer, rewardsOf, solReward } from "../support/rewards_harness.ts";
 import { HOUR_WINDOW_MS } from "../../kv/tx_usage.ts";
 import { listRewardsOfPlayer } from "../../kv/rewards.ts";
@@ -35,8 +41,8 @@ function messagesByKey(h: TxHarness, type: string, keyOf: (key: string) => strin
   return counts;
 }
 
-Deno.test("Two instances that see one link pay its reward once", async () => {
-  await using h = await startTxHarness({ store: "file" });
+onEachStore("Two instances that see one link pay its reward once", async (store) => {
+  await using h = await startTxHarness({ store });
   const b = await h.instance();
   await h.policy({ maxSolPerTransfer: "5" });
   await okJson(await rewardsOf(h).grant(solReward(61, "once")));

@@ -3,7 +3,13 @@
 // expired while its payment was being built is never paid; one whose payment was reserved first
 // can no longer be cancelled, and is paid. The race is ordered by holding the payment's RPC call.
 import assert from "node:assert/strict";
-import { balanceOf, okJson, startTxHarness, type TxHarness } from "../support/tx_harness.ts";
+import {
+  balanceOf,
+  okJson,
+  onEachStore,
+  startTxHarness,
+  type TxHarness,
+} from "../support/tx_harness.ts";
 import { rewardEvents, rewardsOf, solReward } from "../support/rewards_harness.ts";
 import { payReward } from "../../lib/rewards/pay.ts";
 import { startDeadline } from "../../lib/tx/timing.ts";
@@ -21,8 +27,8 @@ async function payHeldAt(h: TxHarness, key: string, heldAt: string) {
   return { paying };
 }
 
-Deno.test("A reward cancelled while its payment is being built is never paid", async () => {
-  await using h = await startTxHarness({ proxy: true });
+onEachStore("A reward cancelled while its payment is being built is never paid", async (store) => {
+  await using h = await startTxHarness({ proxy: true, store });
   await h.policy({ maxSolPerTransfer: "5" });
   const api = rewardsOf(h);
   await okJson(await api.grant(solReward(51, "race-cancel")));
