@@ -48,10 +48,14 @@ export async function unlinkPlayer(h: TxHarness, userId: number): Promise<void> 
   await unlinkPlayerWallet(h.a.ctx, h.project.id, userId);
 }
 
-/** Runs due jobs until none are left, then returns the reward events the stand-in received. */
+/**
+ * Runs due jobs until none are left, then returns the reward events the stand-in received, in
+ * the feed's order (their ids): deliveries run side by side, so messages may come in another.
+ */
 export async function rewardEvents(h: TxHarness): Promise<Array<Record<string, unknown>>> {
   await h.txEvents();
   return h.standIn.inbox()
     .map((m) => m.data as Record<string, unknown>)
-    .filter((data) => typeof data?.type === "string" && data.type.startsWith("reward_"));
+    .filter((data) => typeof data?.type === "string" && data.type.startsWith("reward_"))
+    .sort((a, b) => Number(a.id) - Number(b.id));
 }
