@@ -11,6 +11,8 @@ export const rewardsOnLinkJobSchema = z.object({
   type: z.literal("rewards_on_link"),
   projectId: payloadIdSchema,
   userId: userIdSchema,
+  /** Past the first round (many rewards): the last reward its rounds took, oldest first. */
+  after: z.object({ createdAt: z.number(), key: z.string() }).optional(),
 });
 
 /** A `rewards_on_link` job's payload. */

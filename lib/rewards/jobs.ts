@@ -65,23 +65,41 @@ async function runRewardExpireJob(run: JobRun<RewardExpireJob, TxContext>): Prom
   return { kind: "continue", at: Math.max(at, ctx.clock.now()) };
 }
 
-/** A player linked: a payment turn for each of their rewards waiting for a wallet. */
+/** Payment turns one round of a link's job adds (each is a few mutations of its commit). */
+const LINK_ROUND_REWARDS = 100;
+
+/**
+ * A player linked: a payment turn for each of their rewards waiting for a wallet, oldest first, in
+ * rounds of `LINK_ROUND_REWARDS` (a round's commit adds its turns; the next starts after them).
+ */
 async function runRewardsOnLinkJob(
   run: JobRun<RewardsOnLinkJob, TxContext>,
 ): Promise<JobOutcome> {
   const { ctx, payload } = run;
-  const rewards = await listRewardsOfPlayer(ctx.kv, payload.projectId, payload.userId);
-  const waiting = rewards.filter((r) => r.status === "held" && r.waitingFor === "wallet");
-  for (const reward of waiting) {
+  const { after } = payload;
+  const rewards = await listRewardsOfPlayer(ctx.kv, payload.projectId, payload.userId, Infinity);
+  const waiting = rewards
+    .filter((r) => r.status === "held" && r.waitingFor === "wallet")
+    .filter((r) =>
+      !after || r.createdAt > after.createdAt ||
+      (r.createdAt === after.createdAt && r.key > after.key)
+    )
+    .sort((a, b) => a.createdAt - b.createdAt || (a.key < b.key ? -1 : 1));
+  const round = waiting.slice(0, LINK_ROUND_REWARDS);
+  for (const reward of round) {
     const job = { type: "reward_pay" as const, projectId: payload.projectId, key: reward.key };
     addRewardJob(run.op, { ...job, waits: 0 }, { runAt: run.now });
   }
   log("info", "Rewards to pay on a link", {
     ...run.logFields,
     userId: payload.userId,
-    rewards: waiting.map((r) => r.key),
+    rewards: round.map((r) => r.key),
   });
-  return { kind: "done", afterCommit: () => ctx.jobWaker.wake() };
+  const wake = () => ctx.jobWaker.wake();
+  const last = round.at(-1);
+  if (waiting.length <= round.length || !last) return { kind: "done", afterCommit: wake };
+  const next = { ...payload, after: { createdAt: last.createdAt, key: last.key } };
+  return { kind: "continue", at: run.now, payload: next, afterCommit: wake };
 }
 
 /** Handlers of `reward_pay`, `reward_expire` and `rewards_on_link`. */

@@ -29,7 +29,7 @@ export async function payRewardsOfLinkedPlayers(ctx: TxContext): Promise<number>
     const links = await getLinksByUsers(ctx.kv, projectId, userIds);
     for (const userId of userIds) {
       if (!links.get(userId)) continue;
-      const rewards = await listRewardsOfPlayer(ctx.kv, projectId, userId);
+      const rewards = await listRewardsOfPlayer(ctx.kv, projectId, userId, Infinity);
       if (!rewards.some((r) => r.status === "held" && r.waitingFor === "wallet")) continue;
       const op = ctx.kv.atomic();
       addLinkJob(op, { type: "rewards_on_link", projectId, userId }, { runAt: ctx.clock.now() });

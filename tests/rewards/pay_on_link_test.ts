@@ -75,3 +75,19 @@ Deno.test("grantReward() pays a linked player's reward at once", async () => {
   assert.equal(await balanceOf(h, wallet), 1_000_000_000n);
   assert.deepEqual((await rewardEvents(h)).map((e) => e.type), ["reward_paid"]);
 });
+
+Deno.test("A player holding more rewards than one round of the link's job takes is paid them all", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "5" });
+  const api = rewardsOf(h);
+  const count = 130;
+  for (let i = 0; i < count; i++) {
+    await okJson(await api.grant(solReward(33, `many-${i}`, "0.001")));
+    // One grant a clock millisecond apart: the rounds go oldest first.
+    h.a.clock.advance(1);
+  }
+  const wallet = await linkPlayer(h, 33);
+  const events = await rewardEvents(h);
+  assert.equal(events.filter((e) => e.type === "reward_paid").length, count);
+  assert.equal(await balanceOf(h, wallet), BigInt(count) * 1_000_000n);
+});
