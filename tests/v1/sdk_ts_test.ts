@@ -29,14 +29,9 @@ Deno.test("sdk/ts/src/schema.ts is what `deno task sdk:types` generates from the
 });
 
 Deno.test("The TypeScript SDK runs the client rules' shared cases (sdk/client_rules.json)", async () => {
-  const rules = JSON.parse(
-    await Deno.readTextFile(`${SDK}../client_rules.json`),
-  );
+  const rules = JSON.parse(await Deno.readTextFile(`${SDK}../client_rules.json`));
   assert.deepEqual(MAX_ATTEMPTS, rules.retry.attempts);
-  assert.deepEqual(
-    RETRY_DELAYS_MS,
-    rules.retry.delaysSeconds.map((s: number) => s * 1000),
-  );
+  assert.deepEqual(RETRY_DELAYS_MS, rules.retry.delaysSeconds.map((s: number) => s * 1000));
   for (const { status, code, retry } of rules.retry.cases) {
     assert.equal(shouldRetry(status, code), retry, `${status} ${code}`);
   }
@@ -47,26 +42,16 @@ Deno.test("The TypeScript SDK runs the client rules' shared cases (sdk/client_ru
       continue;
     }
     // The jitter's two ends.
-    assert.equal(
-      holdUntil(code, now * 1000, () => 0),
-      from * 1000,
-      `${code} at ${now}`,
-    );
+    assert.equal(holdUntil(code, now * 1000, () => 0), from * 1000, `${code} at ${now}`);
     const latest = holdUntil(code, now * 1000, () => 0.999_999)!;
-    assert.ok(
-      latest > from * 1000 && latest < (from + jitter) * 1000,
-      `${code}: ${latest}`,
-    );
+    assert.ok(latest > from * 1000 && latest < (from + jitter) * 1000, `${code}: ${latest}`);
   }
   for (const { parts, key } of rules.idempotencyKey) {
     assert.equal(idempotencyKey(...parts), key, JSON.stringify(parts));
     assert.ok(new TextEncoder().encode(key).length <= 128);
   }
   assert.throws(() => idempotencyKey(), TypeError);
-  assert.throws(
-    () => idempotencyKey("round", 1.5),
-    /part 2 must be a string or a whole number/,
-  );
+  assert.throws(() => idempotencyKey("round", 1.5), /part 2 must be a string or a whole number/);
   assert.equal(idempotencyKey("round", 42n), "round:42");
 });
 
@@ -75,27 +60,24 @@ Deno.test("Wrong calls of the TypeScript SDK do not type-check; right ones do", 
     const result = await check(`${SDK}tests/wrong_calls.ts`);
     assert.equal(result.code, 0, result.output);
   });
-  await t.step(
-    "the check fails when a marked call type-checks after all",
-    async () => {
-      // Marking a right call as wrong must fail: the marks are checked, not ignored.
-      const source = await Deno.readTextFile(`${SDK}tests/wrong_calls.ts`);
-      const marked = source.replace(
-        "  await blocklink.getPlayerWallet(1001);",
-        "  // @ts-expect-error\n  await blocklink.getPlayerWallet(1001);",
-      );
-      assert.notEqual(marked, source);
-      const copy = `${SDK}tests/_marked_${crypto.randomUUID()}.ts`;
-      await Deno.writeTextFile(copy, marked);
-      try {
-        const result = await check(copy);
-        assert.notEqual(result.code, 0);
-        assert.match(result.output, /Unused '@ts-expect-error' directive/);
-      } finally {
-        await Deno.remove(copy);
-      }
-    },
-  );
+  await t.step("the check fails when a marked call type-checks after all", async () => {
+    // Marking a right call as wrong must fail: the marks are checked, not ignored.
+    const source = await Deno.readTextFile(`${SDK}tests/wrong_calls.ts`);
+    const marked = source.replace(
+      "  await blocklink.getPlayerWallet(1001);",
+      "  // @ts-expect-error\n  await blocklink.getPlayerWallet(1001);",
+    );
+    assert.notEqual(marked, source);
+    const copy = `${SDK}tests/_marked_${crypto.randomUUID()}.ts`;
+    await Deno.writeTextFile(copy, marked);
+    try {
+      const result = await check(copy);
+      assert.notEqual(result.code, 0);
+      assert.match(result.output, /Unused '@ts-expect-error' directive/);
+    } finally {
+      await Deno.remove(copy);
+    }
+  });
 });
 
 async function check(file: string): Promise<{ code: number; output: string }> {
@@ -119,9 +101,7 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     }).then((res) => res.json());
   const requests = async () => {
-    const log = await control("requests") as Array<
-      { path: string; at: number; status: number }
-    >;
+    const log = await control("requests") as Array<{ path: string; at: number; status: number }>;
     await fetch(`${baseUrl}/_test/requests`, { method: "DELETE" }).then((r) => r.body?.cancel());
     return log;
   };
@@ -131,10 +111,7 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
     try {
       const fromEnv = new Blocklink({ baseUrl });
       const project = await fromEnv.getProject();
-      assert.ok(
-        project.ok && project.data.id === world.project.id,
-        JSON.stringify(project),
-      );
+      assert.ok(project.ok && project.data.id === world.project.id, JSON.stringify(project));
       for (
         const shown of [
           Deno.inspect(fromEnv, { showHidden: true, depth: 10 }),
@@ -147,8 +124,7 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
       Deno.env.delete("BLOCKLINK_API_KEY");
     }
     assert.throws(() => new Blocklink({ baseUrl }), /BLOCKLINK_API_KEY/);
-    const wrong = await new Blocklink({ baseUrl, apiKey: "blk_live_wrong" })
-      .getProject();
+    const wrong = await new Blocklink({ baseUrl, apiKey: "blk_live_wrong" }).getProject();
     assert.deepEqual([wrong.ok, wrong.status, !wrong.ok && wrong.code], [
       false,
       401,
@@ -160,23 +136,13 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
     const health = await blocklink.getHealth();
     assert.ok(health.ok && health.data.ok);
     const balance = await blocklink.getBalance(world.info.walletAddress);
-    assert.ok(
-      balance.ok && BigInt(balance.data.lamports) > 0n,
-      JSON.stringify(balance),
-    );
+    assert.ok(balance.ok && BigInt(balance.data.lamports) > 0n, JSON.stringify(balance));
     const tokens = await blocklink.getTokens(world.info.walletAddress, {
       mint: world.info.foreignMint,
     });
-    assert.ok(
-      tokens.ok && tokens.data.tokens[0]?.amount === "1000",
-      JSON.stringify(tokens),
-    );
+    assert.ok(tokens.ok && tokens.data.tokens[0]?.amount === "1000", JSON.stringify(tokens));
     const nobody = await blocklink.getPlayerWallet(999_999);
-    assert.deepEqual(nobody.ok && nobody.data, {
-      userId: 999_999,
-      address: null,
-      linkedAt: null,
-    });
+    assert.deepEqual(nobody.ok && nobody.data, { userId: 999_999, address: null, linkedAt: null });
   });
 
   await t.step("a reward: held for a player without a wallet, paid when they link", async () => {
@@ -195,8 +161,8 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
     const conflict = await blocklink.grantReward({ ...body, amount: "0.02" });
     assert.ok(!conflict.ok && conflict.status === 409 && conflict.code === "idempotency_conflict");
     const address = (await control("link", { userId: 2005 })).address;
-    // The link's job pays it on the service's worker: follow the feed to its reward_paid.
-    // (From the feed's start: it may be paid before a reader at the feed's end would start.)
+    // The link's job pays it on the service's worker: follow the feed to its reward_paid (from
+    // the feed's start: it may be paid before a reader at the feed's end would start).
     const controller = new AbortController();
     const paidEvents = blocklink.events({
       after: "0",
@@ -231,18 +197,9 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
         amount: "0.01",
         idempotencyKey: key,
       });
-      assert.ok(
-        again.ok && again.data.signature === first.data.signature,
-        "the same attempt",
-      );
-      const final = await blocklink.waitForTx(key, {
-        timeoutMs: 20_000,
-        pollMs: 200,
-      });
-      assert.ok(
-        final.ok && final.data.status === "confirmed",
-        JSON.stringify(final),
-      );
+      assert.ok(again.ok && again.data.signature === first.data.signature, "the same attempt");
+      const final = await blocklink.waitForTx(key, { timeoutMs: 20_000, pollMs: 200 });
+      assert.ok(final.ok && final.data.status === "confirmed", JSON.stringify(final));
       const unlinked = await blocklink.transferSol({
         to: { userId: 2002 },
         amount: "0.01",
@@ -253,12 +210,7 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
       // A batch: the key already paid answers as its request, the unlinked player as an error
       const batch = await blocklink.transferBatch({
         items: [
-          {
-            kind: "transfer-sol",
-            to: { userId: 2001 },
-            amount: "0.01",
-            idempotencyKey: key,
-          },
+          { kind: "transfer-sol", to: { userId: 2001 }, amount: "0.01", idempotencyKey: key },
           {
             kind: "transfer-sol",
             to: { userId: 2002 },
@@ -268,10 +220,7 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
         ],
       });
       assert.ok(batch.ok, JSON.stringify(batch));
-      assert.equal(
-        batch.data.items[0]?.result?.signature,
-        first.data.signature,
-      );
+      assert.equal(batch.data.items[0]?.result?.signature, first.data.signature);
       assert.equal(batch.data.items[1]?.error?.code, "wallet_not_linked");
     },
   );
@@ -290,18 +239,9 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
         JSON.stringify(log),
       );
 
-      await control("fail", {
-        count: 3,
-        status: 0,
-        drop: true,
-        path: "/v1/project",
-      });
+      await control("fail", { count: 3, status: 0, drop: true, path: "/v1/project" });
       const dropped = await blocklink.getProject();
-      assert.deepEqual([
-        dropped.ok,
-        !dropped.ok && dropped.code,
-        (await requests()).length,
-      ], [
+      assert.deepEqual([dropped.ok, !dropped.ok && dropped.code, (await requests()).length], [
         false,
         "network_error",
         3,
@@ -326,10 +266,7 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
         amount: "0.01",
         idempotencyKey: idempotencyKey("ts-limited"),
       });
-      assert.ok(
-        !limited.ok && limited.status === 429 &&
-          limited.code === "recipient_rate_limited",
-      );
+      assert.ok(!limited.ok && limited.status === 429 && limited.code === "recipient_rate_limited");
       assert.equal((await requests()).length, 1, "not retried");
     },
   );
@@ -338,26 +275,14 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
     "quota back-off: after rate_limited, waitForTx's polls wait for the next minute",
     async () => {
       const held = new Blocklink({ baseUrl, apiKey: world.apiKey });
-      await control("fail", {
-        count: 3,
-        status: 429,
-        code: "rate_limited",
-        path: "/v1/project",
-      });
+      await control("fail", { count: 3, status: 429, code: "rate_limited", path: "/v1/project" });
       const limited = await held.getProject();
       assert.ok(!limited.ok && limited.code === "rate_limited");
-      assert.equal(
-        (await requests()).length,
-        3,
-        "the caller's own call is retried",
-      );
+      assert.equal((await requests()).length, 3, "the caller's own call is retried");
       const waited = await held.waitForTx(idempotencyKey("ts-round", 1, 2001), {
         timeoutMs: 1_000,
       });
-      assert.ok(
-        !waited.ok && waited.code === "timeout",
-        JSON.stringify(waited),
-      );
+      assert.ok(!waited.ok && waited.code === "timeout", JSON.stringify(waited));
       assert.deepEqual(await requests(), [], "no status poll while held");
       const direct = await held.getTx(idempotencyKey("ts-round", 1, 2001));
       assert.ok(direct.ok, "the caller's own calls are never held");
@@ -365,74 +290,53 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
     },
   );
 
-  await t.step(
-    "the event feed: each event once, in order, from a saved cursor on",
-    async () => {
-      const controller = new AbortController();
-      const seen: string[] = [];
-      const reader = blocklink.events({
-        intervalMs: 200,
-        signal: controller.signal,
-      });
-      const reading = (async () => {
-        for await (const event of reader) {
-          seen.push(`${event.id}:${event.type}`);
-          if (seen.length === 2) controller.abort();
-        }
-      })();
-      // Once the reader has read the feed's position (its first page), the link comes after it
-      while (reader.cursor() === null) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
+  await t.step("the event feed: each event once, in order, from a saved cursor on", async () => {
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const reader = blocklink.events({ intervalMs: 200, signal: controller.signal });
+    const reading = (async () => {
+      for await (const event of reader) {
+        seen.push(`${event.id}:${event.type}`);
+        if (seen.length === 2) controller.abort();
       }
-      await control("link", { userId: 2003 });
-      await control("ping", {});
-      await reading;
-      assert.deepEqual(seen.map((s) => s.split(":")[1]), [
-        "wallet_linked",
-        "ping",
-      ]);
-      const cursor = reader.cursor();
-      assert.equal(cursor, seen[1]!.split(":")[0]);
+    })();
+    // Once the reader has read the feed's position (its first page), the link comes after it
+    while (reader.cursor() === null) await new Promise((resolve) => setTimeout(resolve, 5));
+    await control("link", { userId: 2003 });
+    await control("ping", {});
+    await reading;
+    assert.deepEqual(seen.map((s) => s.split(":")[1]), ["wallet_linked", "ping"]);
+    const cursor = reader.cursor();
+    assert.equal(cursor, seen[1]!.split(":")[0]);
 
-      // Read on from the saved cursor, only pings: the next ping, nothing before it.
-      await control("link", { userId: 2004 });
-      await control("ping", {});
-      const pings = blocklink.events({
-        after: cursor!,
-        types: ["ping"],
-        intervalMs: 200,
-      });
-      for await (const event of pings) {
-        assert.equal(event.type, "ping");
-        assert.ok(
-          Number(event.id) === Number(cursor) + 2,
-          `${event.id} after ${cursor}`,
-        );
-        assert.equal(typeof event.at, "number");
-        break;
-      }
-    },
-  );
+    // Read on from the saved cursor, only pings: the next ping, nothing before it.
+    await control("link", { userId: 2004 });
+    await control("ping", {});
+    const pings = blocklink.events({ after: cursor!, types: ["ping"], intervalMs: 200 });
+    for await (const event of pings) {
+      assert.equal(event.type, "ping");
+      assert.ok(Number(event.id) === Number(cursor) + 2, `${event.id} after ${cursor}`);
+      assert.equal(typeof event.at, "number");
+      break;
+    }
+  });
 
-  await t.step(
-    "a cursor the service refuses is dropped with a warning",
-    async () => {
-      const warnings: string[] = [];
-      const controller = new AbortController();
-      const reader = blocklink.events({
-        after: "999999",
-        intervalMs: 100,
-        signal: controller.signal,
-        onWarning: (message) => {
-          warnings.push(message);
-          controller.abort();
-        },
-      });
-      for await (const _ of reader) break;
-      assert.match(warnings[0] ?? "", /refused cursor 999999/);
-      assert.equal(reader.cursor(), null);
-    },
-  );
+  await t.step("a cursor the service refuses is dropped with a warning", async () => {
+    const warnings: string[] = [];
+    const controller = new AbortController();
+    const reader = blocklink.events({
+      after: "999999",
+      intervalMs: 100,
+      signal: controller.signal,
+      onWarning: (message) => {
+        warnings.push(message);
+        controller.abort();
+      },
+    });
+    for await (const _ of reader) break;
+    assert.match(warnings[0] ?? "", /refused cursor 999999/);
+    assert.equal(reader.cursor(), null);
+  });
 
   await t.step("in Node, built with tsc", () => nodeSmoke(world));
 });
@@ -440,19 +344,10 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
 /** Installs the package's pinned dependencies, builds it and runs a Node script against the world. */
 async function nodeSmoke(world: LuauWorld): Promise<void> {
   for (const args of [["ci", "--no-audit", "--no-fund"], ["run", "build"]]) {
-    const npm = await new Deno.Command("npm", {
-      args,
-      cwd: SDK,
-      stdout: "piped",
-      stderr: "piped",
-    })
+    const npm = await new Deno.Command("npm", { args, cwd: SDK, stdout: "piped", stderr: "piped" })
       .output();
     const decoder = new TextDecoder();
-    assert.equal(
-      npm.code,
-      0,
-      `npm ${args.join(" ")}: ${decoder.decode(npm.stderr)}`,
-    );
+    assert.equal(npm.code, 0, `npm ${args.join(" ")}: ${decoder.decode(npm.stderr)}`);
   }
   const node = await new Deno.Command("node", {
     args: [`${SDK}tests/node_smoke.mjs`],

@@ -32,18 +32,12 @@ export class Blocklink {
 
   /** `GET /health` */
   getHealth(options?: CallOptions): Promise<Result<"getHealth">> {
-    return this.#transport.call(
-      (api, init) => api.GET("/health", init),
-      options,
-    );
+    return this.#transport.call((api, init) => api.GET("/health", init), options);
   }
 
   /** `GET /v1/project`: the key's project. */
   getProject(options?: CallOptions): Promise<Result<"getProject">> {
-    return this.#transport.call(
-      (api, init) => api.GET("/v1/project", init),
-      options,
-    );
+    return this.#transport.call((api, init) => api.GET("/v1/project", init), options);
   }
 
   /** `GET /v1/players/{userId}/wallet`: the wallet a player linked, from the service's store. */
