@@ -122,3 +122,50 @@ Deno.test("A reward still held at its expiry is released, and a link after it pa
   const cancel = await api.cancel("late");
   assert.equal(cancel.status, 409);
 });
+
+Deno.test("A linked player's reward the hourly budget refuses waits for room, then pays when the hour has room", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "1", hourlyBudgets: [{ asset: "SOL", amount: "1" }] });
+  const api = rewardsOf(h);
+  const wallet = await h.link(55);
+  // Given: the hour's budget spent by a payout
+  const spent = await h.a.post("transfer-sol", {
+    to: { userId: 55 },
+    amount: "1",
+    idempotencyKey: "spend",
+  });
+  assert.equal((await spent.json()).status, "confirmed");
+  // When: a reward is granted: held for room, its first wait reported as held
+  const held = await okJson(await api.grant(solReward(55, "room", "0.5")));
+  assert.deepEqual([held.status, held.waitingFor], ["held", "room"]);
+  await rewardEvents(h);
+  assert.equal((await api.read("room")).status, "held");
+  // Then: once the hour has passed, its next turn pays it
+  h.a.clock.advance(61 * 60_000);
+  const events = await rewardEvents(h);
+  assert.equal((await api.read("room")).status, "paid");
+  assert.equal(await balanceOf(h, wallet), 1_500_000_000n);
+  assert.deepEqual(events.map((e) => e.type), ["reward_held", "reward_paid"]);
+});
+
+Deno.test("A reward waiting for room past its expiry is released, not paid", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "1", perPlayerPerHour: 1 });
+  const api = rewardsOf(h);
+  const wallet = await h.link(56);
+  await okJson(await api.grant(solReward(56, "first", "0.1")));
+  const waiting = await okJson(
+    await api.grant({ ...solReward(56, "late", "0.1"), expiresInDays: 1 }),
+  );
+  assert.deepEqual([waiting.status, waiting.waitingFor], ["held", "room"]);
+  // When: its expiry comes before it was tried again
+  h.a.clock.advance(DAY_MS);
+  const events = await rewardEvents(h);
+  // Then: released, and only the first was paid
+  assert.equal((await api.read("late")).status, "expired");
+  assert.equal(await balanceOf(h, wallet), 100_000_000n);
+  assert.deepEqual(
+    events.filter((e) => e.key === "late").map((e) => e.type),
+    ["reward_held", "reward_expired"],
+  );
+});
