@@ -28,7 +28,7 @@ export const GAME_API_ERRORS = {
   },
   not_found: {
     status: 404,
-    when: "No transaction request has this key in the project",
+    when: "No transaction request (or reward) has this key in the project",
     elsewhere: "No such route; on the dashboard, a withdrawal line that was never sent",
   },
   payload_too_large: { status: 413, when: "The body is over 16 KB (64 KB for a batch of payouts)" },
@@ -123,6 +123,15 @@ export const GAME_API_ERRORS = {
   rpc_error: {
     status: 502,
     when: "The chain RPC could not be reached to build the transaction; recorded as failed",
+  },
+  // Rewards.
+  reward_hold_limit_exceeded: {
+    status: 403,
+    when: "The player would hold more of the asset in unpaid rewards than the policy's cap",
+  },
+  reward_not_cancellable: {
+    status: 409,
+    when: "The reward is being paid, was paid or expired",
   },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

@@ -34,7 +34,20 @@ export type ServiceEvent =
     slot: number;
     failed: boolean;
   }
-  | { type: "ping"; at: number };
+  | { type: "ping"; at: number }
+  // Rewards (an extension, `/v1/rewards`): `mint` null for SOL, `amount` as granted.
+  | (RewardEventFields & { type: "reward_held"; expiresAt: number })
+  | (RewardEventFields & { type: "reward_paid"; address: string; signature: string })
+  | (RewardEventFields & { type: "reward_expired" | "reward_cancelled" });
+
+/** What every reward event says of its reward. */
+export interface RewardEventFields {
+  key: string;
+  userId: number;
+  kind: TxRouteKind;
+  mint: string | null;
+  amount: string;
+}
 
 /** The event type names. */
 export type ServiceEventType = ServiceEvent["type"];

@@ -4,6 +4,7 @@ import { txJobHandlers } from "../lib/tx/jobs.ts";
 import { watchJobHandlers } from "../lib/watches/jobs.ts";
 import { webhookJobHandlers } from "../lib/webhooks/jobs.ts";
 import { projectJobHandlers } from "../lib/projects/jobs.ts";
+import { rewardJobHandlers } from "../lib/rewards/jobs.ts";
 import type { JobHandler } from "../lib/job_handler.ts";
 import type { AppContext } from "../lib/context.ts";
 import type { JobPayloadOf, JobType } from "./payloads.ts";
@@ -18,4 +19,5 @@ export const jobHandlers: JobHandlers = {
   ...txJobHandlers,
   ...webhookJobHandlers,
   ...projectJobHandlers,
+  ...rewardJobHandlers,
 };

@@ -20,6 +20,8 @@ import {
 } from "../lib/tx/job_payloads.ts";
 import { webhookDeliverJobSchema, webhookFanOutJobSchema } from "../lib/webhooks/job_payloads.ts";
 import { revokeGameKeyJobSchema } from "../lib/projects/job_payloads.ts";
+import { rewardExpireJobSchema, rewardPayJobSchema } from "../lib/rewards/job_payloads.ts";
+import { rewardsOnLinkJobSchema } from "../lib/link/job_payloads.ts";
 
 /** Validates any job payload. */
 export const jobPayloadSchema = z.discriminatedUnion("type", [
@@ -33,6 +35,9 @@ export const jobPayloadSchema = z.discriminatedUnion("type", [
   webhookDeliverJobSchema,
   webhookFanOutJobSchema,
   revokeGameKeyJobSchema,
+  rewardPayJobSchema,
+  rewardExpireJobSchema,
+  rewardsOnLinkJobSchema,
 ]);
 
 /** Any job payload. */

@@ -6,6 +6,7 @@ import { restartLostWatchPolls } from "../lib/watches/poll.ts";
 import { ensureTxSweepLoop } from "../lib/tx/sweep.ts";
 import { restartLostPublishers } from "../lib/events/publisher_loop.ts";
 import { resealSweep } from "../lib/crypto/reseal.ts";
+import { payRewardsOfLinkedPlayers } from "../lib/rewards/sweep.ts";
 
 /** A sweep; returns how many things it repaired. */
 export type Sweep = (ctx: AppContext) => Promise<number>;
@@ -19,6 +20,8 @@ export const sweeps: Record<string, Sweep> = {
   previous_version_writes: migratePreviousVersionWrites,
   // With SECRET_PREVIOUS: what instances still on the old SECRET sealed since the last sweep.
   secret_reseal: resealSweep,
+  // Rewards of players linked by an instance of the version before rewards.
+  rewards_of_linked_players: payRewardsOfLinkedPlayers,
 };
 
 /** Runs every sweep once; one failing sweep does not stop the others. */

@@ -4,7 +4,7 @@
  * outcome committed in the same atomic operation as the handler's effects).
  *
  * Order and fairness (see jobs/README.md):
- * - Each lane (`JOB_LANES`: tx, events, webhooks, watch) has its own slots, so confirmation jobs
+ * - Each lane (`JOB_LANES`: tx, rewards, events, webhooks, watch) has its own slots, so confirmation jobs
  *   and the transaction sweep never wait behind deliveries or polls, nor event deliveries behind
  *   a slow webhook receiver; a one-off pass (`runDue`) takes the lanes in that priority order.
  * - Slots are refilled as each job ends, so a slow job (a hung publish, a long poll) holds only
@@ -44,7 +44,13 @@ export interface JobWorkerOptions {
   handlers?: JobHandlers;
 }
 
-const DEFAULT_CONCURRENCY: Record<JobLane, number> = { tx: 8, events: 8, webhooks: 8, watch: 4 };
+const DEFAULT_CONCURRENCY: Record<JobLane, number> = {
+  tx: 8,
+  rewards: 8,
+  events: 8,
+  webhooks: 8,
+  watch: 4,
+};
 
 /** What the loop knows of one lane: its slots and the jobs (by id) in them. */
 interface LaneState {

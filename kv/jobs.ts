@@ -2,7 +2,8 @@
  * Durable background jobs: one record per job plus a due index per lane (`job_queue.ts`).
  *
  * Lanes keep kinds of work apart (`JOB_LANES`): transaction confirmation never queues behind event
- * deliveries or watch polls, nor Roblox deliveries behind a slow webhook receiver, because each
+ * deliveries, watch polls or rewards' payments, nor Roblox deliveries behind a slow webhook
+ * receiver, because each
  * lane has its own index and its own worker slots. Within
  * a lane each project has its own queue, so a worker can share the lane fairly among projects
  * whatever the size of one project's backlog.
@@ -16,7 +17,7 @@ import { addDueEntry, addDueEntryRemoval, type DueJob } from "./job_queue.ts";
 import type { KvReader } from "./read_batches.ts";
 
 /** The lanes, highest priority first. */
-export const JOB_LANES = ["tx", "events", "webhooks", "watch"] as const;
+export const JOB_LANES = ["tx", "rewards", "events", "webhooks", "watch"] as const;
 /** A lane of the due index. */
 export type JobLane = typeof JOB_LANES[number];
 

@@ -5,6 +5,8 @@ import { addAuditEntry, type AuditInput } from "./audit_log.ts";
 export interface MintAllowance {
   mint: string;
   maxPerTransaction: string;
+  /** Most of it one player may have in unpaid rewards (`kv/rewards.ts`); absent or null: no cap. */
+  maxHeldPerPlayer?: string | null;
 }
 
 /** An hourly amount budget for one asset across all recipients. */
@@ -24,6 +26,11 @@ export interface TxPolicy {
   /** Most transactions one player may receive in a rolling hour, across all their wallets. */
   perPlayerPerHour: number | null;
   hourlyBudgets: AssetBudget[];
+  /**
+   * Most SOL one player may have in unpaid rewards (`kv/rewards.ts`); absent (policies saved before
+   * rewards) or null: no cap.
+   */
+  maxHeldSolPerPlayer?: string | null;
 }
 
 /** The policy of a project that never saved one: nothing may be sent. */

@@ -3,6 +3,11 @@
  * no wallet, paid when they link. A reward's payment is a transaction request under the key
  * `reward:<key>` (`kv/tx_requests.ts`), so it takes the payout's path; this record says what is
  * owed and to whom. The player index and the held totals move in the same commit as the record.
+ *
+ * What a reward holds (its base units while `held` or `paying`) counts twice: in the project's
+ * total of the asset (a `Deno.KvU64`, summed without a check: the dashboard's liabilities) and in
+ * its player's holds (checked, so the policy's cap per player is never passed by concurrent grants,
+ * and so a link commit checked on them knows whether the player has rewards to pay).
  */
 import type { TxKind } from "../core/events.ts";
 import type { KvReader } from "./read_batches.ts";
@@ -57,6 +62,14 @@ export function rewardByPlayerKey(projectId: string, userId: number, key: string
   return ["rewards_by_player", projectId, userId, key];
 }
 
+/** What one player's held and paying rewards hold, by asset (`rewardAsset`), in base units. */
+export type RewardHolds = Record<string, bigint>;
+
+/** Key of a player's holds (absent while they hold nothing). */
+export function rewardHoldsKey(projectId: string, userId: number): Deno.KvKey {
+  return ["reward_holds", projectId, userId];
+}
+
 /** Base units (a `Deno.KvU64`) of the project's held and paying rewards of one asset. */
 export function heldTotalKey(projectId: string, asset: string): Deno.KvKey {
   return ["reward_held_totals", projectId, asset];
@@ -101,4 +114,74 @@ export async function heldTotals(kv: Deno.Kv, projectId: string): Promise<Map<st
     if (entry.value.value > 0n) totals.set(entry.key[2] as string, entry.value.value);
   }
   return totals;
+}
+
+/** Returns a player's holds entry (versionstamp null while they hold nothing). */
+export function getRewardHoldsEntry(
+  kv: KvReader,
+  projectId: string,
+  userId: number,
+): Promise<Deno.KvEntryMaybe<RewardHolds>> {
+  return kv.get<RewardHolds>(rewardHoldsKey(projectId, userId));
+}
+
+/** True while a reward holds its units against its player and the project's totals. */
+export function isHolding(reward: Pick<RewardRecord, "status">): boolean {
+  return reward.status === "held" || reward.status === "paying";
+}
+
+/**
+ * Appends to `op` the creation of `reward` (checked new), its player index entry, and its units
+ * added to the player's holds (read as `holds`, checked) and to the project's total.
+ */
+export function addRewardCreation(
+  op: Deno.AtomicOperation,
+  projectId: string,
+  reward: RewardRecord,
+  holds: Deno.KvEntryMaybe<RewardHolds>,
+): void {
+  const key = rewardKey(projectId, reward.key);
+  op.check({ key, versionstamp: null }).set(key, reward)
+    .set(rewardByPlayerKey(projectId, reward.userId, reward.key), reward.key);
+  addHoldsChange(op, projectId, reward, holds, BigInt(reward.units));
+}
+
+/**
+ * Appends to `op` a reward's move from its `entry` (checked) to `next`; when it stops holding
+ * (paid, cancelled, expired), its units leave the player's holds (read as `holds`, checked) and the
+ * project's total.
+ */
+export function addRewardMove(
+  op: Deno.AtomicOperation,
+  projectId: string,
+  entry: Deno.KvEntry<RewardRecord>,
+  next: RewardRecord,
+  holds: Deno.KvEntryMaybe<RewardHolds>,
+): void {
+  op.check(entry).set(entry.key, next);
+  if (isHolding(entry.value) && !isHolding(next)) {
+    addHoldsChange(op, projectId, next, holds, -BigInt(next.units));
+  }
+}
+
+const U64 = 2n ** 64n;
+
+// The player's holds and the project's total of the reward's asset, moved by `units` (negative to
+// give back: the total wraps modulo 2^64, which a sum of what was added before always undoes).
+function addHoldsChange(
+  op: Deno.AtomicOperation,
+  projectId: string,
+  reward: RewardRecord,
+  holds: Deno.KvEntryMaybe<RewardHolds>,
+  units: bigint,
+): void {
+  const asset = rewardAsset(reward);
+  const next: RewardHolds = { ...holds.value };
+  const held = (next[asset] ?? 0n) + units;
+  if (held > 0n) next[asset] = held;
+  else delete next[asset];
+  op.check(holds);
+  if (Object.keys(next).length === 0) op.delete(holds.key);
+  else op.set(holds.key, next);
+  op.sum(heldTotalKey(projectId, asset), ((units % U64) + U64) % U64);
 }

@@ -62,15 +62,31 @@ export function PolicyPage(data: PolicyPageData): VNode {
           <FieldError {...field("maxSolPerTransfer")} />
           <p class="hint">SOL transfers are disabled while this is blank.</p>
 
+          <label for="maxHeldSolPerPlayer">Max SOL held per player</label>
+          <input
+            id="maxHeldSolPerPlayer"
+            name="maxHeldSolPerPlayer"
+            inputMode="decimal"
+            autocomplete="off"
+            value={value("maxHeldSolPerPlayer")}
+            {...fieldAria(field("maxHeldSolPerPlayer"))}
+          />
+          <FieldError {...field("maxHeldSolPerPlayer")} />
+          <p class="hint">
+            The most SOL one player may have in rewards not paid yet (held until they link a
+            wallet). Blank for no cap.
+          </p>
+
           <fieldset>
             <legend>Allowed mints</legend>
             <p class="hint">
-              Tokens the project may send or mint, each with its maximum per transaction. Mints need
-              the managed wallet as mint authority.
+              Tokens the project may send or mint, each with its maximum per transaction and,
+              optionally, the most one player may have in rewards not paid yet. Mints need the
+              managed wallet as mint authority.
             </p>
             <div class="rows">
               {Array.from({ length: mintRows }, (_, i) => (
-                <div class="row2" key={i}>
+                <div class="row3" key={i}>
                   <div>
                     <input
                       name={`allowedMints[${i}].mint`}
@@ -94,6 +110,18 @@ export function PolicyPage(data: PolicyPageData): VNode {
                       {...fieldAria(field(`allowedMints[${i}].maxPerTransaction`))}
                     />
                     <FieldError {...field(`allowedMints[${i}].maxPerTransaction`)} />
+                  </div>
+                  <div>
+                    <input
+                      name={`allowedMints[${i}].maxHeldPerPlayer`}
+                      aria-label={`Maximum held per player ${i + 1}`}
+                      placeholder="Max held per player (rewards)"
+                      inputMode="decimal"
+                      autocomplete="off"
+                      value={value(`allowedMints[${i}].maxHeldPerPlayer`)}
+                      {...fieldAria(field(`allowedMints[${i}].maxHeldPerPlayer`))}
+                    />
+                    <FieldError {...field(`allowedMints[${i}].maxHeldPerPlayer`)} />
                   </div>
                 </div>
               ))}

@@ -16,10 +16,10 @@ export const MAX_DELIVERY_ATTEMPTS = 4;
 /** Waits before the 2nd, 3rd and 4th attempts. */
 export const RETRY_DELAYS_MS = [500, 1_000, 2_000] as const;
 
-/** Fields identifying an event in logs (type and id, and the tx key or watch name). */
+/** Fields identifying an event in logs (type and id, and the tx or reward key, or watch name). */
 function eventLogFields(event: RecordedEvent): Record<string, unknown> {
   const fields: Record<string, unknown> = { eventType: event.type, eventId: event.id };
-  if (event.type === "tx") fields.key = event.key;
+  if ("key" in event) fields.key = event.key;
   if (event.type === "watch") fields.watch = event.name;
   return fields;
 }

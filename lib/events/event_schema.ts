@@ -1,8 +1,20 @@
 /** zod schemas of `ServiceEvent` and `RecordedEvent`, so events stored inside job payloads are validated when read back. */
 import { z } from "zod";
-import { type RecordedEvent, type ServiceEvent, TX_KINDS } from "../../core/events.ts";
+import {
+  type RecordedEvent,
+  type ServiceEvent,
+  TX_KINDS,
+  TX_ROUTE_KINDS,
+} from "../../core/events.ts";
 
 const userId = z.number().int().positive();
+const reward = {
+  key: z.string().min(1),
+  userId,
+  kind: z.enum(TX_ROUTE_KINDS),
+  mint: z.string().nullable(),
+  amount: z.string().min(1),
+};
 
 /** Validates one `ServiceEvent`. */
 const serviceEventSchema = z.discriminatedUnion("type", [
@@ -26,6 +38,15 @@ const serviceEventSchema = z.discriminatedUnion("type", [
     failed: z.boolean(),
   }),
   z.object({ type: z.literal("ping"), at: z.number().int() }),
+  z.object({ type: z.literal("reward_held"), ...reward, expiresAt: z.number().int() }),
+  z.object({
+    type: z.literal("reward_paid"),
+    ...reward,
+    address: z.string().min(1),
+    signature: z.string().min(1),
+  }),
+  z.object({ type: z.literal("reward_expired"), ...reward }),
+  z.object({ type: z.literal("reward_cancelled"), ...reward }),
 ]);
 
 /** Validates a `RecordedEvent`: an event with its feed id and creation time. */

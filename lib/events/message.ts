@@ -62,6 +62,11 @@ function encode(event: ServiceEvent & { id?: string }): string {
     case "ping":
       fields.at = event.at;
       break;
+    default: {
+      // A reward's: what it is, then what happened to it.
+      const { type: _type, key, userId, kind, mint, amount, ...rest } = event;
+      Object.assign(fields, { key, userId, kind, mint, amount, ...rest });
+    }
   }
   for (const [key, value] of Object.entries(fields)) {
     if (value === null || value === undefined) delete fields[key];

@@ -1,6 +1,7 @@
 /**
  * The transaction policy form. JSON bodies carry the policy as it is stored; an HTML form names
- * list rows `allowedMints[0].mint`, `allowedMints[0].maxPerTransaction`, `hourlyBudgets[0].asset`,
+ * list rows `allowedMints[0].mint`, `allowedMints[0].maxPerTransaction` (and
+ * `allowedMints[0].maxHeldPerPlayer`, the rewards' cap), `hourlyBudgets[0].asset`,
  * `hourlyBudgets[0].amount`, and a row left blank is no row, so a page can offer empty rows to
  * fill in and a row is removed by clearing it.
  */
@@ -11,12 +12,13 @@ import { invalidSettings } from "../issue_text.ts";
 
 const ROW_FIELD = /^(allowedMints|hourlyBudgets)\[(\d{1,3})\]\.([A-Za-z]+)$/;
 const ROW_KEYS = {
-  allowedMints: ["mint", "maxPerTransaction"],
+  allowedMints: ["mint", "maxPerTransaction", "maxHeldPerPlayer"],
   hourlyBudgets: ["asset", "amount"],
 } as const;
 
 const POLICY_FIELDS = [
   "maxSolPerTransfer",
+  "maxHeldSolPerPlayer",
   "perRecipientPerHour",
   "perPlayerPerHour",
   "allowedMints",
@@ -72,12 +74,14 @@ export function policyInputOf(fields: ActionFields): Record<string, unknown> {
 export function policyFormValues(policy: TxPolicy): Record<string, string> {
   const values: Record<string, string> = {
     maxSolPerTransfer: policy.maxSolPerTransfer ?? "",
+    maxHeldSolPerPlayer: policy.maxHeldSolPerPlayer ?? "",
     perRecipientPerHour: policy.perRecipientPerHour?.toString() ?? "",
     perPlayerPerHour: policy.perPlayerPerHour?.toString() ?? "",
   };
   policy.allowedMints.forEach((m, i) => {
     values[`allowedMints[${i}].mint`] = m.mint;
     values[`allowedMints[${i}].maxPerTransaction`] = m.maxPerTransaction;
+    values[`allowedMints[${i}].maxHeldPerPlayer`] = m.maxHeldPerPlayer ?? "";
   });
   policy.hourlyBudgets.forEach((b, i) => {
     values[`hourlyBudgets[${i}].asset`] = b.asset;
@@ -90,7 +94,14 @@ export function policyFormValues(policy: TxPolicy): Record<string, string> {
 export function policyDraft(fields: ActionFields): Record<string, unknown> {
   const draft: Record<string, string> = {};
   const input = policyInputOf(fields);
-  for (const name of ["maxSolPerTransfer", "perRecipientPerHour", "perPlayerPerHour"]) {
+  for (
+    const name of [
+      "maxSolPerTransfer",
+      "maxHeldSolPerPlayer",
+      "perRecipientPerHour",
+      "perPlayerPerHour",
+    ]
+  ) {
     const value = input[name];
     if (typeof value === "string" || typeof value === "number") draft[name] = String(value);
   }

@@ -16,11 +16,10 @@ import {
   linkByUserKey,
 } from "../../kv/links.ts";
 import { type Project, projectKey } from "../../kv/projects.ts";
-import { apiKeyKey, type ApiKeyRecord } from "../../kv/api_keys.ts";
 import { policyKey } from "../../kv/policy.ts";
 import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { ApiError } from "../../core/api_error.ts";
-import { checkSender, type TxSender } from "./sender.ts";
+import { checkSender, senderKey, type TxSender } from "./sender.ts";
 import type { TxRequestInput } from "./request_body.ts";
 import type { Deadline } from "./timing.ts";
 import { SOL_ASSET } from "./policy.ts";
@@ -31,11 +30,11 @@ import { SOL_TRANSFER_PROGRAMS } from "./build.ts";
 import { findMint, parseAmount, storedAnswer } from "./check_steps.ts";
 import { allowedMaximum, checkMaximum } from "./policy_steps.ts";
 
-/** The API key a request came with and its project, as the guard resolved them. */
-export interface TxCaller {
-  projectId: string;
-  keyId: string;
-}
+/**
+ * The API key a request came with and its project, as the guard resolved them; or, for a
+ * reward's payment (`lib/rewards/`), the reward that sends it.
+ */
+export type TxCaller = { projectId: string } & ({ keyId: string } | { reward: string });
 
 /** Everything steps 5 to 11 established, for the reservation and the build. */
 export interface CheckedRequest {
@@ -73,6 +72,11 @@ type CheckOutcome =
   | { kind: "existing"; record: TxRequestRecord }
   | { kind: "checked"; request: CheckedRequest };
 
+/** Who sends a request of `caller`. */
+function senderOf(caller: TxCaller): TxSender {
+  return "keyId" in caller ? { keyId: caller.keyId } : { reward: caller.reward };
+}
+
 /** Runs steps 5 to 11 for a request of `kind` sent by `caller`. */
 export async function checkTxRequest(
   ctx: TxContext,
@@ -82,7 +86,8 @@ export async function checkTxRequest(
   options: { deadline: Deadline },
 ): Promise<CheckOutcome> {
   const { body } = input;
-  const { projectId, keyId } = caller;
+  const { projectId } = caller;
+  const sender = senderOf(caller);
   const to = body.to as { userId?: number; address?: string };
   // A `to.address` that is no address is refused at step 8; it never becomes part of a key.
   const toAddress = to.address === undefined ? null : parseAddress(to.address);
@@ -92,7 +97,7 @@ export async function checkTxRequest(
   const requestKey = txRequestKey(projectId, input.idempotencyKey);
   const decidingKeys = [
     projectKey(projectId),
-    apiKeyKey(projectId, keyId),
+    senderKey(projectId, sender),
     policyKey(projectId),
     ...(linkKey ? [linkKey] : []),
   ];
@@ -100,7 +105,7 @@ export async function checkTxRequest(
   const [previous, ...deciding] = await ctx.kv.getMany([requestKey, ...decidingKeys]);
   const [projectEntry, keyEntry, policyEntry, linkEntry] = deciding as [
     Deno.KvEntryMaybe<Project>,
-    Deno.KvEntryMaybe<ApiKeyRecord>,
+    Deno.KvEntryMaybe<unknown>,
     Deno.KvEntryMaybe<TxPolicy>,
     Deno.KvEntryMaybe<LinkByUser | LinkByAddress> | undefined,
   ];
@@ -128,18 +133,18 @@ async function checkRead(
     toAddress: Address | null;
     previous: Deno.KvEntryMaybe<TxRequestRecord>;
     projectEntry: Deno.KvEntryMaybe<Project>;
-    keyEntry: Deno.KvEntryMaybe<ApiKeyRecord>;
+    keyEntry: Deno.KvEntryMaybe<unknown>;
     policyEntry: Deno.KvEntryMaybe<TxPolicy>;
     linkEntry: Deno.KvEntryMaybe<LinkByUser | LinkByAddress> | undefined;
   },
   options: { deadline: Deadline },
 ): Promise<CheckOutcome> {
   const { body } = input;
-  const { keyId } = caller;
+  const sender = senderOf(caller);
   const { to, toAddress, previous, projectEntry, keyEntry, policyEntry, linkEntry } = read;
   // Step 1 again, on the records themselves.
   const project = projectEntry.value;
-  checkSender(project, keyEntry.value, { keyId });
+  checkSender(project, keyEntry.value, sender);
 
   // Step 5: the mint must be an address.
   let mintAddress: Address | null = null;
@@ -203,7 +208,7 @@ async function checkRead(
   return {
     kind: "checked",
     request: {
-      sender: { keyId },
+      sender,
       project,
       walletAddress,
       kind,

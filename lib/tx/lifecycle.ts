@@ -24,8 +24,33 @@
  *   shared transaction: their jobs end on their next round);
  * - a failure that never left the node (abandoned, unbuilt, refused) keeps the key 30 days.
  * The keys of a shared transaction (`SignedTx.sharedKeys`) move together, in one commit.
+ *
+ * A reward (`kv/rewards.ts`, `lib/rewards/`) is a payment to a player that may wait for them:
+ * granted `held` (its `reward_held` event then, unless its player is linked and it is about to be
+ * paid), its payment is an attempt of this table under the key `reward:<key>`, and its own events
+ * move it in and out of the attempt's states (`rewardStateOf`: the reward's status, or its
+ * payment's state while paying or paid):
+ *
+ * | state ↓  event →  | pay      | wait     | cancel    | expire    | release | credit    |
+ * | ----------------- | -------- | -------- | --------- | --------- | ------- | --------- |
+ * | held              | reserved | same (3) | cancelled | expired   |         | confirmed |
+ * | confirmed         |          |          |           |           |         | same (4)  |
+ * | failed: any       |          |          |           | expired   | held    |           |
+ * | cancelled         |          |          |           |           |         |           |
+ * | expired           |          |          |           |           |         |           |
+ *
+ * `pay` is applied in its payment's reservation commit (the reward is the payment's sender,
+ * `sender.ts`), so a reward cancelled or expired first is never paid. `wait`: its payment was
+ * refused before a reservation (no wallet linked, no room in the limits, a check), (3) recording
+ * `reward_held` on its first wait only. `release`: its payment failed, nothing reached the player;
+ * it waits to be tried again. (4) `credit`: its payment confirmed, the reward is paid
+ * (`reward_paid`); from `held` only for a released payment found landed after all. `cancel` and
+ * `expire` record `reward_cancelled` and `reward_expired`; `credit`, `cancel` and `expire` give
+ * back what the reward held against the player's cap. `lifecycle_rewards.ts` applies these events
+ * (`applyRewardEvent`), `lib/rewards/moves.ts` commits them.
  */
 import type { SignedTx, TxRequestRecord } from "../../kv/tx_requests.ts";
+import type { RewardWait } from "../../kv/rewards.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "./result.ts";
 
 /** Why a failed attempt failed, as the dashboard says it. */
@@ -47,10 +72,14 @@ export type AttemptState =
   | { name: "confirmed" }
   | { name: "failed"; reason: FailureReason; error: string };
 
-/** A state as the table names it: a failure with its reason. */
+/** A reward's own states, before its payment or ended without one. */
+const REWARD_STATES = ["held", "cancelled", "expired"] as const;
+
+/** A state as the table names it: a failure with its reason, or a reward's own state. */
 export type StateName =
   | Exclude<AttemptState["name"], "failed">
-  | `failed:${FailureReason}`;
+  | `failed:${FailureReason}`
+  | typeof REWARD_STATES[number];
 
 /** Every state the table names. */
 export const STATE_NAMES: readonly StateName[] = [
@@ -60,6 +89,7 @@ export const STATE_NAMES: readonly StateName[] = [
   "expiry_unproven",
   "confirmed",
   ...FAILURE_REASONS.map((reason) => `failed:${reason}` as const),
+  ...REWARD_STATES,
 ];
 
 /** What can happen to an attempt. */
@@ -80,7 +110,20 @@ export type AttemptEvent =
   /** A `failed` key's attempt `signature` found landed after all. */
   | { type: "found_landed"; signature: string };
 
-/** Every kind of event. */
+/** What can happen to a reward besides its payment's own events. */
+export type RewardEvent =
+  /** Its payment reserved (`recipient`: the wallet linked then), in the reservation's commit. */
+  | { type: "pay"; recipient: string }
+  /** Its payment refused before a reservation: it waits for a wallet, for room, or a retry. */
+  | { type: "wait"; waitingFor: RewardWait; error: string | null }
+  | { type: "cancel" }
+  | { type: "expire" }
+  /** Its payment failed: nothing reached the player, it waits to be tried again. */
+  | { type: "release"; error: string }
+  /** Its payment confirmed. */
+  | { type: "credit"; recipient: string; signature: string };
+
+/** Every kind of event of an attempt. */
 export const EVENT_TYPES = [
   "sign",
   "accept",
@@ -91,13 +134,23 @@ export const EVENT_TYPES = [
   "fail",
   "found_landed",
 ] as const satisfies readonly AttemptEvent["type"][];
-type EventType = typeof EVENT_TYPES[number];
+
+/** Every kind of event of a reward. */
+export const REWARD_EVENT_TYPES = [
+  "pay",
+  "wait",
+  "cancel",
+  "expire",
+  "release",
+  "credit",
+] as const satisfies readonly RewardEvent["type"][];
+type EventType = typeof EVENT_TYPES[number] | typeof REWARD_EVENT_TYPES[number];
 
 /** What a listed pair does besides the record's own change. */
 export interface Transition {
   /** The next state; `failed` takes its reason from the record and the event. */
   to: StateName | "failed" | "same";
-  /** Records a `tx` event. */
+  /** Records its event: `tx` for an attempt's, `reward_*` for a reward's (`wait`: see (3)). */
   event: boolean;
 }
 
@@ -107,7 +160,11 @@ const OPEN_SIGNED = {
   confirm: to("confirmed", true),
   fail: to("failed", true),
 } as const;
-const FINAL = { found_landed: to("confirmed", true) } as const;
+const FINAL = {
+  found_landed: to("confirmed", true),
+  expire: to("expired", true),
+  release: to("held"),
+} as const;
 
 /** The transition table: state x event -> next state; a pair not listed changes nothing. */
 export const TRANSITIONS: Record<StateName, Partial<Record<EventType, Transition>>> = {
@@ -120,12 +177,21 @@ export const TRANSITIONS: Record<StateName, Partial<Record<EventType, Transition
     confirm: to("confirmed", true),
     fail: to("failed", true),
   },
-  confirmed: {},
+  confirmed: { credit: to("same", true) },
   "failed:abandoned": FINAL,
   "failed:unbuilt": FINAL,
   "failed:refused": FINAL,
   "failed:on_chain": FINAL,
   "failed:expired": FINAL,
+  held: {
+    pay: to("reserved"),
+    wait: to("same"),
+    cancel: to("cancelled", true),
+    expire: to("expired", true),
+    credit: to("confirmed", true),
+  },
+  cancelled: {},
+  expired: {},
 };
 
 /** The state a stored attempt is in. */

@@ -1,6 +1,7 @@
 /**
  * The transaction policy (spec "Transaction policy"): per-transaction maxima, hourly counts per
- * recipient wallet and per player, and hourly amount budgets per asset. Amounts stay decimal
+ * recipient wallet and per player, and hourly amount budgets per asset; and, for rewards (an
+ * extension), caps on what one player may have held unpaid, per asset. Amounts stay decimal
  * strings exactly as the developer typed them; whether an asset's decimals can represent them is
  * only known per mint, so that is checked when a request uses them (`invalid_limit_config`).
  */
@@ -53,7 +54,11 @@ const mintAddress = z.string().trim().refine((text) => parseAddress(text) !== nu
 
 const policyInput = z.object({
   maxSolPerTransfer: z.preprocess(blankToNull, amount.nullable()),
-  allowedMints: z.array(z.object({ mint: mintAddress, maxPerTransaction: amount }))
+  allowedMints: z.array(z.object({
+    mint: mintAddress,
+    maxPerTransaction: amount,
+    maxHeldPerPlayer: z.preprocess(blankToNull, amount.nullable()),
+  }))
     .max(MAX_POLICY_ENTRIES, `must list at most ${MAX_POLICY_ENTRIES} mints`).default([]),
   perRecipientPerHour: z.preprocess(blankToNull, hourlyCount.nullable()),
   perPlayerPerHour: z.preprocess(blankToNull, hourlyCount.nullable()),
@@ -64,6 +69,7 @@ const policyInput = z.object({
     ),
     amount,
   })).max(MAX_POLICY_ENTRIES, `must list at most ${MAX_POLICY_ENTRIES} budgets`).default([]),
+  maxHeldSolPerPlayer: z.preprocess(blankToNull, amount.nullable()),
 });
 
 /**
@@ -83,10 +89,14 @@ export function validatePolicy(input: unknown): TxPolicy {
   const p = result.data;
   return {
     maxSolPerTransfer: p.maxSolPerTransfer,
-    allowedMints: p.allowedMints,
+    // An unset cap is left out, as policies saved before rewards have it.
+    allowedMints: p.allowedMints.map(({ maxHeldPerPlayer, ...mint }) =>
+      maxHeldPerPlayer === null ? mint : { ...mint, maxHeldPerPlayer }
+    ),
     perRecipientPerHour: p.perRecipientPerHour,
     perPlayerPerHour: p.perPlayerPerHour,
     hourlyBudgets: p.hourlyBudgets,
+    ...(p.maxHeldSolPerPlayer === null ? {} : { maxHeldSolPerPlayer: p.maxHeldSolPerPlayer }),
   };
 }
 
@@ -161,6 +171,20 @@ export function policyLoosenings(before: TxPolicy, after: TxPolicy): string[] {
     const was = findMintAllowance(before, mint.mint);
     if (!was || compareDecimals(mint.maxPerTransaction, was.maxPerTransaction) > 0) {
       found.push(`allowedMints ${mint.mint}`);
+    }
+  }
+  const [wasHeld, nowHeld] = [
+    before.maxHeldSolPerPlayer ?? null,
+    after.maxHeldSolPerPlayer ?? null,
+  ];
+  if (wasHeld !== null && (nowHeld === null || compareDecimals(nowHeld, wasHeld) > 0)) {
+    found.push("maxHeldSolPerPlayer");
+  }
+  for (const mint of before.allowedMints) {
+    const was = mint.maxHeldPerPlayer ?? null;
+    const now = findMintAllowance(after, mint.mint)?.maxHeldPerPlayer ?? null;
+    if (was !== null && (now === null || compareDecimals(now, was) > 0)) {
+      found.push(`allowedMints ${mint.mint} maxHeldPerPlayer`);
     }
   }
   for (const field of ["perRecipientPerHour", "perPlayerPerHour"] as const) {

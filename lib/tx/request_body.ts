@@ -14,6 +14,7 @@ import { userIdSchema } from "../user_id.ts";
 import { addressField, amountMeta } from "../api_fields.ts";
 import { SOL_DECIMALS } from "../chain/sol_balance.ts";
 import { SOL_TRANSFER_PROGRAMS } from "./build.ts";
+import { rewardTxKey } from "../../kv/rewards.ts";
 
 /** Longest idempotency key, in characters. */
 export const MAX_IDEMPOTENCY_KEY_CHARS = 128;
@@ -75,8 +76,8 @@ function amount(decimals?: number) {
   });
 }
 
-/** An idempotency key: 1 to 128 characters, not `.` or `..`. */
-export const idempotencyKeySchema = z.string().refine(
+/** The text rules of an idempotency key: 1 to 128 characters, not `.` or `..`. */
+const keyText = z.string().refine(
   (key) => {
     const chars = [...key].length;
     return chars >= 1 && chars <= MAX_IDEMPOTENCY_KEY_CHARS;
@@ -85,18 +86,35 @@ export const idempotencyKeySchema = z.string().refine(
 ).refine((key) => !isDotSegment(key), {
   // `GET /v1/tx/..` is `GET /v1/tx` once a client resolves the URL: the key could not be read.
   message: "must not be . or ..",
-}).meta({
+});
+
+const keyMeta = {
   description: "Names one intended payment: derive it from your own ids (a round and a player), " +
     "never at random, so a retry or a second server can never pay twice",
   minLength: 1,
   maxLength: MAX_IDEMPOTENCY_KEY_CHARS,
   not: { enum: [".", ".."] },
+};
+
+/** An idempotency key as stored and looked up: a route's, or a reward's payment's (`reward:<key>`). */
+export const idempotencyKeySchema = keyText.meta(keyMeta);
+
+/**
+ * A key a transaction route is sent with: never one of the keys rewards' payments take
+ * (`rewardTxKey`, `kv/rewards.ts`), so no payout of the game can stand for a reward's.
+ */
+const routeKeySchema = keyText.refine((key) => !key.startsWith(rewardTxKey("")), {
+  message: `must not start with ${rewardTxKey("")} (the keys of rewards' payments)`,
+}).meta({
+  ...keyMeta,
+  description: `${keyMeta.description}; not starting with \`${rewardTxKey("")}\`, the keys ` +
+    "of rewards' payments",
 });
 
 const solSchema = z.object({
   to: target(SOL_TRANSFER_PROGRAMS),
   amount: amount(SOL_DECIMALS),
-  idempotencyKey: idempotencyKeySchema,
+  idempotencyKey: routeKeySchema,
 }).strict();
 const tokenSchema = z.object({
   to: target([]),
@@ -105,7 +123,7 @@ const tokenSchema = z.object({
       "not an address)",
   }),
   amount: amount(),
-  idempotencyKey: idempotencyKeySchema,
+  idempotencyKey: routeKeySchema,
 }).strict();
 
 /** The zod schema of a route's body. */

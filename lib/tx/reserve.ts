@@ -51,7 +51,7 @@ import { isSameRequest } from "./request_body.ts";
 import type { CheckedRequest } from "./checks.ts";
 import { checkPolicyAgain } from "./policy_steps.ts";
 import { idempotencyConflict } from "./check_steps.ts";
-import { checkSender } from "./sender.ts";
+import { addSenderMove, checkSender } from "./sender.ts";
 import { inWindowTurn } from "./window_turns.ts";
 import { proveEarlierAttempt } from "./retry_proof.ts";
 import { confirmLandedAttempt } from "./transitions.ts";
@@ -239,6 +239,7 @@ async function reserve(
       ...("member" in request.sender ? { requestedBy: request.sender.member } : {}),
     };
     op.set(requestEntry.key, record);
+    addSenderMove(op, request.sender, senderEntry, record);
     if (leftover) op.delete(txAttemptByTimeKey(projectId, leftover.attemptId));
     op.set(txAttemptByTimeKey(projectId, attemptId), key);
     addTxStatusMove(op, leftover, record);

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { TX_STATUSES } from "../../kv/tx_requests.ts";
-import { TX_KINDS } from "../../core/events.ts";
+import { TX_KINDS, TX_ROUTE_KINDS } from "../../core/events.ts";
 import {
   addressField as address,
   int32,
@@ -135,6 +135,13 @@ const eventHead = {
   createdAt: unixMsField,
 };
 const userId = userIdSchema;
+const rewardEventFields = {
+  key: z.string(),
+  userId,
+  kind: z.enum(TX_ROUTE_KINDS),
+  mint: address.nullable().meta({ description: "Null for SOL" }),
+  amount: tokenUnits.meta({ description: "The amount as granted" }),
+};
 
 /** One event of the feed: its id, type, time and the payload of its type (spec "Events"). */
 const feedEvent = z.discriminatedUnion("type", [
@@ -160,6 +167,23 @@ const feedEvent = z.discriminatedUnion("type", [
     failed: z.boolean(),
   }).strict(),
   z.object({ ...eventHead, type: z.literal("ping"), at: unixMsField }).strict(),
+  z.object({
+    ...eventHead,
+    type: z.literal("reward_held"),
+    ...rewardEventFields,
+    expiresAt: unixMsField,
+  }).strict().meta({ description: "A reward granted to a player without a wallet (extension)" }),
+  z.object({
+    ...eventHead,
+    type: z.literal("reward_paid"),
+    ...rewardEventFields,
+    address,
+    signature: signatureField,
+  }).strict().meta({ description: "A reward's payment confirmed (extension)" }),
+  z.object({ ...eventHead, type: z.literal("reward_expired"), ...rewardEventFields }).strict()
+    .meta({ description: "A reward released unpaid at its expiry (extension)" }),
+  z.object({ ...eventHead, type: z.literal("reward_cancelled"), ...rewardEventFields }).strict()
+    .meta({ description: "A reward cancelled by the game before it was paid (extension)" }),
 ]);
 
 /** `GET /v1/events`: a page of the feed, oldest first. */
@@ -193,4 +217,37 @@ export const txListAnswer = z.object({
 export const healthAnswer = z.object({
   ok: z.boolean(),
   wallets: z.string().meta({ description: "The wallet provider (`managed`), or `none`" }),
+}).strict();
+
+/** A reward (`/v1/rewards`, an extension). */
+export const rewardAnswer = z.object({
+  key: z.string().meta({ description: "The reward's idempotency key" }),
+  userId,
+  kind: z.enum(TX_ROUTE_KINDS),
+  mint: address.nullable().meta({ description: "Null for SOL" }),
+  amount: tokenUnits.meta({ description: "The amount as granted" }),
+  status: z.enum(["held", "paying", "paid", "cancelled", "expired"]).meta({
+    description: "`held` until its payment is reserved (`paying`), then `paid` once it " +
+      "confirmed; `cancelled` by the game or `expired` unpaid. A failed payment makes it `held` " +
+      "again (`waitingFor: retry`)",
+  }),
+  waitingFor: z.enum(["wallet", "room", "retry"]).nullable().meta({
+    description: "While `held`: a wallet to be linked, room in the policy's windows, budgets " +
+      "or the daily quota, or a retry after `error`; null otherwise (and for an instant after a " +
+      "grant to a linked player)",
+  }),
+  recipient: address.nullable().meta({ description: "The wallet it is being or was paid to" }),
+  signature: signatureField.nullable(),
+  txKey: z.string().meta({
+    description: "The idempotency key of its payment (`reward:<key>`), for `GET /v1/tx/{key}`",
+  }),
+  error: z.string().nullable().meta({ description: "Why its last payment failed or waits" }),
+  createdAt: unixMsField,
+  expiresAt: unixMsField,
+  settledAt: unixMsField.nullable().meta({ description: "When it was paid, cancelled or expired" }),
+}).strict();
+
+/** `GET /v1/players/{userId}/rewards`. */
+export const playerRewardsAnswer = z.object({
+  rewards: z.array(rewardAnswer).meta({ description: "Newest first, at most 100" }),
 }).strict();

@@ -7,7 +7,17 @@ import { ApiError } from "../../core/api_error.ts";
 import type { V1Env } from "./guard.ts";
 import { int32 } from "../../lib/api_fields.ts";
 
-const EVENT_TYPES = ["wallet_linked", "wallet_unlinked", "tx", "watch", "ping"] as const;
+const EVENT_TYPES = [
+  "wallet_linked",
+  "wallet_unlinked",
+  "tx",
+  "watch",
+  "ping",
+  "reward_held",
+  "reward_paid",
+  "reward_expired",
+  "reward_cancelled",
+] as const;
 
 /** Query of `GET /v1/events`. */
 export const feedQuerySchema = z.object({

@@ -29,6 +29,31 @@ const txResult = {
   error: null,
 };
 
+const heldReward = {
+  key: "round-7:1001",
+  userId: 1001,
+  kind: "transfer-sol",
+  mint: null,
+  amount: "0.25",
+  status: "held",
+  waitingFor: "wallet",
+  recipient: null,
+  signature: null,
+  txKey: "reward:round-7:1001",
+  error: null,
+  createdAt: AT,
+  expiresAt: AT + 30 * 24 * 60 * 60 * 1000,
+  settledAt: null,
+};
+const paidReward = {
+  ...heldReward,
+  status: "paid",
+  waitingFor: null,
+  recipient: PLAYER_WALLET,
+  signature: SIGNATURE,
+  settledAt: AT + 60_000,
+};
+
 /** Examples by operation id. */
 export const EXAMPLES: Record<string, OperationExample> = {
   getHealth: { answer: { ok: true, wallets: "managed" } },
@@ -154,6 +179,16 @@ export const EXAMPLES: Record<string, OperationExample> = {
     },
   },
   getTx: { params: { idempotencyKey: "round-7:1001" }, answer: txResult },
+  grantReward: {
+    body: { userId: 1001, kind: "transfer-sol", amount: "0.25", idempotencyKey: "round-7:1001" },
+    answer: heldReward,
+  },
+  getReward: { params: { key: "round-7:1001" }, answer: paidReward },
+  cancelReward: {
+    params: { key: "round-7:1001" },
+    answer: { ...heldReward, status: "cancelled", waitingFor: null, settledAt: AT + 60_000 },
+  },
+  listPlayerRewards: { params: { userId: 1001 }, answer: { rewards: [paidReward] } },
   listTx: {
     params: { status: "confirmed", limit: 20 },
     answer: {

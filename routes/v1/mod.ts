@@ -5,6 +5,7 @@ import { apiGuard, type V1Env } from "./guard.ts";
 import { playerRoutes } from "./players.ts";
 import { requestLogging } from "./request_logging.ts";
 import { projectRoutes } from "./project.ts";
+import { rewardRoutes } from "./rewards.ts";
 import { signatureRoutes } from "./signatures.ts";
 import { txRoutes } from "./tx.ts";
 import { txListRoutes } from "./tx_list.ts";
@@ -26,5 +27,6 @@ export function v1Routes(ctx: AppContext): Hono<V1Env> {
     .route("/", signatureRoutes(ctx, read))
     .route("/", txRoutes(ctx, { read, pay }))
     .route("/", txListRoutes(ctx, read))
+    .route("/", rewardRoutes(ctx, { read, pay: apiGuard(ctx, { scope: "pay" }) }))
     .route("/", eventRoutes(ctx, apiGuard(ctx, { scope: "read", limit: "feed_reads" })));
 }

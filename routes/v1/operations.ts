@@ -7,19 +7,16 @@
  */
 import { z } from "zod";
 import type { ApiKeyScope } from "../../kv/api_keys.ts";
-import {
-  idempotencyKeySchema,
-  MAX_BATCH_ITEMS,
-  txBatchSchema,
-  txBodySchema,
-} from "../../lib/tx/request_body.ts";
+import { txBatchSchema, txBodySchema } from "../../lib/tx/request_body.ts";
 import {
   assetsAnswer,
   eventFeedAnswer,
   healthAnswer,
+  playerRewardsAnswer,
   playerWalletAnswer,
   playerWalletsAnswer,
   projectAnswer,
+  rewardAnswer,
   signatureStatusAnswer,
   solBalanceAnswer,
   tokenBalancesAnswer,
@@ -27,14 +24,16 @@ import {
   txListAnswer,
   txResultAnswer,
 } from "./answers.ts";
-import { BODY_ERRORS, type ErrorCode, SOL_TX_ERRORS, TOKEN_TX_ERRORS } from "./error_codes.ts";
+import { BODY_ERRORS, type ErrorCode } from "./error_codes.ts";
 import { bulkSchema } from "./players.ts";
 import { userIdSchema } from "../../lib/user_id.ts";
 import { feedQuerySchema } from "./events.ts";
 import { FEED_READS_PER_SECOND, FEED_STORE_EVENTS_PER_SECOND } from "../../core/feed_limits.ts";
-import { txListQuerySchema } from "./tx_list.ts";
 import { assetsQuery, tokensQuery } from "./wallets.ts";
 import { addressField, signatureField } from "../../lib/api_fields.ts";
+import { rewardBodySchema } from "../../lib/rewards/request_body.ts";
+import { REWARD_OPERATIONS } from "./reward_operations.ts";
+import { TX_OPERATIONS } from "./tx_operations.ts";
 
 /** Named answer schemas: `components.schemas` of the document. */
 export const ANSWERS = {
@@ -50,6 +49,8 @@ export const ANSWERS = {
   TxList: txListAnswer,
   TxBatch: txBatchAnswer,
   EventFeed: eventFeedAnswer,
+  Reward: rewardAnswer,
+  PlayerRewards: playerRewardsAnswer,
 } as const;
 
 /** Named request bodies: `components.schemas` too. */
@@ -58,6 +59,7 @@ export const BODIES = {
   TransferSolRequest: txBodySchema("transfer-sol"),
   TokenTxRequest: txBodySchema("transfer-token"),
   TxBatchRequest: txBatchSchema,
+  RewardRequest: rewardBodySchema,
 } as const;
 
 /** The document's groups of operations, by resource. */
@@ -71,6 +73,7 @@ export const TAGS = {
   Events: "The project's event feed; game servers also get each event by MessagingService (`v: " +
     "1`, `type`, `id`, the fields), or with `packEvents` (an extension) several in one message, " +
     '`{"v":1,"type":"events","events":[...]}` of at most 1,000 bytes, entries without `v`',
+  Rewards: "Rewards for players, held until they link a wallet (an extension)",
 } as const;
 
 /** One route as the document describes it. */
@@ -192,90 +195,8 @@ export const V1_OPERATIONS: readonly Operation[] = [
     answer: "SignatureStatus",
     errors: ["invalid_signature"],
   },
-  {
-    id: "transferSol",
-    tag: "Transactions",
-    method: "post",
-    path: "/v1/tx/transfer-sol",
-    scope: "pay",
-    summary: "Send SOL",
-    description: "Signed and sent by the managed wallet; waits up to 15 s for confirmation, then " +
-      "answers `submitted`. Safe to retry with the same `idempotencyKey`. A `failed` status is " +
-      "an answer, not an error.",
-    body: "TransferSolRequest",
-    answer: "TxResult",
-    errors: [...BODY_ERRORS, ...SOL_TX_ERRORS],
-  },
-  {
-    id: "transferToken",
-    tag: "Transactions",
-    method: "post",
-    path: "/v1/tx/transfer-token",
-    scope: "pay",
-    summary: "Send a token",
-    description: "Checked transfer under the mint's own token program; the recipient's " +
-      "associated token account is created if needed. Same waiting and retry rules as SOL.",
-    body: "TokenTxRequest",
-    answer: "TxResult",
-    errors: [...BODY_ERRORS, ...TOKEN_TX_ERRORS],
-  },
-  {
-    id: "mintToken",
-    tag: "Transactions",
-    method: "post",
-    path: "/v1/tx/mint-token",
-    scope: "pay",
-    summary: "Mint a token",
-    description: "The managed wallet must be the mint authority, otherwise the answer is 200 " +
-      "with `failed`. Same waiting and retry rules as SOL.",
-    body: "TokenTxRequest",
-    answer: "TxResult",
-    errors: [...BODY_ERRORS, ...TOKEN_TX_ERRORS],
-  },
-  {
-    id: "transferBatch",
-    tag: "Transactions",
-    method: "post",
-    path: "/v1/tx/batch",
-    scope: "pay",
-    summary: "Send a batch of payouts",
-    description: `Up to ${MAX_BATCH_ITEMS} items of any kind, each the body of its single route ` +
-      "plus its `kind`, with an `idempotencyKey` of its own; one counted request. Each item " +
-      "passes the single route's checks and limits in the items' order and answers what its " +
-      "route would (a TxResult, or its error: one item's error does not fail the others). Items " +
-      "of one kind and asset share transactions (up to 8 SOL transfers, or 6 token transfers or " +
-      "mints, each: one fee), and the keys of a shared transaction share its fate. Safe to " +
-      "retry: an item whose key was used, by a batch or a single request, answers as that " +
-      "request and sends nothing new. A malformed batch (or two items with one key) is one 400.",
-    body: "TxBatchRequest",
-    answer: "TxBatch",
-    errors: [...BODY_ERRORS],
-  },
-  {
-    id: "getTx",
-    tag: "Transactions",
-    method: "get",
-    path: "/v1/tx/{idempotencyKey}",
-    summary: "Transaction request status",
-    description: "Authoritative status of the key's latest attempt.",
-    pathParams: {
-      idempotencyKey: idempotencyKeySchema.meta({ description: "The request's key, URL-encoded" }),
-    },
-    answer: "TxResult",
-    errors: ["not_found"],
-  },
-  {
-    id: "listTx",
-    tag: "Transactions",
-    method: "get",
-    path: "/v1/tx",
-    summary: "Transaction list",
-    description: "The project's transaction requests, newest first, a page at a time; pass " +
-      "`next` as `after` for the next (older) page.",
-    query: txListQuerySchema,
-    answer: "TxList",
-    errors: ["invalid_request"],
-  },
+  ...TX_OPERATIONS,
+  ...REWARD_OPERATIONS,
   {
     id: "listEvents",
     tag: "Events",

@@ -197,3 +197,51 @@ Deno.test("Watches: add, list, refuse bad or duplicate ones, remove by id", asyn
     assert.deepEqual(await res.json(), { ok: true, removed: false });
   });
 });
+
+Deno.test("The policy form saves the rewards' caps per player, and names a bad one at its field", async () => {
+  await using t = await createTestApp();
+  const dev = await signInDeveloper(t.app);
+  const project = await createProjectAs(t.app, dev);
+  const path = `/dashboard/projects/${project.id}/policy`;
+
+  // When: a bad cap, then good ones
+  const refused = await postForm(t.app, path, {
+    maxSolPerTransfer: "1",
+    maxHeldSolPerPlayer: "lots",
+    "allowedMints[0].mint": MINT_A,
+    "allowedMints[0].maxPerTransaction": "5",
+    "allowedMints[0].maxHeldPerPlayer": "0",
+  }, { jar: dev.jar });
+  const refusedPage = await (await getPage(t.app, refused.headers.get("location")!, dev.jar))
+    .text();
+  const saved = await postForm(t.app, path, {
+    maxSolPerTransfer: "1",
+    maxHeldSolPerPlayer: "2.5",
+    "allowedMints[0].mint": MINT_A,
+    "allowedMints[0].maxPerTransaction": "5",
+    "allowedMints[0].maxHeldPerPlayer": "20",
+    "allowedMints[1].mint": MINT_B,
+    "allowedMints[1].maxPerTransaction": "1",
+    "allowedMints[1].maxHeldPerPlayer": "",
+  }, { jar: dev.jar });
+
+  // Then: the refusal names each field and keeps what was typed; the caps are saved, a blank one
+  // is no cap, and the page shows them
+  assert.ok(refusedPage.includes("must be a decimal amount such as 1.5"), refusedPage);
+  assert.ok(refusedPage.includes("must be greater than zero"));
+  assert.ok(refusedPage.includes('value="lots"'));
+  assert.equal(saved.status, 303);
+  assert.deepEqual(await getPolicy(t.kv, project.id), {
+    maxSolPerTransfer: "1",
+    allowedMints: [
+      { mint: MINT_A, maxPerTransaction: "5", maxHeldPerPlayer: "20" },
+      { mint: MINT_B, maxPerTransaction: "1" },
+    ],
+    perRecipientPerHour: null,
+    perPlayerPerHour: null,
+    hourlyBudgets: [],
+    maxHeldSolPerPlayer: "2.5",
+  });
+  const page = await (await getPage(t.app, path, dev.jar)).text();
+  assert.ok(page.includes('value="2.5"') && page.includes('value="20"'));
+});

@@ -52,6 +52,7 @@ const LIB_FLOORS: [entry: string, floor: number][] = [
   ["lib/watches/", 8],
   ["lib/context.ts", 9],
   ["lib/migrations/", 9],
+  ["lib/rewards/", 9],
   ["lib/projects/", 10],
 ];
 

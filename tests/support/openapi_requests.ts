@@ -259,6 +259,27 @@ export class RequestGenerator {
    * One value per rule of the schema, each breaking that rule alone where it can. In a parameter
    * every value is sent as text, so a string parameter cannot be given another type.
    */
+  /** True when every side of a `oneOf` gives one same property a constant of its own. */
+  #discriminated(sides: Schema[]): boolean {
+    const constants = sides.map((raw) => {
+      const side = this.#resolve(raw);
+      if (typeof side === "boolean") return {};
+      const properties = (side.properties ?? {}) as Record<string, Schema>;
+      return Object.fromEntries(
+        Object.entries(properties).flatMap(([name, property]) => {
+          const resolved = this.#resolve(property);
+          return typeof resolved !== "boolean" && "const" in resolved
+            ? [[name, resolved.const]]
+            : [];
+        }),
+      );
+    });
+    return Object.keys(constants[0] ?? {}).some((name) =>
+      new Set(constants.map((c) => c[name])).size === sides.length &&
+      constants.every((c) => name in c)
+    );
+  }
+
   #breakages(raw: Schema, parameter = false): Array<{ value: unknown; rule: string }> {
     const schema = this.#resolve(raw);
     if (typeof schema === "boolean") return [];
@@ -266,7 +287,11 @@ export class RequestGenerator {
     const add = (rule: string, value: unknown) => out.push({ rule, value });
     if (schema.oneOf) {
       const sides = (schema.oneOf as Schema[]).map((side) => this.#valid(side));
-      add("oneOf: both sides at once", Object.assign({}, ...sides as object[]));
+      // Sides told apart by one property's constant (a zod discriminated union) cannot be met at
+      // once: the merged value is simply the last side's.
+      if (!this.#discriminated(schema.oneOf as Schema[])) {
+        add("oneOf: both sides at once", Object.assign({}, ...sides as object[]));
+      }
       add("oneOf: neither side", {});
       (schema.oneOf as Schema[]).forEach((side, i) => {
         for (const broken of this.#breakages(side)) {

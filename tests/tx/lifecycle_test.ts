@@ -2,7 +2,8 @@
 // functions the routes and jobs call, to a request record stored in that state, and what it leaves
 // (the next state, the `tx` event, the usage given back, the confirmation job, the indexes) must
 // be the row of the lifecycle's table (`lib/tx/lifecycle.ts`); a pair it does not list must change
-// nothing.
+// nothing. The same for a reward's events, on a reward in each state of the table (its own, or
+// its payment's).
 import assert from "node:assert/strict";
 import { ulid } from "../../core/ids.ts";
 import { getJobEntry } from "../../kv/jobs.ts";
@@ -25,13 +26,28 @@ import {
 } from "../../lib/tx/attempt_marks.ts";
 import {
   EVENT_TYPES,
+  REWARD_EVENT_TYPES,
+  type RewardEvent,
   STATE_NAMES,
   type StateName,
   stateName,
   stateOf,
   TRANSITIONS,
 } from "../../lib/tx/lifecycle.ts";
+import { rewardStateOf } from "../../lib/tx/lifecycle_rewards.ts";
+import {
+  addRewardCreation,
+  getRewardHoldsEntry,
+  rewardKey,
+  type RewardRecord,
+  rewardTxKey,
+} from "../../kv/rewards.ts";
+import { moveReward } from "../../lib/rewards/moves.ts";
+import { checkTxRequest } from "../../lib/tx/checks.ts";
+import { reserveTxRequest } from "../../lib/tx/reserve.ts";
+import { RewardNotPayableError } from "../../lib/tx/sender.ts";
 import { okJson, startTxHarness, type TxHarness } from "../support/tx_harness.ts";
+import { startDeadline } from "../../lib/tx/timing.ts";
 
 /** The events as their callers send them, each with the lifecycle's event it is. */
 const EVENTS = {
@@ -89,6 +105,8 @@ function expectedRow(state: StateName, event: EventName): Row | null {
 
 /** The table's name of a stored record's state. */
 const nameOf = (record: TxRequestRecord) => stateName(stateOf(record));
+/** The states of a reward's own, which no payment record is in. */
+const REWARD_OWN = new Set<StateName>(["held", "cancelled", "expired"]);
 
 /** Stores, under `key`, a record in `state` made from a real payout's, as the route writes it. */
 async function storeIn(
@@ -103,7 +121,10 @@ async function storeIn(
   const signed = { ...template.signed!, accepted: false };
   const unsigned = { signed: null, signature: null };
   const failed = (error: string) => ({ status: "failed" as const, error });
-  const shapes: Record<StateName, Partial<TxRequestRecord>> = {
+  const shapes: Record<
+    Exclude<StateName, "held" | "cancelled" | "expired">,
+    Partial<TxRequestRecord>
+  > = {
     reserved: unsigned,
     signed: {},
     submitted: { status: "submitted", signed: { ...signed, accepted: true } },
@@ -127,7 +148,7 @@ async function storeIn(
     usage: { ...template.usage, at: now },
     checkJobId: null,
     previous: [],
-    ...shapes[state],
+    ...shapes[state as keyof typeof shapes],
   };
   const projectId = record.projectId;
   const op = kv.atomic();
@@ -251,7 +272,7 @@ Deno.test("Every (state, event) pair of a payout attempt moves it as the lifecyc
   // Every event of the lifecycle is sent by some caller.
   assert.deepEqual(new Set(Object.values(EVENTS)), new Set(EVENT_TYPES));
   let walked = 0;
-  for (const state of STATE_NAMES) {
+  for (const state of STATE_NAMES.filter((name) => !REWARD_OWN.has(name))) {
     for (const event of Object.keys(EVENTS) as EventName[]) {
       const label = `${state} x ${event}`;
       const key = `${state}-${event}`;
@@ -280,5 +301,143 @@ Deno.test("Every (state, event) pair of a payout attempt moves it as the lifecyc
       await assertIndexed(h, after, label);
     }
   }
-  assert.equal(walked, STATE_NAMES.length * Object.keys(EVENTS).length);
+  assert.equal(walked, (STATE_NAMES.length - REWARD_OWN.size) * Object.keys(EVENTS).length);
+  // A reward's own states are no attempt's: no attempt's event moves them.
+  for (const state of REWARD_OWN) {
+    for (const event of EVENT_TYPES) assert.equal(TRANSITIONS[state][event], undefined);
+  }
+});
+
+/** A reward event as its caller sends it. */
+function rewardEventOf(type: RewardEvent["type"], payment: TxRequestRecord | null): RewardEvent {
+  switch (type) {
+    case "pay":
+      return { type, recipient: payment?.recipient ?? "none" };
+    case "wait":
+      return { type, waitingFor: "retry", error: "test" };
+    case "release":
+      return { type, error: "test" };
+    case "credit":
+      return {
+        type,
+        recipient: payment?.recipient ?? "none",
+        signature: payment?.signature ?? "s",
+      };
+    default:
+      return { type };
+  }
+}
+
+Deno.test("Every (state, event) pair of a reward moves it as the lifecycle table says", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "5" });
+  const userId = 9;
+  await h.link(userId);
+  const paid = await okJson(
+    await h.a.post("transfer-sol", { to: { userId }, amount: "0.1", idempotencyKey: "seed" }),
+  );
+  assert.equal(paid.status, "confirmed");
+  const template = (await h.a.kv.get<TxRequestRecord>(txRequestKey(h.project.id, "seed"))).value!;
+  const projectId = h.project.id;
+  const ctx = h.a.ctx;
+
+  // Given a reward in `state` (held for room, or paying with its payment in that state)
+  const storeReward = async (state: StateName, key: string) => {
+    const own = REWARD_OWN.has(state);
+    const now = h.a.clock.now();
+    const reward: RewardRecord = {
+      key,
+      userId,
+      kind: "transfer-sol",
+      mint: null,
+      amount: "0.1",
+      units: "100000000",
+      status: own ? (state as "held" | "cancelled" | "expired") : "paying",
+      waitingFor: state === "held" ? "room" : null,
+      recipient: own ? null : template.recipient,
+      signature: null,
+      error: null,
+      createdAt: now,
+      expiresAt: now + 86_400_000,
+      settledAt: own && state !== "held" ? now : null,
+    };
+    const payment = own
+      ? null
+      : (await storeIn(h, { ...template, body: { ...template.body } }, state, rewardTxKey(key)))
+        .value;
+    const op = h.a.kv.atomic();
+    addRewardCreation(op, projectId, reward, await getRewardHoldsEntry(h.a.kv, projectId, userId));
+    assert.ok((await op.commit()).ok);
+    assert.equal(rewardStateOf(reward, payment), state);
+    return { reward, payment };
+  };
+  // Applies it the way its caller does: `pay` by the payment's reservation, sent by the reward.
+  const applyReward = async (
+    type: RewardEvent["type"],
+    key: string,
+    payment: TxRequestRecord | null,
+  ) => {
+    if (type !== "pay" || payment !== null) {
+      await moveReward(ctx, { projectId, key }, () => rewardEventOf(type, payment));
+      return;
+    }
+    const input = {
+      idempotencyKey: rewardTxKey(key),
+      body: { to: { userId }, mint: null, amount: "0.1" },
+    };
+    try {
+      const checked = await checkTxRequest(ctx, { projectId, reward: key }, "transfer-sol", input, {
+        deadline: startDeadline(ctx.tx.timing),
+      });
+      if (checked.kind === "checked") await reserveTxRequest(ctx, checked.request);
+    } catch (error) {
+      if (!(error instanceof RewardNotPayableError)) throw error;
+    }
+  };
+  const heldUnits = async () =>
+    (await getRewardHoldsEntry(h.a.kv, projectId, userId)).value?.sol ?? 0n;
+  const rewardEventsOf = async (key: string) => {
+    const page = await listFeedEvents(h.a.kv, projectId, {
+      after: 0,
+      limit: 10_000,
+      types: null,
+      now: h.a.clock.now(),
+      maxDecoded: 10_000,
+    });
+    return page.events.filter((e) => e.type.startsWith("reward_") && "key" in e && e.key === key)
+      .length;
+  };
+
+  let walked = 0;
+  for (const state of STATE_NAMES) {
+    for (const type of REWARD_EVENT_TYPES) {
+      const label = `${state} x ${type}`;
+      const key = `r-${state}-${type}`;
+      const { reward, payment } = await storeReward(state, key);
+      const before = await h.a.kv.get<RewardRecord>(rewardKey(projectId, key));
+      const held = await heldUnits();
+      // When
+      await applyReward(type, key, payment);
+      walked++;
+      // Then
+      const after = await h.a.kv.get<RewardRecord>(rewardKey(projectId, key));
+      const nowPayment = (await h.a.kv.get<TxRequestRecord>(
+        txRequestKey(projectId, rewardTxKey(key)),
+      )).value;
+      const transition = TRANSITIONS[state][type];
+      if (!transition) {
+        assert.equal(after.versionstamp, before.versionstamp, `${label}: not in the table`);
+        assert.equal(await rewardEventsOf(key), 0, label);
+        continue;
+      }
+      const to = transition.to === "same" ? state : transition.to;
+      assert.equal(rewardStateOf(after.value!, nowPayment), to, label);
+      assert.equal(await rewardEventsOf(key), transition.event ? 1 : 0, label);
+      const gaveBack = (await heldUnits()) < held;
+      const ends = after.value!.status !== reward.status &&
+        ["paid", "cancelled", "expired"].includes(after.value!.status);
+      assert.equal(gaveBack, ends, `${label}: holds given back`);
+    }
+  }
+  assert.equal(walked, STATE_NAMES.length * REWARD_EVENT_TYPES.length);
 });

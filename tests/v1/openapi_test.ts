@@ -64,10 +64,11 @@ Deno.test("GET /openapi.json answers the OpenAPI 3.1 document without a key", as
   for (const [path, methods] of Object.entries(document.paths)) {
     for (const [method, op] of Object.entries(methods as Record<string, Record<string, unknown>>)) {
       const responses = op.responses as Record<string, { content: unknown }>;
-      // Every keyed route names the scope it needs: `pay` for the transaction routes; /health none.
+      // Every keyed route names the scope it needs: `pay` for the transaction routes and to grant
+      // or cancel a reward; /health none.
       const scope = path === "/health"
         ? []
-        : [{ apiKey: [method === "post" && path.startsWith("/v1/tx/") ? "pay" : "read"] }];
+        : [{ apiKey: [method === "post" && /^\/v1\/(tx|rewards)\b/.test(path) ? "pay" : "read"] }];
       assert.deepEqual(op.security, scope, `${method} ${path} security`);
       if (path.startsWith("/v1/")) {
         // The feed has a limit of its own instead of the quotas.
@@ -349,6 +350,16 @@ Deno.test("Real answers of every route match the OpenAPI document", async () => 
   await get("/v1/tx/none");
   await get("/v1/tx?limit=2");
   await get("/v1/tx?status=unknown");
+  const reward = { kind: "transfer-sol", amount: "0.01", idempotencyKey: "reward-1" };
+  await post("/v1/rewards", { ...reward, userId: 8 });
+  await post("/v1/rewards", { ...reward, userId: 9 });
+  await post("/v1/rewards", { ...reward, userId: 7, idempotencyKey: "reward-2" });
+  await post("/v1/rewards", { ...reward, userId: 8, amount: "2", idempotencyKey: "reward-3" });
+  await get("/v1/rewards/reward-1");
+  await get("/v1/rewards/none");
+  await post("/v1/rewards/reward-1/cancel", {});
+  await post("/v1/rewards/reward-2/cancel", {});
+  await get("/v1/players/8/rewards");
   await get("/v1/events?types=tx,wallet_linked");
   await get("/v1/events?limit=0");
 
@@ -373,6 +384,10 @@ Deno.test("Real answers of every route match the OpenAPI document", async () => 
       "GET /v1/tx/{idempotencyKey} 404",
       "GET /v1/tx 400",
       "GET /v1/events 400",
+      "POST /v1/rewards 403",
+      "POST /v1/rewards 409",
+      "GET /v1/rewards/{key} 404",
+      "POST /v1/rewards/{key}/cancel 409",
     ]
   ) assert.ok(samples.has(sample), `no sample ${sample}`);
 });

@@ -145,6 +145,41 @@ Deno.test("The TypeScript SDK against the real service, in Deno and in Node", as
     assert.deepEqual(nobody.ok && nobody.data, { userId: 999_999, address: null, linkedAt: null });
   });
 
+  await t.step("a reward: held for a player without a wallet, paid when they link", async () => {
+    const key = idempotencyKey("ts-reward", 2005);
+    const body = {
+      userId: 2005,
+      kind: "transfer-sol" as const,
+      amount: "0.01",
+      idempotencyKey: key,
+    };
+    const granted = await blocklink.grantReward(body);
+    assert.ok(granted.ok && granted.data.status === "held", JSON.stringify(granted));
+    assert.equal(granted.data.waitingFor, "wallet");
+    const listed = await blocklink.listPlayerRewards(2005);
+    assert.ok(listed.ok && listed.data.rewards[0]?.key === key, JSON.stringify(listed));
+    const conflict = await blocklink.grantReward({ ...body, amount: "0.02" });
+    assert.ok(!conflict.ok && conflict.status === 409 && conflict.code === "idempotency_conflict");
+    const address = (await control("link", { userId: 2005 })).address;
+    // The link's job pays it on the service's worker: follow the feed to its reward_paid (from
+    // the feed's start: it may be paid before a reader at the feed's end would start).
+    const controller = new AbortController();
+    const paidEvents = blocklink.events({
+      after: "0",
+      types: ["reward_paid"],
+      intervalMs: 100,
+      signal: controller.signal,
+    });
+    for await (const event of paidEvents) if (event.key === key) controller.abort();
+    const reward = await blocklink.getReward(key);
+    assert.ok(reward.ok && reward.data.status === "paid", JSON.stringify(reward));
+    assert.equal(reward.data.recipient, address);
+    const cancel = await blocklink.cancelReward(key);
+    assert.ok(!cancel.ok && cancel.status === 409 && cancel.code === "reward_not_cancellable");
+    const payment = await blocklink.getTx(reward.data.txKey);
+    assert.ok(payment.ok && payment.data.status === "confirmed", JSON.stringify(payment));
+  });
+
   await t.step(
     "a payout: paid once per key, waited for, and its errors typed by status",
     async () => {

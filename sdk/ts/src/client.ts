@@ -185,6 +185,53 @@ export class Blocklink {
     );
   }
 
+  /**
+   * `POST /v1/rewards`: a reward to a player by user id, held until they link a wallet (paid at
+   * once when they have one); retried with the same key, so it is granted and paid at most once.
+   */
+  grantReward(
+    body: Body<"grantReward">,
+    options?: CallOptions,
+  ): Promise<Result<"grantReward">> {
+    return this.#transport.call(
+      (api, init) => api.POST("/v1/rewards", { ...init, body }),
+      options,
+    );
+  }
+
+  /** `GET /v1/rewards/{key}`: a reward as it stands. */
+  getReward(key: string, options?: CallOptions): Promise<Result<"getReward">> {
+    const params = { path: { key } };
+    return this.#transport.call(
+      (api, init) => api.GET("/v1/rewards/{key}", { ...init, params }),
+      options,
+    );
+  }
+
+  /** `POST /v1/rewards/{key}/cancel`: cancels a reward still held. */
+  cancelReward(
+    key: string,
+    options?: CallOptions,
+  ): Promise<Result<"cancelReward">> {
+    const params = { path: { key } };
+    return this.#transport.call(
+      (api, init) => api.POST("/v1/rewards/{key}/cancel", { ...init, params }),
+      options,
+    );
+  }
+
+  /** `GET /v1/players/{userId}/rewards`: a player's rewards, newest first (at most 100). */
+  listPlayerRewards(
+    userId: number,
+    options?: CallOptions,
+  ): Promise<Result<"listPlayerRewards">> {
+    const params = { path: { userId } };
+    return this.#transport.call(
+      (api, init) => api.GET("/v1/players/{userId}/rewards", { ...init, params }),
+      options,
+    );
+  }
+
   /** `GET /v1/events`: one page of the event feed; `events()` follows it for you. */
   listEvents(
     query: Query<"listEvents"> = {},

@@ -282,6 +282,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rewards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant a reward
+         * @description A payment to a player by user id, held while they have no wallet and paid when they link one, to the wallet linked then (`reward_held`, then `reward_paid`). The asset, mint and per-transaction maximum are checked now, as are the policy's cap on what one player may hold; the windows, budgets and daily quota when it is paid (one they refuse waits for room). A linked player's is paid at once through the payout's path (its key `reward:<key>`; the answer waits up to 15 s: `paid` or `paying`). The same key with the same body answers the reward as it stands.
+         */
+        post: operations["grantReward"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rewards/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A reward
+         * @description The reward as it stands.
+         */
+        get: operations["getReward"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rewards/{key}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a reward
+         * @description Only while it is `held` (`reward_cancelled`); cancelling it again answers the same.
+         */
+        post: operations["cancelReward"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{userId}/rewards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's rewards
+         * @description Newest first, at most 100, whatever their status.
+         */
+        get: operations["listPlayerRewards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -582,9 +662,179 @@ export interface components {
                  * @description Unix time in milliseconds
                  */
                 at: number;
+            } | {
+                /** @description The event's position in the project's feed; published messages carry it too */
+                id: string;
+                /**
+                 * Format: int64
+                 * @description Unix time in milliseconds
+                 */
+                createdAt: number;
+                /** @constant */
+                type: "reward_held";
+                key: string;
+                /** Format: int64 */
+                userId: number;
+                /** @enum {string} */
+                kind: "transfer-sol" | "transfer-token" | "mint-token";
+                /** @description Null for SOL */
+                mint: string | null;
+                /** @description The amount as granted */
+                amount: string;
+                /**
+                 * Format: int64
+                 * @description Unix time in milliseconds
+                 */
+                expiresAt: number;
+            } | {
+                /** @description The event's position in the project's feed; published messages carry it too */
+                id: string;
+                /**
+                 * Format: int64
+                 * @description Unix time in milliseconds
+                 */
+                createdAt: number;
+                /** @constant */
+                type: "reward_paid";
+                key: string;
+                /** Format: int64 */
+                userId: number;
+                /** @enum {string} */
+                kind: "transfer-sol" | "transfer-token" | "mint-token";
+                /** @description Null for SOL */
+                mint: string | null;
+                /** @description The amount as granted */
+                amount: string;
+                /**
+                 * Format: solana-address
+                 * @description Base58 Solana address (32 bytes)
+                 */
+                address: string;
+                /**
+                 * Format: solana-signature
+                 * @description Base58 transaction signature (64 bytes)
+                 */
+                signature: string;
+            } | {
+                /** @description The event's position in the project's feed; published messages carry it too */
+                id: string;
+                /**
+                 * Format: int64
+                 * @description Unix time in milliseconds
+                 */
+                createdAt: number;
+                /** @constant */
+                type: "reward_expired";
+                key: string;
+                /** Format: int64 */
+                userId: number;
+                /** @enum {string} */
+                kind: "transfer-sol" | "transfer-token" | "mint-token";
+                /** @description Null for SOL */
+                mint: string | null;
+                /** @description The amount as granted */
+                amount: string;
+            } | {
+                /** @description The event's position in the project's feed; published messages carry it too */
+                id: string;
+                /**
+                 * Format: int64
+                 * @description Unix time in milliseconds
+                 */
+                createdAt: number;
+                /** @constant */
+                type: "reward_cancelled";
+                key: string;
+                /** Format: int64 */
+                userId: number;
+                /** @enum {string} */
+                kind: "transfer-sol" | "transfer-token" | "mint-token";
+                /** @description Null for SOL */
+                mint: string | null;
+                /** @description The amount as granted */
+                amount: string;
             })[];
             /** @description The cursor to pass as `after` next time; the same cursor when nothing is new */
             next: string;
+        };
+        Reward: {
+            /** @description The reward's idempotency key */
+            key: string;
+            /** Format: int64 */
+            userId: number;
+            /** @enum {string} */
+            kind: "transfer-sol" | "transfer-token" | "mint-token";
+            /** @description Null for SOL */
+            mint: string | null;
+            /** @description The amount as granted */
+            amount: string;
+            /**
+             * @description `held` until its payment is reserved (`paying`), then `paid` once it confirmed; `cancelled` by the game or `expired` unpaid. A failed payment makes it `held` again (`waitingFor: retry`)
+             * @enum {string}
+             */
+            status: "held" | "paying" | "paid" | "cancelled" | "expired";
+            /** @description While `held`: a wallet to be linked, room in the policy's windows, budgets or the daily quota, or a retry after `error`; null otherwise (and for an instant after a grant to a linked player) */
+            waitingFor: ("wallet" | "room" | "retry") | null;
+            /** @description The wallet it is being or was paid to */
+            recipient: string | null;
+            signature: string | null;
+            /** @description The idempotency key of its payment (`reward:<key>`), for `GET /v1/tx/{key}` */
+            txKey: string;
+            /** @description Why its last payment failed or waits */
+            error: string | null;
+            /**
+             * Format: int64
+             * @description Unix time in milliseconds
+             */
+            createdAt: number;
+            /**
+             * Format: int64
+             * @description Unix time in milliseconds
+             */
+            expiresAt: number;
+            /** @description When it was paid, cancelled or expired */
+            settledAt: number | null;
+        };
+        PlayerRewards: {
+            /** @description Newest first, at most 100 */
+            rewards: {
+                /** @description The reward's idempotency key */
+                key: string;
+                /** Format: int64 */
+                userId: number;
+                /** @enum {string} */
+                kind: "transfer-sol" | "transfer-token" | "mint-token";
+                /** @description Null for SOL */
+                mint: string | null;
+                /** @description The amount as granted */
+                amount: string;
+                /**
+                 * @description `held` until its payment is reserved (`paying`), then `paid` once it confirmed; `cancelled` by the game or `expired` unpaid. A failed payment makes it `held` again (`waitingFor: retry`)
+                 * @enum {string}
+                 */
+                status: "held" | "paying" | "paid" | "cancelled" | "expired";
+                /** @description While `held`: a wallet to be linked, room in the policy's windows, budgets or the daily quota, or a retry after `error`; null otherwise (and for an instant after a grant to a linked player) */
+                waitingFor: ("wallet" | "room" | "retry") | null;
+                /** @description The wallet it is being or was paid to */
+                recipient: string | null;
+                signature: string | null;
+                /** @description The idempotency key of its payment (`reward:<key>`), for `GET /v1/tx/{key}` */
+                txKey: string;
+                /** @description Why its last payment failed or waits */
+                error: string | null;
+                /**
+                 * Format: int64
+                 * @description Unix time in milliseconds
+                 */
+                createdAt: number;
+                /**
+                 * Format: int64
+                 * @description Unix time in milliseconds
+                 */
+                expiresAt: number;
+                /** @description When it was paid, cancelled or expired */
+                settledAt: number | null;
+            }[];
         };
         PlayerWalletsRequest: {
             /** @description Up to 200 Roblox user ids */
@@ -609,7 +859,7 @@ export interface components {
              * @description In token units, as a decimal string: greater than zero, with no more decimals than the asset has (9 for SOL, the mint's for a token), else `invalid_amount`
              */
             amount: string;
-            /** @description Names one intended payment: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never pay twice */
+            /** @description Names one intended payment: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never pay twice; not starting with `reward:`, the keys of rewards' payments */
             idempotencyKey: string;
         };
         TokenTxRequest: {
@@ -636,7 +886,7 @@ export interface components {
              * @description In token units, as a decimal string: greater than zero, with no more decimals than the asset has (9 for SOL, the mint's for a token), else `invalid_amount`
              */
             amount: string;
-            /** @description Names one intended payment: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never pay twice */
+            /** @description Names one intended payment: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never pay twice; not starting with `reward:`, the keys of rewards' payments */
             idempotencyKey: string;
         };
         TxBatchRequest: {
@@ -659,7 +909,7 @@ export interface components {
                  * @description In token units, as a decimal string: greater than zero, with no more decimals than the asset has (9 for SOL, the mint's for a token), else `invalid_amount`
                  */
                 amount: string;
-                /** @description Names one intended payment: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never pay twice */
+                /** @description Names one intended payment: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never pay twice; not starting with `reward:`, the keys of rewards' payments */
                 idempotencyKey: string;
                 /** @constant */
                 kind: "transfer-sol";
@@ -687,7 +937,7 @@ export interface components {
                  * @description In token units, as a decimal string: greater than zero, with no more decimals than the asset has (9 for SOL, the mint's for a token), else `invalid_amount`
                  */
                 amount: string;
-                /** @description Names one intended payment: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never pay twice */
+                /** @description Names one intended payment: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never pay twice; not starting with `reward:`, the keys of rewards' payments */
                 idempotencyKey: string;
                 /** @constant */
                 kind: "transfer-token";
@@ -715,11 +965,82 @@ export interface components {
                  * @description In token units, as a decimal string: greater than zero, with no more decimals than the asset has (9 for SOL, the mint's for a token), else `invalid_amount`
                  */
                 amount: string;
-                /** @description Names one intended payment: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never pay twice */
+                /** @description Names one intended payment: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never pay twice; not starting with `reward:`, the keys of rewards' payments */
                 idempotencyKey: string;
                 /** @constant */
                 kind: "mint-token";
             })[];
+        };
+        RewardRequest: {
+            /** @constant */
+            kind: "transfer-sol";
+            /**
+             * Format: int64
+             * @description The player, linked or not
+             */
+            userId: number;
+            /**
+             * Format: decimal
+             * @description In token units, as a payout's amount (`invalid_amount`, `amount_over_limit`)
+             */
+            amount: string;
+            /** @description Names one reward: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never grant it twice */
+            idempotencyKey: string;
+            /**
+             * Format: int32
+             * @description Days until a reward still held is released (default 30)
+             */
+            expiresInDays?: number;
+        } | {
+            /** @constant */
+            kind: "transfer-token";
+            /**
+             * Format: solana-address
+             * @description The token's mint: an allowed mint of the policy (`invalid_address` when it is not an address)
+             */
+            mint: string;
+            /**
+             * Format: int64
+             * @description The player, linked or not
+             */
+            userId: number;
+            /**
+             * Format: decimal
+             * @description In token units, as a payout's amount (`invalid_amount`, `amount_over_limit`)
+             */
+            amount: string;
+            /** @description Names one reward: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never grant it twice */
+            idempotencyKey: string;
+            /**
+             * Format: int32
+             * @description Days until a reward still held is released (default 30)
+             */
+            expiresInDays?: number;
+        } | {
+            /** @constant */
+            kind: "mint-token";
+            /**
+             * Format: solana-address
+             * @description The token's mint: an allowed mint of the policy (`invalid_address` when it is not an address)
+             */
+            mint: string;
+            /**
+             * Format: int64
+             * @description The player, linked or not
+             */
+            userId: number;
+            /**
+             * Format: decimal
+             * @description In token units, as a payout's amount (`invalid_amount`, `amount_over_limit`)
+             */
+            amount: string;
+            /** @description Names one reward: derive it from your own ids (a round and a player), never at random, so a retry or a second server can never grant it twice */
+            idempotencyKey: string;
+            /**
+             * Format: int32
+             * @description Days until a reward still held is released (default 30)
+             */
+            expiresInDays?: number;
         };
     };
     responses: never;
@@ -2476,7 +2797,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No transaction request has this key in the project */
+            /** @description `not_found`: No transaction request (or reward) has this key in the project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2653,6 +2974,592 @@ export interface operations {
             };
         };
     };
+    grantReward: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userId": 1001,
+                 *       "kind": "transfer-sol",
+                 *       "amount": "0.25",
+                 *       "idempotencyKey": "round-7:1001"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RewardRequest"];
+            };
+        };
+        responses: {
+            /** @description Grant a reward */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "round-7:1001",
+                     *       "userId": 1001,
+                     *       "kind": "transfer-sol",
+                     *       "mint": null,
+                     *       "amount": "0.25",
+                     *       "status": "held",
+                     *       "waitingFor": "wallet",
+                     *       "recipient": null,
+                     *       "signature": null,
+                     *       "txKey": "reward:round-7:1001",
+                     *       "error": null,
+                     *       "createdAt": 1795262400000,
+                     *       "expiresAt": 1797854400000,
+                     *       "settledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Reward"];
+                };
+            };
+            /** @description `invalid_json`: The body is missing, not sent as `application/json`, or not valid JSON. `invalid_request`: The body or query does not match the schema; the message lists `path: problem` items. `invalid_address`: A value that must be a Solana address is not. `invalid_mint`: The mint does not exist on the project's cluster or is not a token mint. `invalid_amount`: The amount is zero or has more decimals than the asset allows */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_json" | "invalid_request" | "invalid_address" | "invalid_mint" | "invalid_amount";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted. `sol_transfers_disabled`: The policy has no Max SOL per transfer. `mint_not_allowed`: The mint is not under the policy's allowed mints. `amount_over_limit`: The amount is above Max SOL per transfer or the mint's per-transaction maximum. `reward_hold_limit_exceeded`: The player would hold more of the asset in unpaid rewards than the policy's cap */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "sol_transfers_disabled" | "mint_not_allowed" | "amount_over_limit" | "reward_hold_limit_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `wallet_not_configured`: The project has no managed wallet. `idempotency_conflict`: The key was used in this project for a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "wallet_not_configured" | "idempotency_conflict";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The body is over 16 KB (64 KB for a batch of payouts) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_limit_config`: A stored limit cannot be represented with the asset's decimals */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_limit_config";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rpc_error`: The chain RPC could not be reached to build the transaction; recorded as failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rpc_error";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getReward: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The reward's key, URL-encoded
+                 * @example round-7:1001
+                 */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A reward */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "round-7:1001",
+                     *       "userId": 1001,
+                     *       "kind": "transfer-sol",
+                     *       "mint": null,
+                     *       "amount": "0.25",
+                     *       "status": "paid",
+                     *       "waitingFor": null,
+                     *       "recipient": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
+                     *       "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
+                     *       "txKey": "reward:round-7:1001",
+                     *       "error": null,
+                     *       "createdAt": 1795262400000,
+                     *       "expiresAt": 1797854400000,
+                     *       "settledAt": 1795262460000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Reward"];
+                };
+            };
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `not_found`: No transaction request (or reward) has this key in the project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    cancelReward: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The reward's key, URL-encoded
+                 * @example round-7:1001
+                 */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancel a reward */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "round-7:1001",
+                     *       "userId": 1001,
+                     *       "kind": "transfer-sol",
+                     *       "mint": null,
+                     *       "amount": "0.25",
+                     *       "status": "cancelled",
+                     *       "waitingFor": null,
+                     *       "recipient": null,
+                     *       "signature": null,
+                     *       "txKey": "reward:round-7:1001",
+                     *       "error": null,
+                     *       "createdAt": 1795262400000,
+                     *       "expiresAt": 1797854400000,
+                     *       "settledAt": 1795262460000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Reward"];
+                };
+            };
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `not_found`: No transaction request (or reward) has this key in the project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `reward_not_cancellable`: The reward is being paid, was paid or expired */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "reward_not_cancellable";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listPlayerRewards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The player's Roblox user id
+                 * @example 1001
+                 */
+                userId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A player's rewards */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rewards": [
+                     *         {
+                     *           "key": "round-7:1001",
+                     *           "userId": 1001,
+                     *           "kind": "transfer-sol",
+                     *           "mint": null,
+                     *           "amount": "0.25",
+                     *           "status": "paid",
+                     *           "waitingFor": null,
+                     *           "recipient": "64o6jeVBp5qeED4xtGpjmSYL4gQvmnMhSL2SaXPS4G5z",
+                     *           "signature": "4y6gbBffx35tUZmFK5EdKPscyjuWer468dsHX5fYVWNttxswRjKVbEJwAa1B135CijYQaUQPuXkdHXScviNQS6nb",
+                     *           "txKey": "reward:round-7:1001",
+                     *           "error": null,
+                     *           "createdAt": 1795262400000,
+                     *           "expiresAt": 1797854400000,
+                     *           "settledAt": 1795262460000
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlayerRewards"];
+                };
+            };
+            /** @description `invalid_user_id`: `userId` is not a positive integer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_user_id";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized`: `x-api-key` missing, malformed, revoked or of a deleted project */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the route's scope: `pay` for the transaction routes, `read` for every other route; checked after the quota, so the request was counted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: More than 600 requests this minute for the project. `daily_quota_exceeded`: The project used its 100,000 requests for the current UTC day */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited" | "daily_quota_exceeded";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal`: Unexpected error, most often an RPC failure during a read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            /** @description For people; may change */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -2672,7 +3579,7 @@ export interface operations {
                  *       "wallet_linked"
                  *     ]
                  */
-                types?: ("wallet_linked" | "wallet_unlinked" | "tx" | "watch" | "ping")[];
+                types?: ("wallet_linked" | "wallet_unlinked" | "tx" | "watch" | "ping" | "reward_held" | "reward_paid" | "reward_expired" | "reward_cancelled")[];
             };
             header?: never;
             path?: never;

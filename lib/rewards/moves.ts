@@ -1,0 +1,138 @@
+/**
+ * A reward's own moves of the lifecycle's table (`lib/tx/lifecycle.ts`): wait, cancel, expire,
+ * release and credit. Each is one commit checked on the reward record (and on its player's holds,
+ * which a final move gives back), with its event recorded in that same commit, so whichever of the
+ * route, the reward's jobs and another instance gets there first decides, once. The `pay` move is
+ * made by its payment's reservation, which the reward sends (`lib/tx/sender.ts`).
+ */
+import { ApiError } from "../../core/api_error.ts";
+import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
+import type { ServiceEvent } from "../../core/events.ts";
+import { log } from "../../core/log.ts";
+import { linkByUserKey } from "../../kv/links.ts";
+import {
+  addRewardMove,
+  type RewardHolds,
+  rewardHoldsKey,
+  rewardKey,
+  type RewardRecord,
+  rewardTxKey,
+} from "../../kv/rewards.ts";
+import { liveTxRequest, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
+import { commitWithEvents } from "../events/record.ts";
+import type { RewardEvent } from "../tx/lifecycle.ts";
+import { applyRewardEvent } from "../tx/lifecycle_rewards.ts";
+import type { TxContext } from "../tx/runtime.ts";
+
+/** Which reward. */
+export interface RewardRef {
+  projectId: string;
+  key: string;
+}
+
+/** How a move ended. */
+interface RewardMove {
+  /** The reward as it stands afterwards (null when unknown). */
+  reward: RewardRecord | null;
+  /** True when this call moved it. */
+  moved: boolean;
+  /** A wait for a wallet found the player linked: nothing changed, pay it instead. */
+  linked?: boolean;
+}
+
+/**
+ * Applies the event `decide` picks from the reward and its payment as read (null: none) in one
+ * checked commit. A wait for a wallet commits only while the player has none, checked on that, so
+ * a link meanwhile (whose job pays the player's held rewards) is never missed.
+ */
+export async function moveReward(
+  ctx: TxContext,
+  ref: RewardRef,
+  decide: (reward: RewardRecord, payment: TxRequestRecord | null) => RewardEvent | null,
+): Promise<RewardMove> {
+  return await commitWithRetry("move the reward", async () => {
+    const [entry, paymentEntry] = await ctx.kv.getMany<[RewardRecord, TxRequestRecord]>([
+      rewardKey(ref.projectId, ref.key),
+      txRequestKey(ref.projectId, rewardTxKey(ref.key)),
+    ]);
+    const reward = entry.value;
+    if (!reward) return { reward: null, moved: false };
+    const now = ctx.clock.now();
+    const payment = liveTxRequest(paymentEntry.value, now);
+    const event = decide(reward, payment);
+    const next = event && applyRewardEvent(reward, payment, event, now);
+    if (!event || !next) return { reward, moved: false };
+    const [holds, link] = await ctx.kv.getMany<[RewardHolds, unknown]>([
+      rewardHoldsKey(ref.projectId, reward.userId),
+      linkByUserKey(ref.projectId, reward.userId),
+    ]);
+    const waitsForWallet = event.type === "wait" && event.waitingFor === "wallet";
+    if (waitsForWallet && link.value !== null) return { reward, moved: false, linked: true };
+    const op = ctx.kv.atomic();
+    if (waitsForWallet) op.check(link);
+    addRewardMove(op, ref.projectId, entry as Deno.KvEntry<RewardRecord>, next, holds);
+    const events = eventOf(reward, next, event);
+    const committed = await commitWithEvents(ctx, op, { projectId: ref.projectId, events });
+    if (!committed.ok) return RETRY;
+    log(next.status === "held" ? "warn" : "info", "Reward moved", {
+      projectId: ref.projectId,
+      reward: ref.key,
+      event: event.type,
+      status: next.status,
+      waitingFor: next.waitingFor,
+      error: next.error,
+    });
+    return { reward: next, moved: true };
+  });
+}
+
+/** The reward events a move records: none but for a first wait, a cancel, an expiry, a credit. */
+function eventOf(before: RewardRecord, next: RewardRecord, event: RewardEvent): ServiceEvent[] {
+  const fields = rewardEventFields(next);
+  switch (event.type) {
+    case "wait":
+      // Its first wait: granted to a linked player, its payment refused at once.
+      return before.waitingFor === null ? [heldEventOf(next)] : [];
+    case "cancel":
+      return [{ type: "reward_cancelled", ...fields }];
+    case "expire":
+      return [{ type: "reward_expired", ...fields }];
+    case "credit":
+      return [{
+        type: "reward_paid",
+        ...fields,
+        address: event.recipient,
+        signature: event.signature,
+      }];
+    default:
+      return [];
+  }
+}
+
+/** The `reward_held` event of a reward. */
+export function heldEventOf(reward: RewardRecord): ServiceEvent {
+  return { type: "reward_held", ...rewardEventFields(reward), expiresAt: reward.expiresAt };
+}
+
+function rewardEventFields(reward: RewardRecord) {
+  return {
+    key: reward.key,
+    userId: reward.userId,
+    kind: reward.kind as "transfer-sol" | "transfer-token" | "mint-token",
+    mint: reward.mint,
+    amount: reward.amount,
+  };
+}
+
+/**
+ * Cancels a held reward (answered again the same once cancelled); 409 `reward_not_cancellable`
+ * once its payment was reserved, or it was paid or expired; 404 `not_found` when unknown.
+ */
+export async function cancelReward(ctx: TxContext, ref: RewardRef): Promise<RewardRecord> {
+  const { reward } = await moveReward(ctx, ref, () => ({ type: "cancel" }));
+  if (!reward) throw new ApiError("not_found", "No reward has this key");
+  if (reward.status !== "cancelled") {
+    throw new ApiError("reward_not_cancellable", `The reward is ${reward.status}`);
+  }
+  return reward;
+}
