@@ -23,6 +23,7 @@ const ALL_SUITES = [
   "robust",
   "bounded",
   "teardown",
+  "rewards",
   "mock",
   "example",
 ];
