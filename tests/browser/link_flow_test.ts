@@ -1,36 +1,11 @@
 import assert from "node:assert/strict";
 import {
+  createProjectWithOauth,
   installTestWallet,
   launchBrowser,
-  type ServedApp,
   serveTestApp,
 } from "../support/browser.ts";
-import { createTestProject } from "../support/test_app.ts";
-import { encryptOauthClientSecret } from "../../lib/auth/oauth_app.ts";
 import { getLinkByUser } from "../../kv/links.ts";
-import { type Project, updateProject } from "../../kv/projects.ts";
-
-/** Creates a project whose OAuth app is registered on the stand-in and saved in its settings. */
-async function createProjectWithOauth(served: ServedApp, name: string): Promise<Project> {
-  const { project } = await createTestProject(served.t, { name });
-  const clientId = `client-${project.id}`;
-  const clientSecret = crypto.randomUUID();
-  served.idp.registerClient({
-    clientId,
-    clientSecret,
-    redirectUris: [`${served.baseUrl}/auth/idp/callback`],
-    name,
-  });
-  const oauthClientSecretEnc = await encryptOauthClientSecret(
-    served.t.ctx,
-    project.id,
-    clientSecret,
-  );
-  return (await updateProject(served.t.kv, project.id, (p) => ({
-    ...p,
-    settings: { ...p.settings, oauthClientId: clientId, oauthClientSecretEnc },
-  })))!;
-}
 
 Deno.test("Linking page end to end in Chromium: sign in, link with a Wallet Standard wallet, unlink", async () => {
   await using served = await serveTestApp();
