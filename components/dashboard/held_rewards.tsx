@@ -1,9 +1,9 @@
 /**
- * The rewards held for players against the managed wallet (`lib/projects/held_rewards.ts`), on the
+ * The rewards held for players against the managed wallet (`lib/projects/rewards.ts`), on the
  * overview: a warning for each asset the wallet cannot cover, and what is held of each asset.
  */
 import type { VNode } from "preact";
-import type { HeldAsset } from "../../lib/projects/held_rewards.ts";
+import type { HeldAsset } from "../../lib/projects/rewards.ts";
 import { Notice } from "../layout.tsx";
 import { Cell } from "./cell.tsx";
 import { shortAddress } from "./format.ts";

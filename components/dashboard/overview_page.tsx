@@ -15,7 +15,7 @@ import { LuauSnippet } from "./luau_snippet.tsx";
 import { TokenAmount } from "./token_amount.tsx";
 import type { WalletToken } from "../../lib/projects/wallet.ts";
 import type { LowBalanceWarning } from "../../lib/projects/low_balance.ts";
-import type { HeldAsset } from "../../lib/projects/held_rewards.ts";
+import type { HeldAsset } from "../../lib/projects/rewards.ts";
 
 // Tokens the overview lists; the withdraw page lists them all.
 const OVERVIEW_TOKENS = 10;

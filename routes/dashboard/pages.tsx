@@ -18,7 +18,7 @@ import { settingsView } from "../../lib/projects/settings.ts";
 import { SettingsPage } from "../../components/dashboard/settings_page.tsx";
 import { WatchesPage } from "../../components/dashboard/watches_page.tsx";
 import { readLowBalanceWarnings } from "../../lib/projects/low_balance.ts";
-import { readHeldAssets } from "../../lib/projects/held_rewards.ts";
+import { readHeldAssets, readPlayerRewards } from "../../lib/projects/rewards.ts";
 import { readTokenLabels, readWalletBalances } from "../../lib/projects/wallet.ts";
 import { isSandboxService } from "../../lib/projects/sandbox_funds.ts";
 import { loadUsageFigures } from "../../lib/projects/usage.ts";
@@ -190,7 +190,10 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
     .get("/dashboard/projects/:id/players", (c) =>
       projectPage(ctx, c, async (data, project) => {
         const query = (c.req.query("q") ?? "").trim().slice(0, 100);
-        const found = await findPlayers(ctx.kv, project.id, query);
+        const [found, rewards] = await Promise.all([
+          findPlayers(ctx.kv, project.id, query),
+          readPlayerRewards(ctx, project, parseUserId(query)),
+        ]);
         return {
           title: `Players · ${project.name}`,
           body: (
@@ -200,6 +203,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               rpcUrl={rpcUrl(project)}
               query={query}
               {...found}
+              rewards={rewards}
             />
           ),
         };

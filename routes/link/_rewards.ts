@@ -6,18 +6,10 @@
 import type { AppContext } from "../../lib/context.ts";
 import type { Project } from "../../kv/projects.ts";
 import { listRewardsOfPlayer, type RewardRecord } from "../../kv/rewards.ts";
-import type { TokenLabel } from "../../lib/chain/token_labels.ts";
 import { readTokenLabels } from "../../lib/projects/wallet.ts";
-import { explorerTxUrl, shortAddress } from "../../components/dashboard/format.ts";
-import { tokenAmountText } from "../../components/dashboard/token_amount.tsx";
+import { explorerTxUrl } from "../../components/dashboard/format.ts";
+import { rewardAmountText } from "../../components/reward_amount.ts";
 import type { LinkRewardView } from "../../islands/_link_rewards.tsx";
-
-function amountText(reward: RewardRecord, label: TokenLabel | undefined): string {
-  if (!reward.mint) return `${reward.amount} SOL`;
-  if (!label) return `${reward.amount} of ${shortAddress(reward.mint)}`;
-  const { symbol, decimals } = label;
-  return tokenAmountText({ amount: reward.amount, mint: reward.mint, symbol, decimals });
-}
 
 function stateOf(reward: RewardRecord): LinkRewardView["state"] {
   if (reward.status === "paid") return "sent";
@@ -37,7 +29,7 @@ export async function readLinkRewards(
   const rpcUrl = ctx.config.rpcUrls[project.cluster];
   return rewards.map((reward) => ({
     key: reward.key,
-    amount: amountText(reward, reward.mint ? labels.get(reward.mint) : undefined),
+    amount: rewardAmountText(reward, reward.mint ? labels.get(reward.mint) : undefined),
     mint: reward.mint,
     state: stateOf(reward),
     expiresAt: reward.expiresAt,

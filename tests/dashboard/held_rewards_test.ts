@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { getPage, startWalletProject } from "../support/dashboard.ts";
-import { putReward, rewardRecord } from "../support/rewards.ts";
+import { paidReward, putReward, rewardRecord } from "../support/rewards.ts";
 import { createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
 import { writeTokenMetadata } from "../../sandbox/chain/mod.ts";
 import { shortAddress } from "../../components/dashboard/format.ts";
@@ -166,4 +166,65 @@ Deno.test("The overview of a project holding no rewards has no held rewards sect
     .text();
   assert.ok(html.includes('id="wallet-heading"'), "the overview");
   assert.ok(!html.includes("held-rewards") && !html.includes("held-not-covered"), "no section");
+});
+
+Deno.test("The players page shows the rewards of the player searched for by user ID, linked or not", async () => {
+  await using w = await startWalletProject();
+  const { t, dev, projectId } = w;
+  // Given player 1002 has a reward held for a wallet, one waiting for a retry, one paid
+  const now = t.clock.now();
+  await putReward(t.kv, projectId, rewardRecord({ key: "round-3:1002", createdAt: now - 1 }, now));
+  await putReward(
+    t.kv,
+    projectId,
+    rewardRecord({
+      key: "round-2:1002",
+      amount: "0.25",
+      units: "250000000",
+      waitingFor: "retry",
+      error: "Simulation failed",
+      createdAt: now - 2,
+    }, now),
+  );
+  await putReward(
+    t.kv,
+    projectId,
+    paidReward(
+      rewardRecord(
+        { key: "round-1:1002", amount: "1", units: "1000000000", createdAt: now - 3 },
+        now,
+      ),
+      "PaidWallet111111111111111111111111111111111",
+      "PaymentSignature111",
+      now,
+    ),
+  );
+
+  // When a member searches for the player by user ID (they have no wallet linked now)
+  const html =
+    await (await getPage(t.app, `/dashboard/projects/${projectId}/players?q=1002`, dev.jar))
+      .text();
+
+  // Then the page lists their rewards, newest first, with why each waits and the payment
+  assert.ok(html.includes("Rewards of player 1002"), "the section");
+  const rows = rowsOf(html, "player-rewards").map((row) =>
+    row.split(" | ").slice(0, 3).join(" | ")
+  );
+  assert.deepEqual(rows, [
+    "round-3:1002 | 0.5 SOL | held until they link a wallet",
+    "round-2:1002 | 0.25 SOL | held: its payment failed, tried againSimulation failed",
+    "round-1:1002 | 1 SOL | paidPayment",
+  ]);
+  assert.match(
+    html,
+    /href="https:\/\/explorer\.solana\.com\/tx\/PaymentSignature111\?cluster=custom/,
+  );
+
+  // And a search by wallet address shows no rewards section
+  const byAddress = await (await getPage(
+    t.app,
+    `/dashboard/projects/${projectId}/players?q=${w.wallet}`,
+    dev.jar,
+  )).text();
+  assert.ok(!byAddress.includes("Rewards of player"), "no section");
 });

@@ -1,5 +1,6 @@
 /**
- * What the project holds for players (issue 41): the held and paying rewards of each asset
+ * What the dashboard reads of rewards (issue 41): a player's rewards, and what the project holds
+ * for players: the held and paying rewards of each asset
  * (`heldTotals`, `kv/rewards.ts`) against what the managed wallet has of it. Held rewards are the
  * project's liabilities: each is paid when its player links, so the wallet must be able to cover
  * them. An asset is short while the wallet holds less than is held, unless it is a mint the wallet
@@ -9,7 +10,8 @@
 import type { AppContext } from "../context.ts";
 import { formatUnits } from "../chain/amounts.ts";
 import { SOL_DECIMALS } from "../chain/sol_balance.ts";
-import { heldTotals } from "../../kv/rewards.ts";
+import { heldTotals, listRewardsOfPlayer, type RewardRecord } from "../../kv/rewards.ts";
+import type { TokenLabel } from "../chain/token_labels.ts";
 import type { Project } from "../../kv/projects.ts";
 import { mintsAuthorizedTo, readWalletHoldings } from "./low_balance.ts";
 import { readTokenLabels } from "./wallet.ts";
@@ -62,4 +64,24 @@ export async function readHeldAssets(ctx: AppContext, project: Project): Promise
     };
   });
   return assets.sort((a, b) => Number(b.asset === "sol") - Number(a.asset === "sol"));
+}
+
+/** A player's rewards, newest first, with the labels of their mints. */
+export interface PlayerRewardList {
+  userId: number;
+  rewards: RewardRecord[];
+  labels: Map<string, TokenLabel>;
+}
+
+/** The rewards of the player `userId` (null for none asked: the page searched something else). */
+export async function readPlayerRewards(
+  ctx: AppContext,
+  project: Project,
+  userId: number | null,
+): Promise<PlayerRewardList | null> {
+  if (userId === null) return null;
+  const rewards = await listRewardsOfPlayer(ctx.kv, project.id, userId);
+  const mints = rewards.flatMap((reward) => reward.mint ? [reward.mint] : []);
+  const labels = mints.length > 0 ? await readTokenLabels(ctx, project, mints) : new Map();
+  return { userId, rewards, labels };
 }
