@@ -5,12 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import {
-  createProjectWithOauth,
-  installTestWallet,
-  launchBrowser,
-  serveTestApp,
-} from "../support/browser.ts";
+import { createProjectWithOauth, serveTestApp, signInOnLinkPage } from "../support/browser.ts";
 import { paidReward, putReward, rewardRecord } from "../support/rewards.ts";
 import { startChain, writeTokenMetadata } from "../../sandbox/chain/mod.ts";
 import { createFundedSigner, createMint } from "../../sandbox/chain/fixtures.ts";
@@ -100,20 +95,9 @@ Deno.test("Linking page in Chromium: a player sees the rewards waiting for their
       await putReward(kv, project.id, reward);
     }
 
-    await using browser = await launchBrowser({ viewport: { width: 390, height: 844 } });
-    const wallet = await installTestWallet(browser.context, { name: "Test Wallet" });
-    const page = browser.context.pages()[0] ?? await browser.context.newPage();
-    const pageErrors: string[] = [];
-    page.on("pageerror", (error) => pageErrors.push(String(error)));
-
     // When the player signs in
-    await page.goto(`${served.baseUrl}/link/${project.slug}`);
-    assert.equal(await page.getByTestId("rewards-waiting").count(), 0, "nothing before sign-in");
-    await page.getByRole("link", { name: "Sign in with Roblox" }).click();
-    await page.waitForURL((url) => url.href.startsWith(served.idp.url));
-    await page.getByLabel(/Pixel Pilot/).check();
-    await page.getByRole("button", { name: "Allow" }).click();
-    await page.waitForURL(`${served.baseUrl}/link/${project.slug}`);
+    await using browser = await signInOnLinkPage(served, project);
+    const { wallet, page, pageErrors } = browser;
 
     // Then the page says what waits for their wallet, named as the pages name amounts
     const waiting = page.getByRole("region", { name: "2 rewards are waiting for your wallet" });

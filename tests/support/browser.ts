@@ -120,6 +120,40 @@ export async function createProjectWithOauth(served: ServedApp, name: string): P
   })))!;
 }
 
+/** A browser signed in on a linking page, with its test wallet and the page's errors so far. */
+export interface PlayerBrowser extends TestBrowser {
+  wallet: TestWalletLog;
+  page: Page;
+  pageErrors: string[];
+}
+
+/**
+ * Opens the project's linking page on a phone-sized screen with a Wallet Standard test wallet
+ * installed, and signs in as Pixel Pilot (Roblox user 1002) through the Roblox stand-in.
+ */
+export async function signInOnLinkPage(
+  served: ServedApp,
+  project: Project,
+): Promise<PlayerBrowser> {
+  const browser = await launchBrowser({ viewport: { width: 390, height: 844 } });
+  try {
+    const wallet = await installTestWallet(browser.context, { name: "Test Wallet" });
+    const page = browser.context.pages()[0] ?? await browser.context.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (error) => pageErrors.push(String(error)));
+    await page.goto(`${served.baseUrl}/link/${project.slug}`);
+    await page.getByRole("link", { name: "Sign in with Roblox" }).click();
+    await page.waitForURL((url) => url.href.startsWith(served.idp.url));
+    await page.getByLabel(/Pixel Pilot/).check();
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL(`${served.baseUrl}/link/${project.slug}`);
+    return { ...browser, wallet, page, pageErrors };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+}
+
 /**
  * Signs a new developer in through the HTTP routes with the context's request client, which
  * shares the browser's cookie store: for tests about what comes after the wallet sign-in.
