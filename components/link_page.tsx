@@ -3,6 +3,7 @@ import type { VNode } from "preact";
 import type { LinkByUser } from "../kv/links.ts";
 import type { Project } from "../kv/projects.ts";
 import { LinkFlow } from "../islands/link_flow.tsx";
+import type { LinkRewardView } from "../islands/_link_rewards.tsx";
 import { ownValue } from "../islands/_own_value.ts";
 import type { Player } from "../kv/sessions.ts";
 import { Island } from "./islands.tsx";
@@ -36,6 +37,8 @@ interface LinkPageData {
   signInConfigured: boolean;
   player: Player | null;
   link: LinkByUser | null;
+  /** The signed-in player's rewards (none when signed out). */
+  rewards: LinkRewardView[];
   error: string | null;
 }
 
@@ -82,6 +85,7 @@ export function LinkPage(data: LinkPageData): VNode {
                 pageUrl: data.pageUrl,
                 player,
                 link: data.link,
+                rewards: data.rewards,
               }}
             />
             <noscript>

@@ -16,8 +16,9 @@ p { margin: .5rem 0; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 12px;
   margin: 1rem 0; padding: 1rem; }
 .muted { color: var(--muted); font-size: .925rem; }
-.steps { margin: .5rem 0; padding-left: 1.25rem; }
+.steps, .reward-list { margin: .5rem 0; padding-left: 1.25rem; }
 .steps li { margin: .25rem 0; }
+.reward-list li { margin: .4rem 0; overflow-wrap: anywhere; }
 .button, button { align-items: center; background: var(--accent); border: 0; border-radius: 10px;
   color: var(--accent-fg); cursor: pointer; display: inline-flex; font: inherit; font-weight: 600;
   gap: .5rem; justify-content: center; min-height: 44px; padding: .6rem 1.1rem;

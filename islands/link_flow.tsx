@@ -1,5 +1,6 @@
-// The signed-in part of the linking page: shows the linked wallet, links one through a browser
-// wallet (connect, challenge, sign, verify) and unlinks, explaining each step and failure.
+// The signed-in part of the linking page: shows the player's rewards and the linked wallet, links
+// one through a browser wallet (connect, challenge, sign, verify) and unlinks, explaining each step
+// and failure.
 import type { Wallet } from "@wallet-standard/base";
 import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
@@ -12,6 +13,7 @@ import {
   watchWallets,
 } from "./_wallets.ts";
 import { type Step, stepText, WalletList } from "./_link_steps.tsx";
+import { type LinkRewardView, RewardsPanel, useRewards } from "./_link_rewards.tsx";
 import { ownValue } from "./_own_value.ts";
 import { shortAddress } from "./_short_address.ts";
 
@@ -22,6 +24,7 @@ export interface LinkFlowProps {
   pageUrl: string;
   player: { id: number; name: string; displayName: string; avatar: string | null };
   link: { address: string; linkedAt: number } | null;
+  rewards: LinkRewardView[];
 }
 
 type Notice = { kind: "error" | "success" | "info"; text: string };
@@ -54,6 +57,7 @@ export function LinkFlow(props: LinkFlowProps): VNode {
   const [signedOut, setSignedOut] = useState(false);
   const [confirmingUnlink, setConfirmingUnlink] = useState(false);
   const [ready, setReady] = useState(false);
+  const { rewards, follow } = useRewards(props.slug, props.rewards, props.link !== null);
 
   useEffect(() => {
     setReady(true);
@@ -121,6 +125,7 @@ export function LinkFlow(props: LinkFlowProps): VNode {
       });
       setLink(result.link);
       setChoosing(false);
+      if (rewards.some((reward) => reward.state !== "sent")) follow();
       setNotice({
         kind: "success",
         text: `Wallet linked to @${props.player.name}. You can go back to ${props.gameName}.`,
@@ -157,6 +162,7 @@ export function LinkFlow(props: LinkFlowProps): VNode {
   const signInAgain = `/auth/idp/start?next=${encodeURIComponent(`/link/${props.slug}`)}`;
   return (
     <div>
+      <RewardsPanel rewards={rewards} linked={link !== null} gameName={props.gameName} />
       <section class="card" aria-labelledby="wallet-heading">
         <h2 id="wallet-heading">Your wallet</h2>
         {link

@@ -9,11 +9,13 @@ import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl, formatTime } from "./format.ts";
 import { projectPath, type ProjectTab } from "../../http/dashboard_paths.ts";
 import { LowBalanceNotices } from "./low_balance_notices.tsx";
+import { HeldRewardsNotices, HeldRewardsSection } from "./held_rewards.tsx";
 import { ClusterNote } from "./cluster_note.tsx";
 import { LuauSnippet } from "./luau_snippet.tsx";
 import { TokenAmount } from "./token_amount.tsx";
 import type { WalletToken } from "../../lib/projects/wallet.ts";
 import type { LowBalanceWarning } from "../../lib/projects/low_balance.ts";
+import type { HeldAsset } from "../../lib/projects/rewards.ts";
 
 // Tokens the overview lists; the withdraw page lists them all.
 const OVERVIEW_TOKENS = 10;
@@ -37,6 +39,8 @@ interface OverviewPageData extends FrameData {
   policySet: boolean;
   /** Low-balance warnings of the managed wallet (`low_balance_notices.tsx`). */
   lowBalance: LowBalanceWarning[];
+  /** What is held for players by asset, against the wallet (`held_rewards.tsx`). */
+  heldRewards: HeldAsset[];
   /** When and by whom the wallet's key was last exported; null when never. */
   keyExported: KeyExports | null;
 }
@@ -66,6 +70,7 @@ export function OverviewPage(data: OverviewPageData): VNode {
   return (
     <ProjectFrame data={data} project={project} tab="">
       <LowBalanceNotices warnings={data.lowBalance} />
+      <HeldRewardsNotices assets={data.heldRewards} />
       <div class="grid">
         <section class="card" aria-labelledby="project-heading">
           <h2 id="project-heading">Project</h2>
@@ -220,6 +225,8 @@ export function OverviewPage(data: OverviewPageData): VNode {
           )}
         </section>
       </div>
+
+      <HeldRewardsSection assets={data.heldRewards} />
 
       <section class="card" aria-labelledby="setup-heading">
         <h2 id="setup-heading">Set up</h2>

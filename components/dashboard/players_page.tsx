@@ -4,6 +4,8 @@ import type { Project } from "../../kv/projects.ts";
 import { type FrameData, ProjectFrame } from "./frame.tsx";
 import { explorerAddressUrl, formatTime } from "./format.ts";
 import { Cell } from "./cell.tsx";
+import { PlayerRewards } from "./player_rewards.tsx";
+import type { PlayerRewardList } from "../../lib/projects/rewards.ts";
 
 /** One linked player. */
 export interface PlayerRow {
@@ -22,6 +24,8 @@ interface PlayersPageData extends FrameData {
   players: PlayerRow[];
   /** True when only the first page of links is listed. */
   truncated: boolean;
+  /** The rewards of the player searched for by user ID; null for another search. */
+  rewards: PlayerRewardList | null;
 }
 
 /** The players page body. */
@@ -78,6 +82,9 @@ export function PlayersPage(data: PlayersPageData): VNode {
           <p class="hint">Showing the first {data.players.length} links; search to find others.</p>
         )}
       </section>
+      {data.rewards && (
+        <PlayerRewards data={data.rewards} cluster={project.cluster} rpcUrl={data.rpcUrl} />
+      )}
     </ProjectFrame>
   );
 }

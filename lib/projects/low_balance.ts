@@ -53,7 +53,7 @@ export interface LowBalanceWarning {
  * Reads the wallet's SOL and its balance of each of `mints` (cached chain reads); null when the
  * project has no wallet or the chain did not answer in time. Mints that are not mints are left out.
  */
-async function readWalletHoldings(
+export async function readWalletHoldings(
   ctx: AppContext,
   project: Project,
   mints: readonly string[],
@@ -117,7 +117,7 @@ export async function readLowBalanceWarnings(
 }
 
 /** Which of `mints` the managed wallet may mint (cached with the transaction routes' mints). */
-async function mintsAuthorizedTo(
+export async function mintsAuthorizedTo(
   ctx: AppContext,
   project: Project,
   mints: string[],

@@ -18,6 +18,7 @@ import { settingsView } from "../../lib/projects/settings.ts";
 import { SettingsPage } from "../../components/dashboard/settings_page.tsx";
 import { WatchesPage } from "../../components/dashboard/watches_page.tsx";
 import { readLowBalanceWarnings } from "../../lib/projects/low_balance.ts";
+import { readHeldAssets, readPlayerRewards } from "../../lib/projects/rewards.ts";
 import { readTokenLabels, readWalletBalances } from "../../lib/projects/wallet.ts";
 import { isSandboxService } from "../../lib/projects/sandbox_funds.ts";
 import { loadUsageFigures } from "../../lib/projects/usage.ts";
@@ -45,13 +46,14 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
       projectPage(ctx, c, async (data, project) => {
         const policyRead = getPolicy(ctx.kv, project.id);
         // The chain reads wait up to 4 s each: in parallel, a slow node costs the page 4 s, not 12.
-        const [keys, policy, balance, holdings, lowBalance, exported] = await Promise.all([
+        const [keys, policy, balance, holdings, lowBalance, exported, held] = await Promise.all([
           listApiKeys(ctx.kv, project.id, ctx.clock.now()),
           policyRead,
           readBalance(ctx, project),
           readWalletBalances(ctx, project),
           policyRead.then((p) => readLowBalanceWarnings(ctx, project, p)),
           getKeyExports(ctx.kv, project.id),
+          readHeldAssets(ctx, project),
         ]);
         return {
           title: `${project.name} · ${ctx.config.serviceName}`,
@@ -72,6 +74,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               policySet={policy.maxSolPerTransfer !== null || policy.allowedMints.length > 0}
               lowBalance={lowBalance?.warnings ?? []}
               keyExported={exported.value}
+              heldRewards={held}
             />
           ),
         };
@@ -187,7 +190,10 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
     .get("/dashboard/projects/:id/players", (c) =>
       projectPage(ctx, c, async (data, project) => {
         const query = (c.req.query("q") ?? "").trim().slice(0, 100);
-        const found = await findPlayers(ctx.kv, project.id, query);
+        const [found, rewards] = await Promise.all([
+          findPlayers(ctx.kv, project.id, query),
+          readPlayerRewards(ctx, project, parseUserId(query)),
+        ]);
         return {
           title: `Players · ${project.name}`,
           body: (
@@ -197,6 +203,7 @@ export function dashboardPageRoutes(ctx: AppContext): Hono {
               rpcUrl={rpcUrl(project)}
               query={query}
               {...found}
+              rewards={rewards}
             />
           ),
         };

@@ -12,6 +12,7 @@ import { readJsonBody } from "../../http/validate.ts";
 import { acceptsHtml } from "../../components/layout.tsx";
 import { getLinkByUser } from "../../kv/links.ts";
 import { getActiveProjectBySlug, type Project } from "../../kv/projects.ts";
+import { readLinkRewards } from "./_rewards.ts";
 
 const challengeBody = z.object({ address: z.string() });
 const verifyBody = z.object({ nonce: z.string(), signature: z.string() });
@@ -40,6 +41,13 @@ export function linkApiRoutes(ctx: AppContext): Hono {
       const link = user ? await getLinkByUser(ctx.kv, project.id, user.id) : null;
       c.header("cache-control", "no-store");
       return c.json({ user, link: link && { address: link.address, linkedAt: link.linkedAt } });
+    })
+    // The signed-in player's rewards, which the page reads again after a link until each is sent.
+    .get("/api/link/:slug/rewards", async (c) => {
+      const project = await projectOf(c);
+      const player = await playerOf(c, project);
+      c.header("cache-control", "no-store");
+      return c.json({ rewards: await readLinkRewards(ctx, project, player.id) });
     })
     .post("/api/link/:slug/challenge", origin, async (c) => {
       const project = await projectOf(c);

@@ -7,6 +7,7 @@ import { pageResponse } from "../../components/layout.tsx";
 import { linkUrl } from "../../lib/link/page_url.ts";
 import { getLinkByUser } from "../../kv/links.ts";
 import { getActiveProjectBySlug } from "../../kv/projects.ts";
+import { readLinkRewards } from "./_rewards.ts";
 
 /** `GET /link/:slug`: the hosted linking page (HTML). */
 export function linkPageRoutes(ctx: AppContext): Hono {
@@ -17,7 +18,12 @@ export function linkPageRoutes(ctx: AppContext): Hono {
       return pageResponse(c, { title: "No game uses this link", body: <NoGamePage /> }, 404);
     }
     const player = await getPlayerSession(ctx, c, project.id);
-    const link = player ? await getLinkByUser(ctx.kv, project.id, player.id) : null;
+    const [link, rewards] = player
+      ? await Promise.all([
+        getLinkByUser(ctx.kv, project.id, player.id),
+        readLinkRewards(ctx, project, player.id),
+      ])
+      : [null, []];
     const body = (
       <LinkPage
         serviceName={ctx.config.serviceName}
@@ -26,6 +32,7 @@ export function linkPageRoutes(ctx: AppContext): Hono {
         signInConfigured={hasOauthApp(project)}
         player={player}
         link={link}
+        rewards={rewards}
         error={c.req.query("error") ?? null}
       />
     );

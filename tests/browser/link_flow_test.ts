@@ -1,55 +1,20 @@
 import assert from "node:assert/strict";
 import {
-  installTestWallet,
+  createProjectWithOauth,
   launchBrowser,
-  type ServedApp,
   serveTestApp,
+  signInOnLinkPage,
 } from "../support/browser.ts";
-import { createTestProject } from "../support/test_app.ts";
-import { encryptOauthClientSecret } from "../../lib/auth/oauth_app.ts";
 import { getLinkByUser } from "../../kv/links.ts";
-import { type Project, updateProject } from "../../kv/projects.ts";
-
-/** Creates a project whose OAuth app is registered on the stand-in and saved in its settings. */
-async function createProjectWithOauth(served: ServedApp, name: string): Promise<Project> {
-  const { project } = await createTestProject(served.t, { name });
-  const clientId = `client-${project.id}`;
-  const clientSecret = crypto.randomUUID();
-  served.idp.registerClient({
-    clientId,
-    clientSecret,
-    redirectUris: [`${served.baseUrl}/auth/idp/callback`],
-    name,
-  });
-  const oauthClientSecretEnc = await encryptOauthClientSecret(
-    served.t.ctx,
-    project.id,
-    clientSecret,
-  );
-  return (await updateProject(served.t.kv, project.id, (p) => ({
-    ...p,
-    settings: { ...p.settings, oauthClientId: clientId, oauthClientSecretEnc },
-  })))!;
-}
 
 Deno.test("Linking page end to end in Chromium: sign in, link with a Wallet Standard wallet, unlink", async () => {
   await using served = await serveTestApp();
   const project = await createProjectWithOauth(served, "Sky Racers");
 
-  // A phone-sized screen.
-  await using browser = await launchBrowser({ viewport: { width: 390, height: 844 } });
-  const wallet = await installTestWallet(browser.context, { name: "Test Wallet" });
-  const page = browser.context.pages()[0] ?? await browser.context.newPage();
-  const pageErrors: string[] = [];
-  page.on("pageerror", (error) => pageErrors.push(String(error)));
-
-  // Given the linking page, when the player signs in through the Roblox stand-in.
-  await page.goto(`${served.baseUrl}/link/${project.slug}`);
-  await page.getByRole("link", { name: "Sign in with Roblox" }).click();
-  await page.waitForURL((url) => url.href.startsWith(served.idp.url));
-  await page.getByLabel(/Pixel Pilot/).check();
-  await page.getByRole("button", { name: "Allow" }).click();
-  await page.waitForURL(`${served.baseUrl}/link/${project.slug}`);
+  // Given the linking page on a phone-sized screen, when the player signs in through the Roblox
+  // stand-in.
+  await using browser = await signInOnLinkPage(served, project);
+  const { wallet, page, pageErrors } = browser;
 
   // Then the page shows the player, and Chromium kept the __Host- session cookie on http://localhost.
   assert.deepEqual(await page.getByTestId("player-name").textContent(), "Pixel Pilot");

@@ -11,7 +11,10 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
 import { type OauthStandIn, startOauthStandIn } from "../../sandbox/roblox/oauth.ts";
 import { createApp } from "../../routes/mod.ts";
-import { createTestApp, type TestApp } from "./test_app.ts";
+import { createTestApp, createTestProject, type TestApp } from "./test_app.ts";
+import { encryptOauthClientSecret } from "../../lib/auth/oauth_app.ts";
+import { type Project, updateProject } from "../../kv/projects.ts";
+import type { Config } from "../../lib/config.ts";
 import { createTestWallet, type TestWallet } from "./sign_in.ts";
 
 /** Where the Chromium binary is expected. */
@@ -73,8 +76,8 @@ export interface ServedApp extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-/** Serves the app on 127.0.0.1 (port 0) and calls it `http://localhost:<port>`. */
-export async function serveTestApp(): Promise<ServedApp> {
+/** Serves the app on 127.0.0.1 (port 0) and calls it `http://localhost:<port>`; `config` adds to the test config. */
+export async function serveTestApp(config: Partial<Config> = {}): Promise<ServedApp> {
   const idp = await startOauthStandIn();
   let handler: (req: Request) => Response | Promise<Response> = () =>
     new Response("Starting", { status: 503 });
@@ -83,7 +86,7 @@ export async function serveTestApp(): Promise<ServedApp> {
     (req) => handler(req),
   );
   const baseUrl = `http://localhost:${server.addr.port}`;
-  const t = await createTestApp({ config: { baseUrl, idpUrl: idp.idpUrl } });
+  const t = await createTestApp({ config: { ...config, baseUrl, idpUrl: idp.idpUrl } });
   // The context's clock is manual: the browser's cookies expire by Max-Age, the app by this clock.
   const app = createApp(t.ctx);
   handler = (req) => app.fetch(req);
@@ -93,6 +96,62 @@ export async function serveTestApp(): Promise<ServedApp> {
     await idp.close();
   };
   return { baseUrl, t, idp, close, [Symbol.asyncDispose]: close };
+}
+
+/** Creates a project whose OAuth app is registered on the stand-in and saved in its settings. */
+export async function createProjectWithOauth(served: ServedApp, name: string): Promise<Project> {
+  const { project } = await createTestProject(served.t, { name });
+  const clientId = `client-${project.id}`;
+  const clientSecret = crypto.randomUUID();
+  served.idp.registerClient({
+    clientId,
+    clientSecret,
+    redirectUris: [`${served.baseUrl}/auth/idp/callback`],
+    name,
+  });
+  const oauthClientSecretEnc = await encryptOauthClientSecret(
+    served.t.ctx,
+    project.id,
+    clientSecret,
+  );
+  return (await updateProject(served.t.kv, project.id, (p) => ({
+    ...p,
+    settings: { ...p.settings, oauthClientId: clientId, oauthClientSecretEnc },
+  })))!;
+}
+
+/** A browser signed in on a linking page, with its test wallet and the page's errors so far. */
+export interface PlayerBrowser extends TestBrowser {
+  wallet: TestWalletLog;
+  page: Page;
+  pageErrors: string[];
+}
+
+/**
+ * Opens the project's linking page on a phone-sized screen with a Wallet Standard test wallet
+ * installed, and signs in as Pixel Pilot (Roblox user 1002) through the Roblox stand-in.
+ */
+export async function signInOnLinkPage(
+  served: ServedApp,
+  project: Project,
+): Promise<PlayerBrowser> {
+  const browser = await launchBrowser({ viewport: { width: 390, height: 844 } });
+  try {
+    const wallet = await installTestWallet(browser.context, { name: "Test Wallet" });
+    const page = browser.context.pages()[0] ?? await browser.context.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (error) => pageErrors.push(String(error)));
+    await page.goto(`${served.baseUrl}/link/${project.slug}`);
+    await page.getByRole("link", { name: "Sign in with Roblox" }).click();
+    await page.waitForURL((url) => url.href.startsWith(served.idp.url));
+    await page.getByLabel(/Pixel Pilot/).check();
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL(`${served.baseUrl}/link/${project.slug}`);
+    return { ...browser, wallet, page, pageErrors };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
 }
 
 /**

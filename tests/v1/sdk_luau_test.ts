@@ -24,6 +24,7 @@ const ALL_SUITES = [
   "robust",
   "bounded",
   "teardown",
+  "rewards",
   "mock",
   "example",
 ];
@@ -82,7 +83,7 @@ Deno.test("The SDK, its example, its tests and the webhook verifier pass luau-ls
   assert.match(result.output, /sdk\/luau and sdk\/webhooks pass strict mode/);
 });
 
-Deno.test("Batch items are typed by kind and TxBatchError.code is an ErrorCode: luau-lsp reports every wrong one", async () => {
+Deno.test("Batch items and reward grants are typed by kind and TxBatchError.code is an ErrorCode: luau-lsp reports every wrong one", async () => {
   const file = "tests/v1/luau_batch_items.luau";
   const wrong = (await Deno.readTextFile(file)).split("\n").flatMap((line, index) =>
     line.endsWith("-- WRONG") ? [index + 1] : []
