@@ -6,7 +6,7 @@ import { log } from "./core/log.ts";
 import { checkSecret } from "./lib/crypto/key_check.ts";
 import { createApp } from "./routes/mod.ts";
 import { JobWorker } from "./jobs/worker.ts";
-import { ensureTxSweepLoop } from "./lib/tx/sweep.ts";
+import { ensureTxSweepLoop } from "./lib/tx/follow/sweep.ts";
 import { warmIslandsBundle } from "./components/islands_bundle.ts";
 import { migrateStore } from "./lib/migrations/mod.ts";
 

@@ -151,7 +151,7 @@ async function startEnvironment(rpcUrl: string) {
   const { startService } = await import("../service.ts");
   const { createProject } = await import("../kv/projects.ts");
   const { createApiKey } = await import("../kv/api_keys.ts");
-  const { savePolicy } = await import("../lib/tx/policy.ts");
+  const { savePolicy } = await import("../lib/tx/request/policy.ts");
   const { saveEventSettings } = await import("../lib/events/settings.ts");
   const { addWatch } = await import("../lib/watches/watches.ts");
   const { createProjectWallet } = await import("../lib/projects/wallet.ts");

@@ -25,7 +25,7 @@ import {
 } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { signInstructions } from "../sandbox/chain/fixtures.ts";
-import { memoInstruction } from "../lib/tx/build.ts";
+import { memoInstruction } from "../lib/tx/build/build.ts";
 import { ulid } from "../core/ids.ts";
 import { type LoadResult, resultTable, roundRobin, runLoad, startServer } from "./load.ts";
 import { type CallCounts, perRequest } from "./call_counts.ts";
@@ -324,7 +324,7 @@ async function serveService() {
   const { createApp } = await import("../routes/mod.ts");
   const { openKv } = await import("../kv/open_kv.ts");
   const { linkWallet } = await import("../kv/links.ts");
-  const { savePolicy } = await import("../lib/tx/policy.ts");
+  const { savePolicy } = await import("../lib/tx/request/policy.ts");
   const { createProjectWallet } = await import("../lib/projects/wallet.ts");
   const { createBenchProject, seedStore } = await import("./seed_store.ts");
   const { countCalls } = await import("./call_counts.ts");

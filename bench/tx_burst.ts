@@ -92,7 +92,7 @@ export async function seedPayoutProject(
   const { createAppContext } = await import("../lib/context.ts");
   const { loadConfig } = await import("../lib/config.ts");
   const { linkWallet } = await import("../kv/links.ts");
-  const { savePolicy } = await import("../lib/tx/policy.ts");
+  const { savePolicy } = await import("../lib/tx/request/policy.ts");
   const { createProjectWallet } = await import("../lib/projects/wallet.ts");
   const { createBenchProject, seedStore } = await import("./seed_store.ts");
   const config = loadConfig({ SECRET, PORT: "0", RPC_URL_DEVNET: rpcUrl }, { dataDir: "." });

@@ -3,7 +3,7 @@ import type { AppContext } from "../lib/context.ts";
 import { log } from "../core/log.ts";
 import { migratePreviousVersionWrites } from "../lib/migrations/mod.ts";
 import { restartLostWatchPolls } from "../lib/watches/poll.ts";
-import { ensureTxSweepLoop } from "../lib/tx/sweep.ts";
+import { ensureTxSweepLoop } from "../lib/tx/follow/sweep.ts";
 import { restartLostPublishers } from "../lib/events/publisher_loop.ts";
 import { resealSweep } from "../lib/crypto/reseal.ts";
 import { payRewardsOfLinkedPlayers } from "../lib/rewards/sweep.ts";

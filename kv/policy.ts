@@ -63,7 +63,7 @@ export function getPolicyEntry(
 }
 
 /**
- * Replaces the policy read as `entry` with `policy`, already validated (`lib/tx/policy.ts`), with
+ * Replaces the policy read as `entry` with `policy`, already validated (`lib/tx/request/policy.ts`), with
  * its audit entry; false when the stored policy changed since it was read.
  */
 export async function replacePolicy(

@@ -2,7 +2,7 @@
  * The project-wide transaction limits' ledgers: the 24-hour count (`day`), the failures' cap
  * (`failed`) and each asset's hourly amount (`asset:<SOL or mint>`), one record per project and
  * scope, written only when an instance takes or settles a lease of allowance
- * (`lib/tx/allowance.ts` says why that keeps the limits exact).
+ * (`lib/tx/allowance/allowance.ts` says why that keeps the limits exact).
  *
  * A ledger counts in time buckets (10 minutes for the day scopes, 1 minute for the hour ones): a
  * bucket holds the usage settled into it (`n`) and the latest time it was used (`last`), and it

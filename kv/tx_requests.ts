@@ -1,6 +1,6 @@
 /**
  * Transaction requests, one record per (project, idempotency key), kept permanently, except a key
- * whose latest attempt failed without leaving the node (deleted 30 days later; `lib/tx/transitions.ts`
+ * whose latest attempt failed without leaving the node (deleted 30 days later; `lib/tx/record/transitions.ts`
  * decides). The record holds the latest attempt; a retried failed key starts a new attempt in the
  * same record, and the signed earlier attempts stay listed in `previous` with their signature and
  * blockhash validity.
@@ -59,7 +59,7 @@ export interface SignedTx {
   shared?: number;
   /**
    * The idempotency keys of those payouts, in the transaction's order, settled together in one
-   * commit (`lib/tx/transitions.ts`); absent for one, and on those stored by earlier versions,
+   * commit (`lib/tx/record/transitions.ts`); absent for one, and on those stored by earlier versions,
    * which kept only the count.
    */
   sharedKeys?: string[];

@@ -13,7 +13,7 @@
  *   counts requests against the quotas (`lib/quota/request_quota.ts`), so they are exactly the
  *   counted requests, refused ones included.
  * - Failed transaction attempts: a 24-slot ring of hours, counted in the commit that settles an
- *   attempt as failed (`lib/tx/transitions.ts`). Attempts that did not fail are read from the 24-hour
+ *   attempt as failed (`lib/tx/record/transitions.ts`). Attempts that did not fail are read from the 24-hour
  *   quota window (`tx_usage.ts`), which already holds their times.
  * - Event deliveries: a 24-slot ring of hours per outcome (`delivered`, `dropped`), counted with
  *   the delivery log entry (`deliveries.ts`). Skipped deliveries (events off) count as neither.

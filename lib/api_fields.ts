@@ -1,6 +1,6 @@
 /**
  * The field types of the game API, as the OpenAPI document states them, shared by the request
- * schemas (`lib/tx/request_body.ts`, the routes) and the answer schemas (`routes/v1/answers.ts`).
+ * schemas (`lib/tx/request/request_body.ts`, the routes) and the answer schemas (`routes/v1/answers.ts`).
  * User ids are `lib/user_id.ts`'s.
  *
  * The document states what the service enforces, whichever step enforces it. Some checks belong

@@ -13,7 +13,7 @@ import { saveProjectSettings } from "../lib/projects/settings.ts";
 import { createProjectWallet } from "../lib/projects/wallet.ts";
 import { createApiKey } from "../kv/api_keys.ts";
 import { recordDeveloperSignIn } from "../kv/developers.ts";
-import { savePolicy } from "../lib/tx/policy.ts";
+import { savePolicy } from "../lib/tx/request/policy.ts";
 import { createProject, type Project } from "../kv/projects.ts";
 import {
   airdrop,

@@ -1,7 +1,7 @@
 /** A project's transaction policy form: per-transaction maxima, allowed mints, hourly limits. */
 import type { VNode } from "preact";
 import type { Project } from "../../kv/projects.ts";
-import { SOL_ASSET } from "../../lib/tx/policy.ts";
+import { SOL_ASSET } from "../../lib/tx/request/policy.ts";
 import { type TxPolicy } from "../../kv/policy.ts";
 import { FlashFor, type FrameData, ProjectFrame } from "./frame.tsx";
 import { projectPath } from "../../http/dashboard_paths.ts";

@@ -14,7 +14,7 @@
  * release counts every entry newer than 24 hours ago, so it finds the day full and refuses every
  * payout of the project (`daily_tx_quota_exceeded`) instead of passing a limit it can no longer
  * see; this release ignores those entries. The fence is written by the migration that empties the
- * lists and by every grant that finds it missing (`lib/tx/allowance_round.ts`), in the grant's own
+ * lists and by every grant that finds it missing (`lib/tx/allowance/allowance_round.ts`), in the grant's own
  * commit, checked on the list, so a previous-release reservation either committed before it (and
  * is counted here) or retries, finds the fence and refuses. During a rolling deploy's overlap,
  * then, payouts through old instances are refused, never paid past a limit; stopping the old

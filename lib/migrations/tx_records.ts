@@ -19,7 +19,7 @@ import {
 } from "../../kv/tx_requests.ts";
 import { listAllProjects } from "../../kv/projects.ts";
 import { ulidFloor } from "../../core/ids.ts";
-import { defaultTxTiming } from "../tx/timing.ts";
+import { defaultTxTiming } from "../tx/rpc/timing.ts";
 import type { MigrationStep, StepResult } from "./step.ts";
 
 /** A request record of any earlier version. */

@@ -16,7 +16,7 @@ import { formatUnits, parseUnits } from "../chain/amounts.ts";
 import { SOL_DECIMALS } from "../chain/sol_balance.ts";
 import { parseAddress } from "../chain/validation.ts";
 import { fetchMint } from "../chain/mints.ts";
-import { findAssetBudget, SOL_ASSET } from "../tx/policy.ts";
+import { findAssetBudget, SOL_ASSET } from "../tx/request/policy.ts";
 import { type TxPolicy } from "../../kv/policy.ts";
 import type { Project } from "../../kv/projects.ts";
 import { HOUR_WINDOW_MS } from "../../kv/tx_usage.ts";

@@ -7,7 +7,7 @@
 import type { AppContext } from "../context.ts";
 import { log } from "../../core/log.ts";
 import type { TxPolicy } from "../../kv/policy.ts";
-import { policyLoosenings, savePolicy } from "../tx/policy.ts";
+import { policyLoosenings, savePolicy } from "../tx/request/policy.ts";
 import { insufficientRole, roleAllows } from "../auth/roles.ts";
 import type { ProjectAccess } from "./access.ts";
 import { policyInputOf } from "./policy_form.ts";

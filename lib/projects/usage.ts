@@ -8,9 +8,9 @@ import type { AppContext } from "../context.ts";
 import { formatUnits, parseUnits } from "../chain/amounts.ts";
 import { SOL_DECIMALS } from "../chain/sol_balance.ts";
 import { REQUESTS_PER_DAY, REQUESTS_PER_MINUTE } from "../quota/request_quota.ts";
-import { SOL_ASSET } from "../tx/policy.ts";
+import { SOL_ASSET } from "../tx/request/policy.ts";
 import { type TxPolicy } from "../../kv/policy.ts";
-import { MAX_TX_PER_DAY } from "../tx/limits.ts";
+import { MAX_TX_PER_DAY } from "../tx/request/limits.ts";
 import type { Project } from "../../kv/projects.ts";
 import { getBucketUsage } from "../../kv/tx_allowance.ts";
 import {

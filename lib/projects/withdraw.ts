@@ -31,8 +31,8 @@ import { invalidSettings } from "../issue_text.ts";
 import type { ProjectAccess } from "./access.ts";
 import { type PlannedLine, planWithdrawal, planWithdrawEverything } from "../tx/withdraw_plan.ts";
 import { sendWithdrawal } from "../tx/withdraw.ts";
-import { type TxResult, txResultOf } from "../tx/result.ts";
-import { startDeadline } from "../tx/timing.ts";
+import { type TxResult, txResultOf } from "../tx/lifecycle/result.ts";
+import { startDeadline } from "../tx/rpc/timing.ts";
 
 const WITHDRAW_FIELDS = ["recipient", "asset", "amount", "everything"];
 

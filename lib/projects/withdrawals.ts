@@ -43,7 +43,7 @@ export function withdrawnWith(
 
 /**
  * Once the change committed: this instance forgets withdrawn keys at once (their records refuse
- * them everywhere, `lib/tx/sender.ts`), and one log line says what went.
+ * them everywhere, `lib/tx/request/sender.ts`), and one log line says what went.
  */
 export function noteWithdrawn(ctx: AppContext, projectId: string, change: MemberChange): void {
   if (change.withdrawn.length === 0) return;

@@ -10,7 +10,7 @@ import { isHolding, listRewardsOfPlayer } from "../../kv/rewards.ts";
 import type { JobOutcome, JobRun } from "../job_handler.ts";
 import type { RewardsOnLinkJob } from "../link/job_payloads.ts";
 import type { TxContext } from "../tx/runtime.ts";
-import { startDeadline } from "../tx/timing.ts";
+import { startDeadline } from "../tx/rpc/timing.ts";
 import { addRewardJob, type RewardExpireJob, type RewardPayJob } from "./job_payloads.ts";
 import { moveReward } from "./moves.ts";
 import { payReward } from "./pay.ts";

@@ -1,9 +1,9 @@
 /**
- * A reward's own moves of the lifecycle's table (`lib/tx/lifecycle.ts`): wait, cancel, expire,
+ * A reward's own moves of the lifecycle's table (`lib/tx/lifecycle/lifecycle.ts`): wait, cancel, expire,
  * release and credit. Each is one commit checked on the reward record (and on its player's holds,
  * which a final move gives back), with its event recorded in that same commit, so whichever of the
  * route, the reward's jobs and another instance gets there first decides, once. The `pay` move is
- * made by its payment's reservation, which the reward sends (`lib/tx/sender.ts`).
+ * made by its payment's reservation, which the reward sends (`lib/tx/request/sender.ts`).
  */
 import { ApiError } from "../../core/api_error.ts";
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
@@ -20,8 +20,8 @@ import {
 } from "../../kv/rewards.ts";
 import { liveTxRequest, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { commitWithEvents } from "../events/record.ts";
-import type { RewardEvent } from "../tx/lifecycle.ts";
-import { applyRewardEvent } from "../tx/lifecycle_rewards.ts";
+import type { RewardEvent } from "../tx/lifecycle/lifecycle.ts";
+import { applyRewardEvent } from "../tx/lifecycle/lifecycle_rewards.ts";
 import type { TxContext } from "../tx/runtime.ts";
 
 /** Which reward. */

@@ -1,5 +1,5 @@
 /**
- * Paying a reward: its payment is a payout sent by the reward (`lib/tx/sender.ts`) under the key
+ * Paying a reward: its payment is a payout sent by the reward (`lib/tx/request/sender.ts`) under the key
  * `reward:<key>` to `{ userId }`, through the payout's path from step 5 on (the same checks,
  * policy, limits, reservation, send and events; `lib/tx/handle_request.ts`). So it pays at most
  * once whatever runs it, on whatever instance, how many times: the route of a grant, the reward's
@@ -18,12 +18,12 @@ import { type ApiErrorCode } from "../../core/error_codes.ts";
 import { isHolding, rewardKey, type RewardRecord, rewardTxKey } from "../../kv/rewards.ts";
 import { liveTxRequest, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import type { Admission } from "../quota/admission.ts";
-import { checkTxRequest } from "../tx/checks.ts";
+import { checkTxRequest } from "../tx/request/checks.ts";
 import { reserveAndSend } from "../tx/handle_request.ts";
-import type { RewardEvent } from "../tx/lifecycle.ts";
-import { RewardNotPayableError } from "../tx/sender.ts";
+import type { RewardEvent } from "../tx/lifecycle/lifecycle.ts";
+import { RewardNotPayableError } from "../tx/request/sender.ts";
 import type { TxContext } from "../tx/runtime.ts";
-import type { Deadline } from "../tx/timing.ts";
+import type { Deadline } from "../tx/rpc/timing.ts";
 import { moveReward, type RewardRef } from "./moves.ts";
 
 /** Where a reward stands after a turn of `payReward`. */

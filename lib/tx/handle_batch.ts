@@ -21,15 +21,15 @@ import type { TxContext } from "./runtime.ts";
 import type { Admission } from "../quota/admission.ts";
 import { ApiError } from "../../core/api_error.ts";
 import type { TxRouteKind } from "../../core/events.ts";
-import { type CheckedRequest, checkTxRequest, type TxCaller } from "./checks.ts";
-import { reserveTxRequest } from "./reserve.ts";
+import { type CheckedRequest, checkTxRequest, type TxCaller } from "./request/checks.ts";
+import { reserveTxRequest } from "./send/reserve.ts";
 import { txPlanOf } from "./handle_request.ts";
-import { sendAndWait } from "./send_and_wait.ts";
-import { maxSharedPayments } from "./build.ts";
-import { type TxResult, txResultOf } from "./result.ts";
-import type { TxRequestInput } from "./request_body.ts";
+import { sendAndWait } from "./send/send_and_wait.ts";
+import { maxSharedPayments } from "./build/build.ts";
+import { type TxResult, txResultOf } from "./lifecycle/result.ts";
+import type { TxRequestInput } from "./request/request_body.ts";
 import type { TxRequestRecord } from "../../kv/tx_requests.ts";
-import type { Deadline } from "./timing.ts";
+import type { Deadline } from "./rpc/timing.ts";
 
 /** One item of a batch: its kind and the body its single route would take. */
 export interface TxBatchItem {

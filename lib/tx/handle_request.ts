@@ -4,22 +4,22 @@
  *
  * | Step | Check                                             | File                                |
  * | ---- | ------------------------------------------------- | ----------------------------------- |
- * | 1    | API key (read again, and checked by the reservation) | `routes/v1/guard.ts`, `lib/tx/checks.ts`, `lib/tx/reserve.ts` |
+ * | 1    | API key (read again, and checked by the reservation) | `routes/v1/guard.ts`, `lib/tx/request/checks.ts`, `lib/tx/send/reserve.ts` |
  * | 2    | Request quota                                     | `routes/v1/guard.ts`, `lib/quota/request_quota.ts` |
  * |      | (beyond the spec) the key has the `pay` scope     | `routes/v1/guard.ts`                |
  * | 3    | Body is JSON                                      | `http/validate.ts`                  |
  * | 4    | Body matches schema                               | `routes/v1/tx_body.ts`              |
- * | 5    | `mint` is an address                              | `lib/tx/checks.ts`                  |
- * | 6    | Managed wallet exists                             | `lib/tx/checks.ts`                  |
- * | 7    | Key new or used for the same body                 | `lib/tx/checks.ts`                  |
- * | 8    | `to` resolves to a wallet                         | `lib/tx/checks.ts`                  |
- * | 9    | Asset allowed                                     | `lib/tx/checks.ts`                  |
- * | 10   | Mint exists on the cluster                        | `lib/tx/checks.ts`                  |
- * | 11   | Amount valid and within per-transaction limit     | `lib/tx/checks.ts`                  |
- * | 12   | Daily transaction quota                           | `lib/tx/limits.ts`                  |
- * | 13   | Recipient, player and budget limits; then (beyond the spec) the daily cap on failures | `lib/tx/limits.ts` |
- * |      | Reservation, with steps 12 and 13 in its commit   | `lib/tx/reserve.ts`                 |
- * | 14   | Build and sign, then send and wait                | `lib/tx/build.ts`, `lib/tx/send_and_wait.ts` |
+ * | 5    | `mint` is an address                              | `lib/tx/request/checks.ts`                  |
+ * | 6    | Managed wallet exists                             | `lib/tx/request/checks.ts`                  |
+ * | 7    | Key new or used for the same body                 | `lib/tx/request/checks.ts`                  |
+ * | 8    | `to` resolves to a wallet                         | `lib/tx/request/checks.ts`                  |
+ * | 9    | Asset allowed                                     | `lib/tx/request/checks.ts`                  |
+ * | 10   | Mint exists on the cluster                        | `lib/tx/request/checks.ts`                  |
+ * | 11   | Amount valid and within per-transaction limit     | `lib/tx/request/checks.ts`                  |
+ * | 12   | Daily transaction quota                           | `lib/tx/request/limits.ts`                  |
+ * | 13   | Recipient, player and budget limits; then (beyond the spec) the daily cap on failures | `lib/tx/request/limits.ts` |
+ * |      | Reservation, with steps 12 and 13 in its commit   | `lib/tx/send/reserve.ts`                 |
+ * | 14   | Build and sign, then send and wait                | `lib/tx/build/build.ts`, `lib/tx/send/send_and_wait.ts` |
  *
  * Step 1 is checked again on the key's and the project's records (the guard's look-up is cached
  * 10 s), and the reservation's commit is checked on both, so once a revocation was answered no
@@ -36,16 +36,16 @@
  */
 import type { TxContext } from "./runtime.ts";
 import type { Admission } from "../quota/admission.ts";
-import { txResultOf } from "./result.ts";
-import type { TxRequestInput } from "./request_body.ts";
-import { checkTxRequest } from "./checks.ts";
-import { failUnbuilt, sendStoredAndWait } from "./send_and_wait.ts";
-import { signPlan, type TxPayment, type TxPlan } from "./build.ts";
-import { reserveTxRequest } from "./reserve.ts";
-import type { Deadline } from "./timing.ts";
-import type { TxResult } from "./result.ts";
+import { txResultOf } from "./lifecycle/result.ts";
+import type { TxRequestInput } from "./request/request_body.ts";
+import { checkTxRequest } from "./request/checks.ts";
+import { failUnbuilt, sendStoredAndWait } from "./send/send_and_wait.ts";
+import { signPlan, type TxPayment, type TxPlan } from "./build/build.ts";
+import { reserveTxRequest } from "./send/reserve.ts";
+import type { Deadline } from "./rpc/timing.ts";
+import type { TxResult } from "./lifecycle/result.ts";
 import type { TxRouteKind } from "../../core/events.ts";
-import type { CheckedRequest, TxCaller } from "./checks.ts";
+import type { CheckedRequest, TxCaller } from "./request/checks.ts";
 
 /**
  * Checks, reserves and sends a request; answers its TxResult or throws the first failing check.

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { jobAdder, payloadIdSchema } from "../job_handler.ts";
-import { idempotencyKeySchema } from "./request_body.ts";
+import { idempotencyKeySchema } from "./request/request_body.ts";
 
 /** One confirmation round of an attempt; it runs again every 1.5 s until the attempt is final. */
 export const txConfirmJobSchema = z.object({

@@ -1,8 +1,8 @@
 /** The project's transaction list (`GET /v1/tx`): TxResults with what was asked, newest first. */
 import { listTxRequests } from "../../kv/tx_requests.ts";
-import { txResultOf } from "./result.ts";
+import { txResultOf } from "./lifecycle/result.ts";
 import type { TxContext } from "./runtime.ts";
-import type { TxResult } from "./result.ts";
+import type { TxResult } from "./lifecycle/result.ts";
 import type { TxStatus } from "../../kv/tx_requests.ts";
 
 /** A TxResult plus the request's amount, mint (null for SOL), recipient player, time and asker. */

@@ -3,12 +3,12 @@ import type { Address, Blockhash } from "@solana/kit";
 import type { EventContext } from "../events/runtime.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Cluster } from "../../core/cluster.ts";
-import { TxAllowances } from "./allowance.ts";
+import { TxAllowances } from "./allowance/allowance.ts";
 import { KeyedLock } from "../../core/keyed_lock.ts";
 import { TtlCache } from "../../core/ttl_cache.ts";
 import type { MintInfo } from "../chain/mints.ts";
-import { defaultTxTiming, rpcSignal, type TxTiming } from "./timing.ts";
-import { StatusPoller } from "./status_poller.ts";
+import { defaultTxTiming, rpcSignal, type TxTiming } from "./rpc/timing.ts";
+import { StatusPoller } from "./rpc/status_poller.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
 
 // A mint's program and decimals never change, so a found mint can be remembered for a while;

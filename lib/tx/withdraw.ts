@@ -22,13 +22,13 @@ import { type Project, projectKey } from "../../kv/projects.ts";
 import { memberKey } from "../../kv/members.ts";
 import { emptyPolicy } from "../../kv/policy.ts";
 import { type TxBody, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import type { CheckedRequest } from "./checks.ts";
-import { findMint, parseAmount, storedAnswer } from "./check_steps.ts";
-import { checkSender } from "./sender.ts";
+import type { CheckedRequest } from "./request/checks.ts";
+import { findMint, parseAmount, storedAnswer } from "./request/check_steps.ts";
+import { checkSender } from "./request/sender.ts";
 import { reserveAndSend } from "./handle_request.ts";
-import { SOL_ASSET } from "./policy.ts";
-import { type TxResult, txResultOf } from "./result.ts";
-import type { Deadline } from "./timing.ts";
+import { SOL_ASSET } from "./request/policy.ts";
+import { type TxResult, txResultOf } from "./lifecycle/result.ts";
+import type { Deadline } from "./rpc/timing.ts";
 
 /** One line of a withdrawal: its idempotency key, the mint (null for SOL) and the amount in token units. */
 export interface WithdrawalLine {

@@ -19,10 +19,10 @@ import { formatUnits, parseUnits } from "../chain/amounts.ts";
 import { fetchMint, type MintInfo, TOKEN_PROGRAMS } from "../chain/mints.ts";
 import { SOL_DECIMALS } from "../chain/sol_balance.ts";
 import { parseAddress } from "../chain/validation.ts";
-import { computeUnitLimit, MAX_MICRO_LAMPORTS_PER_CU } from "./priority_fee.ts";
+import { computeUnitLimit, MAX_MICRO_LAMPORTS_PER_CU } from "./build/priority_fee.ts";
 import { invalidSettings } from "../issue_text.ts";
 import { ApiError } from "../../core/api_error.ts";
-import { rpcFailureReason } from "./chain_errors.ts";
+import { rpcFailureReason } from "./rpc/chain_errors.ts";
 
 /** One line of a plan: the mint (null for SOL) and the amount in token units. */
 export interface PlannedLine {

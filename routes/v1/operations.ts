@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import type { ApiKeyScope } from "../../kv/api_keys.ts";
-import { txBatchSchema, txBodySchema } from "../../lib/tx/request_body.ts";
+import { txBatchSchema, txBodySchema } from "../../lib/tx/request/request_body.ts";
 import {
   assetsAnswer,
   eventFeedAnswer,

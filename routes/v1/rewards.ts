@@ -13,7 +13,7 @@ import {
   rewardBodySchema,
   toRewardInput,
 } from "../../lib/rewards/request_body.ts";
-import { startDeadline } from "../../lib/tx/timing.ts";
+import { startDeadline } from "../../lib/tx/rpc/timing.ts";
 import type { V1Env } from "./guard.ts";
 
 /**

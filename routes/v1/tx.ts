@@ -2,20 +2,20 @@ import { Hono, type MiddlewareHandler } from "hono";
 import type { AppContext } from "../../lib/context.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { readJsonBody } from "../../http/validate.ts";
-import { ensureTxConfirmJob } from "../../lib/tx/confirm_job.ts";
+import { ensureTxConfirmJob } from "../../lib/tx/follow/confirm_job.ts";
 import {
   isUsableKey,
   toRequestInput,
   txBatchSchema,
   txBodySchema,
-} from "../../lib/tx/request_body.ts";
+} from "../../lib/tx/request/request_body.ts";
 import { handleTxRequest } from "../../lib/tx/handle_request.ts";
 import { handleTxBatch } from "../../lib/tx/handle_batch.ts";
 import { TX_ROUTE_KINDS } from "../../core/events.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
-import { txResultOf } from "../../lib/tx/result.ts";
+import { txResultOf } from "../../lib/tx/lifecycle/result.ts";
 import { afterAdmission, type V1Env } from "./guard.ts";
-import { type Deadline, startDeadline } from "../../lib/tx/timing.ts";
+import { type Deadline, startDeadline } from "../../lib/tx/rpc/timing.ts";
 
 type TxEnv = { Variables: V1Env["Variables"] & { deadline: Deadline } };
 

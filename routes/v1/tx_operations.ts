@@ -2,7 +2,7 @@
  * The transaction routes (`tx.ts`, `tx_list.ts`) as the OpenAPI document describes them: their
  * entries of `V1_OPERATIONS` (`operations.ts`).
  */
-import { idempotencyKeySchema, MAX_BATCH_ITEMS } from "../../lib/tx/request_body.ts";
+import { idempotencyKeySchema, MAX_BATCH_ITEMS } from "../../lib/tx/request/request_body.ts";
 import { BODY_ERRORS, SOL_TX_ERRORS, TOKEN_TX_ERRORS } from "./error_codes.ts";
 import type { Operation } from "./operations.ts";
 import { txListQuerySchema } from "./tx_list.ts";

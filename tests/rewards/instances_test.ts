@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { generateKeyPairSigner } from "@solana/kit";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import { payReward } from "../../lib/rewards/pay.ts";
-import { startDeadline } from "../../lib/tx/timing.ts";
+import { startDeadline } from "../../lib/tx/rpc/timing.ts";
 import {
   balanceOf,
   okJson,

@@ -12,7 +12,7 @@ import {
 } from "../support/tx_harness.ts";
 import { rewardEvents, rewardsOf, solReward } from "../support/rewards_harness.ts";
 import { payReward } from "../../lib/rewards/pay.ts";
-import { startDeadline } from "../../lib/tx/timing.ts";
+import { startDeadline } from "../../lib/tx/rpc/timing.ts";
 import { DAY_MS } from "../../lib/rewards/request_body.ts";
 
 /** Starts paying the linked player's reward `key` as its job does, held at the RPC call `heldAt`. */

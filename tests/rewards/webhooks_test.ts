@@ -2,7 +2,7 @@
 // project's endpoint as the feed lists it.
 import assert from "node:assert/strict";
 import { createProjectWallet } from "../../lib/projects/wallet.ts";
-import { savePolicy } from "../../lib/tx/policy.ts";
+import { savePolicy } from "../../lib/tx/request/policy.ts";
 import { call } from "../support/test_app.ts";
 import { startWebhooksHarness } from "../support/webhooks_harness.ts";
 import { solReward } from "../support/rewards_harness.ts";

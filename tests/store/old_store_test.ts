@@ -13,7 +13,7 @@ import { getMemberEntry, memberKey } from "../../kv/members.ts";
 import { getStoreVersionEntry, listAppliedMigrations } from "../../kv/store_version.ts";
 import { type AllowanceScope, getBucketUsage } from "../../kv/tx_allowance.ts";
 import type { UsageWindow } from "../../kv/tx_usage.ts";
-import { MAX_TX_PER_DAY } from "../../lib/tx/limits.ts";
+import { MAX_TX_PER_DAY } from "../../lib/tx/request/limits.ts";
 import { isFenced, previousVersionUsage } from "../../lib/migrations/previous_windows.ts";
 import { getWalletKey, getWalletKeyEntry } from "../../kv/wallet_keys.ts";
 import { getSecretCheckEntry } from "../../kv/secret_check.ts";

@@ -15,7 +15,7 @@ import { createAppContext } from "../../lib/context.ts";
 import { createProjectWallet } from "../../lib/projects/wallet.ts";
 import { createApiKey } from "../../kv/api_keys.ts";
 import { openKv } from "../../kv/open_kv.ts";
-import { savePolicy } from "../../lib/tx/policy.ts";
+import { savePolicy } from "../../lib/tx/request/policy.ts";
 import { createProject } from "../../kv/projects.ts";
 import { type SandboxChain, startChain } from "../../sandbox/chain/mod.ts";
 import { testConfig } from "./test_app.ts";

@@ -7,7 +7,7 @@
  * transactions while claiming its whole history.
  */
 import type { SandboxChain } from "../../sandbox/chain/mod.ts";
-import { defaultTxTiming, type TxTiming } from "../../lib/tx/timing.ts";
+import { defaultTxTiming, type TxTiming } from "../../lib/tx/rpc/timing.ts";
 import type { RpcFaults } from "./rpc_fault_proxy.ts";
 
 /** One kind of round. */

@@ -12,7 +12,7 @@
 import { type Address, generateKeyPairSigner } from "@solana/kit";
 import { JobWorker } from "../../jobs/worker.ts";
 import { createApiKey } from "../../kv/api_keys.ts";
-import { savePolicy } from "../../lib/tx/policy.ts";
+import { savePolicy } from "../../lib/tx/request/policy.ts";
 import type { Project } from "../../kv/projects.ts";
 import { sendTestPing } from "../../lib/events/publish.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";

@@ -8,7 +8,7 @@ import { startServiceProcess } from "../support/service_runner.ts";
 
 const TEST_SECRET = "test-secret-test-secret-test-secret-0123";
 const BUDGET = 30;
-// What one crashed instance may strand per scope beyond its payouts (`lib/tx/allowance.ts`).
+// What one crashed instance may strand per scope beyond its payouts (`lib/tx/allowance/allowance.ts`).
 const MAX_PREFETCH = 10;
 
 async function pay(url: string, apiKey: string, key: string): Promise<string> {

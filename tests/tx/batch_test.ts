@@ -14,7 +14,7 @@ import {
   type TxHarness,
 } from "../support/tx_harness.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
-import { EXPIRED_ERROR } from "../../lib/tx/result.ts";
+import { EXPIRED_ERROR } from "../../lib/tx/lifecycle/result.ts";
 import { getRequestUsage } from "../../kv/usage.ts";
 
 type Item = Record<string, unknown>;

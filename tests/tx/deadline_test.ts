@@ -3,7 +3,7 @@
 // 503, under a mix of new payouts, token payouts and retries of failed keys (whose proof of a
 // dead attempt reads the chain before anything is reserved).
 import assert from "node:assert/strict";
-import { defaultTxTiming } from "../../lib/tx/timing.ts";
+import { defaultTxTiming } from "../../lib/tx/rpc/timing.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import { startRemoteStore } from "../support/remote_store.ts";
 import {

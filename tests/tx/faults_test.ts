@@ -4,10 +4,10 @@
 import assert from "node:assert/strict";
 import { type Address, address, type Signature } from "@solana/kit";
 import { getTxRequest, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import { ensureTxSweepLoop } from "../../lib/tx/sweep.ts";
+import { ensureTxSweepLoop } from "../../lib/tx/follow/sweep.ts";
 import { startService } from "../../service.ts";
-import { sweepUnsettledTx } from "../../lib/tx/sweep.ts";
-import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
+import { sweepUnsettledTx } from "../../lib/tx/follow/sweep.ts";
+import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/lifecycle/result.ts";
 import {
   balanceOf,
   CRASH_BODY,

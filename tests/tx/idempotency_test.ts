@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import type { Address } from "@solana/kit";
 import { jobKey } from "../../kv/jobs.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
-import type { TxResult } from "../../lib/tx/result.ts";
-import { READ_TRIES } from "../../lib/tx/chain_errors.ts";
+import type { TxResult } from "../../lib/tx/lifecycle/result.ts";
+import { READ_TRIES } from "../../lib/tx/rpc/chain_errors.ts";
 import { call } from "../support/test_app.ts";
 import {
   okJson,

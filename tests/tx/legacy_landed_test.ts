@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { ulid } from "../../core/ids.ts";
 import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
-import { attemptRef, settleAttempt } from "../../lib/tx/transitions.ts";
+import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/lifecycle/result.ts";
+import { attemptRef, settleAttempt } from "../../lib/tx/record/transitions.ts";
 import { balanceOf, okJson, startTxHarness, type TxHarness } from "../support/tx_harness.ts";
 
 const ONE_SOL = 1_000_000_000n;

@@ -1,7 +1,7 @@
 // The payout attempt's lifecycle as a table: every (state, event) pair is applied, through the
 // functions the routes and jobs call, to a request record stored in that state, and what it leaves
 // (the next state, the `tx` event, the usage given back, the confirmation job, the indexes) must
-// be the row of the lifecycle's table (`lib/tx/lifecycle.ts`); a pair it does not list must change
+// be the row of the lifecycle's table (`lib/tx/lifecycle/lifecycle.ts`); a pair it does not list must change
 // nothing. The same for a reward's events, on a reward in each state of the table (its own, or
 // its payment's).
 import assert from "node:assert/strict";
@@ -16,14 +16,18 @@ import {
   txUnsettledKey,
 } from "../../kv/tx_requests.ts";
 import { addTxJob } from "../../lib/tx/job_payloads.ts";
-import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
-import { attemptRef, confirmLandedAttempt, settleAttempt } from "../../lib/tx/transitions.ts";
+import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/lifecycle/result.ts";
+import {
+  attemptRef,
+  confirmLandedAttempt,
+  settleAttempt,
+} from "../../lib/tx/record/transitions.ts";
 import {
   markAccepted,
   markExpiryUnproven,
   markSubmitted,
   recordSigned,
-} from "../../lib/tx/attempt_marks.ts";
+} from "../../lib/tx/record/attempt_marks.ts";
 import {
   EVENT_TYPES,
   REWARD_EVENT_TYPES,
@@ -33,8 +37,8 @@ import {
   stateName,
   stateOf,
   TRANSITIONS,
-} from "../../lib/tx/lifecycle.ts";
-import { rewardStateOf } from "../../lib/tx/lifecycle_rewards.ts";
+} from "../../lib/tx/lifecycle/lifecycle.ts";
+import { rewardStateOf } from "../../lib/tx/lifecycle/lifecycle_rewards.ts";
 import {
   addRewardCreation,
   getRewardHoldsEntry,
@@ -43,11 +47,11 @@ import {
   rewardTxKey,
 } from "../../kv/rewards.ts";
 import { moveReward } from "../../lib/rewards/moves.ts";
-import { checkTxRequest } from "../../lib/tx/checks.ts";
-import { reserveTxRequest } from "../../lib/tx/reserve.ts";
-import { RewardNotPayableError } from "../../lib/tx/sender.ts";
+import { checkTxRequest } from "../../lib/tx/request/checks.ts";
+import { reserveTxRequest } from "../../lib/tx/send/reserve.ts";
+import { RewardNotPayableError } from "../../lib/tx/request/sender.ts";
 import { okJson, startTxHarness, type TxHarness } from "../support/tx_harness.ts";
-import { startDeadline } from "../../lib/tx/timing.ts";
+import { startDeadline } from "../../lib/tx/rpc/timing.ts";
 
 /** The events as their callers send them, each with the lifecycle's event it is. */
 const EVENTS = {

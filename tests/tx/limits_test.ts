@@ -2,7 +2,7 @@
 // concurrent requests, within one instance or across two sharing a store.
 import assert from "node:assert/strict";
 import { generateKeyPairSigner } from "@solana/kit";
-import { READ_TRIES } from "../../lib/tx/chain_errors.ts";
+import { READ_TRIES } from "../../lib/tx/rpc/chain_errors.ts";
 import {
   onEachStore,
   outcomeOf,

@@ -2,10 +2,10 @@
 import assert from "node:assert/strict";
 import { generateKeyPairSigner } from "@solana/kit";
 import { ApiError } from "../../core/api_error.ts";
-import { validatePolicy } from "../../lib/tx/policy.ts";
+import { validatePolicy } from "../../lib/tx/request/policy.ts";
 import { emptyPolicy } from "../../kv/policy.ts";
 import { getPolicy } from "../../kv/policy.ts";
-import { savePolicy } from "../../lib/tx/policy.ts";
+import { savePolicy } from "../../lib/tx/request/policy.ts";
 import { createTestApp } from "../support/test_app.ts";
 
 function settingsError(input: unknown): string {

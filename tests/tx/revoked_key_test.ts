@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import type { Address } from "@solana/kit";
 import { getTxRequest } from "../../kv/tx_requests.ts";
-import { checkTxRequest } from "../../lib/tx/checks.ts";
-import { reserveTxRequest } from "../../lib/tx/reserve.ts";
-import { startDeadline } from "../../lib/tx/timing.ts";
+import { checkTxRequest } from "../../lib/tx/request/checks.ts";
+import { reserveTxRequest } from "../../lib/tx/send/reserve.ts";
+import { startDeadline } from "../../lib/tx/rpc/timing.ts";
 import { ApiError } from "../../core/api_error.ts";
 import { deleteDeveloperProject } from "../../lib/projects/ownership.ts";
 import { assertErrorCode } from "../support/assertions.ts";

@@ -5,8 +5,8 @@ import { type Signature } from "@solana/kit";
 import { jobKey, listJobs } from "../../kv/jobs.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import { runSweeps } from "../../jobs/sweeps.ts";
-import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
-import { READ_TRIES } from "../../lib/tx/chain_errors.ts";
+import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/lifecycle/result.ts";
+import { READ_TRIES } from "../../lib/tx/rpc/chain_errors.ts";
 import {
   CRASH_BODY,
   finalizedHeight,

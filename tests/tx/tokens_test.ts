@@ -8,7 +8,7 @@ import {
   choosePrice,
   MAX_MICRO_LAMPORTS_PER_CU,
   MIN_MICRO_LAMPORTS_PER_CU,
-} from "../../lib/tx/priority_fee.ts";
+} from "../../lib/tx/build/priority_fee.ts";
 import { createFundedSigner, createMint, findAta } from "../../sandbox/chain/fixtures.ts";
 import {
   fundWalletWithTokens,

@@ -1,10 +1,10 @@
 // The upgrade to leased limits during a rolling deploy: an instance of the previous version sees
 // only its day list, so this version fences it out before taking anything, and the previous
 // version refuses rather than pays past a limit it cannot see. The previous version is played by
-// its own rule, word for word (main before issue 25: lib/tx/limits.ts step 12 on the pruned list,
+// its own rule, word for word (main before issue 25: lib/tx/request/limits.ts step 12 on the pruned list,
 // the reservation a commit checked on the list), over the same store.
 import assert from "node:assert/strict";
-import { MAX_TX_PER_DAY } from "../../lib/tx/limits.ts";
+import { MAX_TX_PER_DAY } from "../../lib/tx/request/limits.ts";
 import { previousVersionUsage, reservationsOf } from "../../lib/migrations/previous_windows.ts";
 import { addToWindow, pruneWindow, txDayUsageKey, type UsageWindow } from "../../kv/tx_usage.ts";
 import { scopeTiming } from "../../kv/tx_allowance.ts";

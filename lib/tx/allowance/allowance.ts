@@ -26,12 +26,12 @@
  * | Bounds      | A use counts until the latest use of its bucket leaves the window: up to 10 minutes    |
  * |             | after its 24 hours, or a minute after its hour, so a limit may refuse that much early. |
  */
-import type { Clock } from "../../core/clock.ts";
-import { ulid } from "../../core/ids.ts";
-import { log } from "../../core/log.ts";
-import { type AllowanceScope, bucketOf } from "../../kv/tx_allowance.ts";
+import type { Clock } from "../../../core/clock.ts";
+import { ulid } from "../../../core/ids.ts";
+import { log } from "../../../core/log.ts";
+import { type AllowanceScope, bucketOf } from "../../../kv/tx_allowance.ts";
 import { claimBy, claimFromBlocks } from "./allowance_claim.ts";
-import { LeaseSizes } from "../quota/lease_sizes.ts";
+import { LeaseSizes } from "../../quota/lease_sizes.ts";
 import {
   type AllowanceClaim,
   type AllowanceNeed,

@@ -4,10 +4,10 @@
  * meanwhile, given back to the ledger's bucket like a failed payout's); and the wait for a round's
  * places, which ends at the payout's deadline.
  */
-import type { Clock } from "../../core/clock.ts";
-import { log } from "../../core/log.ts";
-import { giveBackOnce } from "../../kv/tx_allowance.ts";
-import { ulid } from "../../core/ids.ts";
+import type { Clock } from "../../../core/clock.ts";
+import { log } from "../../../core/log.ts";
+import { giveBackOnce } from "../../../kv/tx_allowance.ts";
+import { ulid } from "../../../core/ids.ts";
 import {
   type AllowanceClaim,
   type AllowanceNeed,
@@ -16,8 +16,8 @@ import {
   needScopeOf,
 } from "./allowance_grant.ts";
 import type { HeldLease } from "./allowance_round.ts";
-import { abortable } from "../../core/deadline.ts";
-import { notReservedInTime, reservationWaitSignal } from "./timing.ts";
+import { abortable } from "../../../core/deadline.ts";
+import { notReservedInTime, reservationWaitSignal } from "../rpc/timing.ts";
 
 /**
  * The claim a round will answer, waited for until `deadline` (the payout's) aborts

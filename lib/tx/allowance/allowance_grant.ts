@@ -3,7 +3,7 @@
  * payouts that fit under the limit, in their order, and the block that holds their places plus a
  * few for the payouts expected next (never past the limit).
  */
-import type { AllowanceScope } from "../../kv/tx_allowance.ts";
+import type { AllowanceScope } from "../../../kv/tx_allowance.ts";
 
 /** What one payout takes, and the limits it is held to (`null`: the asset has no budget). */
 export interface AllowanceNeed {

@@ -11,9 +11,9 @@
  * (what they give back only lowers the count), or every `RELEASES_READ_MS` to delete those of
  * buckets out of the window.
  */
-import type { Clock } from "../../core/clock.ts";
-import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
-import { ulid } from "../../core/ids.ts";
+import type { Clock } from "../../../core/clock.ts";
+import { commitWithRetry, RETRY } from "../../../core/commit_retry.ts";
+import { ulid } from "../../../core/ids.ts";
 import {
   addToBucket,
   allowanceKey,
@@ -26,15 +26,15 @@ import {
   releasedKey,
   scopeTiming,
   settleLedger,
-} from "../../kv/tx_allowance.ts";
-import type { UsageWindow } from "../../kv/tx_usage.ts";
+} from "../../../kv/tx_allowance.ts";
+import type { UsageWindow } from "../../../kv/tx_usage.ts";
 import {
   isFenced,
   previousVersionUsage,
   previousWindowKey,
   reservationsOf,
   setDayFence,
-} from "../migrations/previous_windows.ts";
+} from "../../migrations/previous_windows.ts";
 import { type AllowanceNeed, decideGrant, type ScopeVerdict } from "./allowance_grant.ts";
 
 /** How long a block is used before it is settled. */

@@ -30,18 +30,18 @@ import {
   getSetComputeUnitLimitInstruction,
   getSetComputeUnitPriceInstruction,
 } from "@solana-program/compute-budget";
-import type { TxContext } from "./runtime.ts";
-import type { MintInfo } from "../chain/mints.ts";
-import type { SignedTx } from "../../kv/tx_requests.ts";
-import { ApiError } from "../../core/api_error.ts";
-import { WalletUnavailableError } from "../wallets/provider.ts";
-import { retryRead, rpcFailureReason } from "./chain_errors.ts";
-import { type Deadline, rpcSignal } from "./timing.ts";
-import { abortable } from "../../core/deadline.ts";
+import type { TxContext } from "../runtime.ts";
+import type { MintInfo } from "../../chain/mints.ts";
+import type { SignedTx } from "../../../kv/tx_requests.ts";
+import { ApiError } from "../../../core/api_error.ts";
+import { WalletUnavailableError } from "../../wallets/provider.ts";
+import { retryRead, rpcFailureReason } from "../rpc/chain_errors.ts";
+import { type Deadline, rpcSignal } from "../rpc/timing.ts";
+import { abortable } from "../../../core/deadline.ts";
 import { computeUnitLimit, fetchComputeUnitPrice } from "./priority_fee.ts";
-import type { TxKind, TxRouteKind } from "../../core/events.ts";
-import type { Cluster } from "../../core/cluster.ts";
-import { encodeMessage, signedWire } from "../chain/wire.ts";
+import type { TxKind, TxRouteKind } from "../../../core/events.ts";
+import type { Cluster } from "../../../core/cluster.ts";
+import { encodeMessage, signedWire } from "../../chain/wire.ts";
 
 /** The SPL Memo program (v3). */
 const MEMO_PROGRAM = address("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");

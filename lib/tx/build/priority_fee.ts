@@ -12,7 +12,7 @@
  * token transaction pays at most 0.0002 SOL in priority fee.
  */
 import type { Address, Rpc, SolanaRpcApi } from "@solana/kit";
-import type { TxRouteKind } from "../../core/events.ts";
+import type { TxRouteKind } from "../../../core/events.ts";
 
 /** Lowest compute-unit price set on mainnet, in micro-lamports. */
 export const MIN_MICRO_LAMPORTS_PER_CU = 1_000n;

@@ -4,17 +4,17 @@
  * durable job layer, so it survives the instance that sent the transaction; the sweep (`sweep.ts`)
  * catches whatever a lost job leaves behind.
  */
-import type { TxContext } from "./runtime.ts";
-import { CommitConflictError, commitWithRetry, RETRY } from "../../core/commit_retry.ts";
-import { log } from "../../core/log.ts";
-import { getJobEntry } from "../../kv/jobs.ts";
-import type { JobOutcome, JobRun } from "../job_handler.ts";
-import { addTxJob, type TxConfirmJob } from "./job_payloads.ts";
-import { getTxRequestEntry, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import { type AttemptRef, attemptRef, settleAttempt } from "./transitions.ts";
-import { isFinal } from "./lifecycle.ts";
+import type { TxContext } from "../runtime.ts";
+import { CommitConflictError, commitWithRetry, RETRY } from "../../../core/commit_retry.ts";
+import { log } from "../../../core/log.ts";
+import { getJobEntry } from "../../../kv/jobs.ts";
+import type { JobOutcome, JobRun } from "../../job_handler.ts";
+import { addTxJob, type TxConfirmJob } from "../job_payloads.ts";
+import { getTxRequestEntry, type TxRequestRecord } from "../../../kv/tx_requests.ts";
+import { type AttemptRef, attemptRef, settleAttempt } from "../record/transitions.ts";
+import { isFinal } from "../lifecycle/lifecycle.ts";
 import { followRound } from "./follower.ts";
-import { ABANDONED_ERROR } from "./result.ts";
+import { ABANDONED_ERROR } from "../lifecycle/result.ts";
 
 /** What a confirmation round asks of the job layer. */
 type RoundVerdict = { kind: "done" } | { kind: "again"; at: number };

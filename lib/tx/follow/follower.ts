@@ -23,18 +23,23 @@
  * Every send re-reads the stored attempt first: one settled by another path is not sent again.
  */
 import type { Signature } from "@solana/kit";
-import type { TxContext } from "./runtime.ts";
-import { CommitConflictError } from "../../core/commit_retry.ts";
-import { log } from "../../core/log.ts";
-import { getTxRequest, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import { type AttemptOutcome, EXPIRED_ERROR, txResultOf } from "./result.ts";
-import { attemptRef, type FinalOutcome, settleAttempt, settleTransaction } from "./transitions.ts";
-import { isFinal } from "./lifecycle.ts";
-import { markAccepted, markExpiryUnproven, markSubmitted } from "./attempt_marks.ts";
-import { type CallSignals, callSignals, type Deadline, rpcSignal } from "./timing.ts";
-import { confirmOnChain, sendSignedTx } from "./confirm.ts";
-import { type ChainVerdict, landedVerdict, type StatusValue } from "./expiry_proof.ts";
-import { rpcFailureReason } from "./chain_errors.ts";
+import type { TxContext } from "../runtime.ts";
+import { CommitConflictError } from "../../../core/commit_retry.ts";
+import { log } from "../../../core/log.ts";
+import { getTxRequest, type TxRequestRecord } from "../../../kv/tx_requests.ts";
+import { type AttemptOutcome, EXPIRED_ERROR, txResultOf } from "../lifecycle/result.ts";
+import {
+  attemptRef,
+  type FinalOutcome,
+  settleAttempt,
+  settleTransaction,
+} from "../record/transitions.ts";
+import { isFinal } from "../lifecycle/lifecycle.ts";
+import { markAccepted, markExpiryUnproven, markSubmitted } from "../record/attempt_marks.ts";
+import { type CallSignals, callSignals, type Deadline, rpcSignal } from "../rpc/timing.ts";
+import { confirmOnChain, sendSignedTx } from "../rpc/confirm.ts";
+import { type ChainVerdict, landedVerdict, type StatusValue } from "../rpc/expiry_proof.ts";
+import { rpcFailureReason } from "../rpc/chain_errors.ts";
 
 /** The final status a verdict settles, or null while the chain has not decided. */
 function outcomeOf(verdict: ChainVerdict): FinalOutcome | null {

@@ -17,14 +17,14 @@
  * retry; an unreachable RPC answers 502 `rpc_error`, the key staying `failed`, nothing sent.
  */
 import type { Signature } from "@solana/kit";
-import type { TxContext } from "./runtime.ts";
-import { ApiError } from "../../core/api_error.ts";
-import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import { rpcFailureReason } from "./chain_errors.ts";
-import { callSignals, type Deadline } from "./timing.ts";
-import { confirmOnChain } from "./confirm.ts";
-import { type ChainVerdict, landedVerdict } from "./expiry_proof.ts";
-import { isFinal } from "./lifecycle.ts";
+import type { TxContext } from "../runtime.ts";
+import { ApiError } from "../../../core/api_error.ts";
+import { txRequestKey, type TxRequestRecord } from "../../../kv/tx_requests.ts";
+import { rpcFailureReason } from "../rpc/chain_errors.ts";
+import { callSignals, type Deadline } from "../rpc/timing.ts";
+import { confirmOnChain } from "../rpc/confirm.ts";
+import { type ChainVerdict, landedVerdict } from "../rpc/expiry_proof.ts";
+import { isFinal } from "../lifecycle/lifecycle.ts";
 
 /** What became of a failed key's attempts. */
 export type RetryProof =

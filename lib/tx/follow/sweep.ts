@@ -4,12 +4,12 @@
  * time are abandoned. It runs as one self-rescheduling job; the minute cron's sweep
  * `ensureTxSweepLoop` restarts it if it is ever lost, so the worker drives it and the cron kicks it.
  */
-import type { TxContext } from "./runtime.ts";
-import { forEachConcurrently } from "../../core/concurrently.ts";
-import { log } from "../../core/log.ts";
-import { must } from "../../core/must.ts";
-import { addJobReschedule, ensureLoopJob } from "../../kv/jobs.ts";
-import { KEYS_PER_CALL } from "../../kv/get_many.ts";
+import type { TxContext } from "../runtime.ts";
+import { forEachConcurrently } from "../../../core/concurrently.ts";
+import { log } from "../../../core/log.ts";
+import { must } from "../../../core/must.ts";
+import { addJobReschedule, ensureLoopJob } from "../../../kv/jobs.ts";
+import { KEYS_PER_CALL } from "../../../kv/get_many.ts";
 import type { Signature } from "@solana/kit";
 import {
   getTxRequestEntry,
@@ -18,15 +18,15 @@ import {
   type TxRequestRecord,
   txUnsettledKey,
   type TxUnsettledRef,
-} from "../../kv/tx_requests.ts";
-import { rpcFailureReason } from "./chain_errors.ts";
-import { isFinal } from "./lifecycle.ts";
-import { rpcSignal } from "./timing.ts";
-import { MAX_STATUS_BATCH } from "./status_poller.ts";
-import type { StatusValue } from "./expiry_proof.ts";
-import { ABANDONED_ERROR } from "./result.ts";
-import type { JobOutcome, JobRun } from "../job_handler.ts";
-import { addTxJob, type TxSweepJob } from "./job_payloads.ts";
+} from "../../../kv/tx_requests.ts";
+import { rpcFailureReason } from "../rpc/chain_errors.ts";
+import { isFinal } from "../lifecycle/lifecycle.ts";
+import { rpcSignal } from "../rpc/timing.ts";
+import { MAX_STATUS_BATCH } from "../rpc/status_poller.ts";
+import type { StatusValue } from "../rpc/expiry_proof.ts";
+import { ABANDONED_ERROR } from "../lifecycle/result.ts";
+import type { JobOutcome, JobRun } from "../../job_handler.ts";
+import { addTxJob, type TxSweepJob } from "../job_payloads.ts";
 import { abandonTime, abandonUnsigned, ensureTxConfirmJob } from "./confirm_job.ts";
 import { followRound } from "./follower.ts";
 /** Interval of the sweep. */

@@ -49,8 +49,8 @@
  * back what the reward held against the player's cap. `lifecycle_rewards.ts` applies these events
  * (`applyRewardEvent`), `lib/rewards/moves.ts` commits them.
  */
-import type { SignedTx, TxRequestRecord } from "../../kv/tx_requests.ts";
-import type { RewardWait } from "../../kv/rewards.ts";
+import type { SignedTx, TxRequestRecord } from "../../../kv/tx_requests.ts";
+import type { RewardWait } from "../../../kv/rewards.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "./result.ts";
 
 /** Why a failed attempt failed, as the dashboard says it. */

@@ -3,8 +3,8 @@
  * to its record: the callers (`lib/rewards/moves.ts`, and the reservation through `sender.ts`)
  * commit the result checked against the reward they read.
  */
-import type { RewardRecord } from "../../kv/rewards.ts";
-import type { TxRequestRecord } from "../../kv/tx_requests.ts";
+import type { RewardRecord } from "../../../kv/rewards.ts";
+import type { TxRequestRecord } from "../../../kv/tx_requests.ts";
 import { type RewardEvent, type StateName, stateName, stateOf, TRANSITIONS } from "./lifecycle.ts";
 
 /**

@@ -1,7 +1,7 @@
 /** The answer of every transaction route and the status route, and the errors of its final states. */
-import type { ApiError } from "../../core/api_error.ts";
-import type { TxKind } from "../../core/events.ts";
-import type { TxRequestRecord, TxStatus } from "../../kv/tx_requests.ts";
+import type { ApiError } from "../../../core/api_error.ts";
+import type { TxKind } from "../../../core/events.ts";
+import type { TxRequestRecord, TxStatus } from "../../../kv/tx_requests.ts";
 
 /** The spec's TxResult, as every transaction route and the status route answer it. */
 export interface TxResult {

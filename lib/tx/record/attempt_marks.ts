@@ -3,16 +3,16 @@
  * commits the others): sign, accept, answer, expiry_unproven. Each is one commit checked on the
  * request record (on each record a shared transaction pays), as the table allows.
  */
-import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
-import type { TxContext } from "./runtime.ts";
+import { commitWithRetry, RETRY } from "../../../core/commit_retry.ts";
+import type { TxContext } from "../runtime.ts";
 import {
   addTxStatusMove,
   getTxRequestEntry,
   type SignedTx,
   type TxRequestRecord,
-} from "../../kv/tx_requests.ts";
+} from "../../../kv/tx_requests.ts";
 import type { AttemptRef } from "./transitions.ts";
-import { applyEvent, type AttemptEvent, isFinal } from "./lifecycle.ts";
+import { applyEvent, type AttemptEvent, isFinal } from "../lifecycle/lifecycle.ts";
 
 /**
  * Records that a send of the attempt was accepted, so every later send (from any path) skips

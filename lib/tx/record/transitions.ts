@@ -6,12 +6,12 @@
  * attempt's usage land together: exactly one event per attempt, and failed attempts never count
  * against the limits.
  */
-import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
-import type { TxContext } from "./runtime.ts";
-import { log } from "../../core/log.ts";
-import { commitWithEvents } from "../events/record.ts";
-import type { ServiceEvent } from "../../core/events.ts";
-import { addJobRemoval, getJobEntry, type JobRecord } from "../../kv/jobs.ts";
+import { commitWithRetry, RETRY } from "../../../core/commit_retry.ts";
+import type { TxContext } from "../runtime.ts";
+import { log } from "../../../core/log.ts";
+import { commitWithEvents } from "../../events/record.ts";
+import type { ServiceEvent } from "../../../core/events.ts";
+import { addJobRemoval, getJobEntry, type JobRecord } from "../../../kv/jobs.ts";
 import {
   addTxStatusMove,
   getTxRequestEntry,
@@ -19,9 +19,9 @@ import {
   txRequestKey,
   type TxRequestRecord,
   txUnsettledKey,
-} from "../../kv/tx_requests.ts";
-import { ABANDONED_ERROR } from "./result.ts";
-import { applyEvent, type AttemptEvent, isFinal, transitionOf } from "./lifecycle.ts";
+} from "../../../kv/tx_requests.ts";
+import { ABANDONED_ERROR } from "../lifecycle/result.ts";
+import { applyEvent, type AttemptEvent, isFinal, transitionOf } from "../lifecycle/lifecycle.ts";
 import { addLandedUsage, addSettledUsage } from "./usage_release.ts";
 
 /** Which attempt a change is for; a change for an older attempt of the key is ignored. */

@@ -15,10 +15,10 @@
  * keys of a shared transaction settle in one commit whose checks are theirs (within the store's
  * 10), so a failed one's windows are left by the `tx_release` job that commit adds, once.
  */
-import type { TxContext } from "./runtime.ts";
-import { log } from "../../core/log.ts";
-import { must } from "../../core/must.ts";
-import { getTxRequestEntry, type TxRequestRecord } from "../../kv/tx_requests.ts";
+import type { TxContext } from "../runtime.ts";
+import { log } from "../../../core/log.ts";
+import { must } from "../../../core/must.ts";
+import { getTxRequestEntry, type TxRequestRecord } from "../../../kv/tx_requests.ts";
 import {
   addToWindow,
   HOUR_WINDOW_MS,
@@ -27,17 +27,17 @@ import {
   txPlayerUsageKey,
   txRecipientUsageKey,
   type UsageWindow,
-} from "../../kv/tx_usage.ts";
+} from "../../../kv/tx_usage.ts";
 import {
   addLedgerUse,
   addRelease,
   allowanceKey,
   type AllowanceLedger,
-} from "../../kv/tx_allowance.ts";
-import { addFailedTxUsage } from "../../kv/usage.ts";
-import { countsAgainstLimits } from "./limits.ts";
-import type { JobOutcome, JobRun } from "../job_handler.ts";
-import { addTxJob, type TxReleaseJob } from "./job_payloads.ts";
+} from "../../../kv/tx_allowance.ts";
+import { addFailedTxUsage } from "../../../kv/usage.ts";
+import { countsAgainstLimits } from "../request/limits.ts";
+import type { JobOutcome, JobRun } from "../../job_handler.ts";
+import { addTxJob, type TxReleaseJob } from "../job_payloads.ts";
 
 /**
  * Adds, to `op`, the usage changes of an attempt settled as `settled` at `now` (none for a

@@ -4,17 +4,17 @@
  * answer from a used key, step 10's mint, step 11's amount.
  */
 import type { Address } from "@solana/kit";
-import type { TxContext } from "./runtime.ts";
-import { parseUnits } from "../chain/amounts.ts";
-import { fetchMint, type MintInfo } from "../chain/mints.ts";
-import type { Project } from "../../kv/projects.ts";
-import { liveTxRequest, type TxBody, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import { ApiError } from "../../core/api_error.ts";
+import type { TxContext } from "../runtime.ts";
+import { parseUnits } from "../../chain/amounts.ts";
+import { fetchMint, type MintInfo } from "../../chain/mints.ts";
+import type { Project } from "../../../kv/projects.ts";
+import { liveTxRequest, type TxBody, type TxRequestRecord } from "../../../kv/tx_requests.ts";
+import { ApiError } from "../../../core/api_error.ts";
 import { isSameRequest } from "./request_body.ts";
-import { retryRead, rpcFailureReason } from "./chain_errors.ts";
-import type { Deadline } from "./timing.ts";
-import { abortable } from "../../core/deadline.ts";
-import type { TxKind } from "../../core/events.ts";
+import { retryRead, rpcFailureReason } from "../rpc/chain_errors.ts";
+import type { Deadline } from "../rpc/timing.ts";
+import { abortable } from "../../../core/deadline.ts";
+import type { TxKind } from "../../../core/events.ts";
 
 /**
  * Step 7: the stored attempt a used key answers with (one not `failed`), or null to go on with a

@@ -6,27 +6,27 @@
  * Steps shared with the withdrawals are in `check_steps.ts`.
  */
 import type { Address } from "@solana/kit";
-import type { TxContext } from "./runtime.ts";
-import type { MintInfo } from "../chain/mints.ts";
-import { parseAddress } from "../chain/validation.ts";
+import type { TxContext } from "../runtime.ts";
+import type { MintInfo } from "../../chain/mints.ts";
+import { parseAddress } from "../../chain/validation.ts";
 import {
   type LinkByAddress,
   linkByAddressKey,
   type LinkByUser,
   linkByUserKey,
-} from "../../kv/links.ts";
-import { type Project, projectKey } from "../../kv/projects.ts";
-import { policyKey } from "../../kv/policy.ts";
-import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import { ApiError } from "../../core/api_error.ts";
+} from "../../../kv/links.ts";
+import { type Project, projectKey } from "../../../kv/projects.ts";
+import { policyKey } from "../../../kv/policy.ts";
+import { txRequestKey, type TxRequestRecord } from "../../../kv/tx_requests.ts";
+import { ApiError } from "../../../core/api_error.ts";
 import { checkSender, senderKey, type TxSender } from "./sender.ts";
 import type { TxRequestInput } from "./request_body.ts";
-import type { Deadline } from "./timing.ts";
+import type { Deadline } from "../rpc/timing.ts";
 import { SOL_ASSET } from "./policy.ts";
-import { emptyPolicy, type TxPolicy } from "../../kv/policy.ts";
-import type { TxKind } from "../../core/events.ts";
-import { SOL_DECIMALS } from "../chain/sol_balance.ts";
-import { SOL_TRANSFER_PROGRAMS } from "./build.ts";
+import { emptyPolicy, type TxPolicy } from "../../../kv/policy.ts";
+import type { TxKind } from "../../../core/events.ts";
+import { SOL_DECIMALS } from "../../chain/sol_balance.ts";
+import { SOL_TRANSFER_PROGRAMS } from "../build/build.ts";
 import { findMint, parseAmount, storedAnswer } from "./check_steps.ts";
 import { allowedMaximum, checkMaximum } from "./policy_steps.ts";
 

@@ -7,13 +7,13 @@
  * failures comes after every check of the spec, so a request the spec refuses always gets the
  * spec's code.
  */
-import { ApiError } from "../../core/api_error.ts";
-import { parseUnits } from "../chain/amounts.ts";
-import type { UsageWindow } from "../../kv/tx_usage.ts";
+import { ApiError } from "../../../core/api_error.ts";
+import { parseUnits } from "../../chain/amounts.ts";
+import type { UsageWindow } from "../../../kv/tx_usage.ts";
 import type { CheckedRequest } from "./checks.ts";
 import { findAssetBudget } from "./policy.ts";
-import type { AllowanceClaim, AllowanceNeed } from "./allowance_grant.ts";
-import type { TxKind } from "../../core/events.ts";
+import type { AllowanceClaim, AllowanceNeed } from "../allowance/allowance_grant.ts";
+import type { TxKind } from "../../../core/events.ts";
 
 /**
  * False for a withdrawal: the owner's money leaving by the dashboard is outside the game policy's

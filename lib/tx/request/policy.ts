@@ -6,19 +6,19 @@
  * only known per mint, so that is checked when a request uses them (`invalid_limit_config`).
  */
 import { z } from "zod";
-import { ApiError } from "../../core/api_error.ts";
-import { DECIMAL_PATTERN, parseUnits } from "../chain/amounts.ts";
-import { parseAddress } from "../chain/validation.ts";
+import { ApiError } from "../../../core/api_error.ts";
+import { DECIMAL_PATTERN, parseUnits } from "../../chain/amounts.ts";
+import { parseAddress } from "../../chain/validation.ts";
 import {
   emptyPolicy,
   getPolicyEntry,
   type MintAllowance,
   replacePolicy,
   type TxPolicy,
-} from "../../kv/policy.ts";
-import { issueLines } from "../issue_text.ts";
-import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
-import type { AuditInput } from "../../kv/audit_log.ts";
+} from "../../../kv/policy.ts";
+import { issueLines } from "../../issue_text.ts";
+import { commitWithRetry, RETRY } from "../../../core/commit_retry.ts";
+import type { AuditInput } from "../../../kv/audit_log.ts";
 
 /** The asset name SOL has in budgets; tokens use their mint address. */
 export const SOL_ASSET = "SOL";

@@ -6,10 +6,10 @@
  * binds at once.
  */
 import type { Address } from "@solana/kit";
-import { ApiError } from "../../core/api_error.ts";
-import type { TxKind } from "../../core/events.ts";
-import { emptyPolicy, type TxPolicy } from "../../kv/policy.ts";
-import { parseUnits } from "../chain/amounts.ts";
+import { ApiError } from "../../../core/api_error.ts";
+import type { TxKind } from "../../../core/events.ts";
+import { emptyPolicy, type TxPolicy } from "../../../kv/policy.ts";
+import { parseUnits } from "../../chain/amounts.ts";
 import type { CheckedRequest } from "./checks.ts";
 import { findMintAllowance } from "./policy.ts";
 

@@ -6,15 +6,15 @@
  * are the same.
  */
 import { z } from "zod";
-import { DECIMAL_PATTERN } from "../chain/amounts.ts";
-import type { TxBody, TxTarget } from "../../kv/tx_requests.ts";
-import type { TxKind, TxRouteKind } from "../../core/events.ts";
-import { isDotSegment } from "../names.ts";
-import { userIdSchema } from "../user_id.ts";
-import { addressField, amountMeta } from "../api_fields.ts";
-import { SOL_DECIMALS } from "../chain/sol_balance.ts";
-import { SOL_TRANSFER_PROGRAMS } from "./build.ts";
-import { rewardTxKey } from "../../kv/rewards.ts";
+import { DECIMAL_PATTERN } from "../../chain/amounts.ts";
+import type { TxBody, TxTarget } from "../../../kv/tx_requests.ts";
+import type { TxKind, TxRouteKind } from "../../../core/events.ts";
+import { isDotSegment } from "../../names.ts";
+import { userIdSchema } from "../../user_id.ts";
+import { addressField, amountMeta } from "../../api_fields.ts";
+import { SOL_DECIMALS } from "../../chain/sol_balance.ts";
+import { SOL_TRANSFER_PROGRAMS } from "../build/build.ts";
+import { rewardTxKey } from "../../../kv/rewards.ts";
 
 /** Longest idempotency key, in characters. */
 export const MAX_IDEMPOTENCY_KEY_CHARS = 128;

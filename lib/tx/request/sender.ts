@@ -5,14 +5,14 @@
  * record is then the one the reservation's commit checks, and moves (`addSenderMove`), so a reward
  * cancelled or expired before it is never paid.
  */
-import { apiKeyKey, type ApiKeyRecord } from "../../kv/api_keys.ts";
-import { type Member, memberKey } from "../../kv/members.ts";
-import type { Project } from "../../kv/projects.ts";
-import { insufficientRole, roleAllows } from "../auth/roles.ts";
-import { ApiError, projectNotFound } from "../../core/api_error.ts";
-import { rewardKey, type RewardRecord } from "../../kv/rewards.ts";
-import type { TxRequestRecord } from "../../kv/tx_requests.ts";
-import { applyRewardEvent } from "./lifecycle_rewards.ts";
+import { apiKeyKey, type ApiKeyRecord } from "../../../kv/api_keys.ts";
+import { type Member, memberKey } from "../../../kv/members.ts";
+import type { Project } from "../../../kv/projects.ts";
+import { insufficientRole, roleAllows } from "../../auth/roles.ts";
+import { ApiError, projectNotFound } from "../../../core/api_error.ts";
+import { rewardKey, type RewardRecord } from "../../../kv/rewards.ts";
+import type { TxRequestRecord } from "../../../kv/tx_requests.ts";
+import { applyRewardEvent } from "../lifecycle/lifecycle_rewards.ts";
 
 /** Who sends a request: an API key, a dashboard member withdrawing, or a reward (its key). */
 export type TxSender = { keyId: string } | { member: string } | { reward: string };

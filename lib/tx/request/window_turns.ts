@@ -11,11 +11,11 @@
  * is), then it is answered `notReservedInTime` (nothing was kept or sent). The recipient's turn is
  * always taken before the player's, so two payouts never wait for each other.
  */
-import type { TxContext } from "./runtime.ts";
+import type { TxContext } from "../runtime.ts";
 import type { CheckedRequest } from "./checks.ts";
-import { type Deadline, notReservedInTime, reservationWaitSignal } from "./timing.ts";
-import { keyId } from "../../kv/key_ids.ts";
-import { txPlayerUsageKey, txRecipientUsageKey } from "../../kv/tx_usage.ts";
+import { type Deadline, notReservedInTime, reservationWaitSignal } from "../rpc/timing.ts";
+import { keyId } from "../../../kv/key_ids.ts";
+import { txPlayerUsageKey, txRecipientUsageKey } from "../../../kv/tx_usage.ts";
 
 /** Runs `reserve` once no other reservation of this process writes the request's windows. */
 export async function inWindowTurn<T>(

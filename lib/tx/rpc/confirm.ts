@@ -17,7 +17,7 @@ import {
   type SolanaRpcApi,
 } from "@solana/kit";
 import type { Base64EncodedWireTransaction } from "@solana/kit";
-import type { SignedTx } from "../../kv/tx_requests.ts";
+import type { SignedTx } from "../../../kv/tx_requests.ts";
 import { codedErrorText, isSimulationRejection, rpcFailureReason } from "./chain_errors.ts";
 import type { CallSignals } from "./timing.ts";
 import {

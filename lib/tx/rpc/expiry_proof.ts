@@ -18,8 +18,8 @@
  */
 import type { Address, Rpc, Signature, SolanaRpcApi } from "@solana/kit";
 import { getTransactionDecoder } from "@solana/kit";
-import { transactionErrorJson } from "../chain/signature_status.ts";
-import type { SignedTx } from "../../kv/tx_requests.ts";
+import { transactionErrorJson } from "../../chain/signature_status.ts";
+import type { SignedTx } from "../../../kv/tx_requests.ts";
 import type { CallSignals } from "./timing.ts";
 import { isTransportFailure } from "./chain_errors.ts";
 

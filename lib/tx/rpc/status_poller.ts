@@ -7,7 +7,7 @@
  * the error: the routes keep waiting, as they did after a failed lookup of their own.
  */
 import type { Rpc, Signature, SolanaRpcApi } from "@solana/kit";
-import type { Cluster } from "../../core/cluster.ts";
+import type { Cluster } from "../../../core/cluster.ts";
 import type { StatusValue } from "./expiry_proof.ts";
 
 /** Most signatures one `getSignatureStatuses` call takes. */

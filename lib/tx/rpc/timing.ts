@@ -1,6 +1,6 @@
 /** How long transaction requests wait and how often they are checked; tests shorten these. */
 
-import { ApiError } from "../../core/api_error.ts";
+import { ApiError } from "../../../core/api_error.ts";
 
 /** Timing of sending and confirmation tracking. */
 export interface TxTiming {

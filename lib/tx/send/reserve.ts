@@ -32,12 +32,12 @@
  * job in the same commit, so even an attempt whose instance dies before signing is abandoned on
  * time by whichever instance runs that job.
  */
-import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
-import type { TxContext } from "./runtime.ts";
-import { ulid } from "../../core/ids.ts";
-import { addToWindow, HOUR_WINDOW_MS, pruneWindow } from "../../kv/tx_usage.ts";
-import { checkLimits, countsAgainstLimits, limitNeed } from "./limits.ts";
-import { addTxJob } from "./job_payloads.ts";
+import { commitWithRetry, RETRY } from "../../../core/commit_retry.ts";
+import type { TxContext } from "../runtime.ts";
+import { ulid } from "../../../core/ids.ts";
+import { addToWindow, HOUR_WINDOW_MS, pruneWindow } from "../../../kv/tx_usage.ts";
+import { checkLimits, countsAgainstLimits, limitNeed } from "../request/limits.ts";
+import { addTxJob } from "../job_payloads.ts";
 import {
   addTxStatusMove,
   liveTxRequest,
@@ -45,16 +45,16 @@ import {
   type TxRequestRecord,
   txUnsettledKey,
   type TxUnsettledRef,
-} from "../../kv/tx_requests.ts";
-import { log } from "../../core/log.ts";
-import { isSameRequest } from "./request_body.ts";
-import type { CheckedRequest } from "./checks.ts";
-import { checkPolicyAgain } from "./policy_steps.ts";
-import { idempotencyConflict } from "./check_steps.ts";
-import { addSenderMove, checkSender } from "./sender.ts";
-import { inWindowTurn } from "./window_turns.ts";
-import { proveEarlierAttempt } from "./retry_proof.ts";
-import { confirmLandedAttempt } from "./transitions.ts";
+} from "../../../kv/tx_requests.ts";
+import { log } from "../../../core/log.ts";
+import { isSameRequest } from "../request/request_body.ts";
+import type { CheckedRequest } from "../request/checks.ts";
+import { checkPolicyAgain } from "../request/policy_steps.ts";
+import { idempotencyConflict } from "../request/check_steps.ts";
+import { addSenderMove, checkSender } from "../request/sender.ts";
+import { inWindowTurn } from "../request/window_turns.ts";
+import { proveEarlierAttempt } from "../follow/retry_proof.ts";
+import { confirmLandedAttempt } from "../record/transitions.ts";
 import {
   type Attempt,
   freshSigning,

@@ -3,19 +3,19 @@
  * answer: the records its commit checks, and the transaction it stores, signed while the places
  * were taken.
  */
-import { type PastAttempt, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import { txPlayerUsageKey, txRecipientUsageKey, type UsageWindow } from "../../kv/tx_usage.ts";
-import { type Project, projectKey } from "../../kv/projects.ts";
-import { policyKey, type TxPolicy } from "../../kv/policy.ts";
-import { senderKey } from "./sender.ts";
-import type { CheckedRequest } from "./checks.ts";
-import type { SignOutcome } from "./build.ts";
-import type { Deadline } from "./timing.ts";
-import { withDeadline } from "../../core/deadline.ts";
-import type { Admission } from "../quota/admission.ts";
-import type { TxContext } from "./runtime.ts";
-import type { AllowanceClaim } from "./allowance_grant.ts";
-import type { RetryProof } from "./retry_proof.ts";
+import { type PastAttempt, txRequestKey, type TxRequestRecord } from "../../../kv/tx_requests.ts";
+import { txPlayerUsageKey, txRecipientUsageKey, type UsageWindow } from "../../../kv/tx_usage.ts";
+import { type Project, projectKey } from "../../../kv/projects.ts";
+import { policyKey, type TxPolicy } from "../../../kv/policy.ts";
+import { senderKey } from "../request/sender.ts";
+import type { CheckedRequest } from "../request/checks.ts";
+import type { SignOutcome } from "../build/build.ts";
+import type { Deadline } from "../rpc/timing.ts";
+import { withDeadline } from "../../../core/deadline.ts";
+import type { Admission } from "../../quota/admission.ts";
+import type { TxContext } from "../runtime.ts";
+import type { AllowanceClaim } from "../allowance/allowance_grant.ts";
+import type { RetryProof } from "../follow/retry_proof.ts";
 
 /**
  * The outcome: a new attempt reserved (with its signed transaction when `sign` built one, else

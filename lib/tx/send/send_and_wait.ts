@@ -14,18 +14,18 @@
  * forward) are followed like an unclear answer.
  */
 import type { Signature } from "@solana/kit";
-import type { TxContext } from "./runtime.ts";
-import { ApiError } from "../../core/api_error.ts";
-import { log } from "../../core/log.ts";
-import { getTxRequest, type TxRequestRecord } from "../../kv/tx_requests.ts";
-import { type AttemptOutcome, txResultOf } from "./result.ts";
-import { BuildError, type SignOutcome, signPlan, type TxPlan } from "./build.ts";
-import { attemptRef, settleAttempt } from "./transitions.ts";
-import { isFinal } from "./lifecycle.ts";
-import { recordSigned } from "./attempt_marks.ts";
-import { type Deadline, rpcSignal } from "./timing.ts";
-import { sendSignedTx } from "./confirm.ts";
-import { settleForRoute, waitForConfirmation } from "./follower.ts";
+import type { TxContext } from "../runtime.ts";
+import { ApiError } from "../../../core/api_error.ts";
+import { log } from "../../../core/log.ts";
+import { getTxRequest, type TxRequestRecord } from "../../../kv/tx_requests.ts";
+import { type AttemptOutcome, txResultOf } from "../lifecycle/result.ts";
+import { BuildError, type SignOutcome, signPlan, type TxPlan } from "../build/build.ts";
+import { attemptRef, settleAttempt } from "../record/transitions.ts";
+import { isFinal } from "../lifecycle/lifecycle.ts";
+import { recordSigned } from "../record/attempt_marks.ts";
+import { type Deadline, rpcSignal } from "../rpc/timing.ts";
+import { sendSignedTx } from "../rpc/confirm.ts";
+import { settleForRoute, waitForConfirmation } from "../follow/follower.ts";
 
 /**
  * Fails reserved attempts whose transaction could not be built or signed (step 14's 502: recorded
