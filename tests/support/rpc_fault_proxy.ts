@@ -6,7 +6,11 @@
  * (never landing, landing late, hidden or lagging history) are the sandbox's own fault control.
  */
 
-/** The faults armed on the proxy; each share is a probability per call (0 to 1). */
+/**
+ * The faults armed on the proxy; each share is a probability per call (0 to 1). A share above 0
+ * also owes one fault: the first call it can fault after arming meets it, so a round that arms a
+ * fault meets it however few calls a fast or slow machine makes in it.
+ */
 export interface RpcFaults {
   /** Every call first waits a uniform time in this range, in milliseconds. */
   delayMs?: readonly [number, number];
@@ -60,6 +64,7 @@ export function seededRandom(seed: number): () => number {
 export function startRpcFaultProxy(target: string, options: { seed: number }): RpcFaultProxy {
   const random = seededRandom(options.seed);
   let faults: RpcFaults = {};
+  let owed = { unavailable: false, lostSendAnswers: false };
   let released = Promise.withResolvers<void>();
   const stats: RpcFaultStats = {
     calls: 0,
@@ -86,7 +91,8 @@ export function startRpcFaultProxy(target: string, options: { seed: number }): R
       stats.noAddressHistory++;
       return Response.json({ jsonrpc: "2.0", id: idOf(body), error: NO_HISTORY });
     }
-    if (failDraw < (armed.unavailable ?? 0)) {
+    if (failDraw < (armed.unavailable ?? 0) || owed.unavailable) {
+      owed.unavailable = false;
       stats.unavailable++;
       return unavailable();
     }
@@ -101,7 +107,11 @@ export function startRpcFaultProxy(target: string, options: { seed: number }): R
       headers: { "content-type": "application/json" },
       body,
     });
-    if (method === "sendTransaction" && loseDraw < (armed.lostSendAnswers ?? 0)) {
+    if (
+      method === "sendTransaction" &&
+      (loseDraw < (armed.lostSendAnswers ?? 0) || owed.lostSendAnswers)
+    ) {
+      owed.lostSendAnswers = false;
       stats.lostSendAnswers++;
       await upstream.body?.cancel();
       return unavailable();
@@ -113,6 +123,7 @@ export function startRpcFaultProxy(target: string, options: { seed: number }): R
   });
   const clear = () => {
     faults = {};
+    owed = { unavailable: false, lostSendAnswers: false };
     released.resolve();
     released = Promise.withResolvers<void>();
   };
@@ -124,6 +135,10 @@ export function startRpcFaultProxy(target: string, options: { seed: number }): R
     url: `http://127.0.0.1:${server.addr.port}`,
     set: (next) => {
       faults = next;
+      owed = {
+        unavailable: (next.unavailable ?? 0) > 0,
+        lostSendAnswers: (next.lostSendAnswers ?? 0) > 0,
+      };
     },
     clear,
     stats: () => ({ ...stats }),
