@@ -121,6 +121,8 @@ Deno.test("GET /link/:slug signed in shows the player, the wallet and the island
       avatar: `${world.idp.url}/_avatars/1002.svg`,
     },
     link: null,
+    // No reward is waiting for this player (tests/browser/link_rewards_test.ts shows some).
+    rewards: [],
   }]);
 
   const wallet = createTestWallet();
