@@ -232,6 +232,23 @@ Deno.test("restartLostPublishers() starts the loop of a packing project that has
   assert.deepEqual((await listJobs(h.a.kv)).map((job) => job.payload.type), ["publish_events"]);
 });
 
+Deno.test("An instance that dies before starting the first publisher loop leaves the sweep to start it", async () => {
+  await using h = await startEventsHarness();
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true });
+  // Given: the instance recording the project's first marked events dies before it starts the
+  // loop (its cache says the loop runs, so it never looks).
+  await h.a.ctx.events.publishers.get(h.project.id, () => Promise.resolve(true as const));
+  await recordEvents(h.a.ctx, h.project.id, [payout(1), payout(2)]);
+  assert.deepEqual(await listJobs(h.a.kv), [], "no loop was started");
+
+  // When: the minute sweep runs, then the worker.
+  assert.equal(await restartLostPublishers(h.a.ctx), 1);
+  await drain(h.a.worker);
+
+  // Then
+  assert.deepEqual(sorted(allIds(h.standIn.inbox())), ["1", "2"]);
+});
+
 Deno.test("A publisher idle for long looks every 5 s, and a commit marking events brings its round forward", async () => {
   await using h = await startEventsHarness();
   await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true });
