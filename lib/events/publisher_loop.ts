@@ -17,7 +17,7 @@ import {
   newPublisherState,
   publisherKey,
 } from "../../kv/event_publishers.ts";
-import { addEventJob, publisherJobId } from "./job_payloads.ts";
+import { addPublisherJob, publisherJobId } from "./job_payloads.ts";
 import type { EventContext } from "./runtime.ts";
 import { log } from "../../core/log.ts";
 import { publishesThroughPublisher, publishTargetOf } from "./settings.ts";
@@ -60,7 +60,7 @@ async function startPublisher(
       if (state.value === null) {
         op.check(state).set(publisherKey(projectId), newPublisherState(options.after));
       }
-      addEventJob(op, { type: "publish_events", projectId }, {
+      addPublisherJob(op, { type: "publish_events", projectId }, {
         id: publisherJobId(projectId),
         runAt: ctx.clock.now(),
       });
