@@ -4,6 +4,8 @@ import { listJobs } from "../../kv/jobs.ts";
 import { recordEvents } from "../../lib/events/record.ts";
 import { restartLostPublishers } from "../../lib/events/publisher_loop.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
+import { sendTestPing } from "../../lib/events/publish.ts";
+import { describePing } from "../../components/dashboard/ping_message.ts";
 import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
 import { packMessages } from "../../lib/events/pack.ts";
 import { encodeEventMessage } from "../../lib/events/message.ts";
@@ -121,6 +123,35 @@ Deno.test("The cap on messages a minute holds every 60 clock seconds to it; what
   h.a.clock.advance(60_000);
   await drain(h.a.worker);
   assert.deepEqual(sorted(allIds(h.standIn.inbox())), range(1, 12));
+});
+
+Deno.test("A test ping counts toward the cap on messages a minute, and is refused, not delayed, when it is full", async () => {
+  await using h = await startEventsHarness();
+  await saveEventSettings(h.a.ctx, h.project.id, { messagesPerMinute: "3" });
+  // Given: the publisher sent 2 of the minute's 3 messages.
+  await recordEvents(h.a.ctx, h.project.id, [{ type: "ping", at: 1 }]);
+  await recordEvents(h.a.ctx, h.project.id, [{ type: "ping", at: 2 }]);
+  await drain(h.a.worker);
+
+  // When: a test ping is sent, then an event is recorded.
+  assert.deepEqual(await sendTestPing(h.a.ctx, h.project.id), { ok: true });
+  await recordEvents(h.a.ctx, h.project.id, [payout(4)]);
+  h.a.clock.advance(1_000);
+  await drain(h.a.worker);
+
+  // Then: the ping took the last message of the minute; the event waits for the next.
+  assert.deepEqual(sorted(allIds(h.standIn.inbox())), range(1, 3));
+  // And: another ping is refused with the reason, nothing sent or recorded.
+  const refused = await sendTestPing(h.a.ctx, h.project.id);
+  assert.equal(refused.ok, false);
+  assert.match(
+    describePing(refused),
+    /^The cap of 3 messages a minute is full \(a test event counts toward it\): nothing was sent; room frees in 59 s\.$/,
+  );
+  assert.equal(h.standIn.attempts().length, 3);
+  h.a.clock.advance(59_000);
+  await drain(h.a.worker);
+  assert.deepEqual(sorted(allIds(h.standIn.inbox())), range(1, 4));
 });
 
 Deno.test("A packed message is retried as the spec retries an event, then dropped with each of its events logged", async (t) => {
