@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { listDeliveries } from "../../kv/deliveries.ts";
 import { listJobs } from "../../kv/jobs.ts";
+import { getPublisherEntry } from "../../kv/event_publishers.ts";
+import { JobWorker } from "../../jobs/worker.ts";
+import { jobHandlers } from "../../jobs/handlers.ts";
+import { runPublishEvents } from "../../lib/events/publisher.ts";
 import { recordEvents } from "../../lib/events/record.ts";
 import { restartLostPublishers } from "../../lib/events/publisher_loop.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
@@ -152,6 +156,43 @@ Deno.test("A test ping counts toward the cap on messages a minute, and is refuse
   h.a.clock.advance(59_000);
   await drain(h.a.worker);
   assert.deepEqual(sorted(allIds(h.standIn.inbox())), range(1, 4));
+});
+
+Deno.test("A test ping never counts itself into a running round of the publisher", async () => {
+  await using h = await startEventsHarness();
+  await saveEventSettings(h.a.ctx, h.project.id, { messagesPerMinute: "5" });
+  await recordEvents(h.a.ctx, h.project.id, [{ type: "ping", at: 1 }]);
+  // Given: a round that sent the event and has not committed yet (held until released).
+  const sent = Promise.withResolvers<void>();
+  const release = Promise.withResolvers<void>();
+  const held = new JobWorker(h.a.ctx, {
+    owner: "held",
+    handlers: {
+      ...jobHandlers,
+      publish_events: async (run) => {
+        const outcome = await runPublishEvents(run);
+        sent.resolve();
+        await release.promise;
+        return outcome;
+      },
+    },
+  });
+  const round = held.runDue();
+  await sent.promise;
+
+  // When: a test ping is sent while the round holds on past the ping's wait.
+  const ping = await sendTestPing(h.a.ctx, h.project.id);
+  release.resolve();
+  await round;
+
+  // Then: the ping was refused rather than undo the round, whose commit stood: the event went once.
+  assert.equal(ping.ok, false);
+  assert.match(describePing(ping), /busy sending/);
+  h.a.clock.advance(1_000);
+  await drain(h.a.worker);
+  assert.deepEqual(allIds(h.standIn.inbox()), ["1"]);
+  const publisher = (await getPublisherEntry(h.a.kv, h.project.id)).value;
+  assert.deepEqual(publisher?.sent.map(([, count]) => count), [1], "the round's one message");
 });
 
 Deno.test("A packed message is retried as the spec retries an event, then dropped with each of its events logged", async (t) => {
