@@ -49,8 +49,8 @@ export async function takePingRoom(
       const seconds = Math.ceil((capFreesAt(publisher.sent, { cap, now }) - now) / 1_000);
       return {
         ok: false,
-        message: `The cap of ${cap} messages a minute is full (a test event counts toward it): ` +
-          `nothing was sent; room frees in ${seconds} s`,
+        message: `The cap of ${cap} message${cap === 1 ? "" : "s"} a minute is full ` +
+          `(a test event counts toward it): nothing was sent; room frees in ${seconds} s`,
       };
     }
     const sent = addSends(publisher.sent, { now, count: 1 });

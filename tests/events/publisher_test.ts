@@ -14,7 +14,14 @@ import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
 import { packMessages } from "../../lib/events/pack.ts";
 import { encodeEventMessage } from "../../lib/events/message.ts";
 import type { InboxMessage } from "../../sandbox/roblox/mod.ts";
-import { drain, startEventsHarness } from "../support/events_harness.ts";
+import { drain, PUBLISH_KEY, startEventsHarness, UNIVERSE } from "../support/events_harness.ts";
+import {
+  createProjectAs,
+  getPage,
+  postForm,
+  postJson,
+  signInDeveloper,
+} from "../support/dashboard.ts";
 
 const SIGNATURE =
   "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW";
@@ -156,6 +163,34 @@ Deno.test("A test ping counts toward the cap on messages a minute, and is refuse
   h.a.clock.advance(59_000);
   await drain(h.a.worker);
   assert.deepEqual(sorted(allIds(h.standIn.inbox())), range(1, 4));
+});
+
+Deno.test("The dashboard says why a test ping was refused by the cap", async () => {
+  await using h = await startEventsHarness();
+  const dev = await signInDeveloper(h.a.app);
+  const project = await createProjectAs(h.a.app, dev);
+  const base = `/dashboard/projects/${project.id}`;
+  await postJson(h.a.app, `${base}/settings`, {
+    universeId: UNIVERSE,
+    publishingKey: PUBLISH_KEY,
+    messagesPerMinute: "1",
+  }, { jar: dev.jar });
+  // Given: a test ping took the minute's one message.
+  const first = await postJson(h.a.app, `${base}/ping`, undefined, { jar: dev.jar });
+  assert.deepEqual(await first.json(), { ok: true });
+
+  // When: another is sent from the settings page.
+  const res = await postForm(h.a.app, `${base}/ping`, {}, { jar: dev.jar });
+
+  // Then
+  assert.equal(res.headers.get("location"), `${base}/settings#events`);
+  const page = await (await getPage(h.a.app, `${base}/settings`, dev.jar)).text();
+  assert.ok(
+    page.includes(
+      "The cap of 1 message a minute is full (a test event counts toward it): nothing was sent; room frees in 60 s.",
+    ),
+  );
+  assert.equal(h.standIn.attempts().length, 1);
 });
 
 Deno.test("A test ping never counts itself into a running round of the publisher", async () => {
