@@ -15,13 +15,7 @@ import { packMessages } from "../../lib/events/pack.ts";
 import { encodeEventMessage } from "../../lib/events/message.ts";
 import type { InboxMessage } from "../../sandbox/roblox/mod.ts";
 import { drain, PUBLISH_KEY, startEventsHarness, UNIVERSE } from "../support/events_harness.ts";
-import {
-  createProjectAs,
-  getPage,
-  postForm,
-  postJson,
-  signInDeveloper,
-} from "../support/dashboard.ts";
+import * as dashboard from "../support/dashboard.ts";
 
 const SIGNATURE =
   "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW";
@@ -167,24 +161,24 @@ Deno.test("A test ping counts toward the cap on messages a minute, and is refuse
 
 Deno.test("The dashboard says why a test ping was refused by the cap", async () => {
   await using h = await startEventsHarness();
-  const dev = await signInDeveloper(h.a.app);
-  const project = await createProjectAs(h.a.app, dev);
+  const dev = await dashboard.signInDeveloper(h.a.app);
+  const project = await dashboard.createProjectAs(h.a.app, dev);
   const base = `/dashboard/projects/${project.id}`;
-  await postJson(h.a.app, `${base}/settings`, {
+  await dashboard.postJson(h.a.app, `${base}/settings`, {
     universeId: UNIVERSE,
     publishingKey: PUBLISH_KEY,
     messagesPerMinute: "1",
   }, { jar: dev.jar });
   // Given: a test ping took the minute's one message.
-  const first = await postJson(h.a.app, `${base}/ping`, undefined, { jar: dev.jar });
+  const first = await dashboard.postJson(h.a.app, `${base}/ping`, undefined, { jar: dev.jar });
   assert.deepEqual(await first.json(), { ok: true });
 
   // When: another is sent from the settings page.
-  const res = await postForm(h.a.app, `${base}/ping`, {}, { jar: dev.jar });
+  const res = await dashboard.postForm(h.a.app, `${base}/ping`, {}, { jar: dev.jar });
 
   // Then
   assert.equal(res.headers.get("location"), `${base}/settings#events`);
-  const page = await (await getPage(h.a.app, `${base}/settings`, dev.jar)).text();
+  const page = await (await dashboard.getPage(h.a.app, `${base}/settings`, dev.jar)).text();
   assert.ok(
     page.includes(
       "The cap of 1 message a minute is full (a test event counts toward it): nothing was sent; room frees in 60 s.",
