@@ -4,7 +4,7 @@
  * outcome committed in the same atomic operation as the handler's effects).
  *
  * Order and fairness (see jobs/README.md):
- * - Each lane (`JOB_LANES`: tx, rewards, events, webhooks, watch) has its own slots, so confirmation jobs
+ * - Each lane (`JOB_LANES`: tx, rewards, events, publisher, webhooks, watch) has its own slots, so confirmation jobs
  *   and the transaction sweep never wait behind deliveries or polls, nor event deliveries behind
  *   a slow webhook receiver; a one-off pass (`runDue`) takes the lanes in that priority order.
  * - Slots are refilled as each job ends, so a slow job (a hung publish, a long poll) holds only
@@ -34,7 +34,7 @@ export interface JobWorkerOptions {
   leaseMs?: number;
   /** Projects looked at per look at a lane, and the most jobs one `runDue` pass runs per lane (default 200). */
   batchSize?: number;
-  /** Most jobs run at once per lane: one number for every lane, or per lane (default tx 8, events 8, webhooks 8, watch 4). */
+  /** Most jobs run at once per lane: one number for every lane, or per lane (default tx 8, rewards 8, events 8, publisher 8, webhooks 8, watch 4). */
   concurrency?: number | Partial<Record<JobLane, number>>;
   /** Runs after which a failing job is dropped (default 10). Handlers with their own schedule drop earlier. */
   maxAttempts?: number;
@@ -48,6 +48,7 @@ const DEFAULT_CONCURRENCY: Record<JobLane, number> = {
   tx: 8,
   rewards: 8,
   events: 8,
+  publisher: 8,
   webhooks: 8,
   watch: 4,
 };

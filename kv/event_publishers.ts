@@ -1,10 +1,12 @@
 /**
  * Each project's event publisher (`lib/events/publisher.ts`): how far through the project's feed it
  * went, the messages waiting for a retry and what it sent in the last minute. One record per
- * project that ever published through it, written only by the commit ending a publisher run
- * (checked against the record that run read) or, when absent, by the commit starting the loop.
+ * project that ever published through it or was set to (`createPublisher`), written only by the
+ * commit ending a publisher run (checked against the record that run read) or, when absent, by the
+ * commit starting the loop or a save of the settings turning the publisher on.
  */
 import type { ServiceEventType } from "../core/events.ts";
+import { getEventSeqEntry } from "./event_feed.ts";
 
 /** A message whose last attempt failed with an answer worth another (the spec's retry rule). */
 export interface PendingMessage {
@@ -47,6 +49,20 @@ export function getPublisherEntry(
 /** A publisher that has gone through the feed up to `cursor`. */
 export function newPublisherState(cursor: number): PublisherState {
   return { cursor, pending: [], sent: [], offSince: null };
+}
+
+/**
+ * Makes a project's publisher record, its cursor at the feed's current end, unless it has one;
+ * true when made. A cursor behind the end is harmless: the publisher sends only marked events.
+ */
+export async function createPublisher(kv: Deno.Kv, projectId: string): Promise<boolean> {
+  const [entry, seq] = await Promise.all([
+    getPublisherEntry(kv, projectId),
+    getEventSeqEntry(kv, projectId),
+  ]);
+  if (entry.value !== null) return false;
+  const op = kv.atomic().check(entry).set(entry.key, newPublisherState(seq.value ?? 0));
+  return (await op.commit()).ok;
 }
 
 /** Lists the projects that have a publisher record (for the minute sweep). */

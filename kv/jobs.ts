@@ -3,8 +3,9 @@
  *
  * Lanes keep kinds of work apart (`JOB_LANES`): transaction confirmation never queues behind event
  * deliveries, watch polls or rewards' payments, nor Roblox deliveries behind a slow webhook
- * receiver, because each
- * lane has its own index and its own worker slots. Within
+ * receiver, because each lane has its own index and its own worker slots. A new lane also keeps a
+ * new kind from instances of the previous release during a rolling deploy: they never look at a
+ * lane they do not know, so they never claim (and drop as unknown) its jobs. Within
  * a lane each project has its own queue, so a worker can share the lane fairly among projects
  * whatever the size of one project's backlog.
  *
@@ -17,7 +18,7 @@ import { addDueEntry, addDueEntryRemoval, type DueJob } from "./job_queue.ts";
 import type { KvReader } from "./read_batches.ts";
 
 /** The lanes, highest priority first. */
-export const JOB_LANES = ["tx", "rewards", "events", "webhooks", "watch"] as const;
+export const JOB_LANES = ["tx", "rewards", "events", "publisher", "webhooks", "watch"] as const;
 /** A lane of the due index. */
 export type JobLane = typeof JOB_LANES[number];
 

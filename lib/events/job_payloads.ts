@@ -1,6 +1,6 @@
 /**
- * The job kinds of events: deliveries and the publisher loop, in the `events` lane (zod and their adder only, so any
- * module can add a job; the handlers are in `jobs.ts`).
+ * The job kinds of events: deliveries in the `events` lane, the publisher loop in the `publisher`
+ * lane (zod and their adders only, so any module can add a job; the handlers are in `jobs.ts`).
  */
 import { z } from "zod";
 import { jobAdder, payloadIdSchema } from "../job_handler.ts";
@@ -51,8 +51,14 @@ export type PublishEventsJob = z.infer<typeof publishEventsJobSchema>;
 const eventJobSchema = z.discriminatedUnion("type", [
   deliverEventJobSchema,
   publishBatchJobSchema,
-  publishEventsJobSchema,
 ]);
 
 /** Validates a delivery job and adds it, in the `events` lane, to the caller's atomic operation. */
 export const addEventJob = jobAdder(eventJobSchema, "events");
+
+/**
+ * Validates a publisher loop and adds it to the caller's atomic operation, in a lane of its own:
+ * an instance of the release before the publisher knows neither the kind nor the lane, so during a
+ * rolling deploy it never claims the loop (it would drop it as unknown).
+ */
+export const addPublisherJob = jobAdder(publishEventsJobSchema, "publisher");

@@ -10,6 +10,7 @@ import { publishToTarget } from "./publish_to_target.ts";
 import { encodeEventMessage } from "./message.ts";
 import { answerStatus, isRetryable } from "./messaging_client.ts";
 import { publishTargetOf } from "./settings.ts";
+import { takePingRoom } from "./ping_room.ts";
 
 /** What the dashboard shows after a test ping. */
 export type TestPingResult =
@@ -19,6 +20,8 @@ export type TestPingResult =
 /**
  * Sends a `ping` event now, encoded and posted exactly like any event, and returns the platform's
  * answer. One attempt, not retried: the developer sees a 429 or 5xx as it is and can try again.
+ * A project with a cap on messages a minute counts the ping toward it, and is refused while the
+ * cap is full (`ping_room.ts`).
  * The ping a dashboard member (`actor`) sends is recorded in the audit log with its event.
  */
 export async function sendTestPing(
@@ -34,6 +37,13 @@ export async function sendTestPing(
       status: null,
       message: "Events are off: save a universe ID and a publishing API key first",
     };
+  }
+  if (target.messagesPerMinute !== null) {
+    const room = await takePingRoom(ctx, projectId, { cap: target.messagesPerMinute });
+    if (!room.ok) {
+      log("info", "Test ping refused: the cap on messages a minute is full", { projectId });
+      return { ok: false, status: null, message: room.message };
+    }
   }
   // The ping is recorded in the feed first, so its message carries its id like any event.
   const at = ctx.clock.now();

@@ -3,7 +3,9 @@
  * (`record.ts`; at most once per 10 s per project on an instance) and from the minute sweep. The
  * loop's job id is unique per project, so instances starting it at once start one; its record is
  * made in the same commit, with the cursor just before the first marked event, when the project has
- * none yet. A marking commit also pulls a waiting loop's next round forward to now (at most once a
+ * none yet. The save of the settings that turns packing or the cap on makes the record first
+ * (`settings.ts`), so the sweep, which looks at every project with a record, starts a loop that the
+ * instance of the first marked commit died before starting. A marking commit also pulls a waiting loop's next round forward to now (at most once a
  * second per project on an instance); a round running meanwhile may have looked before the commit,
  * and its events then wait for its next look (5 s at most).
  */
@@ -15,7 +17,7 @@ import {
   newPublisherState,
   publisherKey,
 } from "../../kv/event_publishers.ts";
-import { addEventJob, publisherJobId } from "./job_payloads.ts";
+import { addPublisherJob, publisherJobId } from "./job_payloads.ts";
 import type { EventContext } from "./runtime.ts";
 import { log } from "../../core/log.ts";
 import { publishesThroughPublisher, publishTargetOf } from "./settings.ts";
@@ -58,7 +60,7 @@ async function startPublisher(
       if (state.value === null) {
         op.check(state).set(publisherKey(projectId), newPublisherState(options.after));
       }
-      addEventJob(op, { type: "publish_events", projectId }, {
+      addPublisherJob(op, { type: "publish_events", projectId }, {
         id: publisherJobId(projectId),
         runAt: ctx.clock.now(),
       });

@@ -11,6 +11,7 @@ import {
   updateProject,
 } from "../../kv/projects.ts";
 import type { EventContext } from "./runtime.ts";
+import { createPublisher } from "../../kv/event_publishers.ts";
 import { encryptSecret } from "../crypto/encryption.ts";
 import { ApiError, projectNotFound } from "../../core/api_error.ts";
 import { log } from "../../core/log.ts";
@@ -206,6 +207,9 @@ interface PreparedEventSettings {
 /**
  * Validates event settings (400 `invalid_settings`) and seals a new publishing key, as a
  * publishing key of this project, for a save that may change other settings in the same commit.
+ * A change turning packing or the cap on makes the project's publisher record first
+ * (`createPublisher`), before the save commits: the minute sweep restarts the loop of every project
+ * with a record, so the loop runs even if no instance starts it after the first marked commit.
  */
 export async function prepareEventSettings(
   ctx: EventContext,
@@ -219,6 +223,9 @@ export async function prepareEventSettings(
       context: projectId,
     })
     : change.publishingKey;
+  if (change.packEvents === true || typeof change.messagesPerMinute === "number") {
+    await createPublisher(ctx.kv, projectId);
+  }
   return {
     apply: (settings) => ({
       ...settings,

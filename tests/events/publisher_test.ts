@@ -1,14 +1,21 @@
 import assert from "node:assert/strict";
 import { listDeliveries } from "../../kv/deliveries.ts";
 import { listJobs } from "../../kv/jobs.ts";
+import { getPublisherEntry } from "../../kv/event_publishers.ts";
+import { JobWorker } from "../../jobs/worker.ts";
+import { jobHandlers } from "../../jobs/handlers.ts";
+import { runPublishEvents } from "../../lib/events/publisher.ts";
 import { recordEvents } from "../../lib/events/record.ts";
 import { restartLostPublishers } from "../../lib/events/publisher_loop.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
+import { sendTestPing } from "../../lib/events/publish.ts";
+import { describePing } from "../../components/dashboard/ping_message.ts";
 import type { RecordedEvent, ServiceEvent } from "../../core/events.ts";
 import { packMessages } from "../../lib/events/pack.ts";
 import { encodeEventMessage } from "../../lib/events/message.ts";
 import type { InboxMessage } from "../../sandbox/roblox/mod.ts";
-import { drain, startEventsHarness } from "../support/events_harness.ts";
+import { drain, PUBLISH_KEY, startEventsHarness, UNIVERSE } from "../support/events_harness.ts";
+import * as dashboard from "../support/dashboard.ts";
 
 const SIGNATURE =
   "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW";
@@ -123,6 +130,100 @@ Deno.test("The cap on messages a minute holds every 60 clock seconds to it; what
   assert.deepEqual(sorted(allIds(h.standIn.inbox())), range(1, 12));
 });
 
+Deno.test("A test ping counts toward the cap on messages a minute, and is refused, not delayed, when it is full", async () => {
+  await using h = await startEventsHarness();
+  await saveEventSettings(h.a.ctx, h.project.id, { messagesPerMinute: "3" });
+  // Given: the publisher sent 2 of the minute's 3 messages.
+  await recordEvents(h.a.ctx, h.project.id, [{ type: "ping", at: 1 }]);
+  await recordEvents(h.a.ctx, h.project.id, [{ type: "ping", at: 2 }]);
+  await drain(h.a.worker);
+
+  // When: a test ping is sent, then an event is recorded.
+  assert.deepEqual(await sendTestPing(h.a.ctx, h.project.id), { ok: true });
+  await recordEvents(h.a.ctx, h.project.id, [payout(4)]);
+  h.a.clock.advance(1_000);
+  await drain(h.a.worker);
+
+  // Then: the ping took the last message of the minute; the event waits for the next.
+  assert.deepEqual(sorted(allIds(h.standIn.inbox())), range(1, 3));
+  // And: another ping is refused with the reason, nothing sent or recorded.
+  const refused = await sendTestPing(h.a.ctx, h.project.id);
+  assert.equal(refused.ok, false);
+  assert.match(
+    describePing(refused),
+    /^The cap of 3 messages a minute is full \(a test event counts toward it\): nothing was sent; room frees in 59 s\.$/,
+  );
+  assert.equal(h.standIn.attempts().length, 3);
+  h.a.clock.advance(59_000);
+  await drain(h.a.worker);
+  assert.deepEqual(sorted(allIds(h.standIn.inbox())), range(1, 4));
+});
+
+Deno.test("The dashboard says why a test ping was refused by the cap", async () => {
+  await using h = await startEventsHarness();
+  const dev = await dashboard.signInDeveloper(h.a.app);
+  const project = await dashboard.createProjectAs(h.a.app, dev);
+  const base = `/dashboard/projects/${project.id}`;
+  await dashboard.postJson(h.a.app, `${base}/settings`, {
+    universeId: UNIVERSE,
+    publishingKey: PUBLISH_KEY,
+    messagesPerMinute: "1",
+  }, { jar: dev.jar });
+  // Given: a test ping took the minute's one message.
+  const first = await dashboard.postJson(h.a.app, `${base}/ping`, undefined, { jar: dev.jar });
+  assert.deepEqual(await first.json(), { ok: true });
+
+  // When: another is sent from the settings page.
+  const res = await dashboard.postForm(h.a.app, `${base}/ping`, {}, { jar: dev.jar });
+
+  // Then
+  assert.equal(res.headers.get("location"), `${base}/settings#events`);
+  const page = await (await dashboard.getPage(h.a.app, `${base}/settings`, dev.jar)).text();
+  assert.ok(
+    page.includes(
+      "The cap of 1 message a minute is full (a test event counts toward it): nothing was sent; room frees in 60 s.",
+    ),
+  );
+  assert.equal(h.standIn.attempts().length, 1);
+});
+
+Deno.test("A test ping never counts itself into a running round of the publisher", async () => {
+  await using h = await startEventsHarness();
+  await saveEventSettings(h.a.ctx, h.project.id, { messagesPerMinute: "5" });
+  await recordEvents(h.a.ctx, h.project.id, [{ type: "ping", at: 1 }]);
+  // Given: a round that sent the event and has not committed yet (held until released).
+  const sent = Promise.withResolvers<void>();
+  const release = Promise.withResolvers<void>();
+  const held = new JobWorker(h.a.ctx, {
+    owner: "held",
+    handlers: {
+      ...jobHandlers,
+      publish_events: async (run) => {
+        const outcome = await runPublishEvents(run);
+        sent.resolve();
+        await release.promise;
+        return outcome;
+      },
+    },
+  });
+  const round = held.runDue();
+  await sent.promise;
+
+  // When: a test ping is sent while the round holds on past the ping's wait.
+  const ping = await sendTestPing(h.a.ctx, h.project.id);
+  release.resolve();
+  await round;
+
+  // Then: the ping was refused rather than undo the round, whose commit stood: the event went once.
+  assert.equal(ping.ok, false);
+  assert.match(describePing(ping), /busy sending/);
+  h.a.clock.advance(1_000);
+  await drain(h.a.worker);
+  assert.deepEqual(allIds(h.standIn.inbox()), ["1"]);
+  const publisher = (await getPublisherEntry(h.a.kv, h.project.id)).value;
+  assert.deepEqual(publisher?.sent.map(([, count]) => count), [1], "the round's one message");
+});
+
 Deno.test("A packed message is retried as the spec retries an event, then dropped with each of its events logged", async (t) => {
   for (
     const [failure, attempts, outcome] of [["500", 4, "gave_up"], ["401", 1, "rejected"]] as const
@@ -230,6 +331,23 @@ Deno.test("restartLostPublishers() starts the loop of a packing project that has
   assert.equal(await restartLostPublishers(h.a.ctx), 1);
   assert.equal(await restartLostPublishers(h.a.ctx), 0, "a running loop is left alone");
   assert.deepEqual((await listJobs(h.a.kv)).map((job) => job.payload.type), ["publish_events"]);
+});
+
+Deno.test("An instance that dies before starting the first publisher loop leaves the sweep to start it", async () => {
+  await using h = await startEventsHarness();
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true });
+  // Given: the instance recording the project's first marked events dies before it starts the
+  // loop (its cache says the loop runs, so it never looks).
+  await h.a.ctx.events.publishers.get(h.project.id, () => Promise.resolve(true as const));
+  await recordEvents(h.a.ctx, h.project.id, [payout(1), payout(2)]);
+  assert.deepEqual(await listJobs(h.a.kv), [], "no loop was started");
+
+  // When: the minute sweep runs, then the worker.
+  assert.equal(await restartLostPublishers(h.a.ctx), 1);
+  await drain(h.a.worker);
+
+  // Then
+  assert.deepEqual(sorted(allIds(h.standIn.inbox())), ["1", "2"]);
 });
 
 Deno.test("A publisher idle for long looks every 5 s, and a commit marking events brings its round forward", async () => {

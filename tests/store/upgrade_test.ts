@@ -6,7 +6,6 @@
  * the project owners: a store it left at 8 must still have its projects given their owners.
  */
 import assert from "node:assert/strict";
-import { fileURLToPath as fromFileUrl } from "node:url";
 import { ManualClock } from "../../core/clock.ts";
 import { getMemberEntry } from "../../kv/members.ts";
 import { getStoreVersionEntry } from "../../kv/store_version.ts";
@@ -15,44 +14,17 @@ import { migrateStore } from "../../lib/migrations/mod.ts";
 import { createTestWallet } from "../support/sign_in.ts";
 import { getPage, postJson, signInDeveloper } from "../support/dashboard.ts";
 import { createTestApp } from "../support/test_app.ts";
+import { checkOutRelease, run } from "../support/release_tree.ts";
 
 /** The last release before the project owners' step: main's tip when its store version 8 was the usage ledgers. */
 const PREVIOUS_RELEASE = "ea02a68faedab836e3f7bb713dc6e0a5bfc59b68";
 const SECRET = "upgrade-secret-aaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 const HOUR_MS = 3_600_000;
-const REPO = fromFileUrl(new URL("../..", import.meta.url));
-
-async function run(command: string, args: string[], cwd: string): Promise<string> {
-  const out = await new Deno.Command(command, { args, cwd, stdout: "piped", stderr: "piped" })
-    .output();
-  const text = new TextDecoder();
-  if (!out.success) {
-    throw new Error(`${command} ${args.join(" ")} failed: ${text.decode(out.stderr)}`);
-  }
-  return text.decode(out.stdout);
-}
-
-/** The previous release's tree in a new directory, with the writer beside its tests. */
-async function checkOutPreviousRelease(): Promise<string> {
-  await run("git", ["cat-file", "-e", `${PREVIOUS_RELEASE}^{commit}`], REPO).catch((error) => {
-    throw new Error(
-      `The upgrade test needs the previous release from the repository's history (a full clone; in a shallow one: git fetch --unshallow): ${error.message}`,
-    );
-  });
-  const dir = await Deno.makeTempDir({ prefix: "previous-release-" });
-  const tar = `${dir}.tar`;
-  await run("git", ["archive", "--format=tar", "-o", tar, PREVIOUS_RELEASE], REPO);
-  await run("tar", ["-xf", tar, "-C", dir], dir);
-  await Deno.remove(tar);
-  await Deno.copyFile(
-    fromFileUrl(new URL("./previous_release_writer.ts", import.meta.url)),
-    `${dir}/tests/store/previous_release_writer.ts`,
-  );
-  return dir;
-}
 
 Deno.test("An upgrade from the previous release keeps every creator the owner of their projects, however old", async () => {
-  const tree = await checkOutPreviousRelease();
+  const tree = await checkOutRelease(PREVIOUS_RELEASE, [
+    "tests/store/previous_release_writer.ts",
+  ]);
   const kvPath = `${tree}/store.kv`;
   await using _cleanup = {
     [Symbol.asyncDispose]: () => Deno.remove(tree, { recursive: true }),
