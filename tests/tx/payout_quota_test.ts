@@ -12,21 +12,24 @@ import {
   type TxHarness,
 } from "../support/tx_harness.ts";
 
-Deno.test("A project's hourly budget passes exactly what fits: 3 SOL, three payouts of 1, nothing past them", async () => {
-  await using h = await startTxHarness();
-  await h.policy({ maxSolPerTransfer: "5", hourlyBudgets: [{ asset: "SOL", amount: "3" }] });
-  await h.link(1);
-  const pay = async (key: string, amount = "1") =>
-    await h.a.post("transfer-sol", { to: { userId: 1 }, amount, idempotencyKey: key });
+onEachStore(
+  "A project's hourly budget passes exactly what fits: 3 SOL, three payouts of 1, nothing past them",
+  async (store) => {
+    await using h = await startTxHarness({ store });
+    await h.policy({ maxSolPerTransfer: "5", hourlyBudgets: [{ asset: "SOL", amount: "3" }] });
+    await h.link(1);
+    const pay = async (key: string, amount = "1") =>
+      await h.a.post("transfer-sol", { to: { userId: 1 }, amount, idempotencyKey: key });
 
-  for (const key of ["first", "second", "third"]) {
-    assert.equal((await okJson(await pay(key))).status, "confirmed");
-  }
-  const refused = await pay("fourth", "0.000000001");
+    for (const key of ["first", "second", "third"]) {
+      assert.equal((await okJson(await pay(key))).status, "confirmed");
+    }
+    const refused = await pay("fourth", "0.000000001");
 
-  assert.equal(refused.status, 429);
-  assert.equal((await refused.json()).error.code, "hourly_budget_exceeded");
-});
+    assert.equal(refused.status, 429);
+    assert.equal((await refused.json()).error.code, "hourly_budget_exceeded");
+  },
+);
 
 /** Sets the project's request counters to `used` requests this minute and today. */
 async function usedThisMinute(h: TxHarness, used: number): Promise<void> {
@@ -46,22 +49,25 @@ async function minuteCount(h: TxHarness): Promise<number> {
   return (await h.a.kv.get<RequestCounts>(requestCountsKey(h.project.id))).value!.minuteCount;
 }
 
-Deno.test("A payout over the minute's quota is counted and refused, with nothing reserved", async () => {
-  await using h = await startTxHarness();
-  await h.policy({ maxSolPerTransfer: "5" });
-  await h.link(1);
-  const body = (key: string) => ({ to: { userId: 1 }, amount: "1", idempotencyKey: key });
-  assert.equal((await okJson(await h.a.post("transfer-sol", body("first")))).status, "confirmed");
-  // Given: the project used its 600 requests of this minute (on other instances)
-  await usedThisMinute(h, 600);
-  // When
-  const res = await h.a.post("transfer-sol", body("over"));
-  // Then: 429 rate_limited, counted, and nothing reserved for the key
-  assert.equal(res.status, 429);
-  assert.equal((await res.json()).error.code, "rate_limited");
-  assert.equal(await minuteCount(h), 601);
-  assert.equal(await getTxRequest(h.a.kv, h.project.id, "over"), null);
-});
+onEachStore(
+  "A payout over the minute's quota is counted and refused, with nothing reserved",
+  async (store) => {
+    await using h = await startTxHarness({ store });
+    await h.policy({ maxSolPerTransfer: "5" });
+    await h.link(1);
+    const body = (key: string) => ({ to: { userId: 1 }, amount: "1", idempotencyKey: key });
+    assert.equal((await okJson(await h.a.post("transfer-sol", body("first")))).status, "confirmed");
+    // Given: the project used its 600 requests of this minute (on other instances)
+    await usedThisMinute(h, 600);
+    // When
+    const res = await h.a.post("transfer-sol", body("over"));
+    // Then: 429 rate_limited, counted, and nothing reserved for the key
+    assert.equal(res.status, 429);
+    assert.equal((await res.json()).error.code, "rate_limited");
+    assert.equal(await minuteCount(h), 601);
+    assert.equal(await getTxRequest(h.a.kv, h.project.id, "over"), null);
+  },
+);
 
 onEachStore(
   "Payouts on two instances at the minute's last places: exactly the rest pass, every one counted",
