@@ -3,7 +3,7 @@
  * answer: the records its commit checks, and the transaction it stores, signed while the places
  * were taken.
  */
-import { type PastAttempt, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
+import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { txPlayerUsageKey, txRecipientUsageKey, type UsageWindow } from "../../kv/tx_usage.ts";
 import { type Project, projectKey } from "../../kv/projects.ts";
 import { policyKey, type TxPolicy } from "../../kv/policy.ts";
@@ -39,15 +39,16 @@ export interface Attempt {
 }
 
 /**
- * What one turn ends with: an outcome, a failed attempt to prove, or a policy saved since the
- * checks, to judge the request by.
+ * What one round of a reservation ends with: an outcome, a failed attempt to prove dead first, a
+ * policy saved since the checks to judge the request by, or a commit lost to a concurrent change.
  */
-export type QueueTurn =
+export type ReserveRound =
   | ReserveOutcome
   | { kind: "prove"; record: TxRequestRecord }
-  | { kind: "policy"; entry: Deno.KvEntryMaybe<TxPolicy> };
+  | { kind: "policy"; entry: Deno.KvEntryMaybe<TxPolicy> }
+  | { kind: "conflict" };
 
-/** What a request's turns share. */
+/** What a request's rounds share. */
 export interface ReserveState {
   /** The attempt this request last tried to reserve: found stored, its commit applied (lost answer). */
   tried: string | null;
@@ -171,23 +172,4 @@ export async function readReservation(
   // The commit checks every one of them.
   const read = await ctx.kv.getMany(ownKeys);
   return options.first ? [...checked, ...read] : read;
-}
-
-// Earlier attempts kept with a key; older ones, long proven dead, give way.
-const MAX_PAST_ATTEMPTS = 50;
-
-/** The key's earlier signed attempts once `stored` gives way to a new one. */
-export function pastAttempts(stored: TxRequestRecord): PastAttempt[] {
-  const past = [...stored.previous];
-  if (stored.signed && stored.signature) {
-    past.push({
-      attempt: stored.attempt,
-      attemptId: stored.attemptId,
-      signature: stored.signature,
-      blockhash: stored.signed.blockhash,
-      lastValidBlockHeight: stored.signed.lastValidBlockHeight,
-      error: stored.error,
-    });
-  }
-  return past.slice(-MAX_PAST_ATTEMPTS);
 }

@@ -17,6 +17,10 @@ import {
 import { addTxJob } from "../../lib/tx/job_payloads.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/result.ts";
 import { attemptRef, confirmLandedAttempt, settleAttempt } from "../../lib/tx/transitions.ts";
+import { ensureTxConfirmJob } from "../../lib/tx/confirm_job.ts";
+import { checkTxRequest } from "../../lib/tx/checks.ts";
+import { reserveTxRequest } from "../../lib/tx/reserve.ts";
+import { startDeadline } from "../../lib/tx/timing.ts";
 import {
   markAccepted,
   markExpiryUnproven,
@@ -35,10 +39,12 @@ import { okJson, startTxHarness, type TxHarness } from "../support/tx_harness.ts
 
 /** The events as their callers send them, each with the lifecycle's event it is. */
 const EVENTS = {
+  reserve: "reserve",
   sign: "sign",
   accept: "accept",
   answer: "answer",
   expiry_unproven: "expiry_unproven",
+  follow: "follow",
   confirm: "confirm",
   abandon: "abandon",
   unbuilt: "fail",
@@ -65,11 +71,14 @@ interface Row {
 }
 
 const isFailed = (state: StateName) => state.startsWith("failed");
-const isOpen = (state: StateName) => state !== "confirmed" && !isFailed(state);
+const isOpen = (state: StateName) => state !== "new" && state !== "confirmed" && !isFailed(state);
 
 /** The row the table gives the pair; null when it lists none (nothing may change). */
 function expectedRow(state: StateName, event: EventName): Row | null {
-  const transition = TRANSITIONS[state][EVENTS[event]];
+  // A retry proves the failed attempt dead first; the stored ones that failed after they were sent
+  // carry the seed payout's bytes, which landed: the proof finds them so, and the key confirmed.
+  const landed = event === "reserve" && (state === "failed:on_chain" || state === "failed:expired");
+  const transition = TRANSITIONS[state][landed ? "found_landed" : EVENTS[event]];
   if (!transition) return null;
   let to: StateName;
   if (transition.to === "same") to = state;
@@ -90,20 +99,24 @@ function expectedRow(state: StateName, event: EventName): Row | null {
 /** The table's name of a stored record's state. */
 const nameOf = (record: TxRequestRecord) => stateName(stateOf(record));
 
-/** Stores, under `key`, a record in `state` made from a real payout's, as the route writes it. */
+/**
+ * Stores, under `key`, a record in `state` made from a real payout's, as the route writes it; a
+ * `new` key has none (its entry's value is null).
+ */
 async function storeIn(
   h: TxHarness,
   template: TxRequestRecord,
   state: StateName,
   key: string,
-): Promise<Deno.KvEntry<TxRequestRecord>> {
+): Promise<Deno.KvEntryMaybe<TxRequestRecord>> {
+  if (state === "new") return await h.a.kv.get<TxRequestRecord>(txRequestKey(h.project.id, key));
   const kv = h.a.kv;
   const now = h.a.clock.now();
   const attemptId = ulid(now);
   const signed = { ...template.signed!, accepted: false };
   const unsigned = { signed: null, signature: null };
   const failed = (error: string) => ({ status: "failed" as const, error });
-  const shapes: Record<StateName, Partial<TxRequestRecord>> = {
+  const shapes: Record<Exclude<StateName, "new">, Partial<TxRequestRecord>> = {
     reserved: unsigned,
     signed: {},
     submitted: { status: "submitted", signed: { ...signed, accepted: true } },
@@ -147,15 +160,34 @@ async function storeIn(
   return { key: txRequestKey(projectId, key), value: record, versionstamp: result.versionstamp };
 }
 
-/** Applies `event` to the stored attempt the way its caller does. */
+/**
+ * Applies `event` to the stored attempt the way its caller does. The callers of sign, follow and
+ * found_landed hold a stored attempt: to a `new` key (no record) none of them can send it.
+ */
 async function apply(
   h: TxHarness,
-  entry: Deno.KvEntry<TxRequestRecord>,
+  stored: Deno.KvEntryMaybe<TxRequestRecord>,
   event: EventName,
   template: TxRequestRecord,
 ): Promise<void> {
   const ctx = h.a.ctx;
-  const ref = attemptRef(entry.value);
+  const key = stored.key.at(-1) as string;
+  if (event === "reserve") {
+    // The route's steps to the reservation: the checks, then the reservation (nothing signed).
+    const caller = { projectId: h.project.id, keyId: (await ctx.apiKeys.resolve(h.apiKey))!.keyId };
+    const input = { idempotencyKey: key, body: template.body };
+    const deadline = startDeadline(ctx.tx.timing);
+    const checked = await checkTxRequest(ctx, caller, template.kind, input, { deadline });
+    if (checked.kind === "checked") await reserveTxRequest(ctx, checked.request, { deadline });
+    return;
+  }
+  if (stored.value === null) {
+    if (event === "sign" || event === "follow" || event === "found_landed") return;
+  }
+  const entry = stored as Deno.KvEntry<TxRequestRecord>;
+  const ref = entry.value
+    ? attemptRef(entry.value)
+    : { projectId: h.project.id, key, attemptId: ulid(h.a.clock.now()) };
   const fail = (error: string, refused?: boolean) =>
     settleAttempt(ctx, ref, { status: "failed", error, ...(refused ? { refused } : {}) });
   switch (event) {
@@ -170,6 +202,9 @@ async function apply(
       return;
     case "expiry_unproven":
       await markExpiryUnproven(ctx, ref);
+      return;
+    case "follow":
+      await ensureTxConfirmJob(ctx, entry.value);
       return;
     case "confirm":
       await settleAttempt(ctx, ref, { status: "confirmed" });
@@ -268,12 +303,13 @@ Deno.test("Every (state, event) pair of a payout attempt moves it as the lifecyc
         continue;
       }
       const after = stored.value!;
-      const job = (await getJobEntry(h.a.kv, entry.value.checkJobId ?? "none")).value;
+      const checkJobId = entry.value?.checkJobId ?? null;
+      const job = (await getJobEntry(h.a.kv, checkJobId ?? "none")).value;
       const actual: Row = {
         to: nameOf(after),
         event: (await eventsOf(h, key)) === 1,
         released: (await dayReleased(h)) > released,
-        jobRemoved: entry.value.checkJobId !== null && job === null,
+        jobRemoved: checkJobId !== null && job === null,
       };
       assert.ok((await eventsOf(h, key)) <= 1, `${label}: more than one tx event`);
       assert.deepEqual(actual, row, label);
