@@ -3,7 +3,9 @@
  * budget) taken in leased blocks, as the request quota is (`lib/quota/`), so a round end's payouts
  * of one project neither queue nor conflict: a payout takes its places from blocks its instance
  * holds, in memory, and only a payout that finds no room waits for a round, one commit per project
- * for all the payouts waiting then.
+ * for all the payouts waiting then. A project paying now and then here (no room in blocks, no round
+ * nor other such payout under way) skips the round: its payout's reservation counts its places in
+ * its own commit, checked on the ledgers as a round's is (`allowance_fold.ts`).
  *
  * Exactness. A block is granted in a commit checked against its scope's ledger
  * (`kv/tx_allowance.ts`) and the previous version's list (`previous_windows.ts`), and only if the
@@ -82,6 +84,8 @@ interface ProjectState {
   releasesReadAt: number;
   waiters: Waiter[];
   round: Promise<void> | null;
+  /** A payout's reservation is counting its places in its own commit. */
+  folding: boolean;
   timer: ReturnType<typeof setTimeout> | null;
 }
 
@@ -102,12 +106,14 @@ export class TxAllowances {
    * A payout's places, from blocks held here or from new ones. A payout that only other
    * instances' open blocks keep out waits for them, until `signal` (its deadline) aborts: then
    * those scopes answer refused. One whose round has not answered when its deadline passes is
-   * not reserved (`notReservedInTime`).
+   * not reserved (`notReservedInTime`). With `fold`, a project paying now and then here (no room
+   * in blocks held, no round and no other payout's fold under way) gets a `folded` claim instead
+   * of a round: its reservation counts the places in its own commit (`allowance_fold.ts`).
    */
   take(
     projectId: string,
     need: AllowanceNeed,
-    options: { signal?: AbortSignal | undefined } = {},
+    options: { signal?: AbortSignal | undefined; fold?: boolean } = {},
   ): Promise<AllowanceClaim> {
     this.#sizes.note(projectId);
     const state = this.#state(projectId);
@@ -121,6 +127,18 @@ export class TxAllowances {
           refused: new Set(),
         }),
       );
+    }
+    const quiet = this.#sizes.block(projectId) === 1 && !state.round && !state.folding;
+    if (options.fold && quiet && state.waiters.length === 0) {
+      state.folding = true;
+      const done = () => (state.folding = false);
+      return Promise.resolve({
+        at: now,
+        refused: new Set(),
+        commit: done,
+        release: done,
+        folded: true,
+      });
     }
     const claimed = new Promise<AllowanceClaim>((resolve, reject) => {
       const since = performance.now();
@@ -154,7 +172,14 @@ export class TxAllowances {
   #state(projectId: string): ProjectState {
     let state = this.#projects.get(projectId);
     if (!state) {
-      state = { leases: [], waiters: [], round: null, timer: null, releasesReadAt: -Infinity };
+      state = {
+        leases: [],
+        waiters: [],
+        round: null,
+        folding: false,
+        timer: null,
+        releasesReadAt: -Infinity,
+      };
       this.#projects.set(projectId, state);
     }
     return state;

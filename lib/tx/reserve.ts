@@ -56,6 +56,7 @@ import { inWindowTurn } from "./window_turns.ts";
 import { proveEarlierAttempt } from "./retry_proof.ts";
 import { confirmLandedAttempt } from "./transitions.ts";
 import { applyEvent } from "./lifecycle.ts";
+import { addFoldedPlaces } from "./allowance_fold.ts";
 import type { AllowanceClaim } from "./allowance_grant.ts";
 import {
   type Attempt,
@@ -73,12 +74,14 @@ const MAX_ROUNDS = 200;
 /**
  * Runs steps 12 and 13 and reserves the key with the new attempt's usage, in rounds of one commit
  * each until one answers an outcome. A round, in the request's turn on its windows: its places
- * taken from blocks (kept for the next round when its commit only lost to a concurrent change),
- * then its commit. Between rounds, as the last one found: a failed key's last attempt proven dead
- * (it reads the chain, so no places are held meanwhile, and a new attempt is signed for the retry),
- * a policy saved since the checks judged (its places taken again), or a short back-off before
- * reading everything again. The quota's verdict, the places, the transaction's signing and the read
- * of the records the commit checks go on side by side; the commit waits for all of them.
+ * taken from blocks (kept for the next round when its commit only lost to a concurrent change), or,
+ * for a project paying now and then here, counted by the commit itself (`allowance_fold.ts`), then
+ * its commit. Between rounds, as the last one found: a failed key's last attempt proven dead (it
+ * reads the chain, so no places are held meanwhile, and a new attempt is signed for the retry), a
+ * policy saved since the checks judged (its places taken again), places that do not fold taken from
+ * a round, or a short back-off before reading everything again. The quota's verdict, the places,
+ * the transaction's signing and the read of the records the commit checks go on side by side; the
+ * commit waits for all of them.
  */
 export async function reserveTxRequest(
   ctx: TxContext,
@@ -92,6 +95,8 @@ export async function reserveTxRequest(
   let attempt: Pick<Attempt, "attemptId" | "signed"> | null = null;
   // Places taken and not yet used or given back; undefined when none are held.
   let claim: AllowanceClaim | null | undefined;
+  // Places may be counted by the commit itself, until a round of it lost or they did not fit.
+  let fold = true;
   // The next round reads every record the commit checks, not only those the checks did not.
   let readAll = false;
   for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -112,16 +117,21 @@ export async function reserveTxRequest(
         // Awaited by the commit; a request refused before it must not leave it unheard.
         read.catch(() => {});
         await options.admission?.verdict();
-        claim ??= await takePlaces(ctx, request, options);
+        claim ??= await takePlaces(ctx, request, { ...options, fold });
         return await commitReservation(ctx, request, state, { attemptId, signed, claim, read });
       });
     } catch (error) {
       claim?.release();
       throw error;
     }
+    // Places from blocks wait for the next round when the commit only lost; folded ones do not.
+    const folded = claim?.folded === true;
+    const keep = outcome.kind === "conflict" && !folded;
     if (outcome.kind === "reserved") claim?.commit();
-    else if (outcome.kind !== "conflict") claim?.release();
-    if (outcome.kind !== "conflict") claim = undefined;
+    else if (!keep) claim?.release();
+    if (!keep) claim = undefined;
+    // Places that did not fold, or whose fold lost its commit, come from a round from now on.
+    if (outcome.kind === "round" || (outcome.kind === "conflict" && folded)) fold = false;
     readAll = outcome.kind === "conflict";
     switch (outcome.kind) {
       case "reserved":
@@ -132,6 +142,8 @@ export async function reserveTxRequest(
         break;
       case "policy":
         request = checkPolicyAgain(request, outcome.entry);
+        break;
+      case "round":
         break;
       case "conflict":
         // Another payout or instance changed one of these records: back off a little.
@@ -154,15 +166,19 @@ function newAttempt(
   return { attemptId, signed: freshSigning(attemptId, options.sign) };
 }
 
-/** The request's places in the limits, from blocks; null for a withdrawal (it takes none). */
+/**
+ * The request's places in the limits: from blocks, or (with `fold`) `folded` into its commit when
+ * its project pays now and then here; null for a withdrawal (it takes none).
+ */
 async function takePlaces(
   ctx: TxContext,
   request: CheckedRequest,
-  options: ReserveOptions,
+  options: ReserveOptions & { fold: boolean },
 ): Promise<AllowanceClaim | null> {
   if (!countsAgainstLimits(request.kind)) return null;
   return await ctx.tx.allowances.take(request.project.id, limitNeed(request), {
     signal: options.deadline?.signal,
+    fold: options.fold,
   });
 }
 
@@ -180,7 +196,7 @@ async function commitReservation(
   const projectId = request.project.id;
   const key = request.input.idempotencyKey;
   const { attemptId } = attempt;
-  const [entries, signed] = await Promise.all([attempt.read, attempt.signed()]);
+  const [{ entries, ledgers }, signed] = await Promise.all([attempt.read, attempt.signed()]);
   const unbuilt = signed?.kind === "unbuilt" ? signed : null;
   const { requestEntry, projectEntry, senderEntry, newPolicy, recipientEntry, playerEntry } =
     reservationEntries(request, entries);
@@ -221,10 +237,18 @@ async function commitReservation(
   }
   // Steps 9 to 13 again by a policy saved since the checks: it binds at once.
   if (newPolicy) return { kind: "policy", entry: newPolicy };
+  const now = ctx.clock.now();
+  const op = ctx.kv.atomic().check(...entries);
+  const places = attempt.claim;
+  const folded = places?.folded === true && addFoldedPlaces(op, limitNeed(request), {
+    projectId,
+    entries: ledgers!,
+    holder: ctx.tx.allowances.holder,
+    at: places.at,
+  });
+  if (places?.folded && !folded) return { kind: "round" };
   // The time of the places taken: every window counts the payout from it, and gives it back
   // to the bucket of that time.
-  const now = ctx.clock.now();
-  const places = attempt.claim;
   const at = places?.at ?? now;
   const recipient = pruneWindow(recipientEntry.value, at - HOUR_WINDOW_MS);
   const player = playerEntry ? pruneWindow(playerEntry.value, at - HOUR_WINDOW_MS) : null;
@@ -233,7 +257,6 @@ async function commitReservation(
 
   state.tried = attemptId;
   const timing = ctx.tx.timing;
-  const op = ctx.kv.atomic().check(...entries);
   // First due when the route's wait is over; an unsigned attempt is abandoned once past signBy.
   const checkJobId = addTxJob(op, { type: "tx_confirm", projectId, key, attemptId }, {
     runAt: now + timing.confirmWaitMs + timing.confirmIntervalMs,

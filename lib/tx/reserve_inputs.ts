@@ -15,6 +15,8 @@ import { withDeadline } from "../../core/deadline.ts";
 import type { Admission } from "../quota/admission.ts";
 import type { TxContext } from "./runtime.ts";
 import type { AllowanceClaim } from "./allowance_grant.ts";
+import { foldKeys } from "./allowance_fold.ts";
+import { countsAgainstLimits, limitNeed } from "./limits.ts";
 import type { RetryProof } from "./retry_proof.ts";
 
 /**
@@ -30,12 +32,22 @@ type Unbuilt = Extract<SignOutcome, { kind: "unbuilt" }>;
 /** What one reservation commit is made with, besides the request. */
 export interface Attempt {
   attemptId: string;
-  /** The places taken from blocks, or null: a withdrawal's (none). */
+  /**
+   * Its places: taken from blocks, or `folded` (its commit counts them), or null: a withdrawal's
+   * (none).
+   */
   claim: AllowanceClaim | null;
   /** The attempt's transaction as a commit round stores it (`freshSigning`), if one is signed. */
   signed: () => Promise<SignOutcome | null>;
-  /** The records the commit checks, read while the places were taken (its first round's read). */
-  read: Promise<Deno.KvEntryMaybe<unknown>[]>;
+  /** The records the round read, while the places were taken (`readReservation`). */
+  read: Promise<ReservationRead>;
+}
+
+/** What a round read: the records its commit checks, and the ledgers a fold counts places in. */
+export interface ReservationRead {
+  entries: Deno.KvEntryMaybe<unknown>[];
+  /** `foldKeys`' records; null for a withdrawal (it takes no places). */
+  ledgers: Deno.KvEntryMaybe<unknown>[] | null;
 }
 
 /**
@@ -46,7 +58,9 @@ export type ReserveRound =
   | ReserveOutcome
   | { kind: "prove"; record: TxRequestRecord }
   | { kind: "policy"; entry: Deno.KvEntryMaybe<TxPolicy> }
-  | { kind: "conflict" };
+  | { kind: "conflict" }
+  /** Its places do not fold into its commit: a round takes them. */
+  | { kind: "round" };
 
 /** What a request's rounds share. */
 export interface ReserveState {
@@ -159,17 +173,34 @@ export function freshSigning(
  * The records a reservation's commit checks (`reservationKeys`' order). The first round reads
  * only the windows: it commits
  * against the request, the project and the sender as the checks read them, and a change since
- * fails that commit, whose next round reads everything.
+ * fails that commit, whose next round reads everything. A payout's read takes the ledgers its
+ * places may be counted in too (`foldKeys`): whether they fold is known only once the quota's
+ * verdict came, and a read then would be one more round trip.
  */
 export async function readReservation(
   ctx: TxContext,
   request: CheckedRequest,
   options: { first: boolean },
-): Promise<Deno.KvEntryMaybe<unknown>[]> {
+): Promise<ReservationRead> {
   const keys = reservationKeys(request);
   const checked = readByChecks(request);
   const ownKeys = options.first ? keys.slice(checked.length) : keys;
-  // The commit checks every one of them.
-  const read = await ctx.kv.getMany(ownKeys);
-  return options.first ? [...checked, ...read] : read;
+  const ledgerKeys = countsAgainstLimits(request.kind)
+    ? foldKeys(request.project.id, limitNeed(request))
+    : [];
+  // One read when the keys fit in one (10 at most), else two side by side.
+  const [read, ledgers]: Deno.KvEntryMaybe<unknown>[][] =
+    ownKeys.length + ledgerKeys.length <= MAX_READ_KEYS
+      ? splitAt(await ctx.kv.getMany([...ownKeys, ...ledgerKeys]), ownKeys.length)
+      : await Promise.all([ctx.kv.getMany(ownKeys), ctx.kv.getMany(ledgerKeys)]);
+  // The commit checks every one of the entries.
+  const entries = options.first ? [...checked, ...read!] : read!;
+  return { entries, ledgers: ledgerKeys.length ? ledgers! : null };
+}
+
+// Keys one `getMany` reads at most.
+const MAX_READ_KEYS = 10;
+
+function splitAt<T>(all: T[], at: number): [T[], T[]] {
+  return [all.slice(0, at), all.slice(at)];
 }
