@@ -102,18 +102,11 @@ export async function seedPayoutProject(
   players = BURST,
 ): Promise<{ apiKey: string; wallet: string }> {
   const { createAppContext } = await import("../lib/context.ts");
-  const { loadConfig } = await import("../lib/config.ts");
   const { linkWallet } = await import("../kv/links.ts");
   const { savePolicy } = await import("../lib/tx/policy.ts");
   const { createProjectWallet } = await import("../lib/projects/wallet.ts");
   const { createBenchProject, seedStore } = await import("./seed_store.ts");
-  const config = loadConfig({
-    SECRET,
-    PORT: "0",
-    RPC_URL_DEVNET: rpcUrl,
-    KV_PATH: kvPath,
-    DENO_KV_ACCESS_TOKEN: Deno.env.get("DENO_KV_ACCESS_TOKEN"),
-  }, { dataDir: "." });
+  const config = await burstConfig(rpcUrl, kvPath);
   // Seeding's info lines would land in the bench's report.
   const print = console.log;
   console.log = () => {};
@@ -140,23 +133,28 @@ export async function seedPayoutProject(
   }
 }
 
-/** One service instance on the shared store, with the spec's timing. */
-async function serveBurst() {
-  const { createAppContext } = await import("../lib/context.ts");
+/** The configuration of the burst's seeding and service processes on the store at `kvPath`. */
+async function burstConfig(rpcUrl: string, kvPath: string) {
   const { loadConfig } = await import("../lib/config.ts");
-  const { createApp } = await import("../routes/mod.ts");
-  const { openKv } = await import("../kv/open_kv.ts");
-  const { countCalls } = await import("./call_counts.ts");
-  const { JobWorker } = await import("../jobs/worker.ts");
-  const rpcUrl = Deno.env.get("BENCH_RPC_URL")!;
-  const kvPath = Deno.env.get("BENCH_KV_PATH")!;
-  const config = loadConfig({
+  return loadConfig({
     SECRET,
     PORT: "0",
     RPC_URL_DEVNET: rpcUrl,
     KV_PATH: kvPath,
     DENO_KV_ACCESS_TOKEN: Deno.env.get("DENO_KV_ACCESS_TOKEN"),
   }, { dataDir: "." });
+}
+
+/** One service instance on the shared store, with the spec's timing. */
+async function serveBurst() {
+  const { createAppContext } = await import("../lib/context.ts");
+  const { createApp } = await import("../routes/mod.ts");
+  const { openKv } = await import("../kv/open_kv.ts");
+  const { countCalls } = await import("./call_counts.ts");
+  const { JobWorker } = await import("../jobs/worker.ts");
+  const rpcUrl = Deno.env.get("BENCH_RPC_URL")!;
+  const kvPath = Deno.env.get("BENCH_KV_PATH")!;
+  const config = await burstConfig(rpcUrl, kvPath);
   // The driver reads the first stdout line as the start line: info logs go nowhere.
   const print = console.log;
   console.log = () => {};
