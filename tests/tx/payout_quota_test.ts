@@ -1,6 +1,7 @@
 // A payout's places in the project-wide limits and its request's count in the quota, each taken by
 // a round on every store, stay exact (tests/tx/limits_test.ts holds the limits across instances).
 import assert from "node:assert/strict";
+import { generateKeyPairSigner } from "@solana/kit";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import { type RequestCounts, requestCountsKey } from "../../kv/request_counts.ts";
 import {
@@ -93,5 +94,32 @@ onEachStore(
     await h.a.ctx.quota.close();
     await b.ctx.quota.close();
     assert.equal(await minuteCount(h), 610);
+  },
+);
+
+onEachStore(
+  "Payouts of a project paying now and then, on two instances at once at its budget's last places: exactly what fits passes",
+  async (store) => {
+    await using h = await startTxHarness({ store });
+    const b = await h.instance();
+    await h.policy({ maxSolPerTransfer: "5", hourlyBudgets: [{ asset: "SOL", amount: "3" }] });
+    const body = async (key: string) => ({
+      to: { address: (await generateKeyPairSigner()).address },
+      amount: "1",
+      idempotencyKey: key,
+    });
+    // Given: one of the budget's three places paid (the project's first payout takes a round,
+    // which fences the previous version out; the next ones count their places in their own
+    // reservations, each instance paying too rarely for blocks)
+    const first = await h.a.post("transfer-sol", await body("first"));
+    assert.equal((await okJson(first)).status, "confirmed");
+    // When: three more at once, two on one instance and one on the other
+    const outcomes = await Promise.all(
+      [h.a, b, h.a].map(async (instance, i) =>
+        await outcomeOf(await instance.post("transfer-sol", await body(`last-${i}`)))
+      ),
+    );
+    // Then: the two places left pass, and nothing past them
+    assert.deepEqual(tally(outcomes), { confirmed: 2, hourly_budget_exceeded: 1 });
   },
 );
