@@ -3,9 +3,8 @@
  * budget) taken in leased blocks, as the request quota is (`lib/quota/`), so a round end's payouts
  * of one project neither queue nor conflict: a payout takes its places from blocks its instance
  * holds, in memory, and only a payout that finds no room waits for a round, one commit per project
- * for all the payouts waiting then. A project paying now and then here (no room in blocks, no round
- * nor other such payout under way) skips the round: its payout's reservation counts its places in
- * its own commit, checked on the ledgers as a round's is (`allowance_fold.ts`).
+ * for all the payouts waiting then, or, for a project paying now and then here, none: its payout's
+ * reservation counts its places in its own commit (`allowance_fold.ts`).
  *
  * Exactness. A block is granted in a commit checked against its scope's ledger
  * (`kv/tx_allowance.ts`) and the previous version's list (`previous_windows.ts`), and only if the

@@ -34,9 +34,8 @@
  */
 import { CommitConflictError } from "../../core/commit_retry.ts";
 import type { TxContext } from "./runtime.ts";
-import { ulid } from "../../core/ids.ts";
 import { addToWindow, HOUR_WINDOW_MS, pruneWindow } from "../../kv/tx_usage.ts";
-import { checkLimits, countsAgainstLimits, limitNeed } from "./limits.ts";
+import { checkLimits, limitNeed } from "./limits.ts";
 import { addTxJob } from "./job_payloads.ts";
 import {
   addTxStatusMove,
@@ -60,13 +59,14 @@ import { addFoldedPlaces } from "./allowance_fold.ts";
 import type { AllowanceClaim } from "./allowance_grant.ts";
 import {
   type Attempt,
-  freshSigning,
+  newAttempt,
   readReservation,
   reservationEntries,
   type ReserveOptions,
   type ReserveOutcome,
   type ReserveRound,
   type ReserveState,
+  takePlaces,
 } from "./reserve_inputs.ts";
 
 const MAX_ROUNDS = 200;
@@ -155,31 +155,6 @@ export async function reserveTxRequest(
   }
   claim?.release();
   throw new CommitConflictError("reserve the transaction request");
-}
-
-/** A new attempt: its id, and its transaction signed at once when `sign` builds one. */
-function newAttempt(
-  ctx: TxContext,
-  options: ReserveOptions,
-): Pick<Attempt, "attemptId" | "signed"> {
-  const attemptId = ulid(ctx.clock.now());
-  return { attemptId, signed: freshSigning(attemptId, options.sign) };
-}
-
-/**
- * The request's places in the limits: from blocks, or (with `fold`) `folded` into its commit when
- * its project pays now and then here; null for a withdrawal (it takes none).
- */
-async function takePlaces(
-  ctx: TxContext,
-  request: CheckedRequest,
-  options: ReserveOptions & { fold: boolean },
-): Promise<AllowanceClaim | null> {
-  if (!countsAgainstLimits(request.kind)) return null;
-  return await ctx.tx.allowances.take(request.project.id, limitNeed(request), {
-    signal: options.deadline?.signal,
-    fold: options.fold,
-  });
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
- * What a reservation (`reserve.ts`) is made with besides the request's checks, and what its turns
- * answer: the records its commit checks, and the transaction it stores, signed while the places
- * were taken.
+ * What a reservation (`reserve.ts`) is made with besides the request's checks, and what its rounds
+ * answer: the new attempt (its id, and the transaction it stores, signed while the places are
+ * taken), its places, and the records its commit checks.
  */
 import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { txPlayerUsageKey, txRecipientUsageKey, type UsageWindow } from "../../kv/tx_usage.ts";
@@ -14,6 +14,7 @@ import type { Deadline } from "./timing.ts";
 import { withDeadline } from "../../core/deadline.ts";
 import type { Admission } from "../quota/admission.ts";
 import type { TxContext } from "./runtime.ts";
+import { ulid } from "../../core/ids.ts";
 import type { AllowanceClaim } from "./allowance_grant.ts";
 import { foldKeys } from "./allowance_fold.ts";
 import { countsAgainstLimits, limitNeed } from "./limits.ts";
@@ -203,4 +204,29 @@ const MAX_READ_KEYS = 10;
 
 function splitAt<T>(all: T[], at: number): [T[], T[]] {
   return [all.slice(0, at), all.slice(at)];
+}
+
+/** A new attempt: its id, and its transaction signed at once when `sign` builds one. */
+export function newAttempt(
+  ctx: TxContext,
+  options: ReserveOptions,
+): Pick<Attempt, "attemptId" | "signed"> {
+  const attemptId = ulid(ctx.clock.now());
+  return { attemptId, signed: freshSigning(attemptId, options.sign) };
+}
+
+/**
+ * The request's places in the limits: from blocks, or (with `fold`) `folded` into its commit when
+ * its project pays now and then here; null for a withdrawal (it takes none).
+ */
+export async function takePlaces(
+  ctx: TxContext,
+  request: CheckedRequest,
+  options: ReserveOptions & { fold: boolean },
+): Promise<AllowanceClaim | null> {
+  if (!countsAgainstLimits(request.kind)) return null;
+  return await ctx.tx.allowances.take(request.project.id, limitNeed(request), {
+    signal: options.deadline?.signal,
+    fold: options.fold,
+  });
 }
