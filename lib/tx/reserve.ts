@@ -56,6 +56,7 @@ import { proveEarlierAttempt } from "./retry_proof.ts";
 import { confirmLandedAttempt } from "./transitions.ts";
 import { applyEvent } from "./lifecycle.ts";
 import { addFoldedPlaces } from "./allowance_fold.ts";
+import { type Deadline, notReservedInTime } from "./timing.ts";
 import type { AllowanceClaim } from "./allowance_grant.ts";
 import {
   type Attempt,
@@ -118,7 +119,8 @@ export async function reserveTxRequest(
         read.catch(() => {});
         await options.admission?.verdict();
         claim ??= await takePlaces(ctx, request, { ...options, fold });
-        return await commitReservation(ctx, request, state, { attemptId, signed, claim, read });
+        const attempt = { attemptId, signed, claim, read };
+        return await commitReservation(ctx, request, state, attempt, options.deadline);
       });
     } catch (error) {
       claim?.release();
@@ -167,12 +169,16 @@ async function commitReservation(
   request: CheckedRequest,
   state: ReserveState,
   attempt: Attempt,
+  deadline: Deadline | undefined,
 ): Promise<ReserveRound> {
   const projectId = request.project.id;
   const key = request.input.idempotencyKey;
   const { attemptId } = attempt;
   const [{ entries, ledgers }, signed] = await Promise.all([attempt.read, attempt.signed()]);
   const unbuilt = signed?.kind === "unbuilt" ? signed : null;
+  // Places that fold take no round's wait, which ends at the deadline: past it, they end here too
+  // (one whose signing the deadline stopped is recorded failed, as at the end of a round's wait).
+  if (attempt.claim?.folded && deadline?.signal.aborted && !unbuilt) throw notReservedInTime();
   const { requestEntry, projectEntry, senderEntry, newPolicy, recipientEntry, playerEntry } =
     reservationEntries(request, entries);
   // A key forgotten (its failed record expired) is new again; its leftovers are replaced.

@@ -140,9 +140,10 @@ Deno.test("A request whose store is too slow to reserve it before its deadline i
   assert.equal((await okJson(await post("quick"))).status, "confirmed");
   const before = await balanceOf(h, to);
 
-  // When: every round trip to the store takes 600 ms, and two payouts come one after the other,
-  // each finding no room in the limits' blocks held (it waits for a round of three round trips)
-  store.server.faults.latencyMs = 600;
+  // When: every round trip to the store takes 800 ms, and two payouts come one after the other,
+  // each reading in two round trips what its reservation decides on (its places counted by its
+  // reservation's commit, with no round to wait for), past the deadline's 1.5 s
+  store.server.faults.latencyMs = 800;
   const answers = [];
   for (const key of ["slow-1", "slow-2"]) {
     const started = performance.now();
