@@ -54,7 +54,8 @@ console.log(roundLines(tx));
 console.log();
 
 console.log("## A round end: 500 payouts of one project within one second, two instances");
-console.log(await benchTxBurst());
+console.log(await benchTxBurst("file"));
+console.log(await benchTxBurst("remote"));
 console.log();
 
 console.log("## POST /v1/tx/batch: 50 payouts in one request against 50 single requests");

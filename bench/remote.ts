@@ -7,7 +7,8 @@
 import { type LoadResult, playerWalletLoad, runLoad, startServer } from "./load.ts";
 
 const CONNECTIONS = 64;
-const LATENCY_MS = 10;
+/** The round trip every remote-store bench adds, as a store across a network would. */
+export const LATENCY_MS = 10;
 const TOKEN = "bench-kv-access-token";
 // 100 projects: with the load split over two instances each still sees enough of a project's
 // traffic for leases, and no project passes its 600 a minute in one 10 s run at this latency.
@@ -68,15 +69,29 @@ export async function benchRemote(seconds: number): Promise<LoadResult[]> {
 
 /** Runs `run` with a fresh KV Connect test server process; `env` points a bench server at it. */
 async function withStore(run: (env: Record<string, string>) => Promise<void>): Promise<void> {
+  const store = await startRemoteStore();
+  try {
+    await run(store.env);
+  } finally {
+    await store.stop();
+  }
+}
+
+/**
+ * A fresh KV Connect test server process with `LATENCY_MS` on every round trip; `env` points a
+ * bench server at it (`BENCH_KV_PATH` and the access token).
+ */
+export async function startRemoteStore(): Promise<
+  { env: Record<string, string>; stop: () => Promise<void> }
+> {
   const store = await startServer(
     new URL("../sandbox/kv_connect/main.ts", import.meta.url).pathname,
     { KV_CONNECT_TOKEN: TOKEN, KV_CONNECT_PORT: "0", KV_CONNECT_LATENCY_MS: String(LATENCY_MS) },
   );
-  try {
-    await run({ BENCH_KV_PATH: String(store.info.url), DENO_KV_ACCESS_TOKEN: TOKEN });
-  } finally {
-    await store.stop();
-  }
+  return {
+    env: { BENCH_KV_PATH: String(store.info.url), DENO_KV_ACCESS_TOKEN: TOKEN },
+    stop: store.stop,
+  };
 }
 
 function serverPath(name: string): string {

@@ -11,8 +11,13 @@
  * the send (the key taken) and one after (sent), on a store file in the same directory as the
  * service's, so the part of the overhead that is the disk's sync is measured beside it. Each is run
  * with one connection (latency) and with 64 connections over many projects (throughput), in rounds
- * the three servers take in turn (`ROUNDS`). The cluster runs in its own process, as a real node
- * would.
+ * the servers take in turn (`ROUNDS`). The cluster runs in its own process, as a real node would.
+ *
+ * The durable baseline and the service run a second time on the store Deno Deploy gives them: the
+ * KV Connect test server in its own process with 10 ms on every round trip (`remote.ts`). There the
+ * service's overhead is mostly round trips: its budget is two commits in sequence and one read,
+ * overlapped with the chain work, so its p50 over the chain-work baseline is held against two round
+ * trips and 3 ms (`roundLines`).
  *
  * Run as a script with BENCH_ROLE set, this file is also the bench's server processes.
  * `deno run -A bench/tx.ts` runs the bench alone.
@@ -29,8 +34,11 @@ import { memoInstruction } from "../lib/tx/build/build.ts";
 import { ulid } from "../core/ids.ts";
 import { type LoadResult, resultTable, roundRobin, runLoad, startServer } from "./load.ts";
 import { type CallCounts, perRequest } from "./call_counts.ts";
+import { LATENCY_MS, startRemoteStore } from "./remote.ts";
 
 const PROJECTS = Number(Deno.env.get("BENCH_TX_PROJECTS") ?? 200);
+/** Projects the one-connection runs over KV Connect rotate over: each pays about once a second. */
+const REMOTE_LATENCY_PROJECTS = 20;
 const AMOUNT = "0.001";
 const LAMPORTS = 1_000_000n;
 
@@ -57,22 +65,35 @@ const WARM_SECONDS = 1;
 /** Latency (one connection, the fetch loop) and throughput (64, wrk). */
 const CONNECTIONS = [1, 64];
 
-/** The three servers (their `BENCH_ROLE` and row label), in the table's order. */
+/**
+ * The servers (their `BENCH_ROLE`, row label, and whether their store is the KV Connect test
+ * server), in the table's order.
+ */
 const RUNS = [
-  ["baseline", "chain-work baseline"],
-  ["durable", "baseline + 2 durable commits"],
-  ["service", "transfer-sol"],
+  ["baseline", "chain-work baseline", false],
+  ["durable", "baseline + 2 durable commits", false],
+  ["service", "transfer-sol", false],
+  ["durable", `baseline + 2 durable commits, KV Connect ${LATENCY_MS} ms`, true],
+  ["service", `transfer-sol, KV Connect ${LATENCY_MS} ms`, true],
 ] as const;
 
-/** The six runs: the two baselines and the service, at one connection and at 64. */
+/** The ten runs: the baselines and the service on each store, at one connection and at 64. */
 export async function benchTx(seconds: number): Promise<TxLoadResult[]> {
   const self = new URL(import.meta.url).pathname;
   const chain = await startServer(self, { BENCH_ROLE: "chain" });
   const rpcUrl = String(chain.info.rpcUrl);
   const servers: Awaited<ReturnType<typeof startServer>>[] = [];
+  const stores: Awaited<ReturnType<typeof startRemoteStore>>[] = [];
   try {
-    for (const [role] of RUNS) {
-      const server = await startServer(self, { BENCH_ROLE: role, BENCH_RPC_URL: rpcUrl });
+    for (const [role, , remote] of RUNS) {
+      // Each remote server on a store of its own, as each local one has its own file.
+      const store = remote ? await startRemoteStore() : null;
+      if (store) stores.push(store);
+      const server = await startServer(self, {
+        BENCH_ROLE: role,
+        BENCH_RPC_URL: rpcUrl,
+        ...store?.env,
+      });
       servers.push(server);
       const keys = server.info.keys as string[];
       await payOnceEach(
@@ -89,10 +110,14 @@ export async function benchTx(seconds: number): Promise<TxLoadResult[]> {
     }
     for (let round = 0; round < ROUNDS; round++) {
       for (const connections of CONNECTIONS) {
-        for (const [i, [role, label]] of RUNS.entries()) {
+        for (const [i, [role, label, remote]] of RUNS.entries()) {
           const server = servers[i]!;
           const url = String(server.info.url);
-          const load = txLoad(url, server.info.keys as string[], `${role}-${connections}-${round}`);
+          const all = server.info.keys as string[];
+          // One connection over KV Connect pays a few times a second: over all the projects, each
+          // would come back after its key's 10 s in the guard's cache, which the local runs keep.
+          const keys = remote && connections === 1 ? all.slice(0, REMOTE_LATENCY_PROJECTS) : all;
+          const load = txLoad(url, keys, `${role}-${connections}-${round}`);
           // wrk needs as many connections as its two threads: one connection uses the fetch loop.
           const pick = (phase: string) => {
             const options = load(phase);
@@ -116,6 +141,7 @@ export async function benchTx(seconds: number): Promise<TxLoadResult[]> {
     return [...rounds.values()].map(({ results, calls }) => merged(results, calls));
   } finally {
     for (const server of servers) await server.stop();
+    for (const store of stores) await store.stop();
     await chain.stop();
   }
 }
@@ -179,10 +205,11 @@ export function callTable(results: TxLoadResult[]): string {
 
 /**
  * Each round's service and durable baseline against that round's chain-work baseline, one line
- * per comparison: the spread the merged rows hide.
+ * per comparison: the spread the merged rows hide. On KV Connect, the service's p50 over the
+ * baseline is held against its budget: two round trips (its two commits in sequence) and 3 ms.
  */
 export function roundLines(results: TxLoadResult[]): string {
-  const [[, baseline], [, durable], [, service]] = RUNS;
+  const [[, baseline], [, durable], [, service], [, remoteDurable], [, remoteService]] = RUNS;
   const run = (label: string, connections: number) =>
     results.find((r) => r.name === runName(label, connections))!.rounds;
   const byRound = (value: (round: number) => string) =>
@@ -200,6 +227,17 @@ export function roundLines(results: TxLoadResult[]): string {
       over(service, "p99Ms")
     } ms`,
     `- ${durable}, 1 conn., over the ${baseline} by round: p50 ${over(durable, "p50Ms")} ms`,
+    `- ${remoteService}, 64 conn., ratio to the ${baseline} by round: ${
+      byRound((round) =>
+        (run(remoteService, 64)[round]!.rps / run(baseline, 64)[round]!.rps).toFixed(2)
+      )
+    }`,
+    `- ${remoteService}, 1 conn., over the ${baseline} by round: p50 ${
+      over(remoteService, "p50Ms")
+    } ms (budget +${2 * LATENCY_MS + 3} ms), p99 ${over(remoteService, "p99Ms")} ms`,
+    `- ${remoteDurable}, 1 conn., over the ${baseline} by round: p50 ${
+      over(remoteDurable, "p50Ms")
+    } ms`,
   ].join("\n");
 }
 
@@ -280,7 +318,10 @@ async function serveBaseline(options: { durable: boolean }) {
   const payer = await generateKeyPairSigner();
   const recipient = (await generateKeyPairSigner()).address;
   await fund(rpcUrl, payer.address);
-  const kv = options.durable ? await Deno.openKv(`${await benchKvDir()}/durable.kv`) : null;
+  const remote = Deno.env.get("BENCH_KV_PATH");
+  const kv = options.durable
+    ? await Deno.openKv(remote ?? `${await benchKvDir()}/durable.kv`)
+    : null;
   Deno.serve(
     { port: 0, hostname: "127.0.0.1", onListen: announce({ keys: ["none"] }) },
     async (req) => {
@@ -317,7 +358,10 @@ async function benchKvDir(): Promise<string> {
   return await Deno.makeTempDir(under ? { dir: under } : {});
 }
 
-/** Service: the real app on a fresh KV file with many projects, each with a funded wallet. */
+/**
+ * Service: the real app on a fresh KV file (or the store `BENCH_KV_PATH` names) with many projects,
+ * each with a funded wallet.
+ */
 async function serveService() {
   const { createAppContext } = await import("../lib/context.ts");
   const { loadConfig } = await import("../lib/config.ts");
@@ -330,10 +374,13 @@ async function serveService() {
   const { countCalls } = await import("./call_counts.ts");
   const rpcUrl = Deno.env.get("BENCH_RPC_URL")!;
   const dir = await benchKvDir();
+  const kvPath = Deno.env.get("BENCH_KV_PATH") ?? `${dir}/bench.kv`;
   const config = loadConfig({
     SECRET: "bench-secret-bench-secret-bench-secret!!",
     PORT: "0",
     RPC_URL_DEVNET: rpcUrl,
+    KV_PATH: kvPath,
+    DENO_KV_ACCESS_TOKEN: Deno.env.get("DENO_KV_ACCESS_TOKEN"),
   }, { dataDir: dir });
   const player = (await generateKeyPairSigner()).address;
   const keys: string[] = [];
@@ -341,7 +388,7 @@ async function serveService() {
   // The driver reads the first stdout line as the start line: keep seeding's info logs quiet.
   const print = console.log;
   console.log = () => {};
-  await seedStore(`${dir}/bench.kv`, async (kv) => {
+  await seedStore(kvPath, async (kv) => {
     const ctx = await createAppContext({ kv, config });
     for (let i = 0; i < PROJECTS; i++) {
       const { project, apiKey } = await createBenchProject(kv, i);
@@ -352,7 +399,7 @@ async function serveService() {
     }
   });
   console.log = print;
-  const kv = await openKv(`${dir}/bench.kv`);
+  const kv = await openKv(kvPath);
   const counts = countCalls(kv, rpcUrl);
   const ctx = await createAppContext({ kv, config });
   // Answer `submitted` right after sending: the bench measures the service, not the cluster.

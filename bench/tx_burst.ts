@@ -1,6 +1,7 @@
 /**
  * Bench: a round end. 500 payouts of one project (distinct recipients, keys and players) arriving
- * within one second over two service instances on one KV file, against the sandbox cluster in its
+ * within one second over two service instances on one store (a KV file, or the KV Connect test
+ * server at 10 ms a round trip, as on Deno Deploy), against the sandbox cluster in its
  * own process at 400 ms slots, with the spec's timing (the route waits up to 15 s for
  * confirmation). Reports every answer's status, time to the last answer, p50/p99 per request, and
  * the store commits that lost to a concurrent change (each a retried round) on both instances.
@@ -11,21 +12,29 @@ import { generateKeyPairSigner } from "@solana/kit";
 import { startServer, summarizeLatencies } from "./load.ts";
 import { fund } from "./tx.ts";
 import type { CallCounts } from "./call_counts.ts";
+import { startRemoteStore } from "./remote.ts";
 
 const BURST = Number(Deno.env.get("BENCH_BURST") ?? 500);
 const SECRET = "bench-secret-bench-secret-bench-secret!!";
 
-/** The burst's figures, printed as a short report. */
-export async function benchTxBurst(): Promise<string> {
+/** The burst's figures on a KV file or over KV Connect (`"remote"`), printed as a short report. */
+export async function benchTxBurst(store: "file" | "remote" = "file"): Promise<string> {
   const self = new URL(import.meta.url).pathname;
   const tx = new URL("./tx.ts", import.meta.url).pathname;
   const chain = await startServer(tx, { BENCH_ROLE: "chain" });
   const rpcUrl = String(chain.info.rpcUrl);
   const dir = await Deno.makeTempDir();
-  const kvPath = `${dir}/burst.kv`;
+  const remote = store === "remote" ? await startRemoteStore() : null;
+  const kvPath = remote?.env.BENCH_KV_PATH ?? `${dir}/burst.kv`;
   try {
+    if (remote) Deno.env.set("DENO_KV_ACCESS_TOKEN", remote.env.DENO_KV_ACCESS_TOKEN!);
     const seeded = await seedPayoutProject(kvPath, rpcUrl);
-    const env = { BENCH_ROLE: "burst", BENCH_RPC_URL: rpcUrl, BENCH_KV_PATH: kvPath };
+    const env = {
+      BENCH_ROLE: "burst",
+      BENCH_RPC_URL: rpcUrl,
+      ...remote?.env,
+      BENCH_KV_PATH: kvPath,
+    };
     const servers = [await startServer(self, env), await startServer(self, env)];
     try {
       const urls = servers.map((s) => String(s.info.url));
@@ -61,7 +70,9 @@ export async function benchTxBurst(): Promise<string> {
       const sum = (pick: (c: CallCounts) => number) =>
         after.reduce((total, c, i) => total + pick(c) - pick(before[i]!), 0);
       return [
-        `- ${BURST} payouts of one project over two instances on one store, sent within 1 s`,
+        `- ${BURST} payouts of one project over two instances on one ${
+          remote ? "KV Connect store (10 ms a round trip)" : "KV file"
+        }, sent within 1 s`,
         `- answers: ${JSON.stringify(statuses)}`,
         `- time to the last answer: ${(last / 1000).toFixed(2)} s; per request p50 ${
           row.p50Ms.toFixed(0)
@@ -75,6 +86,7 @@ export async function benchTxBurst(): Promise<string> {
     }
   } finally {
     await chain.stop();
+    await remote?.stop();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 }
@@ -90,12 +102,11 @@ export async function seedPayoutProject(
   players = BURST,
 ): Promise<{ apiKey: string; wallet: string }> {
   const { createAppContext } = await import("../lib/context.ts");
-  const { loadConfig } = await import("../lib/config.ts");
   const { linkWallet } = await import("../kv/links.ts");
   const { savePolicy } = await import("../lib/tx/request/policy.ts");
   const { createProjectWallet } = await import("../lib/projects/wallet.ts");
   const { createBenchProject, seedStore } = await import("./seed_store.ts");
-  const config = loadConfig({ SECRET, PORT: "0", RPC_URL_DEVNET: rpcUrl }, { dataDir: "." });
+  const config = await burstConfig(rpcUrl, kvPath);
   // Seeding's info lines would land in the bench's report.
   const print = console.log;
   console.log = () => {};
@@ -122,20 +133,32 @@ export async function seedPayoutProject(
   }
 }
 
+/** The configuration of the burst's seeding and service processes on the store at `kvPath`. */
+async function burstConfig(rpcUrl: string, kvPath: string) {
+  const { loadConfig } = await import("../lib/config.ts");
+  return loadConfig({
+    SECRET,
+    PORT: "0",
+    RPC_URL_DEVNET: rpcUrl,
+    KV_PATH: kvPath,
+    DENO_KV_ACCESS_TOKEN: Deno.env.get("DENO_KV_ACCESS_TOKEN"),
+  }, { dataDir: "." });
+}
+
 /** One service instance on the shared store, with the spec's timing. */
 async function serveBurst() {
   const { createAppContext } = await import("../lib/context.ts");
-  const { loadConfig } = await import("../lib/config.ts");
   const { createApp } = await import("../routes/mod.ts");
   const { openKv } = await import("../kv/open_kv.ts");
   const { countCalls } = await import("./call_counts.ts");
   const { JobWorker } = await import("../jobs/worker.ts");
   const rpcUrl = Deno.env.get("BENCH_RPC_URL")!;
-  const config = loadConfig({ SECRET, PORT: "0", RPC_URL_DEVNET: rpcUrl }, { dataDir: "." });
+  const kvPath = Deno.env.get("BENCH_KV_PATH")!;
+  const config = await burstConfig(rpcUrl, kvPath);
   // The driver reads the first stdout line as the start line: info logs go nowhere.
   const print = console.log;
   console.log = () => {};
-  const kv = await openKv(Deno.env.get("BENCH_KV_PATH")!);
+  const kv = await openKv(kvPath);
   const counts = countCalls(kv, rpcUrl);
   const ctx = await createAppContext({ kv, config });
   const worker = new JobWorker(ctx);
@@ -153,5 +176,8 @@ async function serveBurst() {
 
 if (import.meta.main) {
   if (Deno.env.get("BENCH_ROLE") === "burst") await serveBurst();
-  else console.log(await benchTxBurst());
+  else {
+    console.log(await benchTxBurst("file"));
+    console.log(await benchTxBurst("remote"));
+  }
 }

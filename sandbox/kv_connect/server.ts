@@ -45,10 +45,35 @@ export interface KvConnectServer {
    * answered them (Deno's client sending them again), counted once handled.
    */
   calls: { snapshotRead: number; atomicWrite: number; resent: number };
+  /**
+   * While an array, every data path call is appended to it when answered (`DataPathCall`), so a
+   * test can tell which calls of a request waited for which.
+   */
+  trace: DataPathCall[] | null;
   close(): Promise<void>;
 }
 
+/**
+ * One data path call as the server saw it. `arrived` and `answered` are positions in the order of
+ * the server's arrivals and answers (one counter for both): a call that arrived after another was
+ * answered may have waited for it; two calls each arriving before the other was answered were in
+ * flight together.
+ */
+export interface DataPathCall {
+  kind: "read" | "write";
+  /** The keys read or written, as text (their bytes decoded, separators dropped). */
+  keys: string[];
+  arrived: number;
+  answered: number;
+}
+
 const DATA_PATH = "/v2";
+
+// A key's printable parts: the tuple encoding's separators and type tags become spaces.
+function keyText(key: Uint8Array): string {
+  const text = [...key].map((b) => b < 0x20 ? " " : String.fromCharCode(b)).join("");
+  return text.replace(/ +/g, " ").trim();
+}
 
 /** Starts the server on `kv` (which it does not close) with the access token clients must send. */
 export function startKvConnectServer(
@@ -67,6 +92,8 @@ export function startKvConnectServer(
     holdingWriteTo: null,
   };
   const calls = { snapshotRead: 0, atomicWrite: 0, resent: 0 };
+  let trace: DataPathCall[] | null = null;
+  let position = 0;
   // Bodies of the writes answered 503, to count them when they come again.
   const unanswered = new Set<string>();
 
@@ -161,17 +188,27 @@ export function startKvConnectServer(
       return await answer(401, "text/plain", "Invalid data path token or database id");
     }
     const body = new Uint8Array(await req.arrayBuffer());
+    const arrived = position++;
+    const traced = (kind: DataPathCall["kind"], keys: () => Uint8Array[]) => (res: Response) => {
+      trace?.push({ kind, keys: keys().map(keyText), arrived, answered: position++ });
+      return res;
+    };
     try {
-      if (path === `${DATA_PATH}/atomic_write`) return await write(body);
+      if (path === `${DATA_PATH}/atomic_write`) {
+        const written = () => messages.atomicWrite.decode(body).mutations.map((m) => m.key);
+        return await write(body).then(traced("write", written));
+      }
       if (path === `${DATA_PATH}/snapshot_read`) {
         calls.snapshotRead++;
-        const ranges = await snapshotRead(kv, messages.snapshotRead.decode(body).ranges);
+        const { ranges: asked } = messages.snapshotRead.decode(body);
+        const ranges = await snapshotRead(kv, asked);
+        const read = traced("read", () => asked.map((r) => r.start));
         const out = messages.snapshotReadOutput.encode({
           ranges: ranges.map((values) => ({ values })),
           read_is_strongly_consistent: true,
           status: READ_SUCCESS,
         });
-        return await answer(200, "application/x-protobuf", out);
+        return await answer(200, "application/x-protobuf", out).then(read);
       }
       return await answer(404, "text/plain", "Not found");
     } catch (error) {
@@ -189,6 +226,12 @@ export function startKvConnectServer(
     url: `http://${server.addr.hostname}:${server.addr.port}`,
     faults,
     calls,
+    get trace() {
+      return trace;
+    },
+    set trace(calls) {
+      trace = calls;
+    },
     close: () => server.shutdown(),
   };
 }

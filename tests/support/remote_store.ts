@@ -1,5 +1,9 @@
 /** A remote store for tests: the KV Connect test server on a fresh in-memory KV, reached as a deployment would. */
-import { type KvConnectServer, startKvConnectServer } from "../../sandbox/kv_connect/server.ts";
+import {
+  type DataPathCall,
+  type KvConnectServer,
+  startKvConnectServer,
+} from "../../sandbox/kv_connect/server.ts";
 
 /** The access token every test server takes; Deno's client reads it from the environment. */
 export const TEST_KV_ACCESS_TOKEN = "test-kv-access-token";
@@ -66,4 +70,21 @@ export async function openTestStore(kind: TestStore): Promise<OpenedTestStore> {
   }
   const path = await Deno.makeTempFile({ suffix: ".kv" });
   return { path, [Symbol.asyncDispose]: () => Deno.remove(path).catch(() => {}) };
+}
+
+/**
+ * The most commits of `calls` (a stand-in's trace) made one after another: the longest chain of
+ * writes each arriving after the one before it was answered. The request log's writes are left
+ * out: each carries calls already answered, never a call's own path (`lib/quota/request_log.ts`).
+ */
+export function commitsInSequence(calls: readonly DataPathCall[]): number {
+  const writes = calls
+    .filter((c) => c.kind === "write" && !c.keys.every((key) => key.startsWith("request_log")))
+    .sort((a, b) => a.arrived - b.arrived);
+  const chain: number[] = [];
+  for (const [i, write] of writes.entries()) {
+    const before = writes.slice(0, i).map((w, j) => w.answered < write.arrived ? chain[j]! : 0);
+    chain.push(1 + Math.max(0, ...before));
+  }
+  return Math.max(0, ...chain);
 }

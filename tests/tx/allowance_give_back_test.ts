@@ -6,6 +6,7 @@ import { generateKeyPairSigner } from "@solana/kit";
 import { outcomeOf, startTxHarness } from "../support/tx_harness.ts";
 import { startRemoteStore } from "../support/remote_store.ts";
 import type { KvConnectServer } from "../../sandbox/kv_connect/server.ts";
+import { txRecipientUsageKey, type UsageWindow } from "../../kv/tx_usage.ts";
 
 /** Waits until the server has handled `n` writes sent again. */
 async function resentWrites(server: KvConnectServer, n: number): Promise<void> {
@@ -32,21 +33,28 @@ Deno.test("A place given back over a remote store whose answer is lost counts on
         idempotencyKey: key,
       }),
     );
-  assert.equal(await pay("first"), "confirmed");
-
-  // Given: a payout refused by the recipient's limit after its round counted its places as used,
+  // Given: the recipient was paid this hour (its hourly window holds one payout),
+  // and a payout refused by the recipient's limit after its round counted its places as used (the
+  // project's first payout takes its places from a round, which fences the previous version out),
   // whose give-back of the budget's place is applied, then answered 503 (the client sends it
   // again). The text is the start of that counter's key as the store's key encoding writes it.
+  await h.a.kv.set(
+    txRecipientUsageKey(h.project.id, to),
+    {
+      times: [h.a.clock.now()],
+      amounts: [],
+    } satisfies UsageWindow,
+  );
   store.server.faults.unavailableAfterWriteTo =
     `tx_allowance_released\u0000\u0002${h.project.id}\u0000\u0002asset:SOL`;
   assert.equal(await pay("same-recipient"), "recipient_rate_limited");
   await resentWrites(store.server, 1);
   assert.equal(store.server.faults.unavailableAfterWriteTo, null);
 
-  // Then: the budget still holds two payouts more, and not three
+  // Then: the budget still holds three payouts, and not four
   const outcomes = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 4; i++) {
     outcomes.push(await pay(`next-${i}`, (await generateKeyPairSigner()).address));
   }
-  assert.deepEqual(outcomes, ["confirmed", "confirmed", "hourly_budget_exceeded"]);
+  assert.deepEqual(outcomes, ["confirmed", "confirmed", "confirmed", "hourly_budget_exceeded"]);
 });

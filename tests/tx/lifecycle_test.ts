@@ -22,6 +22,7 @@ import {
   confirmLandedAttempt,
   settleAttempt,
 } from "../../lib/tx/record/transitions.ts";
+import { ensureTxConfirmJob } from "../../lib/tx/follow/confirm_job.ts";
 import {
   markAccepted,
   markExpiryUnproven,
@@ -55,10 +56,12 @@ import { startDeadline } from "../../lib/tx/rpc/timing.ts";
 
 /** The events as their callers send them, each with the lifecycle's event it is. */
 const EVENTS = {
+  reserve: "reserve",
   sign: "sign",
   accept: "accept",
   answer: "answer",
   expiry_unproven: "expiry_unproven",
+  follow: "follow",
   confirm: "confirm",
   abandon: "abandon",
   unbuilt: "fail",
@@ -85,11 +88,14 @@ interface Row {
 }
 
 const isFailed = (state: StateName) => state.startsWith("failed");
-const isOpen = (state: StateName) => state !== "confirmed" && !isFailed(state);
+const isOpen = (state: StateName) => state !== "new" && state !== "confirmed" && !isFailed(state);
 
 /** The row the table gives the pair; null when it lists none (nothing may change). */
 function expectedRow(state: StateName, event: EventName): Row | null {
-  const transition = TRANSITIONS[state][EVENTS[event]];
+  // A retry proves the failed attempt dead first; the stored ones that failed after they were sent
+  // carry the seed payout's bytes, which landed: the proof finds them so, and the key confirmed.
+  const landed = event === "reserve" && (state === "failed:on_chain" || state === "failed:expired");
+  const transition = TRANSITIONS[state][landed ? "found_landed" : EVENTS[event]];
   if (!transition) return null;
   let to: StateName;
   if (transition.to === "same") to = state;
@@ -112,13 +118,17 @@ const nameOf = (record: TxRequestRecord) => stateName(stateOf(record));
 /** The states of a reward's own, which no payment record is in. */
 const REWARD_OWN = new Set<StateName>(["held", "cancelled", "expired"]);
 
-/** Stores, under `key`, a record in `state` made from a real payout's, as the route writes it. */
+/**
+ * Stores, under `key`, a record in `state` made from a real payout's, as the route writes it; a
+ * `new` key has none (its entry's value is null).
+ */
 async function storeIn(
   h: TxHarness,
   template: TxRequestRecord,
   state: StateName,
   key: string,
-): Promise<Deno.KvEntry<TxRequestRecord>> {
+): Promise<Deno.KvEntryMaybe<TxRequestRecord>> {
+  if (state === "new") return await h.a.kv.get<TxRequestRecord>(txRequestKey(h.project.id, key));
   const kv = h.a.kv;
   const now = h.a.clock.now();
   const attemptId = ulid(now);
@@ -126,7 +136,7 @@ async function storeIn(
   const unsigned = { signed: null, signature: null };
   const failed = (error: string) => ({ status: "failed" as const, error });
   const shapes: Record<
-    Exclude<StateName, "held" | "cancelled" | "expired">,
+    Exclude<StateName, "new" | "held" | "cancelled" | "expired">,
     Partial<TxRequestRecord>
   > = {
     reserved: unsigned,
@@ -172,15 +182,34 @@ async function storeIn(
   return { key: txRequestKey(projectId, key), value: record, versionstamp: result.versionstamp };
 }
 
-/** Applies `event` to the stored attempt the way its caller does. */
+/**
+ * Applies `event` to the stored attempt the way its caller does. The callers of sign, follow and
+ * found_landed hold a stored attempt: to a `new` key (no record) none of them can send it.
+ */
 async function apply(
   h: TxHarness,
-  entry: Deno.KvEntry<TxRequestRecord>,
+  stored: Deno.KvEntryMaybe<TxRequestRecord>,
   event: EventName,
   template: TxRequestRecord,
 ): Promise<void> {
   const ctx = h.a.ctx;
-  const ref = attemptRef(entry.value);
+  const key = stored.key.at(-1) as string;
+  if (event === "reserve") {
+    // The route's steps to the reservation: the checks, then the reservation (nothing signed).
+    const caller = { projectId: h.project.id, keyId: (await ctx.apiKeys.resolve(h.apiKey))!.keyId };
+    const input = { idempotencyKey: key, body: template.body };
+    const deadline = startDeadline(ctx.tx.timing);
+    const checked = await checkTxRequest(ctx, caller, template.kind, input, { deadline });
+    if (checked.kind === "checked") await reserveTxRequest(ctx, checked.request, { deadline });
+    return;
+  }
+  if (stored.value === null) {
+    if (event === "sign" || event === "follow" || event === "found_landed") return;
+  }
+  const entry = stored as Deno.KvEntry<TxRequestRecord>;
+  const ref = entry.value
+    ? attemptRef(entry.value)
+    : { projectId: h.project.id, key, attemptId: ulid(h.a.clock.now()) };
   const fail = (error: string, refused?: boolean) =>
     settleAttempt(ctx, ref, { status: "failed", error, ...(refused ? { refused } : {}) });
   switch (event) {
@@ -195,6 +224,9 @@ async function apply(
       return;
     case "expiry_unproven":
       await markExpiryUnproven(ctx, ref);
+      return;
+    case "follow":
+      await ensureTxConfirmJob(ctx, entry.value);
       return;
     case "confirm":
       await settleAttempt(ctx, ref, { status: "confirmed" });
@@ -293,12 +325,13 @@ Deno.test("Every (state, event) pair of a payout attempt moves it as the lifecyc
         continue;
       }
       const after = stored.value!;
-      const job = (await getJobEntry(h.a.kv, entry.value.checkJobId ?? "none")).value;
+      const checkJobId = entry.value?.checkJobId ?? null;
+      const job = (await getJobEntry(h.a.kv, checkJobId ?? "none")).value;
       const actual: Row = {
         to: nameOf(after),
         event: (await eventsOf(h, key)) === 1,
         released: (await dayReleased(h)) > released,
-        jobRemoved: entry.value.checkJobId !== null && job === null,
+        jobRemoved: checkJobId !== null && job === null,
       };
       assert.ok((await eventsOf(h, key)) <= 1, `${label}: more than one tx event`);
       assert.deepEqual(actual, row, label);

@@ -2,7 +2,9 @@
  * The project-wide transaction limits (the 24-hour count, the failures' cap, each asset's hourly
  * budget) taken in leased blocks, as the request quota is (`lib/quota/`): a payout takes its places
  * from blocks its instance holds, in memory; only one that finds no room waits for a round, one
- * commit per project for all the payouts waiting then (`allowance_round.ts`).
+ * commit per project for all the payouts waiting then (`allowance_round.ts`), or, for a project
+ * paying now and then here, none: its payout's reservation counts its places in its own commit
+ * (`allowance_fold.ts`).
  *
  * | Concern     | Rule                                                                                   |
  * | ----------- | -------------------------------------------------------------------------------------- |
@@ -72,6 +74,8 @@ interface ProjectState {
   releasesReadAt: number;
   waiters: Waiter[];
   round: Promise<void> | null;
+  /** A payout's reservation is counting its places in its own commit. */
+  folding: boolean;
   timer: ReturnType<typeof setTimeout> | null;
 }
 
@@ -92,12 +96,14 @@ export class TxAllowances {
    * A payout's places, from blocks held here or from new ones. A payout that only other
    * instances' open blocks keep out waits for them, until `signal` (its deadline) aborts: then
    * those scopes answer refused. One whose round has not answered when its deadline passes is
-   * not reserved (`notReservedInTime`).
+   * not reserved (`notReservedInTime`). With `fold`, a project paying now and then here (no room
+   * in blocks held, no round and no other payout's fold under way) gets a `folded` claim instead
+   * of a round: its reservation counts the places in its own commit (`allowance_fold.ts`).
    */
   take(
     projectId: string,
     need: AllowanceNeed,
-    options: { signal?: AbortSignal | undefined } = {},
+    options: { signal?: AbortSignal | undefined; fold?: boolean } = {},
   ): Promise<AllowanceClaim> {
     this.#sizes.note(projectId);
     const state = this.#state(projectId);
@@ -111,6 +117,18 @@ export class TxAllowances {
           refused: new Set(),
         }),
       );
+    }
+    const quiet = this.#sizes.block(projectId) === 1 && !state.round && !state.folding;
+    if (options.fold && quiet && state.waiters.length === 0) {
+      state.folding = true;
+      const done = () => (state.folding = false);
+      return Promise.resolve({
+        at: now,
+        refused: new Set(),
+        commit: done,
+        release: done,
+        folded: true,
+      });
     }
     const claimed = new Promise<AllowanceClaim>((resolve, reject) => {
       const since = performance.now();
@@ -144,7 +162,14 @@ export class TxAllowances {
   #state(projectId: string): ProjectState {
     let state = this.#projects.get(projectId);
     if (!state) {
-      state = { leases: [], waiters: [], round: null, timer: null, releasesReadAt: -Infinity };
+      state = {
+        leases: [],
+        waiters: [],
+        round: null,
+        folding: false,
+        timer: null,
+        releasesReadAt: -Infinity,
+      };
       this.#projects.set(projectId, state);
     }
     return state;

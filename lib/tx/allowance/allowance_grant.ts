@@ -22,6 +22,11 @@ export interface AllowanceClaim {
   commit(): void;
   /** The reservation did not commit: its places go back. */
   release(): void;
+  /**
+   * Its places are not taken yet: the reservation counts them in its own commit
+   * (`allowance_fold.ts`), as of `at`.
+   */
+  folded?: true;
 }
 
 /** The scopes a payout's need refers to, in the order of their checks. */

@@ -12,7 +12,7 @@ import type { JobOutcome, JobRun } from "../../job_handler.ts";
 import { addTxJob, type TxConfirmJob } from "../job_payloads.ts";
 import { getTxRequestEntry, type TxRequestRecord } from "../../../kv/tx_requests.ts";
 import { type AttemptRef, attemptRef, settleAttempt } from "../record/transitions.ts";
-import { isFinal } from "../lifecycle/lifecycle.ts";
+import { applyEvent, isFinal } from "../lifecycle/lifecycle.ts";
 import { followRound } from "./follower.ts";
 import { ABANDONED_ERROR } from "../lifecycle/result.ts";
 
@@ -106,7 +106,7 @@ export async function ensureTxConfirmJob(ctx: TxContext, record: TxRequestRecord
       const checkJobId = addTxJob(op, { type: "tx_confirm", ...attemptRef(current) }, {
         runAt: ctx.clock.now(),
       });
-      op.set(entry.key, { ...current, checkJobId });
+      op.set(entry.key, applyEvent(current, { type: "follow", checkJobId }, ctx.clock.now())!);
       if (!(await op.commit()).ok) return RETRY;
       log("info", "Confirmation check resumed", {
         projectId: current.projectId,

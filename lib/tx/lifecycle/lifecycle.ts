@@ -3,20 +3,26 @@
  * record (`kv/tx_requests.ts`) is read as one of these states (`stateOf`); an event moves it as
  * this table says, and a pair the table does not list changes nothing (`applyEvent` answers null).
  *
- * | state ↓  event →  | sign   | accept | answer    | expiry_unproven | confirm   | abandon           | fail                   | found_landed |
- * | ----------------- | ------ | ------ | --------- | --------------- | --------- | ----------------- | ---------------------- | ------------ |
- * | reserved          | signed |        |           |                 |           | failed: abandoned | failed: unbuilt        |              |
- * | signed            |        | signed | submitted | expiry_unproven | confirmed |                   | failed: its reason (1) |              |
- * | submitted         |        | same   |           | expiry_unproven | confirmed |                   | failed: its reason (1) |              |
- * | expiry_unproven   |        | same   | same (2)  |                 | confirmed |                   | failed: its reason (1) |              |
- * | confirmed         |        |        |           |                 |           |                   |                        |              |
- * | failed: any       |        |        |           |                 |           |                   |                        | confirmed    |
+ * | state ↓  event →  | reserve      | sign   | accept | answer    | expiry_unproven | follow | confirm   | abandon           | fail                   | found_landed |
+ * | ----------------- | ------------ | ------ | ------ | --------- | --------------- | ------ | --------- | ----------------- | ---------------------- | ------------ |
+ * | new (no record)   | reserved (3) |        |        |           |                 |        |           |                   |                        |              |
+ * | reserved          |              | signed |        |           |                 | same   |           | failed: abandoned | failed: unbuilt        |              |
+ * | signed            |              |        | signed | submitted | expiry_unproven | same   | confirmed |                   | failed: its reason (1) |              |
+ * | submitted         |              |        | same   |           | expiry_unproven | same   | confirmed |                   | failed: its reason (1) |              |
+ * | expiry_unproven   |              |        | same   | same (2)  |                 | same   | confirmed |                   | failed: its reason (1) |              |
+ * | confirmed         |              |        |        |           |                 |        |           |                   |                        |              |
+ * | failed: any       | reserved (4) |        |        |           |                 |        |           |                   |                        | confirmed    |
  *
  * (1) `refused` when the first send was refused in preflight, `expired` when proven expired
  * (`EXPIRED_ERROR`), else `on_chain`. (2) The route's answer moves an attempt still
- * `pending` to `submitted`; it stays unproven.
+ * `pending` to `submitted`; it stays unproven. (3) `signed` when the reservation stores the
+ * attempt's signed transaction (a single payout's). (4) A new attempt, once the failed one is
+ * proven dead (`retry_proof.ts`), which joins the key's earlier attempts.
  *
- * Effects, in the same checked commit (`transitions.ts` settles, `attempt_marks.ts` the rest):
+ * Effects, in the same checked commit (`reserve.ts` reserves, `transitions.ts` settles,
+ * `attempt_marks.ts` marks, `confirm_job.ts` follows again):
+ * - reserve takes the attempt's places in the limits, adds its confirmation job and enters it in
+ *   the unsettled index and the index by time (a replaced attempt leaves it);
  * - every status change moves the status index; a final one leaves the unsettled index;
  * - confirm, fail and found_landed record one `tx` event (abandon none: nothing was sent);
  * - abandon and fail give the attempt's places back in the limits; found_landed takes them again;
@@ -49,7 +55,7 @@
  * back what the reward held against the player's cap. `lifecycle_rewards.ts` applies these events
  * (`applyRewardEvent`), `lib/rewards/moves.ts` commits them.
  */
-import type { SignedTx, TxRequestRecord } from "../../../kv/tx_requests.ts";
+import type { PastAttempt, SignedTx, TxRequestRecord } from "../../../kv/tx_requests.ts";
 import type { RewardWait } from "../../../kv/rewards.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "./result.ts";
 
@@ -63,8 +69,9 @@ const FAILURE_REASONS = [
 ] as const;
 type FailureReason = typeof FAILURE_REASONS[number];
 
-/** The state of a payout attempt. */
+/** The state of a payout attempt; `new` before its key's first (or after a forgotten) one. */
 export type AttemptState =
+  | { name: "new" }
   | { name: "reserved" }
   | { name: "signed"; accepted: boolean }
   | { name: "submitted"; accepted: boolean }
@@ -83,6 +90,7 @@ export type StateName =
 
 /** Every state the table names. */
 export const STATE_NAMES: readonly StateName[] = [
+  "new",
   "reserved",
   "signed",
   "submitted",
@@ -92,8 +100,26 @@ export const STATE_NAMES: readonly StateName[] = [
   ...REWARD_STATES,
 ];
 
+/**
+ * A new attempt as its reservation makes it: everything of the record but what the key's history
+ * (its attempt number, earlier attempts, creation time) and the lifecycle decide.
+ */
+export type NewAttempt = Omit<
+  TxRequestRecord,
+  | "attempt"
+  | "status"
+  | "error"
+  | "previous"
+  | "createdAt"
+  | "updatedAt"
+  | "expiresAt"
+  | "expiryUnprovenAt"
+>;
+
 /** What can happen to an attempt. */
 export type AttemptEvent =
+  /** A new attempt reserved: a new key's, or a failed key's retry. */
+  | { type: "reserve"; attempt: NewAttempt }
   /** Its signed transaction stored, before its first send. */
   | { type: "sign"; signature: string; tx: SignedTx }
   /** A send was accepted by a node: later sends skip preflight. */
@@ -102,6 +128,8 @@ export type AttemptEvent =
   | { type: "answer"; accepted: boolean }
   /** Past its expiry margin without a proof that it cannot land. */
   | { type: "expiry_unproven"; at: number }
+  /** Its confirmation job (lost) replaced by `checkJobId`. */
+  | { type: "follow"; checkJobId: string }
   | { type: "confirm" }
   /** Its instance died before it stored a signed transaction. */
   | { type: "abandon" }
@@ -125,10 +153,12 @@ export type RewardEvent =
 
 /** Every kind of event of an attempt. */
 export const EVENT_TYPES = [
+  "reserve",
   "sign",
   "accept",
   "answer",
   "expiry_unproven",
+  "follow",
   "confirm",
   "abandon",
   "fail",
@@ -157,10 +187,12 @@ export interface Transition {
 const to = (name: Transition["to"], event = false): Transition => ({ to: name, event });
 const OPEN_SIGNED = {
   expiry_unproven: to("expiry_unproven"),
+  follow: to("same"),
   confirm: to("confirmed", true),
   fail: to("failed", true),
 } as const;
 const FINAL = {
+  reserve: to("reserved"),
   found_landed: to("confirmed", true),
   expire: to("expired", true),
   release: to("held"),
@@ -168,12 +200,19 @@ const FINAL = {
 
 /** The transition table: state x event -> next state; a pair not listed changes nothing. */
 export const TRANSITIONS: Record<StateName, Partial<Record<EventType, Transition>>> = {
-  reserved: { sign: to("signed"), abandon: to("failed:abandoned"), fail: to("failed", true) },
+  new: { reserve: to("reserved") },
+  reserved: {
+    sign: to("signed"),
+    follow: to("same"),
+    abandon: to("failed:abandoned"),
+    fail: to("failed", true),
+  },
   signed: { ...OPEN_SIGNED, accept: to("same"), answer: to("submitted") },
   submitted: { ...OPEN_SIGNED, accept: to("same") },
   expiry_unproven: {
     accept: to("same"),
     answer: to("same"),
+    follow: to("same"),
     confirm: to("confirmed", true),
     fail: to("failed", true),
   },
@@ -194,8 +233,9 @@ export const TRANSITIONS: Record<StateName, Partial<Record<EventType, Transition
   expired: {},
 };
 
-/** The state a stored attempt is in. */
-export function stateOf(record: TxRequestRecord): AttemptState {
+/** The state a stored attempt is in (`new` for none: a key unknown, or forgotten). */
+export function stateOf(record: TxRequestRecord | null): AttemptState {
+  if (!record) return { name: "new" };
   if (record.status === "confirmed") return { name: "confirmed" };
   if (record.status === "failed") {
     const error = record.error ?? "";
@@ -229,25 +269,68 @@ export function isFinal(record: TxRequestRecord): boolean {
 }
 
 /** The table's row for the attempt and the event; undefined when the pair changes nothing. */
-export function transitionOf(record: TxRequestRecord, event: AttemptEvent): Transition | undefined {
+export function transitionOf(
+  record: TxRequestRecord | null,
+  event: AttemptEvent,
+): Transition | undefined {
   return TRANSITIONS[stateName(stateOf(record))][event.type];
 }
 
 /**
  * The record after `event` at `now`, or null when the table lists no such move from its state
- * (or the move would change nothing). The caller commits it checked against the record it read.
+ * (or the move would change nothing). `record` is null for a key without one (`new`). The caller
+ * commits it checked against the record it read.
  */
 export function applyEvent(
-  record: TxRequestRecord,
+  record: TxRequestRecord | null,
   event: AttemptEvent,
   now: number,
 ): TxRequestRecord | null {
   if (!transitionOf(record, event)) return null;
-  const next = nextRecord(record, event);
+  if (event.type === "reserve") return reservedRecord(record, event.attempt, now);
+  const next = nextRecord(record!, event);
   return next && { ...next, updatedAt: now };
 }
 
-function nextRecord(record: TxRequestRecord, event: AttemptEvent): TxRequestRecord | null {
+/** A new attempt of the key whose latest attempt is `stored` (null: none), reserved at `now`. */
+function reservedRecord(
+  stored: TxRequestRecord | null,
+  attempt: NewAttempt,
+  now: number,
+): TxRequestRecord {
+  return {
+    ...attempt,
+    attempt: (stored?.attempt ?? 0) + 1,
+    status: "pending",
+    error: null,
+    previous: stored ? pastAttempts(stored) : [],
+    createdAt: stored?.createdAt ?? now,
+    updatedAt: now,
+  };
+}
+
+// Earlier attempts kept with a key; older ones, long proven dead, give way.
+const MAX_PAST_ATTEMPTS = 50;
+
+/** The key's earlier signed attempts once `stored` gives way to a new one. */
+function pastAttempts(stored: TxRequestRecord): PastAttempt[] {
+  const past = [...stored.previous];
+  if (stored.signed && stored.signature) {
+    past.push({
+      attempt: stored.attempt,
+      attemptId: stored.attemptId,
+      signature: stored.signature,
+      blockhash: stored.signed.blockhash,
+      lastValidBlockHeight: stored.signed.lastValidBlockHeight,
+      error: stored.error,
+    });
+  }
+  return past.slice(-MAX_PAST_ATTEMPTS);
+}
+
+type RecordEvent = Exclude<AttemptEvent, { type: "reserve" }>;
+
+function nextRecord(record: TxRequestRecord, event: RecordEvent): TxRequestRecord | null {
   switch (event.type) {
     case "sign":
       return { ...record, signature: event.signature, signed: event.tx };
@@ -261,6 +344,8 @@ function nextRecord(record: TxRequestRecord, event: AttemptEvent): TxRequestReco
     }
     case "expiry_unproven":
       return { ...record, expiryUnprovenAt: event.at };
+    case "follow":
+      return { ...record, checkJobId: event.checkJobId };
     case "confirm":
       return { ...record, status: "confirmed", error: null };
     case "abandon":

@@ -32,11 +32,10 @@
  * job in the same commit, so even an attempt whose instance dies before signing is abandoned on
  * time by whichever instance runs that job.
  */
-import { commitWithRetry, RETRY } from "../../../core/commit_retry.ts";
+import { CommitConflictError } from "../../../core/commit_retry.ts";
 import type { TxContext } from "../runtime.ts";
-import { ulid } from "../../../core/ids.ts";
 import { addToWindow, HOUR_WINDOW_MS, pruneWindow } from "../../../kv/tx_usage.ts";
-import { checkLimits, countsAgainstLimits, limitNeed } from "../request/limits.ts";
+import { checkLimits, limitNeed } from "../request/limits.ts";
 import { addTxJob } from "../job_payloads.ts";
 import {
   addTxStatusMove,
@@ -55,174 +54,206 @@ import { addSenderMove, checkSender } from "../request/sender.ts";
 import { inWindowTurn } from "../request/window_turns.ts";
 import { proveEarlierAttempt } from "../follow/retry_proof.ts";
 import { confirmLandedAttempt } from "../record/transitions.ts";
+import { applyEvent } from "../lifecycle/lifecycle.ts";
+import { addFoldedPlaces } from "../allowance/allowance_fold.ts";
+import { type Deadline, notReservedInTime } from "../rpc/timing.ts";
+import type { AllowanceClaim } from "../allowance/allowance_grant.ts";
 import {
   type Attempt,
-  freshSigning,
-  pastAttempts,
-  type QueueTurn,
+  newAttempt,
   readReservation,
   reservationEntries,
   type ReserveOptions,
   type ReserveOutcome,
+  type ReserveRound,
   type ReserveState,
+  takePlaces,
 } from "./reserve_inputs.ts";
 
 const MAX_ROUNDS = 200;
 
 /**
- * Runs steps 12 and 13 and reserves the key with the new attempt's usage. The proof that a failed
- * key's last attempt is dead reads the chain, so it is made before places are taken: a slow node
- * must not hold the project's places while other payouts need them. The quota's verdict, the
- * places, the transaction's signing and the read of the records the commit checks go on side by
- * side; the commit waits for all of them.
+ * Runs steps 12 and 13 and reserves the key with the new attempt's usage, in rounds of one commit
+ * each until one answers an outcome. A round, in the request's turn on its windows: its places
+ * taken from blocks (kept for the next round when its commit only lost to a concurrent change), or,
+ * for a project paying now and then here, counted by the commit itself (`allowance_fold.ts`), then
+ * its commit. Between rounds, as the last one found: a failed key's last attempt proven dead (it
+ * reads the chain, so no places are held meanwhile, and a new attempt is signed for the retry), a
+ * policy saved since the checks judged (its places taken again), places that do not fold taken from
+ * a round, or a short back-off before reading everything again. The quota's verdict, the places,
+ * the transaction's signing and the read of the records the commit checks go on side by side; the
+ * commit waits for all of them.
  */
 export async function reserveTxRequest(
   ctx: TxContext,
-  request: CheckedRequest,
+  checked: CheckedRequest,
   options: ReserveOptions = {},
 ): Promise<ReserveOutcome> {
   const state: ReserveState = { tried: null, proofs: new Map() };
-  const previous = liveTxRequest(request.previous.value, ctx.clock.now());
-  let failed = previous?.status === "failed" ? previous : null;
-  for (;;) {
-    if (failed) state.proofs.set(failed.attemptId, await proveEarlierAttempt(ctx, failed, options));
-    const attemptId = ulid(ctx.clock.now());
-    const signed = freshSigning(attemptId, options.sign);
-    const reserve = () => reserveAttempt(ctx, request, state, options, { attemptId, signed });
-    const turn = await inWindowTurn(ctx, request, options.deadline, reserve);
-    if (turn.kind !== "prove") return turn;
-    failed = turn.record;
-  }
-}
-
-/**
- * One attempt's reservation: its places taken from blocks, then its commit; the same attempt (its
- * id, its signing) is tried again under a policy saved since its checks.
- */
-async function reserveAttempt(
-  ctx: TxContext,
-  checked: CheckedRequest,
-  state: ReserveState,
-  options: ReserveOptions,
-  attempt: Pick<Attempt, "attemptId" | "signed">,
-): Promise<Exclude<QueueTurn, { kind: "policy" }>> {
-  const { attemptId, signed } = attempt;
   let request = checked;
-  for (;;) {
-    // A withdrawal takes no place in the limits (`limits.ts`).
-    const need = countsAgainstLimits(request.kind) ? limitNeed(request) : null;
-    const read = readReservation(ctx, request, { first: true });
-    // Awaited by the commit's first round; a request refused before it must not leave it unheard.
-    read.catch(() => {});
-    await options.admission?.verdict();
-    const claim = need
-      ? await ctx.tx.allowances.take(request.project.id, need, {
-        signal: options.deadline?.signal,
-      })
-      : null;
-    let turn: QueueTurn;
+  const previous = liveTxRequest(request.previous.value, ctx.clock.now());
+  let unproven = previous?.status === "failed" ? previous : null;
+  let attempt: Pick<Attempt, "attemptId" | "signed"> | null = null;
+  // Places taken and not yet used or given back; undefined when none are held.
+  let claim: AllowanceClaim | null | undefined;
+  // Places may be counted by the commit itself, until a round of it lost or they did not fit.
+  let fold = true;
+  // The next round reads every record the commit checks, not only those the checks did not.
+  let readAll = false;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    if (unproven) {
+      state.proofs.set(
+        unproven.attemptId,
+        await proveEarlierAttempt(ctx, unproven, options),
+      );
+      unproven = null;
+      attempt = null;
+    }
+    const { attemptId, signed } = attempt ??= newAttempt(ctx, options);
+    const first = !readAll;
+    let outcome: ReserveRound;
     try {
-      turn = await reserve(ctx, request, state, { attemptId, claim, signed, read });
+      outcome = await inWindowTurn(ctx, request, options.deadline, async () => {
+        const read = readReservation(ctx, request, { first });
+        // Awaited by the commit; a request refused before it must not leave it unheard.
+        read.catch(() => {});
+        await options.admission?.verdict();
+        claim ??= await takePlaces(ctx, request, { ...options, fold });
+        const attempt = { attemptId, signed, claim, read };
+        return await commitReservation(ctx, request, state, attempt, options.deadline);
+      });
     } catch (error) {
       claim?.release();
       throw error;
     }
-    if (turn.kind === "reserved") claim?.commit();
-    else claim?.release();
-    if (turn.kind === "policy") request = checkPolicyAgain(request, turn.entry);
-    else return turn;
+    // Places from blocks wait for the next round when the commit only lost; folded ones do not.
+    const folded = claim?.folded === true;
+    const keep = outcome.kind === "conflict" && !folded;
+    if (outcome.kind === "reserved") claim?.commit();
+    else if (!keep) claim?.release();
+    if (!keep) claim = undefined;
+    // Places that did not fold, or whose fold lost its commit, come from a round from now on.
+    if (outcome.kind === "round" || (outcome.kind === "conflict" && folded)) fold = false;
+    readAll = outcome.kind === "conflict";
+    switch (outcome.kind) {
+      case "reserved":
+      case "existing":
+        return outcome;
+      case "prove":
+        unproven = outcome.record;
+        break;
+      case "policy":
+        request = checkPolicyAgain(request, outcome.entry);
+        break;
+      case "round":
+        break;
+      case "conflict":
+        // Another payout or instance changed one of these records: back off a little.
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.random() * Math.min(50, 2 + round))
+        );
+        break;
+    }
   }
+  claim?.release();
+  throw new CommitConflictError("reserve the transaction request");
 }
 
-async function reserve(
+/**
+ * One round's checks again on what it read, and its commit: the `reserve` event applied to the
+ * key's record (`lifecycle.ts`) with the attempt's windows, indexes and confirmation job, checked
+ * against every record read.
+ */
+async function commitReservation(
   ctx: TxContext,
   request: CheckedRequest,
   state: ReserveState,
   attempt: Attempt,
-): Promise<QueueTurn> {
+  deadline: Deadline | undefined,
+): Promise<ReserveRound> {
   const projectId = request.project.id;
   const key = request.input.idempotencyKey;
   const { attemptId } = attempt;
-  return await commitWithRetry("reserve the transaction request", async (round) => {
-    const [entries, signed] = await Promise.all([
-      round === 0 ? attempt.read : readReservation(ctx, request, { first: false }),
-      attempt.signed(),
-    ]);
-    const unbuilt = signed?.kind === "unbuilt" ? signed : null;
-    const { requestEntry, projectEntry, senderEntry, newPolicy, recipientEntry, playerEntry } =
-      reservationEntries(request, entries);
-    // A key forgotten (its failed record expired) is new again; its leftovers are replaced.
-    const leftover = requestEntry.value;
-    const stored = liveTxRequest(leftover, ctx.clock.now());
-    // This call's own commit applied though its answer was lost (checked against the key then).
-    if (stored && stored.attemptId === state.tried) {
-      return {
-        kind: "reserved",
-        entry: requestEntry as Deno.KvEntry<TxRequestRecord>,
-        unbuilt,
-      };
+  const [{ entries, ledgers }, signed] = await Promise.all([attempt.read, attempt.signed()]);
+  const unbuilt = signed?.kind === "unbuilt" ? signed : null;
+  // Places that fold take no round's wait, which ends at the deadline: past it, they end here too
+  // (one whose signing the deadline stopped is recorded failed, as at the end of a round's wait).
+  if (attempt.claim?.folded && deadline?.signal.aborted && !unbuilt) throw notReservedInTime();
+  const { requestEntry, projectEntry, senderEntry, newPolicy, recipientEntry, playerEntry } =
+    reservationEntries(request, entries);
+  // A key forgotten (its failed record expired) is new again; its leftovers are replaced.
+  const leftover = requestEntry.value;
+  const stored = liveTxRequest(leftover, ctx.clock.now());
+  // This call's own commit applied though its answer was lost (checked against the key then).
+  if (stored && stored.attemptId === state.tried) {
+    return { kind: "reserved", entry: requestEntry as Deno.KvEntry<TxRequestRecord>, unbuilt };
+  }
+  // Step 1 again: revoked, deleted or no longer on the team since the checks.
+  checkSender(projectEntry.value, senderEntry.value, request.sender);
+  // Step 7 again: another request with this key may have reserved it since.
+  if (stored) {
+    if (!isSameRequest(stored, { kind: request.kind, body: request.input.body })) {
+      throw idempotencyConflict();
     }
-    // Step 1 again: revoked, deleted or no longer on the team since the checks.
-    checkSender(projectEntry.value, senderEntry.value, request.sender);
-    // Step 7 again: another request with this key may have reserved it since.
-    if (stored) {
-      if (!isSameRequest(stored, { kind: request.kind, body: request.input.body })) {
-        throw idempotencyConflict();
-      }
-      if (stored.status !== "failed") return { kind: "existing", record: stored };
-      const proof = state.proofs.get(stored.attemptId);
-      if (proof === undefined) return { kind: "prove", record: stored };
-      if (proof.kind === "landed") {
-        const confirmed = await confirmLandedAttempt(
-          ctx,
-          requestEntry as Deno.KvEntry<TxRequestRecord>,
-          proof.signature,
-        );
-        if (confirmed) return { kind: "existing", record: confirmed };
-        return RETRY;
-      }
-      if (proof.kind === "unproven") {
-        log("warn", "Retry refused: the earlier attempt may still land", {
-          projectId,
-          idempotencyKey: key,
-          attempt: stored.attempt,
-          signature: stored.signature,
-        });
-        return { kind: "existing", record: stored };
-      }
+    if (stored.status !== "failed") return { kind: "existing", record: stored };
+    const proof = state.proofs.get(stored.attemptId);
+    if (proof === undefined) return { kind: "prove", record: stored };
+    if (proof.kind === "landed") {
+      const confirmed = await confirmLandedAttempt(
+        ctx,
+        requestEntry as Deno.KvEntry<TxRequestRecord>,
+        proof.signature,
+      );
+      return confirmed ? { kind: "existing", record: confirmed } : { kind: "conflict" };
     }
-    // Steps 9 to 13 again by a policy saved since the checks: it binds at once.
-    if (newPolicy) return { kind: "policy", entry: newPolicy };
-    // The time of the places taken: every window counts the payout from it, and gives it back
-    // to the bucket of that time.
-    const now = ctx.clock.now();
-    const places = attempt.claim;
-    const at = places?.at ?? now;
-    const recipient = pruneWindow(recipientEntry.value, at - HOUR_WINDOW_MS);
-    const player = playerEntry ? pruneWindow(playerEntry.value, at - HOUR_WINDOW_MS) : null;
-    // A withdrawal counts in no window (`limits.ts`): they are read and checked, left unchanged.
-    if (places) checkLimits(request, { recipient, player, claim: places });
+    if (proof.kind === "unproven") {
+      log("warn", "Retry refused: the earlier attempt may still land", {
+        projectId,
+        idempotencyKey: key,
+        attempt: stored.attempt,
+        signature: stored.signature,
+      });
+      return { kind: "existing", record: stored };
+    }
+  }
+  // Steps 9 to 13 again by a policy saved since the checks: it binds at once.
+  if (newPolicy) return { kind: "policy", entry: newPolicy };
+  const now = ctx.clock.now();
+  const op = ctx.kv.atomic().check(...entries);
+  const places = attempt.claim;
+  const folded = places?.folded === true && addFoldedPlaces(op, limitNeed(request), {
+    projectId,
+    entries: ledgers!,
+    holder: ctx.tx.allowances.holder,
+    at: places.at,
+  });
+  if (places?.folded && !folded) return { kind: "round" };
+  // The time of the places taken: every window counts the payout from it, and gives it back
+  // to the bucket of that time.
+  const at = places?.at ?? now;
+  const recipient = pruneWindow(recipientEntry.value, at - HOUR_WINDOW_MS);
+  const player = playerEntry ? pruneWindow(playerEntry.value, at - HOUR_WINDOW_MS) : null;
+  // A withdrawal counts in no window (`limits.ts`): they are read and checked, left unchanged.
+  if (places) checkLimits(request, { recipient, player, claim: places });
 
-    state.tried = attemptId;
-    const timing = ctx.tx.timing;
-    const op = ctx.kv.atomic().check(...entries);
-    // First due when the route's wait is over; an unsigned attempt is abandoned once past signBy.
-    const checkJobId = addTxJob(op, { type: "tx_confirm", projectId, key, attemptId }, {
-      runAt: now + timing.confirmWaitMs + timing.confirmIntervalMs,
-    });
-    const record: TxRequestRecord = {
+  state.tried = attemptId;
+  const timing = ctx.tx.timing;
+  // First due when the route's wait is over; an unsigned attempt is abandoned once past signBy.
+  const checkJobId = addTxJob(op, { type: "tx_confirm", projectId, key, attemptId }, {
+    runAt: now + timing.confirmWaitMs + timing.confirmIntervalMs,
+  });
+  const record = applyEvent(stored, {
+    type: "reserve",
+    attempt: {
       projectId,
       key,
       kind: request.kind,
       cluster: request.project.cluster,
       body: request.input.body,
-      attempt: (stored?.attempt ?? 0) + 1,
       attemptId,
-      status: "pending",
       recipient: request.recipient,
       recipientUserId: request.recipientUserId,
       signature: signed?.kind === "signed" ? signed.signature : null,
-      error: null,
       usage: {
         at,
         asset: request.asset,
@@ -233,33 +264,28 @@ async function reserve(
       signed: signed?.kind === "signed" ? signed.tx : null,
       signBy: now + timing.answerWithinMs,
       checkJobId,
-      previous: stored ? pastAttempts(stored) : [],
-      createdAt: stored?.createdAt ?? now,
-      updatedAt: now,
       ...("member" in request.sender ? { requestedBy: request.sender.member } : {}),
-    };
-    op.set(requestEntry.key, record);
-    addSenderMove(op, request.sender, senderEntry, record);
-    if (leftover) op.delete(txAttemptByTimeKey(projectId, leftover.attemptId));
-    op.set(txAttemptByTimeKey(projectId, attemptId), key);
-    addTxStatusMove(op, leftover, record);
-    op.set(txUnsettledKey(projectId, key), { attemptId, since: now } satisfies TxUnsettledRef);
-    if (places) {
-      op.set(recipientEntry.key, addToWindow(recipient, at), { expireIn: 2 * HOUR_WINDOW_MS });
-      if (playerEntry && player) {
-        op.set(playerEntry.key, addToWindow(player, at), { expireIn: 2 * HOUR_WINDOW_MS });
-      }
+    },
+  }, now);
+  // Unreachable: only a new key or a failed one gets here, and the table lists both.
+  if (!record) throw new Error("Cannot reserve the transaction request: not new nor failed");
+  op.set(requestEntry.key, record);
+  addSenderMove(op, request.sender, senderEntry, record);
+  if (leftover) op.delete(txAttemptByTimeKey(projectId, leftover.attemptId));
+  op.set(txAttemptByTimeKey(projectId, attemptId), key);
+  addTxStatusMove(op, leftover, record);
+  op.set(txUnsettledKey(projectId, key), { attemptId, since: now } satisfies TxUnsettledRef);
+  if (places) {
+    op.set(recipientEntry.key, addToWindow(recipient, at), { expireIn: 2 * HOUR_WINDOW_MS });
+    if (playerEntry && player) {
+      op.set(playerEntry.key, addToWindow(player, at), { expireIn: 2 * HOUR_WINDOW_MS });
     }
-    const result = await op.commit();
-    if (result.ok) {
-      return {
-        kind: "reserved",
-        entry: { key: requestEntry.key, value: record, versionstamp: result.versionstamp },
-        unbuilt,
-      };
-    }
-    // Another payout or instance changed one of these records: back off a little and look again.
-    await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 + round)));
-    return RETRY;
-  }, { rounds: MAX_ROUNDS });
+  }
+  const result = await op.commit();
+  if (!result.ok) return { kind: "conflict" };
+  return {
+    kind: "reserved",
+    entry: { key: requestEntry.key, value: record, versionstamp: result.versionstamp },
+    unbuilt,
+  };
 }

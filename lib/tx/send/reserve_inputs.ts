@@ -1,9 +1,9 @@
 /**
- * What a reservation (`reserve.ts`) is made with besides the request's checks, and what its turns
- * answer: the records its commit checks, and the transaction it stores, signed while the places
- * were taken.
+ * What a reservation (`reserve.ts`) is made with besides the request's checks, and what its rounds
+ * answer: the new attempt (its id, and the transaction it stores, signed while the places are
+ * taken), its places, and the records its commit checks.
  */
-import { type PastAttempt, txRequestKey, type TxRequestRecord } from "../../../kv/tx_requests.ts";
+import { txRequestKey, type TxRequestRecord } from "../../../kv/tx_requests.ts";
 import { txPlayerUsageKey, txRecipientUsageKey, type UsageWindow } from "../../../kv/tx_usage.ts";
 import { type Project, projectKey } from "../../../kv/projects.ts";
 import { policyKey, type TxPolicy } from "../../../kv/policy.ts";
@@ -14,7 +14,10 @@ import type { Deadline } from "../rpc/timing.ts";
 import { withDeadline } from "../../../core/deadline.ts";
 import type { Admission } from "../../quota/admission.ts";
 import type { TxContext } from "../runtime.ts";
+import { ulid } from "../../../core/ids.ts";
 import type { AllowanceClaim } from "../allowance/allowance_grant.ts";
+import { foldKeys } from "../allowance/allowance_fold.ts";
+import { countsAgainstLimits, limitNeed } from "../request/limits.ts";
 import type { RetryProof } from "../follow/retry_proof.ts";
 
 /**
@@ -30,24 +33,37 @@ type Unbuilt = Extract<SignOutcome, { kind: "unbuilt" }>;
 /** What one reservation commit is made with, besides the request. */
 export interface Attempt {
   attemptId: string;
-  /** The places taken from blocks, or null: a withdrawal's (none). */
+  /**
+   * Its places: taken from blocks, or `folded` (its commit counts them), or null: a withdrawal's
+   * (none).
+   */
   claim: AllowanceClaim | null;
   /** The attempt's transaction as a commit round stores it (`freshSigning`), if one is signed. */
   signed: () => Promise<SignOutcome | null>;
-  /** The records the commit checks, read while the places were taken (its first round's read). */
-  read: Promise<Deno.KvEntryMaybe<unknown>[]>;
+  /** The records the round read, while the places were taken (`readReservation`). */
+  read: Promise<ReservationRead>;
+}
+
+/** What a round read: the records its commit checks, and the ledgers a fold counts places in. */
+export interface ReservationRead {
+  entries: Deno.KvEntryMaybe<unknown>[];
+  /** `foldKeys`' records; null for a withdrawal (it takes no places). */
+  ledgers: Deno.KvEntryMaybe<unknown>[] | null;
 }
 
 /**
- * What one turn ends with: an outcome, a failed attempt to prove, or a policy saved since the
- * checks, to judge the request by.
+ * What one round of a reservation ends with: an outcome, a failed attempt to prove dead first, a
+ * policy saved since the checks to judge the request by, or a commit lost to a concurrent change.
  */
-export type QueueTurn =
+export type ReserveRound =
   | ReserveOutcome
   | { kind: "prove"; record: TxRequestRecord }
-  | { kind: "policy"; entry: Deno.KvEntryMaybe<TxPolicy> };
+  | { kind: "policy"; entry: Deno.KvEntryMaybe<TxPolicy> }
+  | { kind: "conflict" }
+  /** Its places do not fold into its commit: a round takes them. */
+  | { kind: "round" };
 
-/** What a request's turns share. */
+/** What a request's rounds share. */
 export interface ReserveState {
   /** The attempt this request last tried to reserve: found stored, its commit applied (lost answer). */
   tried: string | null;
@@ -158,36 +174,59 @@ export function freshSigning(
  * The records a reservation's commit checks (`reservationKeys`' order). The first round reads
  * only the windows: it commits
  * against the request, the project and the sender as the checks read them, and a change since
- * fails that commit, whose next round reads everything.
+ * fails that commit, whose next round reads everything. A payout's read takes the ledgers its
+ * places may be counted in too (`foldKeys`): whether they fold is known only once the quota's
+ * verdict came, and a read then would be one more round trip.
  */
 export async function readReservation(
   ctx: TxContext,
   request: CheckedRequest,
   options: { first: boolean },
-): Promise<Deno.KvEntryMaybe<unknown>[]> {
+): Promise<ReservationRead> {
   const keys = reservationKeys(request);
   const checked = readByChecks(request);
   const ownKeys = options.first ? keys.slice(checked.length) : keys;
-  // The commit checks every one of them.
-  const read = await ctx.kv.getMany(ownKeys);
-  return options.first ? [...checked, ...read] : read;
+  const ledgerKeys = countsAgainstLimits(request.kind)
+    ? foldKeys(request.project.id, limitNeed(request))
+    : [];
+  // One read when the keys fit in one (10 at most), else two side by side.
+  const [read, ledgers]: Deno.KvEntryMaybe<unknown>[][] =
+    ownKeys.length + ledgerKeys.length <= MAX_READ_KEYS
+      ? splitAt(await ctx.kv.getMany([...ownKeys, ...ledgerKeys]), ownKeys.length)
+      : await Promise.all([ctx.kv.getMany(ownKeys), ctx.kv.getMany(ledgerKeys)]);
+  // The commit checks every one of the entries.
+  const entries = options.first ? [...checked, ...read!] : read!;
+  return { entries, ledgers: ledgerKeys.length ? ledgers! : null };
 }
 
-// Earlier attempts kept with a key; older ones, long proven dead, give way.
-const MAX_PAST_ATTEMPTS = 50;
+// Keys one `getMany` reads at most.
+const MAX_READ_KEYS = 10;
 
-/** The key's earlier signed attempts once `stored` gives way to a new one. */
-export function pastAttempts(stored: TxRequestRecord): PastAttempt[] {
-  const past = [...stored.previous];
-  if (stored.signed && stored.signature) {
-    past.push({
-      attempt: stored.attempt,
-      attemptId: stored.attemptId,
-      signature: stored.signature,
-      blockhash: stored.signed.blockhash,
-      lastValidBlockHeight: stored.signed.lastValidBlockHeight,
-      error: stored.error,
-    });
-  }
-  return past.slice(-MAX_PAST_ATTEMPTS);
+function splitAt<T>(all: T[], at: number): [T[], T[]] {
+  return [all.slice(0, at), all.slice(at)];
+}
+
+/** A new attempt: its id, and its transaction signed at once when `sign` builds one. */
+export function newAttempt(
+  ctx: TxContext,
+  options: ReserveOptions,
+): Pick<Attempt, "attemptId" | "signed"> {
+  const attemptId = ulid(ctx.clock.now());
+  return { attemptId, signed: freshSigning(attemptId, options.sign) };
+}
+
+/**
+ * The request's places in the limits: from blocks, or (with `fold`) `folded` into its commit when
+ * its project pays now and then here; null for a withdrawal (it takes none).
+ */
+export async function takePlaces(
+  ctx: TxContext,
+  request: CheckedRequest,
+  options: ReserveOptions & { fold: boolean },
+): Promise<AllowanceClaim | null> {
+  if (!countsAgainstLimits(request.kind)) return null;
+  return await ctx.tx.allowances.take(request.project.id, limitNeed(request), {
+    signal: options.deadline?.signal,
+    fold: options.fold,
+  });
 }
