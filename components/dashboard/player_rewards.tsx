@@ -17,7 +17,8 @@ const WAITS: Record<string, string> = {
   retry: "held: its payment failed, tried again",
 };
 
-function statusText(reward: RewardRecord): string {
+/** A reward's status in words: why a held one waits. */
+export function rewardStatusText(reward: RewardRecord): string {
   if (reward.status === "held") return WAITS[reward.waitingFor ?? "wallet"] ?? "held";
   if (reward.status === "paying") return "being paid";
   return reward.status;
@@ -53,7 +54,7 @@ export function PlayerRewards(
                     </span>
                   </Cell>
                   <Cell label="Status">
-                    {statusText(reward)}
+                    {rewardStatusText(reward)}
                     {reward.error && <div class="muted">{reward.error}</div>}
                     {reward.status === "paid" && reward.signature && (
                       <div>

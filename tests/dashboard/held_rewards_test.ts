@@ -9,19 +9,7 @@ import { paidReward, putReward, rewardRecord } from "../support/rewards.ts";
 import { createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
 import { writeTokenMetadata } from "../../sandbox/chain/mod.ts";
 import { shortAddress } from "../../components/dashboard/format.ts";
-
-/** The rows of the table with `data-testid="<id>"`, each as its cells' texts joined by ` | `. */
-function rowsOf(html: string, id: string): string[] {
-  const table = html.match(new RegExp(`data-testid="${id}".*?</table>`, "s"))?.[0] ?? "";
-  return [...table.matchAll(/<tr>(.*?)<\/tr>/gs)].slice(1).map((row) =>
-    [...row[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/gs)].map((cell) => plain(cell[1]!)).join(" | ")
-  );
-}
-
-/** The page's text without tags, spaces collapsed. */
-function plain(html: string): string {
-  return html.replace(/<[^>]+>/g, "").replace(/\s+/g, " ").trim();
-}
+import { plain, rowsOf } from "../support/html_table.ts";
 
 /** The part of the page in the element with `data-testid="<id>"` (up to its closing `tag`). */
 function part(html: string, id: string, tag: string): string | null {
