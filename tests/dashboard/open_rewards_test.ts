@@ -5,7 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { getPage, postForm, postJson, startWalletProject } from "../support/dashboard.ts";
-import { createKeyAs } from "../support/dashboard.ts";
+import { createKeyAs, signInDeveloper } from "../support/dashboard.ts";
+import { createTestWallet } from "../support/sign_in.ts";
+import { okJson, startTxHarness } from "../support/tx_harness.ts";
+import { linkPlayer, rewardEvents, rewardsOf, solReward } from "../support/rewards_harness.ts";
+import { DAY_MS } from "../../lib/rewards/request_body.ts";
 import { joinTeam } from "../support/team.ts";
 import { assertErrorCode } from "../support/assertions.ts";
 import { paidReward, putReward, rewardRecord } from "../support/rewards.ts";
@@ -186,4 +190,38 @@ Deno.test("An admin cancels a held reward from the rewards page, audited, and th
   assert.equal(posted.headers.get("location"), rewardsPath(projectId));
   const landed = await (await getPage(t.app, rewardsPath(projectId), admin.jar)).text();
   assert.ok(plain(landed).includes("Reward win-3 of player 1002 cancelled"), "the flash");
+});
+
+Deno.test("A reward leaves the rewards page in the commit that pays, cancels or expires it", async () => {
+  const owner = createTestWallet();
+  await using h = await startTxHarness({ developer: owner.address });
+  await h.policy({ maxSolPerTransfer: "5" });
+  const api = rewardsOf(h);
+  // Signed in afresh each time: the clock moves past a session's life.
+  const listed = async () => {
+    const { jar } = await signInDeveloper(h.a.app, owner);
+    const page = await getPage(h.a.app, rewardsPath(h.project.id), jar);
+    return rowsOf(await page.text(), "open-rewards").map((row) => row.split(" | ")[1]);
+  };
+  // Given four rewards granted to players without a wallet, and one to a linked player (paid)
+  await h.link(85);
+  for (const [userId, key] of [[81, "r1"], [82, "r2"], [83, "r3"], [84, "r4"]] as const) {
+    await okJson(await api.grant(solReward(userId, key)));
+  }
+  await okJson(await api.grant(solReward(85, "r5")));
+  await rewardEvents(h);
+  assert.equal((await api.read("r5")).status, "paid");
+  assert.deepEqual(await listed(), ["r4", "r3", "r2", "r1"]);
+
+  // When one is paid on link, one cancelled by the game, one expired
+  await linkPlayer(h, 81);
+  await okJson(await api.cancel("r2"));
+  await okJson(await api.grant({ ...solReward(86, "r6"), expiresInDays: 1 }));
+  h.a.clock.advance(DAY_MS);
+  await rewardEvents(h);
+
+  // Then only the one still held is listed
+  assert.equal((await api.read("r1")).status, "paid");
+  assert.equal((await api.read("r6")).status, "expired");
+  assert.deepEqual(await listed(), ["r4", "r3"]);
 });
