@@ -9,12 +9,11 @@ import type { Project } from "../../kv/projects.ts";
 import { roleAllows } from "../../lib/auth/roles.ts";
 import type { OpenRewardPage } from "../../lib/projects/rewards.ts";
 import { projectPath } from "../../http/dashboard_paths.ts";
-import { rewardAmountText } from "../reward_amount.ts";
 import { Island } from "../islands.tsx";
 import { Cell } from "./cell.tsx";
 import { type FrameData, ProjectFrame } from "./frame.tsx";
 import { formatTime } from "./format.ts";
-import { rewardStatusText } from "./player_rewards.tsx";
+import { RewardCells } from "./player_rewards.tsx";
 
 /** What the rewards page shows. */
 interface RewardsPageData extends FrameData {
@@ -65,16 +64,7 @@ export function RewardsPage(data: RewardsPageData): VNode {
                         {reward.userId}
                       </a>
                     </Cell>
-                    <Cell label="Key" mono>{reward.key}</Cell>
-                    <Cell label="Amount">
-                      <span title={reward.mint ?? undefined}>
-                        {rewardAmountText(reward, page.labels.get(reward.mint ?? ""))}
-                      </span>
-                    </Cell>
-                    <Cell label="Status">
-                      {rewardStatusText(reward)}
-                      {reward.error && <div class="muted">{reward.error}</div>}
-                    </Cell>
+                    <RewardCells reward={reward} labels={page.labels} />
                     <Cell label="Granted">{formatTime(reward.createdAt)}</Cell>
                     <Cell label="Expires">{formatTime(reward.expiresAt)}</Cell>
                     {cancels && (

@@ -12,11 +12,9 @@ import { linkPlayer, rewardEvents, rewardsOf, solReward } from "../support/rewar
 import { DAY_MS } from "../../lib/rewards/request_body.ts";
 import { joinTeam } from "../support/team.ts";
 import { assertErrorCode } from "../support/assertions.ts";
-import { paidReward, putReward, rewardRecord } from "../support/rewards.ts";
+import { createGemMint, paidReward, putReward, rewardRecord } from "../support/rewards.ts";
 import { plain, rowsOf } from "../support/html_table.ts";
 import { call } from "../support/test_app.ts";
-import { createFundedSigner, createMint } from "../../sandbox/chain/fixtures.ts";
-import { writeTokenMetadata } from "../../sandbox/chain/mod.ts";
 import { formatTime } from "../../components/dashboard/format.ts";
 import { getReward } from "../../kv/rewards.ts";
 import { listAuditEntries } from "../../kv/audit_log.ts";
@@ -26,13 +24,7 @@ const rewardsPath = (projectId: string) => `/dashboard/projects/${projectId}/rew
 Deno.test("The rewards page lists the project's open rewards newest first, a page at a time, with player, amount, why each waits and its expiry", async () => {
   await using w = await startWalletProject();
   const { chain, t, dev, projectId } = w;
-  const payer = await createFundedSigner(chain);
-  const gem = await createMint(chain, { payer, decimals: 2 });
-  await writeTokenMetadata(chain, gem, {
-    updateAuthority: payer.address,
-    name: "Gems",
-    symbol: "GEM",
-  });
+  const { gem } = await createGemMint(chain);
   const now = t.clock.now();
   // Given 50 older held rewards, then three open ones and two settled ones, newer
   for (let i = 0; i < 50; i++) {

@@ -1,7 +1,8 @@
 /**
  * Held rewards written straight into the store, as the service stores them (`kv/rewards.ts`): the
  * record, its indexes and the project's held totals in one checked commit, for the pages'
- * tests, which read rewards and need not grant them through the money path.
+ * tests, which read rewards and need not grant them through the money path; and the token they
+ * name.
  */
 import {
   heldTotalKey,
@@ -12,6 +13,8 @@ import {
   rewardKey,
   type RewardRecord,
 } from "../../kv/rewards.ts";
+import { createFundedSigner, createMint } from "../../sandbox/chain/fixtures.ts";
+import { type SandboxChain, writeTokenMetadata } from "../../sandbox/chain/mod.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -75,4 +78,16 @@ export function paidReward(
   now = Date.now(),
 ): RewardRecord {
   return { ...reward, status: "paid", waitingFor: null, recipient, signature, settledAt: now };
+}
+
+/** A token of 2 decimals named Gems (GEM) by its metadata, and the funded payer that made it. */
+export async function createGemMint(chain: SandboxChain) {
+  const payer = await createFundedSigner(chain);
+  const gem = await createMint(chain, { payer, decimals: 2 });
+  await writeTokenMetadata(chain, gem, {
+    updateAuthority: payer.address,
+    name: "Gems",
+    symbol: "GEM",
+  });
+  return { gem, payer };
 }
