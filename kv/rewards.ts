@@ -144,7 +144,10 @@ export async function listOpenRewards(
   const keys: string[] = [];
   for await (const entry of entries) keys.push(entry.value);
   const found = await getManyInTens<RewardRecord>(kv, keys.map((key) => rewardKey(projectId, key)));
-  const rewards = found.flatMap((entry) => entry.value ? [entry.value] : []);
+  // One settled between the listing and the read is left out: the page lists open ones.
+  const rewards = found.flatMap((entry) =>
+    entry.value && isHolding(entry.value) ? [entry.value] : []
+  );
   return { rewards, cursor: keys.length === options.limit ? entries.cursor : null };
 }
 
