@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { getPage, postForm, postJson, startWalletProject } from "../support/dashboard.ts";
-import { createKeyAs, signInDeveloper } from "../support/dashboard.ts";
+import { createKeyAs, createProjectAs, signInDeveloper } from "../support/dashboard.ts";
+import { holdNextWrite, startRemoteStore } from "../support/remote_store.ts";
 import { createTestWallet } from "../support/sign_in.ts";
 import { okJson, startTxHarness } from "../support/tx_harness.ts";
 import { linkPlayer, rewardEvents, rewardsOf, solReward } from "../support/rewards_harness.ts";
@@ -14,7 +15,7 @@ import { joinTeam } from "../support/team.ts";
 import { assertErrorCode } from "../support/assertions.ts";
 import { createGemMint, paidReward, putReward, rewardRecord } from "../support/rewards.ts";
 import { plain, rowsOf } from "../support/html_table.ts";
-import { call } from "../support/test_app.ts";
+import { call, createTestApp } from "../support/test_app.ts";
 import { formatTime } from "../../components/dashboard/format.ts";
 import { getReward } from "../../kv/rewards.ts";
 import { listAuditEntries } from "../../kv/audit_log.ts";
@@ -216,4 +217,39 @@ Deno.test("A reward leaves the rewards page in the commit that pays, cancels or 
   assert.equal((await api.read("r1")).status, "paid");
   assert.equal((await api.read("r6")).status, "expired");
   assert.deepEqual(await listed(), ["r4", "r3"]);
+});
+
+Deno.test("A reward's cancel by an admin removed while it was on its way changes nothing", async () => {
+  await using store = await startRemoteStore();
+  await using app = await createTestApp({ kvPath: store.url });
+  const owner = await signInDeveloper(app.app);
+  const project = await createProjectAs(app.app, owner);
+  const admin = await joinTeam(app.app, owner, project.id, "admin");
+  const now = app.clock.now();
+  await putReward(app.kv, project.id, rewardRecord({ key: "race-cancel", createdAt: now }, now));
+
+  // Given: the admin's cancel read the reward and its member entry, its commit held at the store
+  const hold = holdNextWrite(store, "race-cancel");
+  const cancelling = postJson(app.app, `${rewardsPath(project.id)}/cancel`, {
+    key: "race-cancel",
+  }, { jar: admin.jar });
+  await hold.held;
+
+  // When: the owner removes the admin, then the cancel's commit goes on
+  const removed = await postJson(
+    app.app,
+    `/dashboard/projects/${project.id}/members/${admin.address}/remove`,
+    {},
+    { jar: owner.jar },
+  );
+  assert.equal(removed.status, 200);
+  hold.release();
+
+  // Then: the cancel is refused, the reward is still held, and nothing is audited
+  await assertErrorCode(await cancelling, 404, "project_not_found");
+  assert.equal((await getReward(app.kv, project.id, "race-cancel")).value?.status, "held");
+  const audit = await Array.fromAsync(
+    listAuditEntries(app.kv, project.id, { now: app.clock.now() }),
+  );
+  assert.deepEqual(audit.filter((e) => e.action === "reward_cancelled"), []);
 });
