@@ -65,7 +65,7 @@ export function rewardByPlayerKey(
   projectId: string,
   reward: Pick<RewardRecord, "userId" | "createdAt" | "key">,
 ): Deno.KvKey {
-  return ["rewards_of_player_by_time", projectId, reward.userId, reward.createdAt, reward.key];
+  return ["player_rewards", projectId, reward.userId, reward.createdAt, reward.key];
 }
 
 /** The index of the project's open rewards (held or paying), by creation (then key). */
@@ -73,7 +73,7 @@ export function openRewardKey(
   projectId: string,
   reward: Pick<RewardRecord, "createdAt" | "key">,
 ): Deno.KvKey {
-  return ["open_rewards_by_time", projectId, reward.createdAt, reward.key];
+  return ["open_rewards", projectId, reward.createdAt, reward.key];
 }
 
 /** What one player's held and paying rewards hold, by asset (`rewardAsset`), in base units. */
@@ -111,7 +111,7 @@ export async function listRewardsOfPlayer(
   const runs: string[][] = [];
   let count = 0;
   let last: number | null = null;
-  const entries = kv.list<string>({ prefix: ["rewards_of_player_by_time", projectId, userId] }, {
+  const entries = kv.list<string>({ prefix: ["player_rewards", projectId, userId] }, {
     reverse: true,
     ...(Number.isFinite(limit) ? { batchSize: Math.min(limit + 1, 1_000) } : {}),
   });
@@ -136,7 +136,7 @@ export async function listOpenRewards(
   projectId: string,
   options: { limit: number; cursor?: string },
 ): Promise<{ rewards: RewardRecord[]; cursor: string | null }> {
-  const entries = kv.list<string>({ prefix: ["open_rewards_by_time", projectId] }, {
+  const entries = kv.list<string>({ prefix: ["open_rewards", projectId] }, {
     reverse: true,
     limit: options.limit,
     ...(options.cursor ? { cursor: options.cursor } : {}),

@@ -20,7 +20,7 @@ Deno.test("A player's reward list answers the newest 100 and reads no more of th
     await putReward(t.kv, project.id, rewardRecord({ key, createdAt }, now));
   }
   await putReward(t.kv, project.id, rewardRecord({ key: "other", userId: 7, createdAt: now }, now));
-  const reads = countListings(t.kv, (part) => String(part).startsWith("rewards"));
+  const reads = countListings(t.kv, (part) => String(part).includes("rewards"));
 
   // When the game lists their rewards
   const response = await call(t.app, "/v1/players/1002/rewards", { apiKey });
@@ -34,7 +34,10 @@ Deno.test("A player's reward list answers the newest 100 and reads no more of th
     .map((r) => r.key);
   assert.deepEqual(body.rewards.map((r: { key: string }) => r.key), expected);
   // And it read at most one entry of the index past what it answered
-  assert.ok(reads.entries <= 101, `${reads.entries} index entries read for 100 answered`);
+  assert.ok(
+    reads.entries >= 100 && reads.entries <= 101,
+    `${reads.entries} index entries read for 100 answered`,
+  );
 });
 
 Deno.test("A player's reward list cut inside a millisecond answers that millisecond's first keys", async () => {
