@@ -10,6 +10,7 @@ export const PROJECT_TABS = [
   { tab: "settings", label: "Settings", group: "Project" },
   { tab: "transactions", label: "Transactions", group: "Activity" },
   { tab: "players", label: "Players", group: "Activity" },
+  { tab: "rewards", label: "Held rewards", group: "Activity" },
   { tab: "requests", label: "Request log", group: "Activity" },
   { tab: "events", label: "Event log", group: "Activity" },
   { tab: "keys", label: "API keys", group: "Build" },

@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS = [
   "member_left",
   "ownership_transferred",
   "withdrawal_requested",
+  "reward_cancelled",
   "key_exported",
   "webhook_endpoint_added",
   "webhook_endpoint_removed",

@@ -2,7 +2,9 @@
  * Rewards granted to players by user id (`/v1/rewards`, an extension): held while the player has
  * no wallet, paid when they link. A reward's payment is a transaction request under the key
  * `reward:<key>` (`kv/tx_requests.ts`), so it takes the payout's path; this record says what is
- * owed and to whom. The player index and the held totals move in the same commit as the record.
+ * owed and to whom. The indexes and the held totals move in the same commit as the record: the
+ * player's rewards and the project's open ones (held or paying), both ordered by creation, so a
+ * page reads only the entries it answers.
  *
  * What a reward holds (its base units while `held` or `paying`) counts twice: in the project's
  * total of the asset (a `Deno.KvU64`, summed without a check: the dashboard's liabilities) and in
@@ -10,6 +12,7 @@
  * and so a link commit checked on them knows whether the player has rewards to pay).
  */
 import type { TxKind } from "../core/events.ts";
+import { getManyInTens } from "./get_many.ts";
 import type { KvReader } from "./read_batches.ts";
 
 /** A reward's status as the API states it. */
@@ -57,9 +60,20 @@ export function rewardKey(projectId: string, key: string): Deno.KvKey {
   return ["rewards", projectId, key];
 }
 
-/** The index of a player's rewards, by key. */
-export function rewardByPlayerKey(projectId: string, userId: number, key: string): Deno.KvKey {
-  return ["rewards_by_player", projectId, userId, key];
+/** The index of a player's rewards, by creation (then key). */
+export function rewardByPlayerKey(
+  projectId: string,
+  reward: Pick<RewardRecord, "userId" | "createdAt" | "key">,
+): Deno.KvKey {
+  return ["player_rewards", projectId, reward.userId, reward.createdAt, reward.key];
+}
+
+/** The index of the project's open rewards (held or paying), by creation (then key). */
+export function openRewardKey(
+  projectId: string,
+  reward: Pick<RewardRecord, "createdAt" | "key">,
+): Deno.KvKey {
+  return ["open_rewards", projectId, reward.createdAt, reward.key];
 }
 
 /** What one player's held and paying rewards hold, by asset (`rewardAsset`), in base units. */
@@ -83,26 +97,58 @@ export async function getReward(
   return await kv.get<RewardRecord>(rewardKey(projectId, key));
 }
 
-/** A player's rewards, newest first, at most `limit`. */
+/**
+ * A player's rewards, newest first (those of one millisecond by key), at most `limit`. Reads the
+ * index from the newest down to the `limit`-th entry and the rest of its millisecond, which the
+ * reverse listing gives in the opposite key order (each millisecond's run is turned back).
+ */
 export async function listRewardsOfPlayer(
   kv: Deno.Kv,
   projectId: string,
   userId: number,
   limit = 100,
 ): Promise<RewardRecord[]> {
+  const runs: string[][] = [];
+  let count = 0;
+  let last: number | null = null;
+  const entries = kv.list<string>({ prefix: ["player_rewards", projectId, userId] }, {
+    reverse: true,
+    ...(Number.isFinite(limit) ? { batchSize: Math.min(limit + 1, 1_000) } : {}),
+  });
+  for await (const entry of entries) {
+    const createdAt = entry.key[3] as number;
+    if (createdAt !== last) {
+      if (count >= limit) break;
+      runs.push([]);
+      last = createdAt;
+    }
+    runs.at(-1)!.push(entry.value);
+    count++;
+  }
+  const keys = runs.flatMap((run) => run.reverse()).slice(0, limit);
+  const found = await getManyInTens<RewardRecord>(kv, keys.map((key) => rewardKey(projectId, key)));
+  return found.flatMap((entry) => entry.value ? [entry.value] : []);
+}
+
+/** A page of the project's open rewards (held or paying), newest first, and the next page's cursor. */
+export async function listOpenRewards(
+  kv: Deno.Kv,
+  projectId: string,
+  options: { limit: number; cursor?: string },
+): Promise<{ rewards: RewardRecord[]; cursor: string | null }> {
+  const entries = kv.list<string>({ prefix: ["open_rewards", projectId] }, {
+    reverse: true,
+    limit: options.limit,
+    ...(options.cursor ? { cursor: options.cursor } : {}),
+  });
   const keys: string[] = [];
-  for await (const entry of kv.list({ prefix: ["rewards_by_player", projectId, userId] })) {
-    keys.push(entry.key[3] as string);
-  }
-  const rewards: RewardRecord[] = [];
-  for (let i = 0; i < keys.length; i += 10) {
-    const entries = await kv.getMany<RewardRecord[]>(
-      keys.slice(i, i + 10).map((key) => rewardKey(projectId, key)),
-    );
-    for (const entry of entries) if (entry.value) rewards.push(entry.value);
-  }
-  rewards.sort((a, b) => b.createdAt - a.createdAt);
-  return rewards.slice(0, limit);
+  for await (const entry of entries) keys.push(entry.value);
+  const found = await getManyInTens<RewardRecord>(kv, keys.map((key) => rewardKey(projectId, key)));
+  // One settled between the listing and the read is left out: the page lists open ones.
+  const rewards = found.flatMap((entry) =>
+    entry.value && isHolding(entry.value) ? [entry.value] : []
+  );
+  return { rewards, cursor: keys.length === options.limit ? entries.cursor : null };
 }
 
 /** What the project holds for players, by asset (`sol` or the mint), in base units. */
@@ -131,8 +177,9 @@ export function isHolding(reward: Pick<RewardRecord, "status">): boolean {
 }
 
 /**
- * Appends to `op` the creation of `reward` (checked new), its player index entry, and its units
- * added to the player's holds (read as `holds`, checked) and to the project's total.
+ * Appends to `op` the creation of `reward` (checked new), its entries in the player's and the open
+ * rewards' indexes, and its units added to the player's holds (read as `holds`, checked) and to
+ * the project's total.
  */
 export function addRewardCreation(
   op: Deno.AtomicOperation,
@@ -142,14 +189,15 @@ export function addRewardCreation(
 ): void {
   const key = rewardKey(projectId, reward.key);
   op.check({ key, versionstamp: null }).set(key, reward)
-    .set(rewardByPlayerKey(projectId, reward.userId, reward.key), reward.key);
+    .set(rewardByPlayerKey(projectId, reward), reward.key)
+    .set(openRewardKey(projectId, reward), reward.key);
   addHoldsChange(op, projectId, reward, holds, BigInt(reward.units));
 }
 
 /**
  * Appends to `op` a reward's move from its `entry` (checked) to `next`; when it stops holding
- * (paid, cancelled, expired), its units leave the player's holds (read as `holds`, checked) and the
- * project's total.
+ * (paid, cancelled, expired), it leaves the open rewards' index and its units leave the player's
+ * holds (read as `holds`, checked) and the project's total.
  */
 export function addRewardMove(
   op: Deno.AtomicOperation,
@@ -160,6 +208,7 @@ export function addRewardMove(
 ): void {
   op.check(entry).set(entry.key, next);
   if (isHolding(entry.value) && !isHolding(next)) {
+    op.delete(openRewardKey(projectId, next));
     addHoldsChange(op, projectId, next, holds, -BigInt(next.units));
   }
 }

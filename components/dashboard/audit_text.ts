@@ -24,6 +24,7 @@ export const AUDIT_LABELS: Record<AuditAction, string> = {
   member_left: "Member left",
   ownership_transferred: "Ownership handed over",
   withdrawal_requested: "Withdrawal",
+  reward_cancelled: "Reward cancelled",
   key_exported: "Wallet key exported",
   webhook_endpoint_added: "Webhook endpoint added",
   webhook_endpoint_removed: "Webhook endpoint removed",
@@ -82,6 +83,8 @@ function summaryOf(entry: AuditEntry): string {
       return `to ${who("to")}`;
     case "withdrawal_requested":
       return `${text("summary")} to ${who("recipient")}`;
+    case "reward_cancelled":
+      return `${text("key")}: ${text("amount")} for player ${text("userId")}`;
     case "webhook_endpoint_added":
     case "webhook_endpoint_removed":
     case "webhook_test_sent":

@@ -3,7 +3,8 @@
  * they wait), paid ones with their payment, cancelled and expired ones. For answering a player who
  * asks where their reward is, linked or not.
  */
-import type { VNode } from "preact";
+import type { ComponentChildren, VNode } from "preact";
+import type { TokenLabel } from "../../lib/chain/token_labels.ts";
 import type { Cluster } from "../../core/cluster.ts";
 import type { RewardRecord } from "../../kv/rewards.ts";
 import type { PlayerRewardList } from "../../lib/projects/rewards.ts";
@@ -17,10 +18,36 @@ const WAITS: Record<string, string> = {
   retry: "held: its payment failed, tried again",
 };
 
-function statusText(reward: RewardRecord): string {
+/** A reward's status in words: why a held one waits. */
+function rewardStatusText(reward: RewardRecord): string {
   if (reward.status === "held") return WAITS[reward.waitingFor ?? "wallet"] ?? "held";
   if (reward.status === "paying") return "being paid";
   return reward.status;
+}
+
+/** A reward's key and amount cells, and its status cell's text: why a held one waits, the error. */
+export function RewardCells(
+  { reward, labels, children }: {
+    reward: RewardRecord;
+    labels: Map<string, TokenLabel>;
+    children?: ComponentChildren;
+  },
+): VNode {
+  return (
+    <>
+      <Cell label="Key" mono>{reward.key}</Cell>
+      <Cell label="Amount">
+        <span title={reward.mint ?? undefined}>
+          {rewardAmountText(reward, labels.get(reward.mint ?? ""))}
+        </span>
+      </Cell>
+      <Cell label="Status">
+        {rewardStatusText(reward)}
+        {reward.error && <div class="muted">{reward.error}</div>}
+        {children}
+      </Cell>
+    </>
+  );
 }
 
 /** The player's rewards as a table; a line saying there are none otherwise. */
@@ -46,21 +73,13 @@ export function PlayerRewards(
             <tbody>
               {data.rewards.map((reward) => (
                 <tr key={reward.key}>
-                  <Cell label="Key" mono>{reward.key}</Cell>
-                  <Cell label="Amount">
-                    <span title={reward.mint ?? undefined}>
-                      {rewardAmountText(reward, data.labels.get(reward.mint ?? ""))}
-                    </span>
-                  </Cell>
-                  <Cell label="Status">
-                    {statusText(reward)}
-                    {reward.error && <div class="muted">{reward.error}</div>}
+                  <RewardCells reward={reward} labels={data.labels}>
                     {reward.status === "paid" && reward.signature && (
                       <div>
                         <a href={explorerTxUrl(cluster, rpcUrl, reward.signature)}>Payment</a>
                       </div>
                     )}
-                  </Cell>
+                  </RewardCells>
                   <Cell label="Granted">{formatTime(reward.createdAt)}</Cell>
                   <Cell label="Ends">
                     {reward.settledAt !== null

@@ -7,8 +7,8 @@
  * - developer: API keys, settings, watches, test pings, webhooks, and policy changes that do not
  *   loosen a limit.
  * - admin: everything but exporting the wallet's key, deleting the project and handing ownership
- *   over: the managed wallet, policy changes that loosen a limit, the team, withdrawals, the
- *   game's Roblox connection (connect, disconnect, install and rotate its API key).
+ *   over: the managed wallet, policy changes that loosen a limit, the team, withdrawals,
+ *   cancelling rewards held for players, the game's Roblox connection (connect, disconnect, install and rotate its API key).
  * - owner (one per project): all of it.
  *
  * `lib/projects/access.ts` is the one function pages and actions call with their capability.
@@ -35,6 +35,7 @@ export const CAPABILITIES = {
   wallet: "admin",
   team: "admin",
   withdraw: "admin",
+  cancel_rewards: "admin",
   connect: "admin",
   export_key: "owner",
   delete: "owner",

@@ -1,6 +1,7 @@
 /**
- * What the dashboard reads of rewards (issue 41): a player's rewards, and what the project holds
- * for players: the held and paying rewards of each asset
+ * What the dashboard reads and does of rewards (issue 41): a player's rewards, the project's open
+ * ones (held or paying) page by page, an admin's cancel, and what the project holds for players:
+ * the held and paying rewards of each asset
  * (`heldTotals`, `kv/rewards.ts`) against what the managed wallet has of it. Held rewards are the
  * project's liabilities: each is paid when its player links, so the wallet must be able to cover
  * them. An asset is short while the wallet holds less than is held, unless it is a mint the wallet
@@ -10,7 +11,14 @@
 import type { AppContext } from "../context.ts";
 import { formatUnits } from "../chain/amounts.ts";
 import { SOL_DECIMALS } from "../chain/sol_balance.ts";
-import { heldTotals, listRewardsOfPlayer, type RewardRecord } from "../../kv/rewards.ts";
+import {
+  heldTotals,
+  listOpenRewards,
+  listRewardsOfPlayer,
+  type RewardRecord,
+} from "../../kv/rewards.ts";
+import { memberRule } from "../auth/roles.ts";
+import { cancelReward } from "../rewards/moves.ts";
 import type { TokenLabel } from "../chain/token_labels.ts";
 import type { Project } from "../../kv/projects.ts";
 import { mintsAuthorizedTo, readWalletHoldings } from "./low_balance.ts";
@@ -81,7 +89,69 @@ export async function readPlayerRewards(
 ): Promise<PlayerRewardList | null> {
   if (userId === null) return null;
   const rewards = await listRewardsOfPlayer(ctx.kv, project.id, userId);
+  return { userId, rewards, labels: await labelsOf(ctx, project, rewards) };
+}
+
+/** A page of the project's open rewards, newest first, with its mints' labels. */
+export interface OpenRewardPage {
+  rewards: RewardRecord[];
+  labels: Map<string, TokenLabel>;
+  /** The next page's cursor; null on the last page. */
+  next: string | null;
+}
+
+/** Open rewards a page of the dashboard lists. */
+const OPEN_REWARDS_PAGE_SIZE = 50;
+
+/** The project's held and paying rewards, newest first, from `cursor` (null: the newest). */
+export async function readOpenRewards(
+  ctx: AppContext,
+  project: Project,
+  cursor: string | null,
+): Promise<OpenRewardPage> {
+  const page = await listOpenRewards(ctx.kv, project.id, {
+    limit: OPEN_REWARDS_PAGE_SIZE,
+    ...(cursor ? { cursor } : {}),
+  });
+  const labels = await labelsOf(ctx, project, page.rewards);
+  return { rewards: page.rewards, labels, next: page.cursor };
+}
+
+/**
+ * Cancels a held reward for a member whose role may (`cancel_rewards`), through the game API's
+ * cancel (`lib/rewards/moves.ts`): its commit checks the member's entry and records the audit entry.
+ */
+export async function cancelProjectReward(
+  ctx: AppContext,
+  input: { developer: string; projectId: string; key: string },
+): Promise<RewardRecord> {
+  const { developer, projectId, key } = input;
+  return await cancelReward(ctx, { projectId, key }, {
+    by: {
+      member: { address: developer, rule: memberRule("cancel_rewards") },
+      audit: (cancelled) => ({
+        projectId,
+        actor: developer,
+        action: "reward_cancelled",
+        details: {
+          key,
+          userId: cancelled.userId,
+          amount: cancelled.mint
+            ? `${cancelled.amount} of ${cancelled.mint}`
+            : `${cancelled.amount} SOL`,
+        },
+        at: ctx.clock.now(),
+      }),
+    },
+  });
+}
+
+/** The labels of the rewards' mints (none read when all are SOL). */
+async function labelsOf(
+  ctx: AppContext,
+  project: Project,
+  rewards: RewardRecord[],
+): Promise<Map<string, TokenLabel>> {
   const mints = rewards.flatMap((reward) => reward.mint ? [reward.mint] : []);
-  const labels = mints.length > 0 ? await readTokenLabels(ctx, project, mints) : new Map();
-  return { userId, rewards, labels };
+  return mints.length > 0 ? await readTokenLabels(ctx, project, mints) : new Map();
 }

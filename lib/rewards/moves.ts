@@ -9,7 +9,9 @@ import { ApiError } from "../../core/api_error.ts";
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import type { ServiceEvent } from "../../core/events.ts";
 import { log } from "../../core/log.ts";
+import { addAuditEntry, type AuditInput } from "../../kv/audit_log.ts";
 import { linkByUserKey } from "../../kv/links.ts";
+import { getMemberEntryUnder, type MemberRule } from "../../kv/members.ts";
 import {
   addRewardMove,
   type RewardHolds,
@@ -30,6 +32,15 @@ export interface RewardRef {
   key: string;
 }
 
+/**
+ * A move a dashboard member makes: their entry, which must pass `rule`, is checked by the move's
+ * commit (a member removed or demoted meanwhile changes nothing), and `audit` recorded in it.
+ */
+export interface MemberMove {
+  member: { address: string; rule: MemberRule };
+  audit: (reward: RewardRecord) => AuditInput;
+}
+
 /** How a move ended. */
 interface RewardMove {
   /** The reward as it stands afterwards (null when unknown). */
@@ -43,12 +54,14 @@ interface RewardMove {
 /**
  * Applies the event `decide` picks from the reward and its payment as read (null: none) in one
  * checked commit. A wait for a wallet commits only while the player has none, checked on that, so
- * a link meanwhile (whose job pays the player's held rewards) is never missed.
+ * a link meanwhile (whose job pays the player's held rewards) is never missed. A member's move
+ * (`by`) is also checked on their entry and audited in that commit.
  */
 export async function moveReward(
   ctx: TxContext,
   ref: RewardRef,
   decide: (reward: RewardRecord, payment: TxRequestRecord | null) => RewardEvent | null,
+  options: { by?: MemberMove } = {},
 ): Promise<RewardMove> {
   return await commitWithRetry("move the reward", async () => {
     const [entry, paymentEntry] = await ctx.kv.getMany<[RewardRecord, TxRequestRecord]>([
@@ -70,6 +83,10 @@ export async function moveReward(
     if (waitsForWallet && link.value !== null) return { reward, moved: false, linked: true };
     const op = ctx.kv.atomic();
     if (waitsForWallet) op.check(link);
+    if (options.by) {
+      op.check(await getMemberEntryUnder(ctx.kv, ref.projectId, options.by.member));
+      addAuditEntry(op, options.by.audit(next));
+    }
     addRewardMove(op, ref.projectId, entry as Deno.KvEntry<RewardRecord>, next, holds);
     const events = eventOf(reward, next, event);
     const committed = await commitWithEvents(ctx, op, { projectId: ref.projectId, events });
@@ -126,10 +143,15 @@ function rewardEventFields(reward: RewardRecord) {
 
 /**
  * Cancels a held reward (answered again the same once cancelled); 409 `reward_not_cancellable`
- * once its payment was reserved, or it was paid or expired; 404 `not_found` when unknown.
+ * once its payment was reserved, or it was paid or expired; 404 `not_found` when unknown. The
+ * game's API and a dashboard member (`by`) cancel through here.
  */
-export async function cancelReward(ctx: TxContext, ref: RewardRef): Promise<RewardRecord> {
-  const { reward } = await moveReward(ctx, ref, () => ({ type: "cancel" }));
+export async function cancelReward(
+  ctx: TxContext,
+  ref: RewardRef,
+  options: { by?: MemberMove } = {},
+): Promise<RewardRecord> {
+  const { reward } = await moveReward(ctx, ref, () => ({ type: "cancel" }), options);
   if (!reward) throw new ApiError("not_found", "No reward has this key");
   if (reward.status !== "cancelled") {
     throw new ApiError("reward_not_cancellable", `The reward is ${reward.status}`);

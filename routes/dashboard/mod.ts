@@ -9,6 +9,7 @@ import { withdrawRoutes } from "./withdraw_routes.tsx";
 import { keyExportRoutes } from "./key_export_routes.tsx";
 import { webhookRoutes } from "./webhook_routes.tsx";
 import { requestLogRoutes } from "./request_log_routes.tsx";
+import { rewardRoutes } from "./reward_routes.tsx";
 import { robloxRoutes } from "./roblox_routes.ts";
 import { sandboxActionRoutes } from "./sandbox_actions.ts";
 
@@ -19,6 +20,7 @@ export function dashboardRoutes(ctx: AppContext): Hono {
     .route("/", dashboardPageRoutes(ctx))
     .route("/", teamPageRoutes(ctx))
     .route("/", requestLogRoutes(ctx))
+    .route("/", rewardRoutes(ctx))
     .route("/", dashboardActionRoutes(ctx))
     .route("/", sandboxActionRoutes(ctx))
     .route("/", teamActionRoutes(ctx))

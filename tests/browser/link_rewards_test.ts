@@ -6,9 +6,8 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { createProjectWithOauth, serveTestApp, signInOnLinkPage } from "../support/browser.ts";
-import { paidReward, putReward, rewardRecord } from "../support/rewards.ts";
-import { startChain, writeTokenMetadata } from "../../sandbox/chain/mod.ts";
-import { createFundedSigner, createMint } from "../../sandbox/chain/fixtures.ts";
+import { createGemMint, paidReward, putReward, rewardRecord } from "../support/rewards.ts";
+import { startChain } from "../../sandbox/chain/mod.ts";
 import { explorerTxUrl } from "../../components/dashboard/format.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -45,13 +44,7 @@ Deno.test("Linking page in Chromium: a player sees the rewards waiting for their
     const { kv, clock } = served.t;
 
     // Given a token named GEM by its metadata
-    const payer = await createFundedSigner(chain);
-    const gem = await createMint(chain, { payer, decimals: 2 });
-    await writeTokenMetadata(chain, gem, {
-      updateAuthority: payer.address,
-      name: "Gems",
-      symbol: "GEM",
-    });
+    const { gem } = await createGemMint(chain);
     // And Pixel Pilot (1002) has two rewards waiting for a wallet, one sent before, one cancelled
     const now = clock.now();
     const gems = rewardRecord({

@@ -5,23 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { getPage, startWalletProject } from "../support/dashboard.ts";
-import { paidReward, putReward, rewardRecord } from "../support/rewards.ts";
-import { createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
-import { writeTokenMetadata } from "../../sandbox/chain/mod.ts";
+import { createGemMint, paidReward, putReward, rewardRecord } from "../support/rewards.ts";
+import { createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
 import { shortAddress } from "../../components/dashboard/format.ts";
-
-/** The rows of the table with `data-testid="<id>"`, each as its cells' texts joined by ` | `. */
-function rowsOf(html: string, id: string): string[] {
-  const table = html.match(new RegExp(`data-testid="${id}".*?</table>`, "s"))?.[0] ?? "";
-  return [...table.matchAll(/<tr>(.*?)<\/tr>/gs)].slice(1).map((row) =>
-    [...row[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/gs)].map((cell) => plain(cell[1]!)).join(" | ")
-  );
-}
-
-/** The page's text without tags, spaces collapsed. */
-function plain(html: string): string {
-  return html.replace(/<[^>]+>/g, "").replace(/\s+/g, " ").trim();
-}
+import { plain, rowsOf } from "../support/html_table.ts";
 
 /** The part of the page in the element with `data-testid="<id>"` (up to its closing `tag`). */
 function part(html: string, id: string, tag: string): string | null {
@@ -34,8 +21,7 @@ Deno.test("The overview shows what is held for players per asset against the wal
 
   // Given the wallet holds 1 SOL and 3 GEM, and may mint a second token, BADGE
   await chain.airdrop(wallet, 1_000_000_000n);
-  const payer = await createFundedSigner(chain);
-  const gem = await createMint(chain, { payer, decimals: 2 });
+  const { gem, payer } = await createGemMint(chain);
   await mintTo(chain, {
     payer,
     mint: gem,
@@ -43,11 +29,6 @@ Deno.test("The overview shows what is held for players per asset against the wal
     owner: wallet,
     amount: 300n,
     decimals: 2,
-  });
-  await writeTokenMetadata(chain, gem, {
-    updateAuthority: payer.address,
-    name: "Gems",
-    symbol: "GEM",
   });
   const badge = await createMint(chain, { payer, decimals: 0, mintAuthority: wallet });
   // And players are owed 2 SOL (one reward held, one being paid), 10 GEM and 5 of BADGE

@@ -18,7 +18,8 @@ const ROLES: Role[] = ["owner", "admin", "developer", "viewer"];
 
 /**
  * Who may do what, as issue 24 states it (written out here, not read from the code under test):
- * owner (one), admin (everything but export, deletion and ownership), developer (keys, settings,
+ * owner (one), admin (everything but export, deletion and ownership; cancelling held rewards, issue
+ * 41), developer (keys, settings,
  * watches, test pings; policy changes that loosen a limit need an admin), viewer (read only).
  */
 const ALLOWED: Record<Capability, Role[]> = {
@@ -33,6 +34,7 @@ const ALLOWED: Record<Capability, Role[]> = {
   wallet: ["owner", "admin"],
   team: ["owner", "admin"],
   withdraw: ["owner", "admin"],
+  cancel_rewards: ["owner", "admin"],
   connect: ["owner", "admin"],
   export_key: ["owner"],
   delete: ["owner"],
@@ -63,7 +65,15 @@ const page = (tab: string): RouteCase => ({
 const CASES: RouteCase[] = [
   ...["", "/usage", "/keys", "/settings", "/policy", "/watches", "/transactions", "/players"]
     .map(page),
-  ...["/requests", "/events", "/team", "/audit", "/audit/export"].map(page),
+  ...["/requests", "/events", "/team", "/audit", "/audit/export", "/rewards"].map(page),
+  {
+    method: "POST",
+    route: "/dashboard/projects/:id/rewards/cancel",
+    can: "cancel_rewards",
+    request: (w) => ({ path: `${base(w)}/rewards/cancel`, body: { key: "unknown" } }),
+    // The role is checked first; no reward has the key (open_rewards_test.ts cancels real ones).
+    ok: 404,
+  },
   { ...page("/delete"), can: "delete" },
   ...["/webhooks"].map(page),
   ...webhookCases(),
