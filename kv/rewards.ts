@@ -56,6 +56,12 @@ export function rewardTxKey(key: string): string {
   return `reward:${key}`;
 }
 
+/** The reward whose payment has the transaction request key `txKey`; null for a route's key. */
+export function rewardOfTxKey(txKey: string): string | null {
+  const prefix = rewardTxKey("");
+  return txKey.startsWith(prefix) ? txKey.slice(prefix.length) : null;
+}
+
 export function rewardKey(projectId: string, key: string): Deno.KvKey {
   return ["rewards", projectId, key];
 }

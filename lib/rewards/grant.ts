@@ -49,7 +49,7 @@ import type { TxContext } from "../tx/runtime.ts";
 import { checkSender } from "../tx/request/sender.ts";
 import type { Deadline } from "../tx/rpc/timing.ts";
 import { addRewardJob } from "./job_payloads.ts";
-import { heldEventOf } from "./moves.ts";
+import { heldEventOf } from "../tx/lifecycle/lifecycle_rewards.ts";
 import { payReward } from "./pay.ts";
 import { DAY_MS, isSameGrant, type RewardInput } from "./request_body.ts";
 

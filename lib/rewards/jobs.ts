@@ -3,7 +3,8 @@
  * `lib/link/job_payloads.ts`). Every reward that holds has a job that takes it on: its payment's
  * turn (`reward_pay`, while it pays or waits for room or a retry), its expiry (`reward_expire`),
  * or, waiting for a wallet, the job its player's link adds. Each turn is idempotent (`pay.ts`), so
- * a job run twice, or two jobs of one reward, pay it once.
+ * a job run twice, or two jobs of one reward, pay it once. A turn does not follow a payment on its
+ * way: the payment's settlement credits or releases the reward in its own commit.
  */
 import { log } from "../../core/log.ts";
 import { isHolding, listRewardsOfPlayer } from "../../kv/rewards.ts";
@@ -30,11 +31,10 @@ async function runRewardPayJob(run: JobRun<RewardPayJob, TxContext>): Promise<Jo
     case "settled":
       return { kind: "done" };
     case "open":
-      return {
-        kind: "continue",
-        at: now + ctx.tx.timing.confirmIntervalMs,
-        payload: { ...payload, waits: 0 },
-      };
+      // Its payment's settlement moves the reward (`lib/tx/record/reward_settlement.ts`): the job
+      // only looks again to retry one released meanwhile, after the first wait as after any
+      // release, or to move one a previous release's instance settled without it.
+      return { kind: "continue", at: now + FIRST_WAIT_MS, payload: { ...payload, waits: 0 } };
     case "waiting": {
       const waits = payload.waits + 1;
       const wait = Math.min(FIRST_WAIT_MS * 2 ** (waits - 1), MAX_WAIT_MS);

@@ -7,8 +7,6 @@
  */
 import { ApiError } from "../../core/api_error.ts";
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
-import type { ServiceEvent } from "../../core/events.ts";
-import { log } from "../../core/log.ts";
 import { addAuditEntry, type AuditInput } from "../../kv/audit_log.ts";
 import { linkByUserKey } from "../../kv/links.ts";
 import { getMemberEntryUnder, type MemberRule } from "../../kv/members.ts";
@@ -23,7 +21,8 @@ import {
 import { liveTxRequest, txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 import { commitWithEvents } from "../events/record.ts";
 import type { RewardEvent } from "../tx/lifecycle/lifecycle.ts";
-import { applyRewardEvent } from "../tx/lifecycle/lifecycle_rewards.ts";
+import { applyRewardEvent, rewardEventsOf } from "../tx/lifecycle/lifecycle_rewards.ts";
+import { logRewardMove } from "../tx/record/reward_settlement.ts";
 import type { TxContext } from "../tx/runtime.ts";
 
 /** Which reward. */
@@ -88,57 +87,12 @@ export async function moveReward(
       addAuditEntry(op, options.by.audit(next));
     }
     addRewardMove(op, ref.projectId, entry as Deno.KvEntry<RewardRecord>, next, holds);
-    const events = eventOf(reward, next, event);
+    const events = rewardEventsOf(reward, next, event);
     const committed = await commitWithEvents(ctx, op, { projectId: ref.projectId, events });
     if (!committed.ok) return RETRY;
-    log(next.status === "held" ? "warn" : "info", "Reward moved", {
-      projectId: ref.projectId,
-      reward: ref.key,
-      event: event.type,
-      status: next.status,
-      waitingFor: next.waitingFor,
-      error: next.error,
-    });
+    logRewardMove(ref.projectId, event, next);
     return { reward: next, moved: true };
   });
-}
-
-/** The reward events a move records: none but for a first wait, a cancel, an expiry, a credit. */
-function eventOf(before: RewardRecord, next: RewardRecord, event: RewardEvent): ServiceEvent[] {
-  const fields = rewardEventFields(next);
-  switch (event.type) {
-    case "wait":
-      // Its first wait: granted to a linked player, its payment refused at once.
-      return before.waitingFor === null ? [heldEventOf(next)] : [];
-    case "cancel":
-      return [{ type: "reward_cancelled", ...fields }];
-    case "expire":
-      return [{ type: "reward_expired", ...fields }];
-    case "credit":
-      return [{
-        type: "reward_paid",
-        ...fields,
-        address: event.recipient,
-        signature: event.signature,
-      }];
-    default:
-      return [];
-  }
-}
-
-/** The `reward_held` event of a reward. */
-export function heldEventOf(reward: RewardRecord): ServiceEvent {
-  return { type: "reward_held", ...rewardEventFields(reward), expiresAt: reward.expiresAt };
-}
-
-function rewardEventFields(reward: RewardRecord) {
-  return {
-    key: reward.key,
-    userId: reward.userId,
-    kind: reward.kind as "transfer-sol" | "transfer-token" | "mint-token",
-    mint: reward.mint,
-    amount: reward.amount,
-  };
 }
 
 /**

@@ -10,7 +10,9 @@
  * - the day's quota, a window or a budget full: it waits for room, tried again later;
  * - anything else (a check the policy now refuses, the RPC): tried again later, with the error.
  * A payment that fails releases the reward (nothing reached the player): tried again later, until
- * it expires. One that confirms credits it.
+ * it expires. One that confirms credits it. Both moves are made by the payment's settlement, in its
+ * commit (`lib/tx/record/reward_settlement.ts`); a turn makes them only for a payment a previous
+ * release's instance settled without them.
  */
 import { ApiError } from "../../core/api_error.ts";
 import type { TxRouteKind } from "../../core/events.ts";
@@ -21,6 +23,7 @@ import type { Admission } from "../quota/admission.ts";
 import { checkTxRequest } from "../tx/request/checks.ts";
 import { reserveAndSend } from "../tx/handle_request.ts";
 import type { RewardEvent } from "../tx/lifecycle/lifecycle.ts";
+import { paymentSettledEvent } from "../tx/lifecycle/lifecycle_rewards.ts";
 import { RewardNotPayableError } from "../tx/request/sender.ts";
 import type { TxContext } from "../tx/runtime.ts";
 import type { Deadline } from "../tx/rpc/timing.ts";
@@ -57,6 +60,7 @@ export async function payReward(
   options: { deadline: Deadline; admission?: Admission | undefined },
 ): Promise<PayOutcome> {
   let last: RewardRecord | null = null;
+  let sent = false;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const [entry, paymentEntry] = await ctx.kv.getMany<[RewardRecord, TxRequestRecord]>([
       rewardKey(ref.projectId, ref.key),
@@ -66,20 +70,27 @@ export async function payReward(
     if (!reward || !isHolding(reward)) return { kind: "settled", reward };
     const now = ctx.clock.now();
     const payment = liveTxRequest(paymentEntry.value, now);
-    const follow = followEvent(reward, payment, now);
+    const follow = paymentSettledEvent(reward, payment, now);
     if (follow) {
-      const moved = await moveReward(ctx, ref, (r, p) => followEvent(r, p, ctx.clock.now()));
+      const moved = await moveReward(
+        ctx,
+        ref,
+        (r, p) => paymentSettledEvent(r, p, ctx.clock.now()),
+      );
       // Released after a failed payment: tried again later, not at once.
       if (moved.reward?.status === "held") return { kind: "waiting", reward: moved.reward };
       continue;
     }
     if (reward.status === "paying") return { kind: "open", reward };
+    // Released by the failure of the payment this turn sent: tried again later, not at once.
+    if (sent) return { kind: "waiting", reward };
     if (now >= reward.expiresAt) {
       await moveReward(ctx, ref, () => ({ type: "expire" }));
       continue;
     }
     try {
       await sendPayment(ctx, ref.projectId, reward, options);
+      sent = true;
     } catch (error) {
       if (error instanceof RewardNotPayableError) continue;
       if (!(error instanceof ApiError)) throw error;
@@ -99,25 +110,6 @@ export async function payReward(
   return last.status === "held"
     ? { kind: "waiting", reward: last }
     : { kind: "open", reward: last };
-}
-
-/**
- * The move a reward's payment calls for: credit once it confirmed; once it failed, release (or
- * expire, past its time); none while it is on its way or there is none.
- */
-function followEvent(
-  reward: RewardRecord,
-  payment: TxRequestRecord | null,
-  now: number,
-): RewardEvent | null {
-  if (!payment) return null;
-  if (payment.status === "confirmed") {
-    return { type: "credit", recipient: payment.recipient, signature: payment.signature! };
-  }
-  if (payment.status !== "failed" || reward.status !== "paying") return null;
-  return now >= reward.expiresAt
-    ? { type: "expire" }
-    : { type: "release", error: payment.error ?? "The payment failed" };
 }
 
 /** Sends the reward's payment, or finds it sent: the payout's path from step 5 on. */

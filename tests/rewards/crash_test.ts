@@ -48,7 +48,7 @@ for (
     assert.equal(before?.status, reserved ? "paying" : "held");
 
     // When: this instance runs the jobs once the dead one's leases end
-    // (The reward's job follows its payment every 1.5 s: a round may find it not confirmed yet.)
+    // (A round may find its payment not confirmed yet: its settlement then pays the reward.)
     const status = async () => (await getReward(h.a.kv, h.project.id, "crash")).value?.status;
     for (let round = 0; round < 5 && (await status()) !== "paid"; round++) {
       h.a.clock.advance(AFTER_LEASES_MS);

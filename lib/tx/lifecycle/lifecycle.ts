@@ -28,7 +28,10 @@
  * - abandon and fail give the attempt's places back in the limits; found_landed takes them again;
  * - confirm, abandon and fail remove the attempt's idle confirmation job (not for the keys of a
  *   shared transaction: their jobs end on their next round);
- * - a failure that never left the node (abandoned, unbuilt, refused) keeps the key 30 days.
+ * - a failure that never left the node (abandoned, unbuilt, refused) keeps the key 30 days;
+ * - for a reward's payment (`reward:<key>`), confirm and found_landed apply the reward's `credit`,
+ *   abandon and fail its `release` (`expire` once past its time), with its event right after the
+ *   `tx` event (`reward_settlement.ts`): the reward moves with its payment.
  * The keys of a shared transaction (`SignedTx.sharedKeys`) move together, in one commit.
  *
  * A reward (`kv/rewards.ts`, `lib/rewards/`) is a payment to a player that may wait for them:
@@ -46,7 +49,8 @@
  * | expired           |          |          |           |           |         |           |
  *
  * `pay` is applied in its payment's reservation commit (the reward is the payment's sender,
- * `sender.ts`), so a reward cancelled or expired first is never paid. `wait`: its payment was
+ * `sender.ts`), so a reward cancelled or expired first is never paid; `release` and `credit` in
+ * its payment's settlement commit (above), so a reward is paid as soon as its payment confirmed. `wait`: its payment was
  * refused before a reservation (no wallet linked, no room in the limits, a check), (3) recording
  * `reward_held` on its first wait only. `release`: its payment failed, nothing reached the player;
  * it waits to be tried again. (4) `credit`: its payment confirmed, the reward is paid

@@ -1,8 +1,10 @@
 /**
  * A reward's own events of the lifecycle (the table and its header are `lifecycle.ts`'s) applied
- * to its record: the callers (`lib/rewards/moves.ts`, and the reservation through `sender.ts`)
- * commit the result checked against the reward they read.
+ * to its record, with the `reward_*` events they record: the callers (`lib/rewards/moves.ts`, the
+ * reservation through `sender.ts`, and its payment's settlement through
+ * `lib/tx/record/reward_settlement.ts`) commit the result checked against the reward they read.
  */
+import type { ServiceEvent } from "../../../core/events.ts";
 import type { RewardRecord } from "../../../kv/rewards.ts";
 import type { TxRequestRecord } from "../../../kv/tx_requests.ts";
 import { type RewardEvent, type StateName, stateName, stateOf, TRANSITIONS } from "./lifecycle.ts";
@@ -57,4 +59,68 @@ export function applyRewardEvent(
         error: null,
       };
   }
+}
+
+/**
+ * The event a reward's settled payment applies to it: credit once it confirmed; once it failed,
+ * release (or expire, past its time); none while it is on its way or there is none.
+ */
+export function paymentSettledEvent(
+  reward: RewardRecord,
+  payment: TxRequestRecord | null,
+  now: number,
+): RewardEvent | null {
+  if (!payment) return null;
+  if (payment.status === "confirmed") {
+    return { type: "credit", recipient: payment.recipient, signature: payment.signature! };
+  }
+  if (payment.status !== "failed" || reward.status !== "paying") return null;
+  return now >= reward.expiresAt
+    ? { type: "expire" }
+    : { type: "release", error: payment.error ?? "The payment failed" };
+}
+
+/**
+ * The reward events a move from `before` to `next` records: none but for a first wait, a cancel,
+ * an expiry, a credit.
+ */
+export function rewardEventsOf(
+  before: RewardRecord,
+  next: RewardRecord,
+  event: RewardEvent,
+): ServiceEvent[] {
+  const fields = rewardEventFields(next);
+  switch (event.type) {
+    case "wait":
+      // Its first wait: granted to a linked player, its payment refused at once.
+      return before.waitingFor === null ? [heldEventOf(next)] : [];
+    case "cancel":
+      return [{ type: "reward_cancelled", ...fields }];
+    case "expire":
+      return [{ type: "reward_expired", ...fields }];
+    case "credit":
+      return [{
+        type: "reward_paid",
+        ...fields,
+        address: event.recipient,
+        signature: event.signature,
+      }];
+    default:
+      return [];
+  }
+}
+
+/** The `reward_held` event of a reward. */
+export function heldEventOf(reward: RewardRecord): ServiceEvent {
+  return { type: "reward_held", ...rewardEventFields(reward), expiresAt: reward.expiresAt };
+}
+
+function rewardEventFields(reward: RewardRecord) {
+  return {
+    key: reward.key,
+    userId: reward.userId,
+    kind: reward.kind as "transfer-sol" | "transfer-token" | "mint-token",
+    mint: reward.mint,
+    amount: reward.amount,
+  };
 }

@@ -4,7 +4,8 @@
  * transaction: its keys move together), so whichever of the route, the confirmation job or the
  * sweep gets there first decides, and a final status, its `tx` event and the release of a failed
  * attempt's usage land together: exactly one event per attempt, and failed attempts never count
- * against the limits.
+ * against the limits. A reward's payment moves its reward in the same commit
+ * (`reward_settlement.ts`).
  */
 import { commitWithRetry, RETRY } from "../../../core/commit_retry.ts";
 import type { TxContext } from "../runtime.ts";
@@ -22,6 +23,7 @@ import {
 } from "../../../kv/tx_requests.ts";
 import { ABANDONED_ERROR } from "../lifecycle/result.ts";
 import { applyEvent, type AttemptEvent, isFinal, transitionOf } from "../lifecycle/lifecycle.ts";
+import { addRewardSettlement, type RewardSettlement } from "./reward_settlement.ts";
 import { addLandedUsage, addSettledUsage } from "./usage_release.ts";
 
 /** Which attempt a change is for; a change for an older attempt of the key is ignored. */
@@ -85,7 +87,8 @@ export async function settleAttempt(
  * fate, so no store failure can leave one `failed` while another still follows the same bytes
  * (its confirmation would send them again, paying the failed one too). The commit checks each
  * key still open and the event feed and webhook endpoints (`commitWithEvents`): at most 10, as
- * `maxSharedPayments` allows; so it leaves the keys' confirmation jobs to end on their next round
+ * `maxSharedPayments` allows (a reward's payment, never shared, adds its reward and the player's
+ * holds, `reward_settlement.ts`); so it leaves the keys' confirmation jobs to end on their next round
  * (each finds its attempt final) and a failed key's hourly windows to a `tx_release` job
  * (`usage_release.ts`). A key of the transaction already settled or retried (by versions that
  * settled them one by one) is left as it is. Returns the keys' records as they stand afterwards.
@@ -128,11 +131,18 @@ async function settle(
     const shared = record.signed?.sharedKeys !== undefined;
     const op = ctx.kv.atomic();
     const settled: TxRequestRecord[] = [];
+    const rewards: RewardSettlement[] = [];
+    const events: ServiceEvent[] = [];
     for (const entry of open) {
       const next = applyEvent(entry.value, event, now);
-      if (next) settled.push(await addSettlement(ctx, op, entry, next, { now, shared }));
+      if (!next) continue;
+      settled.push(await addSettlement(ctx, op, entry, next, { now, shared }));
+      if (transition.event) events.push(txEventOf(next, outcome.status));
+      const reward = await addRewardSettlement(ctx, op, next, now);
+      if (!reward) continue;
+      rewards.push(reward);
+      events.push(...reward.events);
     }
-    const events = transition.event ? settled.map((next) => txEventOf(next, outcome.status)) : [];
     const committed = await commitWithEvents(ctx, op, {
       projectId: ref.projectId,
       events,
@@ -150,6 +160,7 @@ async function settle(
         error: next.error,
       });
     }
+    for (const reward of rewards) reward.logMove();
     return found;
   });
 }
@@ -234,11 +245,13 @@ export async function confirmLandedAttempt(
   const op = ctx.kv.atomic().check(entry).set(entry.key, next);
   addTxStatusMove(op, record, next);
   await addLandedUsage(ctx, op, record, now);
+  const reward = await addRewardSettlement(ctx, op, next, now);
   const committed = await commitWithEvents(ctx, op, {
     projectId: record.projectId,
-    events: [txEventOf(next, "confirmed")],
+    events: [txEventOf(next, "confirmed"), ...reward?.events ?? []],
   });
   if (!committed.ok) return null;
+  reward?.logMove();
   log("warn", "Transaction request found landed after it was marked failed", {
     projectId: record.projectId,
     idempotencyKey: record.key,
