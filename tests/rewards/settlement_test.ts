@@ -72,4 +72,6 @@ Deno.test("A reward is held again in its payment's failing commit", async () => 
   assert.equal(stored.reward.value?.error, payment.error);
   assert.equal(stored.reward.versionstamp, stored.payment.versionstamp);
   assert.deepEqual(await heldTotals(h.a.kv, h.project.id), new Map([["sol", 500_000_000n]]));
+  // The grant's turn sent it once: the retry is the reward job's, later.
+  assert.equal(stored.payment.value?.attempt, 1);
 });
