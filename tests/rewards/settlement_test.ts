@@ -6,7 +6,14 @@ import assert from "node:assert/strict";
 import { okJson, startTxHarness, type TxHarness } from "../support/tx_harness.ts";
 import { rewardEvents, rewardsOf, solReward } from "../support/rewards_harness.ts";
 import { call } from "../support/test_app.ts";
-import { heldTotals, rewardKey, type RewardRecord, rewardTxKey } from "../../kv/rewards.ts";
+import {
+  addRewardCreation,
+  getRewardHoldsEntry,
+  heldTotals,
+  rewardKey,
+  type RewardRecord,
+  rewardTxKey,
+} from "../../kv/rewards.ts";
 import { txRequestKey, type TxRequestRecord } from "../../kv/tx_requests.ts";
 
 /** The reward and its payment as stored. */
@@ -52,7 +59,7 @@ Deno.test("A reward is paid in its payment's confirming commit, its reward_paid 
   assert.deepEqual((await rewardEvents(h)).map((e) => e.type), ["reward_paid"]);
 });
 
-Deno.test("A reward is held again in its payment's failing commit", async () => {
+Deno.test("A reward is held again in its payment's failing commit, and its job pays it later", async () => {
   // The managed wallet cannot pay 0.5 SOL: the payment's first send is refused in preflight.
   await using h = await startTxHarness({ fund: 1_000_000n });
   await h.policy({ maxSolPerTransfer: "5" });
@@ -74,4 +81,63 @@ Deno.test("A reward is held again in its payment's failing commit", async () => 
   assert.deepEqual(await heldTotals(h.a.kv, h.project.id), new Map([["sol", 500_000_000n]]));
   // The grant's turn sent it once: the retry is the reward job's, later.
   assert.equal(stored.payment.value?.attempt, 1);
+
+  // And when the wallet can pay, the reward's job tries it again and pays it
+  await h.chain.airdrop(h.wallet!, 1_000_000_000n);
+  h.chain.advanceSlots(2);
+  h.a.clock.advance(60_000);
+  const events = await rewardEvents(h);
+  const paid = await storedPair(h, "settle-failed");
+  assert.equal(paid.reward.value?.status, "paid", JSON.stringify(paid.reward.value));
+  assert.equal(paid.payment.value?.attempt, 2);
+  assert.equal(paid.reward.versionstamp, paid.payment.versionstamp);
+  assert.deepEqual(events.map((e) => e.type), ["reward_paid"]);
+  assert.deepEqual(await heldTotals(h.a.kv, h.project.id), new Map());
+});
+
+Deno.test("A reward whose payment a previous release settled without moving it is paid by its next turn", async () => {
+  await using h = await startTxHarness();
+  await h.policy({ maxSolPerTransfer: "5" });
+  const wallet = await h.link(63);
+  const seed = await okJson(
+    await h.a.post("transfer-sol", { to: { userId: 63 }, amount: "0.5", idempotencyKey: "seed" }),
+  );
+  assert.equal(seed.status, "confirmed");
+  const projectId = h.project.id;
+  const template = (await h.a.kv.get<TxRequestRecord>(txRequestKey(projectId, "seed"))).value!;
+
+  // Given: a paying reward whose payment is confirmed, as a previous release left them
+  const now = h.a.clock.now();
+  const reward: RewardRecord = {
+    key: "settled-before",
+    userId: 63,
+    kind: "transfer-sol",
+    mint: null,
+    amount: "0.5",
+    units: "500000000",
+    status: "paying",
+    waitingFor: null,
+    recipient: wallet,
+    signature: null,
+    error: null,
+    createdAt: now,
+    expiresAt: now + 86_400_000,
+    settledAt: null,
+  };
+  const op = h.a.kv.atomic()
+    .set(txRequestKey(projectId, rewardTxKey(reward.key)), {
+      ...template,
+      key: rewardTxKey(reward.key),
+    });
+  addRewardCreation(op, projectId, reward, await getRewardHoldsEntry(h.a.kv, projectId, 63));
+  assert.ok((await op.commit()).ok);
+
+  // When: its next turn reads it (the game's GET, as the reward's job would)
+  const read = await rewardsOf(h).read(reward.key);
+
+  // Then: paid, once, its units given back
+  assert.equal(read.status, "paid", JSON.stringify(read));
+  assert.equal(read.signature, template.signature);
+  assert.deepEqual(await heldTotals(h.a.kv, projectId), new Map());
+  assert.deepEqual((await rewardEvents(h)).map((e) => e.type), ["reward_paid"]);
 });
