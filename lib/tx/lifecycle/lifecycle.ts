@@ -49,15 +49,15 @@
  * | expired           |          |          |           |           |         |           |
  *
  * `pay` is applied in its payment's reservation commit (the reward is the payment's sender,
- * `sender.ts`), so a reward cancelled or expired first is never paid; `release` and `credit` in
- * its payment's settlement commit (above), so a reward is paid as soon as its payment confirmed. `wait`: its payment was
- * refused before a reservation (no wallet linked, no room in the limits, a check), (3) recording
- * `reward_held` on its first wait only. `release`: its payment failed, nothing reached the player;
- * it waits to be tried again. (4) `credit`: its payment confirmed, the reward is paid
- * (`reward_paid`); from `held` only for a released payment found landed after all. `cancel` and
- * `expire` record `reward_cancelled` and `reward_expired`; `credit`, `cancel` and `expire` give
- * back what the reward held against the player's cap. `lifecycle_rewards.ts` applies these events
- * (`applyRewardEvent`), `lib/rewards/moves.ts` commits them.
+ * `sender.ts`), so a reward cancelled or expired first is never paid; `release` and `credit` in its
+ * settlement's (above). `wait`: its payment was refused before a reservation (no wallet linked, no
+ * room in the limits, a check), (3) recording `reward_held` on its first wait only. `release`: its
+ * payment failed, nothing reached the player; it waits to be tried again. (4) `credit`: its payment
+ * confirmed, the reward is paid (`reward_paid`); from `held` only for a released payment found
+ * landed after all. `cancel` and `expire` record `reward_cancelled` and `reward_expired`; `credit`,
+ * `cancel` and `expire` give back what the reward held against the player's cap.
+ * `lifecycle_rewards.ts` applies these events (`applyRewardEvent`), `lib/rewards/moves.ts` commits
+ * them.
  */
 import type { PastAttempt, SignedTx, TxRequestRecord } from "../../../kv/tx_requests.ts";
 import type { RewardWait } from "../../../kv/rewards.ts";

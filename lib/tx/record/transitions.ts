@@ -87,11 +87,12 @@ export async function settleAttempt(
  * fate, so no store failure can leave one `failed` while another still follows the same bytes
  * (its confirmation would send them again, paying the failed one too). The commit checks each
  * key still open and the event feed and webhook endpoints (`commitWithEvents`): at most 10, as
- * `maxSharedPayments` allows (a reward's payment, never shared, adds its reward and the player's
- * holds, `reward_settlement.ts`); so it leaves the keys' confirmation jobs to end on their next round
+ * `maxSharedPayments` allows; so it leaves the keys' confirmation jobs to end on their next round
  * (each finds its attempt final) and a failed key's hourly windows to a `tx_release` job
- * (`usage_release.ts`). A key of the transaction already settled or retried (by versions that
- * settled them one by one) is left as it is. Returns the keys' records as they stand afterwards.
+ * (`usage_release.ts`). A reward's payment, never shared, also checks its reward and the player's
+ * holds (`reward_settlement.ts`). A key of the transaction already settled or retried (by versions
+ * that settled them one by one) is left as it is. Returns the keys' records as they stand
+ * afterwards.
  */
 export async function settleTransaction(
   ctx: TxContext,
