@@ -3,7 +3,9 @@
  * release and credit. Each is one commit checked on the reward record (and on its player's holds,
  * which a final move gives back), with its event recorded in that same commit, so whichever of the
  * route, the reward's jobs and another instance gets there first decides, once. The `pay` move is
- * made by its payment's reservation, which the reward sends (`lib/tx/request/sender.ts`).
+ * made by its payment's reservation, which the reward sends (`lib/tx/request/sender.ts`); release
+ * and credit by its payment's settlement (`lib/tx/record/reward_settlement.ts`), and here only for
+ * a payment a previous release's instance settled without them.
  */
 import { ApiError } from "../../core/api_error.ts";
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
