@@ -11,14 +11,16 @@ import { type RewardEvent, type StateName, stateName, stateOf, TRANSITIONS } fro
 
 /**
  * The table's state of a reward: its own status while held, cancelled or expired, else its
- * payment's (`payment`: the record of `reward:<key>`, null for none; a paid reward's is confirmed).
+ * payment's (`payment`: the record of `reward:<key>`; a paid reward's is confirmed).
  */
 export function rewardStateOf(reward: RewardRecord, payment: TxRequestRecord | null): StateName {
   if (reward.status === "held" || reward.status === "cancelled" || reward.status === "expired") {
     return reward.status;
   }
-  // A paying reward whose payment is gone (forgotten) is `new`: it may be reserved again.
-  return reward.status === "paid" ? "confirmed" : stateName(stateOf(payment));
+  if (reward.status === "paid" || !payment) {
+    return reward.status === "paid" ? "confirmed" : "reserved";
+  }
+  return stateName(stateOf(payment));
 }
 
 /**
