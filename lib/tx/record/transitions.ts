@@ -21,7 +21,8 @@ import {
   txUnsettledKey,
 } from "../../../kv/tx_requests.ts";
 import { ABANDONED_ERROR } from "../lifecycle/result.ts";
-import { applyEvent, type AttemptEvent, isFinal, transitionOf } from "../lifecycle/lifecycle.ts";
+import { type AttemptEvent, isFinal, transitionOf } from "../lifecycle/lifecycle.ts";
+import { applyEvent } from "../lifecycle/apply_event.ts";
 import { addLandedUsage, addSettledUsage } from "./usage_release.ts";
 
 /** Which attempt a change is for; a change for an older attempt of the key is ignored. */
