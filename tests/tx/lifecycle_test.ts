@@ -445,8 +445,10 @@ Deno.test("Every (state, event) pair of a reward moves it as the lifecycle table
       .length;
   };
 
+  // A reward is never `new`: it is `held` until its payment's reservation.
+  const states = STATE_NAMES.filter((state) => state !== "new");
   let walked = 0;
-  for (const state of STATE_NAMES) {
+  for (const state of states) {
     for (const type of REWARD_EVENT_TYPES) {
       const label = `${state} x ${type}`;
       const key = `r-${state}-${type}`;
@@ -476,5 +478,5 @@ Deno.test("Every (state, event) pair of a reward moves it as the lifecycle table
       assert.equal(gaveBack, ends, `${label}: holds given back`);
     }
   }
-  assert.equal(walked, STATE_NAMES.length * REWARD_EVENT_TYPES.length);
+  assert.equal(walked, states.length * REWARD_EVENT_TYPES.length);
 });

@@ -12,7 +12,8 @@ import type { JobOutcome, JobRun } from "../../job_handler.ts";
 import { addTxJob, type TxConfirmJob } from "../job_payloads.ts";
 import { getTxRequestEntry, type TxRequestRecord } from "../../../kv/tx_requests.ts";
 import { type AttemptRef, attemptRef, settleAttempt } from "../record/transitions.ts";
-import { applyEvent, isFinal } from "../lifecycle/lifecycle.ts";
+import { isFinal } from "../lifecycle/lifecycle.ts";
+import { applyEvent } from "../lifecycle/apply_event.ts";
 import { followRound } from "./follower.ts";
 import { ABANDONED_ERROR } from "../lifecycle/result.ts";
 

@@ -12,7 +12,8 @@ import {
   type TxRequestRecord,
 } from "../../../kv/tx_requests.ts";
 import type { AttemptRef } from "./transitions.ts";
-import { applyEvent, type AttemptEvent, isFinal } from "../lifecycle/lifecycle.ts";
+import { type AttemptEvent, isFinal } from "../lifecycle/lifecycle.ts";
+import { applyEvent } from "../lifecycle/apply_event.ts";
 
 /**
  * Records that a send of the attempt was accepted, so every later send (from any path) skips

@@ -22,7 +22,8 @@ import {
   txUnsettledKey,
 } from "../../../kv/tx_requests.ts";
 import { ABANDONED_ERROR } from "../lifecycle/result.ts";
-import { applyEvent, type AttemptEvent, isFinal, transitionOf } from "../lifecycle/lifecycle.ts";
+import { type AttemptEvent, isFinal, transitionOf } from "../lifecycle/lifecycle.ts";
+import { applyEvent } from "../lifecycle/apply_event.ts";
 import { addRewardSettlement, type RewardSettlement } from "./reward_settlement.ts";
 import { addLandedUsage, addSettledUsage } from "./usage_release.ts";
 

@@ -54,7 +54,7 @@ import { addSenderMove, checkSender } from "../request/sender.ts";
 import { inWindowTurn } from "../request/window_turns.ts";
 import { proveEarlierAttempt } from "../follow/retry_proof.ts";
 import { confirmLandedAttempt } from "../record/transitions.ts";
-import { applyEvent } from "../lifecycle/lifecycle.ts";
+import { applyEvent } from "../lifecycle/apply_event.ts";
 import { addFoldedPlaces } from "../allowance/allowance_fold.ts";
 import { type Deadline, notReservedInTime } from "../rpc/timing.ts";
 import type { AllowanceClaim } from "../allowance/allowance_grant.ts";
