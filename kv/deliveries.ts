@@ -13,7 +13,12 @@ export type DeliveryOutcome =
   /** Still failing (network, timeout, 429, 5xx) after the last attempt: dropped. */
   | "gave_up"
   /** Events were turned off (or the project deleted) before delivery: nothing sent. */
-  | "skipped";
+  | "skipped"
+  /**
+   * The messaging service accepted a burst notice covering the event (packing extension,
+   * `lib/events/notice.ts`): servers read it from the feed.
+   */
+  | "notice";
 
 /** One delivery as logged. */
 export interface Delivery {
@@ -31,7 +36,7 @@ export interface Delivery {
 }
 
 /** Deliveries kept per project. */
-const DELIVERY_LOG_SIZE = 100;
+export const DELIVERY_LOG_SIZE = 100;
 // A backstop for projects that stop publishing; the trim keeps the count at 100.
 const DELIVERY_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -48,11 +53,26 @@ export function addDelivery(
 ): Delivery {
   const delivery: Delivery = { id: ulid(input.at), ...input };
   op.set(deliveryKey(projectId, delivery.id), delivery, { expireIn: DELIVERY_TTL_MS });
-  if (input.outcome !== "skipped") {
-    const tally = input.outcome === "delivered" ? "delivered" : "dropped";
-    addDeliveryUsage(op, projectId, { at: input.at, tally });
-  }
+  addUnloggedDeliveries(op, projectId, { at: input.at, outcome: input.outcome, count: 1 });
   return delivery;
+}
+
+/**
+ * Appends to `op` the usage count of `count` deliveries left out of the log (a notice's events
+ * beyond the newest the log keeps).
+ */
+export function addUnloggedDeliveries(
+  op: Deno.AtomicOperation,
+  projectId: string,
+  input: { at: number; outcome: DeliveryOutcome; count: number },
+): void {
+  if (input.outcome === "skipped" || input.count === 0) return;
+  const reached = input.outcome === "delivered" || input.outcome === "notice";
+  addDeliveryUsage(op, projectId, {
+    at: input.at,
+    tally: reached ? "delivered" : "dropped",
+    count: input.count,
+  });
 }
 
 /** Lists the project's logged deliveries, newest first. */

@@ -12,8 +12,10 @@ import { getEventSeqEntry } from "./event_feed.ts";
 export interface PendingMessage {
   /** The encoded message, sent again byte for byte. */
   message: string;
-  /** The events it carries, for the delivery log. */
+  /** The events it carries, for the delivery log (a notice's newest ones, as many as it keeps). */
   events: Array<{ id: string; type: ServiceEventType }>;
+  /** A burst notice's count of events it covers (`lib/events/notice.ts`); absent otherwise. */
+  covers?: number;
   /** Attempts made so far. */
   attempts: number;
   /** When the next attempt falls due (Unix ms). */

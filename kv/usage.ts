@@ -84,15 +84,15 @@ export function addFailedTxUsage(op: Deno.AtomicOperation, projectId: string, at
   addTagged(op, ["usage_tx_failed", projectId, hour % HOUR_SLOTS], hour, 1);
 }
 
-/** Adds one event delivery that ended at `at` to `op`. */
+/** Adds `count` event deliveries that ended at `at` to `op`. */
 export function addDeliveryUsage(
   op: Deno.AtomicOperation,
   projectId: string,
-  options: { at: number; tally: DeliveryTally },
+  options: { at: number; tally: DeliveryTally; count: number },
 ): void {
   const hour = Math.floor(options.at / HOUR_MS);
   const key = ["usage_events", projectId, hour % HOUR_SLOTS, options.tally];
-  addTagged(op, key, hour, 1);
+  addTagged(op, key, hour, options.count);
 }
 
 /** Requests per clock minute over the last hour (oldest first, the current minute last) and this UTC day. */

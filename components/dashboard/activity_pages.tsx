@@ -195,6 +195,7 @@ const OUTCOME: Record<Delivery["outcome"], { label: string; badge: string }> = {
   rejected: { label: "rejected", badge: "badge err" },
   gave_up: { label: "gave up", badge: "badge err" },
   skipped: { label: "skipped", badge: "badge" },
+  notice: { label: "by notice", badge: "badge ok" },
 };
 
 /** The event delivery log body. */

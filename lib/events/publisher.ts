@@ -10,6 +10,7 @@
  * | retries       | sends again each waiting message whose retry is due                             |
  * | new messages  | packs (`pack.ts`) the marked events after the cursor into at most 10 messages, |
  * |               | no more than the cap leaves in the last 60 seconds (`message_cap.ts`), sends them |
+ * |               | or, packing, one notice for them when they would not cross in 5 s (`notice.ts`) |
  * | end           | one checked commit: cursor, waiting messages, sends, delivery log, next run     |
  *
  * The next run comes at once while events and room remain, when the cap frees a message, at the
@@ -26,7 +27,12 @@
  * A project that stops packing and capping keeps its publisher until the events it marked went out
  * and 30 s (three times the settings' cache) have passed; then the loop ends.
  */
-import { addDelivery, type DeliveryOutcome, trimDeliveries } from "../../kv/deliveries.ts";
+import {
+  addDelivery,
+  addUnloggedDeliveries,
+  type DeliveryOutcome,
+  trimDeliveries,
+} from "../../kv/deliveries.ts";
 import { getEventSeqEntry, listFeedEvents } from "../../kv/event_feed.ts";
 import {
   getPublisherEntry,
@@ -45,6 +51,7 @@ import { answerStatus, isRetryable } from "./messaging_client.ts";
 import { describeAnswer, MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS } from "./deliver.ts";
 import { publishesThroughPublisher, publishTargetFor } from "./settings.ts";
 import { addSends, capFreesAt, capRoom } from "./message_cap.ts";
+import { makeNotice, needsNotice } from "./notice.ts";
 
 /** Most messages one run sends (retries included), at once. */
 const MESSAGES_PER_RUN = 10;
@@ -75,18 +82,23 @@ export async function runPublishEvents(
   const cap = target?.messagesPerMinute ?? null;
   const logged = { count: 0 };
   const logEvents = (
-    events: PendingMessage["events"],
-    outcome: {
+    message: PendingMessage,
+    ended: {
       outcome: DeliveryOutcome;
       attempts: number;
       status: number | null;
       error: string | null;
     },
   ) => {
-    for (const event of events) {
+    const outcome = message.covers !== undefined && ended.outcome === "delivered"
+      ? { ...ended, outcome: "notice" as const }
+      : ended;
+    for (const event of message.events) {
       addDelivery(run.op, projectId, { at: now, type: event.type, eventId: event.id, ...outcome });
     }
-    logged.count += events.length;
+    const unlogged = (message.covers ?? message.events.length) - message.events.length;
+    addUnloggedDeliveries(run.op, projectId, { ...outcome, at: now, count: unlogged });
+    logged.count += message.events.length;
   };
 
   // Retries that are due, and new messages within the run's share and the cap.
@@ -109,13 +121,26 @@ export async function runPublishEvents(
       outboxOnly: true,
     });
     const messages = packMessages(page.events, { pack: target?.pack ?? false });
-    const taken = target ? messages.slice(0, room) : messages;
-    cursor = taken.length < messages.length
-      ? Number(must(taken.at(-1)?.events.at(-1), "the last event taken").id)
-      : page.next;
-    for (const message of taken) {
-      const events = message.events.map(({ id, type }) => ({ id, type }));
-      fresh.push({ message: message.message, events, attempts: 0, dueAt: now });
+    const notice = target?.pack === true && messages.length > 0 && needsNotice({
+      waiting: head - cursor,
+      perMessage: page.events.length / messages.length,
+      sent: state.sent,
+      cap,
+      now,
+    });
+    if (notice) {
+      const made = await makeNotice(ctx.kv, projectId, { after: cursor, now });
+      fresh.push(made.message);
+      cursor = made.cursor;
+    } else {
+      const taken = target ? messages.slice(0, room) : messages;
+      cursor = taken.length < messages.length
+        ? Number(must(taken.at(-1)?.events.at(-1), "the last event taken").id)
+        : page.next;
+      for (const message of taken) {
+        const events = message.events.map(({ id, type }) => ({ id, type }));
+        fresh.push({ message: message.message, events, attempts: 0, dueAt: now });
+      }
     }
   }
 
@@ -123,11 +148,11 @@ export async function runPublishEvents(
     // Events were turned off (or the project deleted): nothing is sent, as with one job per event.
     const skipped = [...state.pending, ...fresh];
     if (skipped.length > 0) {
-      const events = skipped.reduce((sum, message) => sum + message.events.length, 0);
+      const events = skipped.reduce((sum, m) => sum + (m.covers ?? m.events.length), 0);
       log("info", "Events not published: events are off", { ...run.logFields, events });
     }
     for (const message of skipped) {
-      logEvents(message.events, {
+      logEvents(message, {
         outcome: "skipped",
         attempts: message.attempts,
         status: null,
@@ -148,7 +173,8 @@ export async function runPublishEvents(
       const ended = settle(answer, attempts);
       const fields = {
         ...run.logFields,
-        events: message.events.length,
+        events: message.covers ?? message.events.length,
+        notice: message.covers !== undefined,
         firstEventId: message.events[0]?.id,
         lastEventId: message.events.at(-1)?.id,
         attempt: attempts,
@@ -163,7 +189,7 @@ export async function runPublishEvents(
         });
         continue;
       }
-      logEvents(message.events, { ...ended, attempts });
+      logEvents(message, { ...ended, attempts });
       if (ended.outcome === "delivered") log("info", "Events published", fields);
       else {log("error", "Events dropped", {
           ...fields,

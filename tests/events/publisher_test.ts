@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { listDeliveries } from "../../kv/deliveries.ts";
 import { listJobs } from "../../kv/jobs.ts";
 import { getPublisherEntry } from "../../kv/event_publishers.ts";
+import { listFeedEvents } from "../../kv/event_feed.ts";
+import { getDeliveryUsage } from "../../kv/usage.ts";
 import { JobWorker } from "../../jobs/worker.ts";
 import { jobHandlers } from "../../jobs/handlers.ts";
 import { runPublishEvents } from "../../lib/events/publisher.ts";
@@ -32,10 +34,37 @@ function payout(i: number): ServiceEvent {
   };
 }
 
-/** The feed ids each message carried, in the order the stand-in received them. */
+/** The feed ids each message carried, in the order the stand-in received them (none: a notice). */
 function idsOf(message: InboxMessage): string[] {
   const data = message.data as { type: string; id?: string; events?: Array<{ id: string }> };
-  return data.type === "events" ? data.events!.map((e) => e.id) : [data.id!];
+  if (data.type !== "events") return [data.id!];
+  return data.events?.map((e) => e.id) ?? [];
+}
+
+/** The `through` of each burst notice received. */
+function noticesOf(inbox: InboxMessage[]): string[] {
+  return inbox.flatMap((m) => {
+    const data = m.data as { type: string; through?: string };
+    return data.type === "events" && data.through !== undefined ? [data.through] : [];
+  });
+}
+
+/** Every event the feed holds, oldest first. */
+async function feedIds(kv: Deno.Kv, projectId: string, now: number): Promise<string[]> {
+  const page = await listFeedEvents(kv, projectId, {
+    after: 0,
+    limit: 5_000,
+    types: null,
+    now,
+    maxDecoded: 5_000,
+  });
+  return page.events.map((e) => e.id);
+}
+
+/** Deliveries counted in usage (each event once, whether by message or notice). */
+async function deliveredCount(kv: Deno.Kv, projectId: string, now: number): Promise<number> {
+  const hours = await getDeliveryUsage(kv, projectId, now);
+  return hours.reduce((sum, h) => sum + h.delivered, 0);
 }
 
 function allIds(inbox: InboxMessage[]): string[] {
@@ -93,6 +122,65 @@ Deno.test("A packing project's round end of 500 tx events crosses the topic pack
   const log = await listDeliveries(h.a.kv, h.project.id);
   assert.equal(log.length, 100, "one entry per event, the newest 100 kept");
   assert.ok(log.every((d) => d.outcome === "delivered" && d.attempts === 1 && d.status === 200));
+});
+
+Deno.test("A round end that would not cross under the cap goes as one notice; the events stay in the feed", async () => {
+  await using h = await startEventsHarness();
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true, messagesPerMinute: "80" });
+
+  // Given: 500 payouts settled at once, about 125 packed messages where the cap allows 80 a minute.
+  for (let i = 0; i < 500; i++) await recordEvents(h.a.ctx, h.project.id, [payout(i)]);
+
+  // When
+  await drain(h.a.worker);
+
+  // Then: one notice instead of 125 messages, the cursor past every event.
+  assert.deepEqual(h.standIn.inbox().map((m) => m.message), [
+    '{"v":1,"type":"events","through":"500"}',
+  ]);
+  assert.deepEqual(await feedIds(h.a.kv, h.project.id, h.a.clock.now()), range(1, 500));
+  const state = (await getPublisherEntry(h.a.kv, h.project.id)).value!;
+  assert.deepEqual([state.cursor, state.pending], [500, []]);
+  const log = await listDeliveries(h.a.kv, h.project.id);
+  assert.equal(log.length, 100, "the newest 100 kept");
+  assert.ok(log.every((d) => d.outcome === "notice" && d.status === 200));
+  assert.deepEqual(sorted(log.map((d) => d.eventId)), range(401, 500));
+  assert.equal(await deliveredCount(h.a.kv, h.project.id, h.a.clock.now()), 500);
+
+  // And: a few later events cross as packed messages, after the notice's (at the next look).
+  for (let i = 500; i < 503; i++) await recordEvents(h.a.ctx, h.project.id, [payout(i)]);
+  h.a.clock.advance(1_000);
+  await drain(h.a.worker);
+  assert.deepEqual(allIds(h.standIn.inbox().slice(1)), range(501, 503));
+});
+
+Deno.test("A backlog the cap lets cross within seconds goes as packed messages, never a notice", async () => {
+  await using h = await startEventsHarness();
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true, messagesPerMinute: "80" });
+  for (let i = 0; i < 40; i++) await recordEvents(h.a.ctx, h.project.id, [payout(i)]);
+  await drain(h.a.worker);
+  assert.deepEqual(noticesOf(h.standIn.inbox()), []);
+  assert.deepEqual(sorted(allIds(h.standIn.inbox())), range(1, 40));
+});
+
+Deno.test("Two instances publishing a capped round end never cover an event twice", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  await using h = await startEventsHarness({ kvPath: path });
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true, messagesPerMinute: "80" });
+  const b = await h.instance({ owner: "b" });
+  for (let i = 0; i < 500; i++) {
+    await recordEvents(i % 2 ? b.ctx : h.a.ctx, h.project.id, [payout(i)]);
+  }
+
+  await drain(h.a.worker, b.worker);
+
+  const inbox = h.standIn.inbox();
+  assert.ok(inbox.length <= 5, `500 events in ${inbox.length} messages`);
+  const through = noticesOf(inbox).map(Number);
+  assert.equal(Math.max(...through, ...allIds(inbox).map(Number)), 500);
+  assert.equal(new Set(through).size, through.length, "no notice twice");
+  assert.equal(await deliveredCount(h.a.kv, h.project.id, h.a.clock.now()), 500, "each once");
+  assert.equal((await getPublisherEntry(h.a.kv, h.project.id)).value!.cursor, 500);
 });
 
 Deno.test("A lone event of a packing project is its own message, exactly as the spec sends it", async () => {
