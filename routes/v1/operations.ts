@@ -72,7 +72,9 @@ export const TAGS = {
   Transactions: "Payouts from the project's managed wallet, and their status",
   Events: "The project's event feed; game servers also get each event by MessagingService (`v: " +
     "1`, `type`, `id`, the fields), or with `packEvents` (an extension) several in one message, " +
-    '`{"v":1,"type":"events","events":[...]}` of at most 1,000 bytes, entries without `v`',
+    '`{"v":1,"type":"events","events":[...]}` of at most 1,000 bytes, entries without `v`; a ' +
+    "burst the project's cap could not carry within 5 s comes as one notice, " +
+    '`{"v":1,"type":"events","through":"<feed id>"}`: read the feed up to that id',
   Rewards: "Rewards for players, held until they link a wallet (an extension)",
 } as const;
 
