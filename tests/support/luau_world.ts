@@ -16,6 +16,7 @@ import { savePolicy } from "../../lib/tx/request/policy.ts";
 import type { Project } from "../../kv/projects.ts";
 import { sendTestPing } from "../../lib/events/publish.ts";
 import { saveEventSettings } from "../../lib/events/settings.ts";
+import { recordEvents } from "../../lib/events/record.ts";
 import { addWatch } from "../../lib/watches/watches.ts";
 import { createProjectWallet } from "../../lib/projects/wallet.ts";
 import { createFundedSigner, createMint, mintTo } from "../../sandbox/chain/fixtures.ts";
@@ -297,6 +298,27 @@ export async function startLuauWorld(
         return Response.json({
           signature: await chain.airdrop(watchAddress as Address, 1_000_000_000n),
         });
+      case "POST event-settings":
+        // Packing and the cap on messages a minute (null: none), for a suite's notice cases.
+        await saveEventSettings(t.ctx, project.id, {
+          packEvents: input.packEvents,
+          messagesPerMinute: input.messagesPerMinute,
+        });
+        return Response.json({ ok: true });
+      case "POST burst": {
+        // `count` tx events recorded at once, as a round end settles its payouts (one commit).
+        const events = Array.from({ length: input.count }, (_, i) => ({
+          type: "tx" as const,
+          key: `${input.prefix}-${i}`,
+          kind: "transfer-sol" as const,
+          status: "confirmed" as const,
+          signature: "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
+          userId: 1_000_000_000 + i,
+          error: null,
+        }));
+        const recorded = await recordEvents(t.ctx, project.id, events);
+        return Response.json({ first: recorded[0]?.id, last: recorded.at(-1)?.id });
+      }
       case "POST chain":
         chainPaused = input.paused === true;
         return Response.json({ paused: chainPaused });
