@@ -175,7 +175,8 @@ export async function runPublishEvents(
         ...run.logFields,
         events: message.covers ?? message.events.length,
         notice: message.covers !== undefined,
-        firstEventId: message.events[0]?.id,
+        // A notice lists only its newest events: its first is not known here.
+        firstEventId: message.covers === undefined ? message.events[0]?.id : undefined,
         lastEventId: message.events.at(-1)?.id,
         attempt: attempts,
         status: answerStatus(answer),

@@ -312,7 +312,8 @@ export async function startLuauWorld(
           key: `${input.prefix}-${i}`,
           kind: "transfer-sol" as const,
           status: "confirmed" as const,
-          signature: "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
+          signature:
+            "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
           userId: 1_000_000_000 + i,
           error: null,
         }));
