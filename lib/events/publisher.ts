@@ -121,8 +121,9 @@ export async function runPublishEvents(
       outboxOnly: true,
     });
     const messages = packMessages(page.events, { pack: target?.pack ?? false });
+    // The page holds every waiting event when it reached the head; else up to the head may wait.
     const notice = target?.pack === true && messages.length > 0 && needsNotice({
-      waiting: head - cursor,
+      waiting: page.next >= head ? page.events.length : head - cursor,
       perMessage: page.events.length / messages.length,
       sent: state.sent,
       cap,

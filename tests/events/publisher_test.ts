@@ -163,6 +163,31 @@ Deno.test("A backlog the cap lets cross within seconds goes as packed messages, 
   assert.deepEqual(sorted(allIds(h.standIn.inbox())), range(1, 40));
 });
 
+Deno.test("A notice that fails is retried as the spec retries an event; given up, its events count as dropped", async () => {
+  await using h = await startEventsHarness();
+  await saveEventSettings(h.a.ctx, h.project.id, { packEvents: true, messagesPerMinute: "80" });
+  await recordEvents(h.a.ctx, h.project.id, Array.from({ length: 500 }, (_, i) => payout(i)));
+  h.standIn.failNext("500", { count: 4 });
+
+  await drain(h.a.worker);
+  for (const wait of [500, 1_000, 2_000]) {
+    h.a.clock.advance(wait);
+    await drain(h.a.worker);
+  }
+
+  assert.deepEqual(h.standIn.attempts().map((a) => a.status), [500, 500, 500, 500], "one message");
+  assert.equal(h.standIn.inbox().length, 0);
+  const log = await listDeliveries(h.a.kv, h.project.id);
+  assert.equal(log.length, 100);
+  assert.ok(log.every((d) => d.outcome === "gave_up" && d.attempts === 4 && d.status === 500));
+  const hours = await getDeliveryUsage(h.a.kv, h.project.id, h.a.clock.now());
+  assert.deepEqual(
+    [hours.reduce((sum, x) => sum + x.delivered, 0), hours.reduce((sum, x) => sum + x.dropped, 0)],
+    [0, 500],
+  );
+  assert.deepEqual(await feedIds(h.a.kv, h.project.id, h.a.clock.now()), range(1, 500));
+});
+
 Deno.test("Two instances publishing a capped round end never cover an event twice", async () => {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
   await using h = await startEventsHarness({ kvPath: path });
