@@ -51,6 +51,8 @@ export async function commitWithEvents(
     dueAt?: (index: number) => number;
     /** Gives up waiting for the project's turn when it aborts (rejecting with its reason). */
     signal?: AbortSignal | undefined;
+    /** The feed counter as the caller read it before reading what `op` depends on. */
+    seq?: Deno.KvEntryMaybe<number>;
   },
 ): Promise<EventsCommit> {
   const { projectId, events } = input;
@@ -60,7 +62,7 @@ export async function commitWithEvents(
   const outbox = target !== null && publishesThroughPublisher(target);
   const committed = await ctx.events.feedLocks.run(projectId, async () => {
     const [seq, hooks] = await Promise.all([
-      getEventSeqEntry(ctx.kv, projectId),
+      input.seq ?? getEventSeqEntry(ctx.kv, projectId),
       deliver ? getWebhookTargetsEntry(ctx.kv, projectId) : null,
     ]);
     const now = ctx.clock.now();

@@ -2,14 +2,16 @@
  * The lifecycle's final events (`lifecycle.ts` states them): confirm, abandon, fail, and a failed
  * key found landed. Each is one checked commit on the request record (on every record of a shared
  * transaction: its keys move together), so whichever of the route, the confirmation job or the
- * sweep gets there first decides, and a final status, its `tx` event and the release of a failed
- * attempt's usage land together: exactly one event per attempt, and failed attempts never count
- * against the limits.
+ * sweep gets there first decides, and a final status, its `tx` event (as a pending event, moved
+ * into the feed just after: `lib/events/pending.ts`) and the release of a failed attempt's usage
+ * land together: exactly one event per attempt, and failed attempts never count against the limits.
  */
 import { commitWithRetry, RETRY } from "../../../core/commit_retry.ts";
 import type { TxContext } from "../runtime.ts";
 import { log } from "../../../core/log.ts";
 import { commitWithEvents } from "../../events/record.ts";
+import { movePendingEvents } from "../../events/pending.ts";
+import { addPendingEvents } from "../../../kv/event_pending.ts";
 import type { ServiceEvent } from "../../../core/events.ts";
 import { addJobRemoval, getJobEntry, type JobRecord } from "../../../kv/jobs.ts";
 import {
@@ -53,7 +55,7 @@ interface SettleOptions {
   onlyIf?: (record: TxRequestRecord) => boolean;
   /**
    * A route's deadline: once it aborts the settlement stops waiting for its turn (among the
-   * project's failed ones, and at its event feed) and rejects with its reason, nothing written
+   * project's failed ones) and rejects with its reason, nothing written
    * (the background settles it later).
    */
   signal?: AbortSignal | undefined;
@@ -84,8 +86,10 @@ export async function settleAttempt(
  * sharing it, `SignedTx.sharedKeys`) in one commit checked against each of them: they share its
  * fate, so no store failure can leave one `failed` while another still follows the same bytes
  * (its confirmation would send them again, paying the failed one too). The commit checks each
- * key still open and the event feed and webhook endpoints (`commitWithEvents`): at most 10, as
- * `maxSharedPayments` allows; so it leaves the keys' confirmation jobs to end on their next round
+ * key still open, at most 10 as `maxSharedPayments` allows, and writes their `tx` events to the
+ * project's pending events, not to the feed: settlements of one project never wait for each
+ * other's turn at the feed counter, and their events are moved into the feed in batches right
+ * after (`lib/events/pending.ts`), before this returns. So it leaves the keys' confirmation jobs to end on their next round
  * (each finds its attempt final) and a failed key's hourly windows to a `tx_release` job
  * (`usage_release.ts`). A key of the transaction already settled or retried (by versions that
  * settled them one by one) is left as it is. Returns the keys' records as they stand afterwards.
@@ -96,19 +100,25 @@ export async function settleTransaction(
   outcome: FinalOutcome,
   options: SettleOptions = {},
 ): Promise<Map<string, TxRequestRecord>> {
-  if (outcome.status !== "failed") return await settle(ctx, ref, outcome, options);
-  return await ctx.tx.failedSettlements.run(
-    ref.projectId,
-    () => settle(ctx, ref, outcome, options),
-    { signal: options.signal },
-  );
+  const pending = { recorded: false };
+  const found = outcome.status !== "failed"
+    ? await settle(ctx, ref, outcome, { ...options, pending })
+    : await ctx.tx.failedSettlements.run(
+      ref.projectId,
+      () => settle(ctx, ref, outcome, { ...options, pending }),
+      { signal: options.signal },
+    );
+  // Its `tx` events into the feed before the answer, so a reader who has the answer finds them.
+  if (pending.recorded) await movePendingEvents(ctx, ref.projectId);
+  return found;
 }
 
+// Settles in one checked commit; sets `pending.recorded` when that commit wrote pending events.
 async function settle(
   ctx: TxContext,
   ref: AttemptRef,
   outcome: FinalOutcome,
-  options: SettleOptions,
+  options: SettleOptions & { pending: { recorded: boolean } },
 ): Promise<Map<string, TxRequestRecord>> {
   return await commitWithRetry("settle the transaction request", async (round) => {
     options.signal?.throwIfAborted();
@@ -133,12 +143,9 @@ async function settle(
       if (next) settled.push(await addSettlement(ctx, op, entry, next, { now, shared }));
     }
     const events = transition.event ? settled.map((next) => txEventOf(next, outcome.status)) : [];
-    const committed = await commitWithEvents(ctx, op, {
-      projectId: ref.projectId,
-      events,
-      signal: options.signal,
-    });
-    if (!committed.ok) return RETRY;
+    if (events.length > 0) addPendingEvents(op, ref.projectId, { events, now });
+    if (!(await op.commit()).ok) return RETRY;
+    options.pending.recorded = events.length > 0;
     for (const [i, next] of settled.entries()) {
       found.set(next.key, next);
       log(outcome.status === "confirmed" ? "info" : "warn", "Transaction request settled", {
