@@ -6,8 +6,8 @@
  * counter, delivery jobs, webhook deliveries, `outbox` marks), with the deletion of the pending
  * entries in that commit.
  *
- * Exactly once: a mover reads the counter first and lists pending entries after, and its commit
- * checks the counter. A mover that listed an entry before another moved it read the counter before
+ * Exactly once: a mover reads the counter (and the webhook endpoints) first and lists pending entries
+ * after, and its commit checks the counter. A mover that listed an entry before another moved it read the counter before
  * that move, so its commit fails and it lists again; one that read the counter after the move lists
  * after it too, and no longer finds the entry.
  *
@@ -20,6 +20,7 @@ import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { log } from "../../core/log.ts";
 import { getEventSeqEntry } from "../../kv/event_feed.ts";
 import { listPendingEvents, listStalePendingProjects } from "../../kv/event_pending.ts";
+import { getWebhookTargetsEntry } from "../../kv/webhooks.ts";
 import { commitWithEvents } from "./record.ts";
 import type { EventContext } from "./runtime.ts";
 
@@ -65,13 +66,16 @@ async function moveAll(ctx: EventContext, projectId: string): Promise<void> {
 // Moves up to MOVE_BATCH pending entries in one commit; returns how many it moved.
 async function moveBatch(ctx: EventContext, projectId: string): Promise<number> {
   return await commitWithRetry("move pending events into the feed", async () => {
-    const seq = await getEventSeqEntry(ctx.kv, projectId);
+    const [seq, hooks] = await Promise.all([
+      getEventSeqEntry(ctx.kv, projectId),
+      getWebhookTargetsEntry(ctx.kv, projectId),
+    ]);
     const pending = await listPendingEvents(ctx.kv, projectId, { limit: MOVE_BATCH });
     if (pending.length === 0) return 0;
     const op = ctx.kv.atomic();
     for (const entry of pending) op.delete(entry.key);
     const events = pending.flatMap((entry) => entry.value.events);
-    const committed = await commitWithEvents(ctx, op, { projectId, events, seq });
+    const committed = await commitWithEvents(ctx, op, { projectId, events, reads: { seq, hooks } });
     return committed.ok ? pending.length : RETRY;
   });
 }

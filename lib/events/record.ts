@@ -52,8 +52,11 @@ export async function commitWithEvents(
     dueAt?: (index: number) => number;
     /** Gives up waiting for the project's turn when it aborts (rejecting with its reason). */
     signal?: AbortSignal | undefined;
-    /** The feed counter as the caller read it before reading what `op` depends on. */
-    seq?: Deno.KvEntryMaybe<number>;
+    /**
+     * The feed counter, read by the caller before what `op` depends on, and the project's webhook
+     * endpoints, read with it (both are checked by the commit).
+     */
+    reads?: { seq: Deno.KvEntryMaybe<number>; hooks: Deno.KvEntryMaybe<string[]> };
   },
 ): Promise<EventsCommit> {
   const { projectId, events } = input;
@@ -62,10 +65,12 @@ export async function commitWithEvents(
   const target = deliver ? await publishTargetFor(ctx, projectId) : null;
   const outbox = target !== null && publishesThroughPublisher(target);
   const committed = await ctx.events.feedLocks.run(projectId, async () => {
-    const [seq, hooks] = await Promise.all([
-      input.seq ?? getEventSeqEntry(ctx.kv, projectId),
-      deliver ? getWebhookTargetsEntry(ctx.kv, projectId) : null,
-    ]);
+    const [seq, hooks] = input.reads
+      ? [input.reads.seq, deliver ? input.reads.hooks : null]
+      : await Promise.all([
+        getEventSeqEntry(ctx.kv, projectId),
+        deliver ? getWebhookTargetsEntry(ctx.kv, projectId) : null,
+      ]);
     const now = ctx.clock.now();
     const dueAt = input.dueAt ?? (() => ctx.clock.now());
     const recorded = addFeedEvents(op, projectId, { seq, events, now, outbox });
