@@ -8,6 +8,11 @@ export class CoalescedRuns {
   #running = new Map<string, Promise<void>>();
   #next = new Map<string, Promise<void>>();
 
+  /** True while a run of `key` goes on. */
+  busy(key: string): boolean {
+    return this.#running.has(key);
+  }
+
   /** Resolves once a run of `task` for `key` that started after this call has ended. */
   run(key: string, task: () => Promise<void>): Promise<void> {
     const next = this.#next.get(key);

@@ -11,6 +11,11 @@
  * that move, so its commit fails and it lists again; one that read the counter after the move lists
  * after it too, and no longer finds the entry.
  *
+ * A settlement of a project this instance records no events of at the moment (a project paying now
+ * and then) records its events in the feed in its own commit instead (`whenFeedIsQuiet`): its
+ * answer then waits for no further commit. One that loses that commit's checks goes through the
+ * pending events, as do those that find the project's feed busy.
+ *
  * Who moves: the settling instance, right after its commit (moves of one project on one instance
  * run one at a time, and a settlement arriving meanwhile waits for the next, which takes every
  * entry written by then: under a burst each commit moves dozens); the minute sweep moves what an
@@ -55,6 +60,28 @@ export async function moveStalePendingEvents(ctx: EventContext): Promise<number>
     moved++;
   }
   return moved;
+}
+
+/**
+ * Runs `record` (a commit recording events in the feed) when this instance neither records nor
+ * moves events of the project, marking the project busy meanwhile; answers null, running nothing,
+ * when it is busy.
+ */
+export async function whenFeedIsQuiet<T>(
+  ctx: EventContext,
+  projectId: string,
+  record: () => Promise<T>,
+): Promise<T | null> {
+  const { events } = ctx;
+  const busy = events.directRecords.has(projectId) || events.feedLocks.busy(projectId) ||
+    events.pendingMoves.busy(projectId);
+  if (busy) return null;
+  events.directRecords.add(projectId);
+  try {
+    return await record();
+  } finally {
+    events.directRecords.delete(projectId);
+  }
 }
 
 async function moveAll(ctx: EventContext, projectId: string): Promise<void> {

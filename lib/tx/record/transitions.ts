@@ -2,15 +2,16 @@
  * The lifecycle's final events (`lifecycle.ts` states them): confirm, abandon, fail, and a failed
  * key found landed. Each is one checked commit on the request record (on every record of a shared
  * transaction: its keys move together), so whichever of the route, the confirmation job or the
- * sweep gets there first decides, and a final status, its `tx` event (as a pending event, moved
- * into the feed just after: `lib/events/pending.ts`) and the release of a failed attempt's usage
- * land together: exactly one event per attempt, and failed attempts never count against the limits.
+ * sweep gets there first decides, and a final status, its `tx` event (in the feed, or as a pending
+ * event moved into the feed just after: `lib/events/pending.ts`) and the release of a failed
+ * attempt's usage land together: exactly one event per attempt, and failed attempts never count
+ * against the limits.
  */
 import { commitWithRetry, RETRY } from "../../../core/commit_retry.ts";
 import type { TxContext } from "../runtime.ts";
 import { log } from "../../../core/log.ts";
 import { commitWithEvents } from "../../events/record.ts";
-import { movePendingEvents } from "../../events/pending.ts";
+import { movePendingEvents, whenFeedIsQuiet } from "../../events/pending.ts";
 import { addPendingEvents } from "../../../kv/event_pending.ts";
 import type { ServiceEvent } from "../../../core/events.ts";
 import { addJobRemoval, getJobEntry, type JobRecord } from "../../../kv/jobs.ts";
@@ -55,7 +56,7 @@ interface SettleOptions {
   onlyIf?: (record: TxRequestRecord) => boolean;
   /**
    * A route's deadline: once it aborts the settlement stops waiting for its turn (among the
-   * project's failed ones) and rejects with its reason, nothing written
+   * project's failed ones, and at its event feed) and rejects with its reason, nothing written
    * (the background settles it later).
    */
   signal?: AbortSignal | undefined;
@@ -86,10 +87,12 @@ export async function settleAttempt(
  * sharing it, `SignedTx.sharedKeys`) in one commit checked against each of them: they share its
  * fate, so no store failure can leave one `failed` while another still follows the same bytes
  * (its confirmation would send them again, paying the failed one too). The commit checks each
- * key still open, at most 10 as `maxSharedPayments` allows, and writes their `tx` events to the
- * project's pending events, not to the feed: settlements of one project never wait for each
- * other's turn at the feed counter, and their events are moved into the feed in batches right
- * after (`lib/events/pending.ts`), before this returns. So it leaves the keys' confirmation jobs to end on their next round
+ * key still open and, when it records their `tx` events in the feed, the feed counter and webhook
+ * endpoints (`commitWithEvents`): at most 10, as `maxSharedPayments` allows. It does that only
+ * while this instance records no other events of the project; otherwise, or once it lost its first
+ * round, it writes the events to the project's pending events, moved into the feed in batches
+ * before this returns (`lib/events/pending.ts`), so the settlements of one project never queue at
+ * the feed counter. So it leaves the keys' confirmation jobs to end on their next round
  * (each finds its attempt final) and a failed key's hourly windows to a `tx_release` job
  * (`usage_release.ts`). A key of the transaction already settled or retried (by versions that
  * settled them one by one) is left as it is. Returns the keys' records as they stand afterwards.
@@ -143,9 +146,21 @@ async function settle(
       if (next) settled.push(await addSettlement(ctx, op, entry, next, { now, shared }));
     }
     const events = transition.event ? settled.map((next) => txEventOf(next, outcome.status)) : [];
-    if (events.length > 0) addPendingEvents(op, ref.projectId, { events, now });
-    if (!(await op.commit()).ok) return RETRY;
-    options.pending.recorded = events.length > 0;
+    // A quiet feed takes the events at once; a busy one, or a lost first round, the pending area.
+    const direct = round === 0 && events.length > 0
+      ? await whenFeedIsQuiet(
+        ctx,
+        ref.projectId,
+        () =>
+          commitWithEvents(ctx, op, { projectId: ref.projectId, events, signal: options.signal }),
+      )
+      : null;
+    if (direct && !direct.ok) return RETRY;
+    if (!direct) {
+      if (events.length > 0) addPendingEvents(op, ref.projectId, { events, now });
+      if (!(await op.commit()).ok) return RETRY;
+      options.pending.recorded = events.length > 0;
+    }
     for (const [i, next] of settled.entries()) {
       found.set(next.key, next);
       log(outcome.status === "confirmed" ? "info" : "warn", "Transaction request settled", {
