@@ -11,9 +11,10 @@
  * that move, so its commit fails and it lists again; one that read the counter after the move lists
  * after it too, and no longer finds the entry.
  *
- * A settlement of a project this instance records no events of at the moment (a project paying now
- * and then) records its events in the feed in its own commit instead (`whenFeedIsQuiet`): its
- * answer then waits for no further commit. One that loses that commit's checks goes through the
+ * A settlement that is the only one of its project in flight on its instance, which records no
+ * other events of the project at the moment (a project paying now and then), records its events in
+ * the feed in its own commit instead (`whenFeedIsQuiet`): its answer then waits for no further
+ * commit. One that loses that commit's checks goes through the
  * pending events, as do those that find the project's feed busy.
  *
  * Who moves: the settling instance, right after its commit (moves of one project on one instance
@@ -62,10 +63,27 @@ export async function moveStalePendingEvents(ctx: EventContext): Promise<number>
   return moved;
 }
 
+/** Runs `settle`, a settlement of the project, counted among this process's in flight. */
+export async function countSettlement<T>(
+  ctx: EventContext,
+  projectId: string,
+  settle: () => Promise<T>,
+): Promise<T> {
+  const { settling } = ctx.events;
+  settling.set(projectId, (settling.get(projectId) ?? 0) + 1);
+  try {
+    return await settle();
+  } finally {
+    const left = settling.get(projectId)! - 1;
+    if (left === 0) settling.delete(projectId);
+    else settling.set(projectId, left);
+  }
+}
+
 /**
- * Runs `record` (a commit recording events in the feed) when this instance neither records nor
- * moves events of the project, marking the project busy meanwhile; answers null, running nothing,
- * when it is busy.
+ * Runs `record` (a settlement's commit recording its events in the feed) when it is this process's
+ * only settlement of the project in flight (`countSettlement`) and the process neither records nor
+ * moves other events of the project; answers null, running nothing, otherwise.
  */
 export async function whenFeedIsQuiet<T>(
   ctx: EventContext,
@@ -73,15 +91,9 @@ export async function whenFeedIsQuiet<T>(
   record: () => Promise<T>,
 ): Promise<T | null> {
   const { events } = ctx;
-  const busy = events.directRecords.has(projectId) || events.feedLocks.busy(projectId) ||
+  const busy = (events.settling.get(projectId) ?? 0) > 1 || events.feedLocks.busy(projectId) ||
     events.pendingMoves.busy(projectId);
-  if (busy) return null;
-  events.directRecords.add(projectId);
-  try {
-    return await record();
-  } finally {
-    events.directRecords.delete(projectId);
-  }
+  return busy ? null : await record();
 }
 
 async function moveAll(ctx: EventContext, projectId: string): Promise<void> {

@@ -39,8 +39,8 @@ export interface EventRuntime {
   feedLocks: KeyedLock;
   /** This process's moves of pending events into each project's feed (`pending.ts`). */
   pendingMoves: CoalescedRuns;
-  /** Projects of which this process records a settlement's events in the feed (`pending.ts`). */
-  directRecords: Set<string>;
+  /** Settlements of each project in flight on this process (`pending.ts`). */
+  settling: Map<string, number>;
   /** Where each project's feed ends, as this instance knows it (`feed_heads.ts`). */
   heads: FeedHeads;
   /** Projects whose publisher loop this instance saw running in the last 10 s (`publisher_loop.ts`). */
@@ -62,7 +62,7 @@ export function createEventRuntime(kv: Deno.Kv, clock: Clock): EventRuntime {
     targets: new TtlCache(clock, { ttlMs: TARGET_TTL_MS }),
     feedLocks: new KeyedLock(),
     pendingMoves: new CoalescedRuns(),
-    directRecords: new Set(),
+    settling: new Map(),
     heads: new FeedHeads(kv, clock),
     publishers: new TtlCache(clock, { ttlMs: TARGET_TTL_MS }),
     nudges: new TtlCache(clock, { ttlMs: 1_000 }),

@@ -11,7 +11,7 @@ import { commitWithRetry, RETRY } from "../../../core/commit_retry.ts";
 import type { TxContext } from "../runtime.ts";
 import { log } from "../../../core/log.ts";
 import { commitWithEvents } from "../../events/record.ts";
-import { movePendingEvents, whenFeedIsQuiet } from "../../events/pending.ts";
+import { countSettlement, movePendingEvents, whenFeedIsQuiet } from "../../events/pending.ts";
 import { addPendingEvents } from "../../../kv/event_pending.ts";
 import type { ServiceEvent } from "../../../core/events.ts";
 import { addJobRemoval, getJobEntry, type JobRecord } from "../../../kv/jobs.ts";
@@ -88,14 +88,13 @@ export async function settleAttempt(
  * fate, so no store failure can leave one `failed` while another still follows the same bytes
  * (its confirmation would send them again, paying the failed one too). The commit checks each
  * key still open and, when it records their `tx` events in the feed, the feed counter and webhook
- * endpoints (`commitWithEvents`): at most 10, as `maxSharedPayments` allows. It does that only
- * while this instance records no other events of the project; otherwise, or once it lost its first
- * round, it writes the events to the project's pending events, moved into the feed in batches
- * before this returns (`lib/events/pending.ts`), so the settlements of one project never queue at
- * the feed counter. So it leaves the keys' confirmation jobs to end on their next round
- * (each finds its attempt final) and a failed key's hourly windows to a `tx_release` job
- * (`usage_release.ts`). A key of the transaction already settled or retried (by versions that
- * settled them one by one) is left as it is. Returns the keys' records as they stand afterwards.
+ * endpoints (`commitWithEvents`): at most 10, as `maxSharedPayments` allows; so it leaves the keys'
+ * confirmation jobs to end on their next round (each finds its attempt final) and a failed key's
+ * hourly windows to a `tx_release` job (`usage_release.ts`). It records the events in the feed only
+ * as the project's one settlement in flight on a quiet feed; otherwise, or once it lost its first
+ * round, in the project's pending events, moved into the feed before it returns (`pending.ts` of
+ * `lib/events/`). A key already settled or retried (by versions that settled keys one by one) is
+ * left as it is. Returns the keys' records as they stand afterwards.
  */
 export async function settleTransaction(
   ctx: TxContext,
@@ -103,17 +102,18 @@ export async function settleTransaction(
   outcome: FinalOutcome,
   options: SettleOptions = {},
 ): Promise<Map<string, TxRequestRecord>> {
-  const pending = { recorded: false };
-  const found = outcome.status !== "failed"
-    ? await settle(ctx, ref, outcome, { ...options, pending })
-    : await ctx.tx.failedSettlements.run(
-      ref.projectId,
-      () => settle(ctx, ref, outcome, { ...options, pending }),
-      { signal: options.signal },
-    );
-  // Its `tx` events into the feed before the answer, so a reader who has the answer finds them.
-  if (pending.recorded) await movePendingEvents(ctx, ref.projectId);
-  return found;
+  return await countSettlement(ctx, ref.projectId, async () => {
+    const pending = { recorded: false };
+    const found = outcome.status !== "failed"
+      ? await settle(ctx, ref, outcome, { ...options, pending })
+      : await ctx.tx.failedSettlements.run(
+        ref.projectId,
+        () => settle(ctx, ref, outcome, { ...options, pending }),
+        { signal: options.signal },
+      );
+    if (pending.recorded) await movePendingEvents(ctx, ref.projectId);
+    return found;
+  });
 }
 
 // Settles in one checked commit; sets `pending.recorded` when that commit wrote pending events.
