@@ -1,21 +1,21 @@
 /**
- * Pending events into the feed. A payout's settlement writes its `tx` event to the project's
- * pending area (`kv/event_pending.ts`) in its own checked commit, so the settlements of one project
- * never queue behind its feed counter; `movePendingEvents` then moves the project's pending events
- * into the feed in batches, one commit each through `commitWithEvents` (feed ids under the
- * counter, delivery jobs, webhook deliveries, `outbox` marks), with the deletion of the pending
- * entries in that commit.
+ * Pending events into the feed. A payout's settlement that is not the only one of its project in
+ * flight on its instance writes its `tx` event to the project's pending area
+ * (`kv/event_pending.ts`) in its own checked commit, so the settlements of one project never queue
+ * behind its feed counter; `movePendingEvents` then moves the project's pending events into the
+ * feed in batches, one commit each through `commitWithEvents` (feed ids under the counter,
+ * delivery jobs, webhook deliveries, `outbox` marks), with the deletion of the pending entries in
+ * that commit.
  *
- * Exactly once: a mover reads the counter (and the webhook endpoints) first and lists pending entries
- * after, and its commit checks the counter. A mover that listed an entry before another moved it read the counter before
- * that move, so its commit fails and it lists again; one that read the counter after the move lists
- * after it too, and no longer finds the entry.
+ * Exactly once: a mover reads the counter (and the webhook endpoints) first and lists pending
+ * entries after, and its commit checks the counter. A mover that listed an entry before another
+ * moved it read the counter before that move, so its commit fails and it lists again; one that
+ * read the counter after the move lists after it too, and no longer finds the entry.
  *
- * A settlement that is the only one of its project in flight on its instance, which records no
- * other events of the project at the moment (a project paying now and then), records its events in
- * the feed in its own commit instead (`whenFeedIsQuiet`): its answer then waits for no further
- * commit. One that loses that commit's checks goes through the
- * pending events, as do those that find the project's feed busy.
+ * The only settlement of its project in flight on its instance, which records no other events of
+ * the project at the moment (a project paying now and then), records its events in the feed in its
+ * own commit instead (`whenFeedIsQuiet`): its answer then waits for no further commit. If it loses
+ * that commit's checks, its next round goes through the pending events.
  *
  * Who moves: the settling instance, right after its commit (moves of one project on one instance
  * run one at a time, and a settlement arriving meanwhile waits for the next, which takes every

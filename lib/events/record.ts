@@ -11,7 +11,7 @@
  * cannot both succeed. Within one process they are therefore queued per project: the counter is
  * read and the commit sent under a per-project lock, which leaves only other instances to race
  * with. Without it a burst of such commits retries each about as many times as there are commits in
- * flight. Payouts' settlements do not take this turn: their events go through the project's
+ * flight. Payouts' settlements of a busy project do not take this turn: their events go through the project's
  * pending events (`pending.ts`), whose moves take it once for dozens of events.
  */
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
