@@ -7,6 +7,11 @@ export class KeyedLock {
    * `signal`, a task still waiting for its turn when the signal aborts never runs: the call
    * rejects with the signal's reason (a request's deadline bounds its wait in the queue).
    */
+  /** True while a task of `key` runs or waits. */
+  busy(key: string): boolean {
+    return this.#tails.has(key);
+  }
+
   run<T>(
     key: string,
     task: () => Promise<T>,

@@ -5,6 +5,7 @@ import { migratePreviousVersionWrites } from "../lib/migrations/mod.ts";
 import { restartLostWatchPolls } from "../lib/watches/poll.ts";
 import { ensureTxSweepLoop } from "../lib/tx/follow/sweep.ts";
 import { restartLostPublishers } from "../lib/events/publisher_loop.ts";
+import { moveStalePendingEvents } from "../lib/events/pending.ts";
 import { resealSweep } from "../lib/crypto/reseal.ts";
 import { payRewardsOfLinkedPlayers } from "../lib/rewards/sweep.ts";
 
@@ -16,6 +17,8 @@ export const sweeps: Record<string, Sweep> = {
   watch_loops: restartLostWatchPolls,
   tx_sweep_loop: ensureTxSweepLoop,
   event_publisher_loops: restartLostPublishers,
+  // Settlements' events their instance died before moving into the feed.
+  pending_events: moveStalePendingEvents,
   // What instances of the previous version still write during a rolling deploy.
   previous_version_writes: migratePreviousVersionWrites,
   // With SECRET_PREVIOUS: what instances still on the old SECRET sealed since the last sweep.

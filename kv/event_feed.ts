@@ -7,9 +7,10 @@
  * a slow commit lands behind a cursor that a faster commit already moved past. So ids come from
  * one counter per project, `["event_seqs", projectId]`, and every commit that records events reads
  * it, checks it and moves it forward in the same atomic commit as the change the events report (a
- * link, a settled transaction, a watch poll). Two commits that read the same counter value cannot
- * both succeed, so the commit writing events N+1.. always comes after the one writing N: the feed
- * only ever grows at its end, and every prefix a reader sees is complete. The price is that a
+ * link, a settled transaction, a watch poll), or as the move of pending events (`event_pending.ts`,
+ * a busy project's settlements). Two commits that read the same counter value cannot both
+ * succeed, so the commit writing events N+1.. always comes after the one writing N: the feed only
+ * ever grows at its end, and every prefix a reader sees is complete. The price is that a
  * project's event-writing commits are serialized: one check per commit, and a retry with a fresh
  * read when another commit got in between (`lib/events/record.ts` queues them per project within
  * a process, so only other instances race; `docs/performance.md` has the numbers).

@@ -10,8 +10,9 @@
  * Every such commit checks the project's feed counter, so two of them racing for the same ids
  * cannot both succeed. Within one process they are therefore queued per project: the counter is
  * read and the commit sent under a per-project lock, which leaves only other instances to race
- * with. Without it a burst of payouts settling at once (a round's rewards) retries each commit
- * about as many times as there are settlements in flight.
+ * with. Without it a burst of such commits retries each about as many times as there are commits in
+ * flight. Payouts' settlements of a busy project do not take this turn: their events go through the project's
+ * pending events (`pending.ts`), whose moves take it once for dozens of events.
  */
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { addFeedEvents, getEventSeqEntry } from "../../kv/event_feed.ts";
@@ -51,6 +52,11 @@ export async function commitWithEvents(
     dueAt?: (index: number) => number;
     /** Gives up waiting for the project's turn when it aborts (rejecting with its reason). */
     signal?: AbortSignal | undefined;
+    /**
+     * The feed counter, read by the caller before what `op` depends on, and the project's webhook
+     * endpoints, read with it (both are checked by the commit).
+     */
+    reads?: { seq: Deno.KvEntryMaybe<number>; hooks: Deno.KvEntryMaybe<string[]> };
   },
 ): Promise<EventsCommit> {
   const { projectId, events } = input;
@@ -59,10 +65,12 @@ export async function commitWithEvents(
   const target = deliver ? await publishTargetFor(ctx, projectId) : null;
   const outbox = target !== null && publishesThroughPublisher(target);
   const committed = await ctx.events.feedLocks.run(projectId, async () => {
-    const [seq, hooks] = await Promise.all([
-      getEventSeqEntry(ctx.kv, projectId),
-      deliver ? getWebhookTargetsEntry(ctx.kv, projectId) : null,
-    ]);
+    const [seq, hooks] = input.reads
+      ? [input.reads.seq, deliver ? input.reads.hooks : null]
+      : await Promise.all([
+        getEventSeqEntry(ctx.kv, projectId),
+        deliver ? getWebhookTargetsEntry(ctx.kv, projectId) : null,
+      ]);
     const now = ctx.clock.now();
     const dueAt = input.dueAt ?? (() => ctx.clock.now());
     const recorded = addFeedEvents(op, projectId, { seq, events, now, outbox });

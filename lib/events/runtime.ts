@@ -5,6 +5,7 @@
 import type { BaseContext } from "../base_context.ts";
 import type { Clock } from "../../core/clock.ts";
 import { KeyedLock } from "../../core/keyed_lock.ts";
+import { CoalescedRuns } from "../../core/coalesced_runs.ts";
 import { TtlCache } from "../../core/ttl_cache.ts";
 import { FeedHeads } from "./feed_heads.ts";
 
@@ -36,6 +37,10 @@ export interface EventRuntime {
   targets: TtlCache<PublishTarget | null>;
   /** Serializes this process's event-recording commits per project (`lib/events/record.ts`). */
   feedLocks: KeyedLock;
+  /** This process's moves of pending events into each project's feed (`pending.ts`). */
+  pendingMoves: CoalescedRuns;
+  /** Settlements of each project in flight on this process (`pending.ts`). */
+  settling: Map<string, number>;
   /** Where each project's feed ends, as this instance knows it (`feed_heads.ts`). */
   heads: FeedHeads;
   /** Projects whose publisher loop this instance saw running in the last 10 s (`publisher_loop.ts`). */
@@ -56,6 +61,8 @@ export function createEventRuntime(kv: Deno.Kv, clock: Clock): EventRuntime {
   return {
     targets: new TtlCache(clock, { ttlMs: TARGET_TTL_MS }),
     feedLocks: new KeyedLock(),
+    pendingMoves: new CoalescedRuns(),
+    settling: new Map(),
     heads: new FeedHeads(kv, clock),
     publishers: new TtlCache(clock, { ttlMs: TARGET_TTL_MS }),
     nudges: new TtlCache(clock, { ttlMs: 1_000 }),

@@ -43,7 +43,12 @@ onEachStore(
     });
     const b = await h.instance();
     await h.policy({ maxSolPerTransfer: "1" });
-    answeredAll(await burst(h, [h.a, b], BURST), BURST);
+    const counts = await burst(h, [h.a, b], BURST);
+    answeredAll(counts, BURST);
+    // And: each payout settled so far has its `tx` event, once (moved into the feed in batches)
+    const keys = (await h.txEvents()).map((event) => event.key);
+    assert.equal(new Set(keys).size, keys.length, "no event twice");
+    assert.ok(keys.length >= (counts.confirmed ?? 0), `${keys.length} events`);
     // (A minute later, for the request quota's 600 a minute; the instances' blocks settled, as
     // their timers would 2 s after the burst, here at once: a loaded machine may run them late.)
     for (const instance of [h.a, b]) await instance.ctx.tx.allowances.settle(h.project.id);

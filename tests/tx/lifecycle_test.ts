@@ -17,11 +17,8 @@ import {
 } from "../../kv/tx_requests.ts";
 import { addTxJob } from "../../lib/tx/job_payloads.ts";
 import { ABANDONED_ERROR, EXPIRED_ERROR } from "../../lib/tx/lifecycle/result.ts";
-import {
-  attemptRef,
-  confirmLandedAttempt,
-  settleAttempt,
-} from "../../lib/tx/record/transitions.ts";
+import { attemptRef, settleAttempt } from "../../lib/tx/record/transitions.ts";
+import { confirmLandedAttempt } from "../../lib/tx/record/found_landed.ts";
 import { ensureTxConfirmJob } from "../../lib/tx/follow/confirm_job.ts";
 import {
   markAccepted,

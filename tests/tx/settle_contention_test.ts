@@ -7,14 +7,15 @@ import { balanceOf, okJson, startTxHarness } from "../support/tx_harness.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 
 Deno.test("A payout whose settlement loses every round answers submitted, and the background confirms it once", async () => {
-  // Given: a remote store, a linked player, and every commit that records events losing its
-  // checks (the settlement records the `tx` event; the reservation and the mark record none)
+  // Given: a remote store, a linked player, and every commit that moves a request to `confirmed`
+  // losing its checks (the settlement's, whether it records its `tx` event in the feed or as
+  // pending; the reservation and the mark move it to `pending` and `submitted`)
   await using store = await startRemoteStore();
   await using h = await startTxHarness({ kvPath: store.url, timing: { confirmWaitMs: 5_000 } });
   await h.policy({ maxSolPerTransfer: "1" });
   const to = await h.link(1);
   const before = await balanceOf(h, to);
-  const losing = { text: "event_seqs", times: 1_000 };
+  const losing = { text: "confirmed", times: 1_000 };
   store.server.faults.losingChecksTo = losing;
 
   // When: a payout lands within its confirmation wait

@@ -2,15 +2,19 @@
  * The lifecycle's final events (`lifecycle.ts` states them): confirm, abandon, fail, and a failed
  * key found landed. Each is one checked commit on the request record (on every record of a shared
  * transaction: its keys move together), so whichever of the route, the confirmation job or the
- * sweep gets there first decides, and a final status, its `tx` event and the release of a failed
+ * sweep gets there first decides, and a final status, its `tx` event (in the feed, or as a pending
+ * event moved into the feed just after: `lib/events/pending.ts`) and the release of a failed
  * attempt's usage land together: exactly one event per attempt, and failed attempts never count
  * against the limits. A reward's payment moves its reward in the same commit
- * (`reward_settlement.ts`).
+ * (`reward_settlement.ts`). A failed key found landed is `found_landed.ts`.
  */
 import { commitWithRetry, RETRY } from "../../../core/commit_retry.ts";
+import { abortable } from "../../../core/deadline.ts";
 import type { TxContext } from "../runtime.ts";
 import { log } from "../../../core/log.ts";
 import { commitWithEvents } from "../../events/record.ts";
+import { countSettlement, movePendingEvents, whenFeedIsQuiet } from "../../events/pending.ts";
+import { addPendingEvents } from "../../../kv/event_pending.ts";
 import type { ServiceEvent } from "../../../core/events.ts";
 import { addJobRemoval, getJobEntry, type JobRecord } from "../../../kv/jobs.ts";
 import {
@@ -25,7 +29,7 @@ import { ABANDONED_ERROR } from "../lifecycle/result.ts";
 import { type AttemptEvent, isFinal, transitionOf } from "../lifecycle/lifecycle.ts";
 import { applyEvent } from "../lifecycle/apply_event.ts";
 import { addRewardSettlement, type RewardSettlement } from "./reward_settlement.ts";
-import { addLandedUsage, addSettledUsage } from "./usage_release.ts";
+import { addSettledUsage } from "./usage_release.ts";
 
 /** Which attempt a change is for; a change for an older attempt of the key is ignored. */
 export interface AttemptRef {
@@ -87,13 +91,15 @@ export async function settleAttempt(
  * sharing it, `SignedTx.sharedKeys`) in one commit checked against each of them: they share its
  * fate, so no store failure can leave one `failed` while another still follows the same bytes
  * (its confirmation would send them again, paying the failed one too). The commit checks each
- * key still open and the event feed and webhook endpoints (`commitWithEvents`): at most 10, as
- * `maxSharedPayments` allows; so it leaves the keys' confirmation jobs to end on their next round
- * (each finds its attempt final) and a failed key's hourly windows to a `tx_release` job
- * (`usage_release.ts`). A reward's payment, never shared, also checks its reward and the player's
- * holds (`reward_settlement.ts`). A key of the transaction already settled or retried (by versions
- * that settled them one by one) is left as it is. Returns the keys' records as they stand
- * afterwards.
+ * key still open and, when it records their `tx` events in the feed, the feed counter and webhook
+ * endpoints (`commitWithEvents`): at most 10, as `maxSharedPayments` allows; so it leaves the keys'
+ * confirmation jobs to end on their next round (each finds its attempt final) and a failed key's
+ * hourly windows to a `tx_release` job (`usage_release.ts`). A reward's payment, never shared, also
+ * checks its reward and the player's holds (`reward_settlement.ts`). It records the events in the
+ * feed only as the project's one settlement in flight on a quiet feed; otherwise, or once it lost
+ * its first round, in the project's pending events, moved into the feed before it returns
+ * (`pending.ts` of `lib/events/`). A key already settled or retried (by versions that settled keys
+ * one by one) is left as it is. Returns the keys' records as they stand afterwards.
  */
 export async function settleTransaction(
   ctx: TxContext,
@@ -101,19 +107,30 @@ export async function settleTransaction(
   outcome: FinalOutcome,
   options: SettleOptions = {},
 ): Promise<Map<string, TxRequestRecord>> {
-  if (outcome.status !== "failed") return await settle(ctx, ref, outcome, options);
-  return await ctx.tx.failedSettlements.run(
-    ref.projectId,
-    () => settle(ctx, ref, outcome, options),
-    { signal: options.signal },
-  );
+  return await countSettlement(ctx, ref.projectId, async () => {
+    const pending = { recorded: false };
+    const found = outcome.status !== "failed"
+      ? await settle(ctx, ref, outcome, { ...options, pending })
+      : await ctx.tx.failedSettlements.run(
+        ref.projectId,
+        () => settle(ctx, ref, outcome, { ...options, pending }),
+        { signal: options.signal },
+      );
+    if (pending.recorded) {
+      // Settled already: a route at its deadline answers, and the move runs on (or the sweep's).
+      const moving = movePendingEvents(ctx, ref.projectId);
+      await (options.signal ? abortable(moving, options.signal).catch(() => {}) : moving);
+    }
+    return found;
+  });
 }
 
+// Settles in one checked commit; sets `pending.recorded` when that commit wrote pending events.
 async function settle(
   ctx: TxContext,
   ref: AttemptRef,
   outcome: FinalOutcome,
-  options: SettleOptions,
+  options: SettleOptions & { pending: { recorded: boolean } },
 ): Promise<Map<string, TxRequestRecord>> {
   return await commitWithRetry("settle the transaction request", async (round) => {
     options.signal?.throwIfAborted();
@@ -145,12 +162,21 @@ async function settle(
       rewards.push(reward);
       events.push(...reward.events);
     }
-    const committed = await commitWithEvents(ctx, op, {
-      projectId: ref.projectId,
-      events,
-      signal: options.signal,
-    });
-    if (!committed.ok) return RETRY;
+    // A quiet feed takes the events at once; a busy one, or a lost first round, the pending area.
+    const direct = round === 0 && events.length > 0
+      ? await whenFeedIsQuiet(
+        ctx,
+        ref.projectId,
+        () =>
+          commitWithEvents(ctx, op, { projectId: ref.projectId, events, signal: options.signal }),
+      )
+      : null;
+    if (direct && !direct.ok) return RETRY;
+    if (!direct) {
+      if (events.length > 0) addPendingEvents(op, ref.projectId, { events, now });
+      if (!(await op.commit()).ok) return RETRY;
+      options.pending.recorded = events.length > 0;
+    }
     for (const [i, next] of settled.entries()) {
       found.set(next.key, next);
       log(outcome.status === "confirmed" ? "info" : "warn", "Transaction request settled", {
@@ -228,42 +254,6 @@ function neverLeft(record: TxRequestRecord): boolean {
 }
 
 /**
- * Turns a `failed` key back to `confirmed` when one of its attempts, `signature`, is found landed
- * after all, with its `tx` event, and counts its payment in the limits' windows again. No path
- * fails a signed attempt that can still land, so only a status settled wrongly (as versions before
- * the expiry proof did on a resend's preflight refusal, or on a node hiding its history) gets
- * here: a state only the chain can judge, so it is judged here and not migrated. Returns the
- * record afterwards; null when the entry changed meanwhile.
- */
-export async function confirmLandedAttempt(
-  ctx: TxContext,
-  entry: Deno.KvEntry<TxRequestRecord>,
-  signature: string,
-): Promise<TxRequestRecord | null> {
-  const record = entry.value;
-  const now = ctx.clock.now();
-  const next = applyEvent(record, { type: "found_landed", signature }, now);
-  if (!next) return null;
-  const op = ctx.kv.atomic().check(entry).set(entry.key, next);
-  addTxStatusMove(op, record, next);
-  await addLandedUsage(ctx, op, record, now);
-  const reward = await addRewardSettlement(ctx, op, next, now);
-  const committed = await commitWithEvents(ctx, op, {
-    projectId: record.projectId,
-    events: [txEventOf(next, "confirmed"), ...reward?.events ?? []],
-  });
-  if (!committed.ok) return null;
-  reward?.logMove();
-  log("warn", "Transaction request found landed after it was marked failed", {
-    projectId: record.projectId,
-    idempotencyKey: record.key,
-    attempt: record.attempt,
-    signature,
-  });
-  return next;
-}
-
-/**
  * Adds, to `op`, the removal of the attempt's confirmation job when no worker is running it, so a request
  * settled by the route leaves no job behind (a running one finds the attempt final and stops).
  */
@@ -280,7 +270,7 @@ async function addConfirmJobRemoval(
 }
 
 /** The `tx` event of an attempt settled as `next`. */
-function txEventOf(next: TxRequestRecord, status: FinalOutcome["status"]): ServiceEvent {
+export function txEventOf(next: TxRequestRecord, status: FinalOutcome["status"]): ServiceEvent {
   return {
     type: "tx",
     key: next.key,

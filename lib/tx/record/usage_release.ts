@@ -76,7 +76,7 @@ export async function addSettledUsage(
 }
 
 /**
- * Adds, to `op`, the usage of a `failed` key found paid after all (`confirmLandedAttempt`): its
+ * Adds, to `op`, the usage of a `failed` key found paid after all (`confirmLandedAttempt`, `found_landed.ts`): its
  * payment counts again in every limit, checked on the ledgers it is added to, and its attempt
  * leaves the failures' cap.
  */
@@ -105,7 +105,7 @@ export async function addLandedUsage(
 /**
  * Job handler: a failed attempt of a shared transaction leaves the recipient's and the player's
  * windows, in the commit that ends the job. A key found paid on that attempt after all
- * (`confirmLandedAttempt`) keeps its entries; the record is checked so that change cannot slip in.
+ * (`confirmLandedAttempt`, `found_landed.ts`) keeps its entries; the record is checked so that change cannot slip in.
  */
 export async function runTxReleaseJob(run: JobRun<TxReleaseJob, TxContext>): Promise<JobOutcome> {
   const { projectId, key, attemptId, at, recipient, userId } = run.payload;

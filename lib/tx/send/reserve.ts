@@ -53,7 +53,7 @@ import { idempotencyConflict } from "../request/check_steps.ts";
 import { addSenderMove, checkSender } from "../request/sender.ts";
 import { inWindowTurn } from "../request/window_turns.ts";
 import { proveEarlierAttempt } from "../follow/retry_proof.ts";
-import { confirmLandedAttempt } from "../record/transitions.ts";
+import { confirmLandedAttempt } from "../record/found_landed.ts";
 import { applyEvent } from "../lifecycle/apply_event.ts";
 import { addFoldedPlaces } from "../allowance/allowance_fold.ts";
 import { type Deadline, notReservedInTime } from "../rpc/timing.ts";

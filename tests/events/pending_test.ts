@@ -1,0 +1,52 @@
+// A settlement writes its `tx` event to the project's pending events and moves it into the feed
+// right after; when that move cannot commit (its instance gone, or the store refusing), the
+// minute sweep of any instance moves it later: the event reaches the feed exactly once.
+import assert from "node:assert/strict";
+import { startRemoteStore } from "../support/remote_store.ts";
+import { okJson, startTxHarness } from "../support/tx_harness.ts";
+import { runSweeps } from "../../jobs/sweeps.ts";
+import { listFeedEvents } from "../../kv/event_feed.ts";
+
+Deno.test("A settlement's event its instance could not move into the feed is moved by another instance's sweep, once", async () => {
+  // Given: two instances on a remote store, a linked player, and every commit that takes feed ids
+  // losing its checks (the settlement itself takes none)
+  await using store = await startRemoteStore();
+  await using h = await startTxHarness({ kvPath: store.url, timing: { confirmWaitMs: 5_000 } });
+  const b = await h.instance();
+  await h.policy({ maxSolPerTransfer: "1" });
+  await h.link(1);
+  const losing = { text: "event_seqs", times: 1_000 };
+  store.server.faults.losingChecksTo = losing;
+
+  // When: a payout lands within its confirmation wait
+  const answer = await okJson(
+    await h.a.post("transfer-sol", { to: { userId: 1 }, amount: "0.01", idempotencyKey: "late" }),
+  );
+
+  // Then: it is answered confirmed, its settlement having lost its first round (recording its
+  // event in the feed) and its move of the pending event all of its 100, and the feed is empty
+  assert.equal(answer.status, "confirmed", JSON.stringify(answer));
+  assert.equal(losing.times, 899);
+  const feed = () =>
+    listFeedEvents(h.a.kv, h.project.id, {
+      after: 0,
+      limit: 100,
+      types: null,
+      now: h.a.clock.now(),
+      maxDecoded: 100,
+    });
+  assert.deepEqual((await feed()).events, []);
+
+  // And: a sweep within 30 s leaves it to its instance
+  store.server.faults.losingChecksTo = null;
+  assert.equal((await runSweeps(b.ctx)).pending_events, 0);
+
+  // And: after 30 s the other instance's sweep moves it, and its event is delivered, once
+  h.a.clock.advance(31_000);
+  assert.equal((await runSweeps(b.ctx)).pending_events, 1);
+  assert.equal((await runSweeps(h.a.ctx)).pending_events, 0);
+  const events = (await feed()).events;
+  assert.deepEqual(events.map((e) => [e.type, "key" in e ? e.key : null]), [["tx", "late"]]);
+  const delivered = (await h.txEvents()).filter((e) => e.key === "late");
+  assert.deepEqual(delivered.map((e) => e.status), ["confirmed"]);
+});
