@@ -1,17 +1,21 @@
 /**
  * A withdrawal's line through the money path: SOL or one token from the managed wallet to an
  * address, asked for from the dashboard by the project's owner or an admin, as a request of kind
- * `withdraw` under its own idempotency key. It takes the payouts' path from the reservation on
+ * `withdraw` under its own idempotency key. From the reservation on it takes the payouts' path
  * (`reserveAndSend`: the signed bytes stored before the first send, the expiry and retry proofs,
- * the background confirmation, the `tx` event), with these checks instead of the routes' steps 1
- * to 11:
+ * the background confirmation, the `tx` event); these checks replace the routes' steps 1 to 11:
  *
- * - the sender is a member of the active project whose role may withdraw (and still is when the
- *   reservation commits: its record is checked there, as an API key's is);
- * - the managed wallet exists (step 6), the key is new or was used for the same withdrawal (7),
- *   the mint exists on the cluster (10) and the amount fits its decimals (11, first half);
- * - none of the policy's steps (9, 11's maximum, 12, 13): a withdrawal is outside the game
- *   policy's limits and counts in none of their windows (`limits.ts`).
+ * | Check                   | For a withdrawal                                                    |
+ * | ----------------------- | ------------------------------------------------------------------- |
+ * | Sender                  | a member of the active project whose role may withdraw, and still   |
+ * |                         | is when the reservation commits (its record is checked there, as an |
+ * |                         | API key's is)                                                       |
+ * | 6                       | the managed wallet exists                                           |
+ * | 7                       | the key is new or was used for the same withdrawal                  |
+ * | 10                      | the mint exists on the cluster                                      |
+ * | 11, first half          | the amount fits its decimals                                        |
+ * | 9, 11's maximum, 12, 13 | none of the policy's steps: a withdrawal is outside the game        |
+ * |                         | policy's limits and counts in none of their windows (`limits.ts`)   |
  */
 import type { TxContext } from "./runtime.ts";
 import { ApiError } from "../../core/api_error.ts";

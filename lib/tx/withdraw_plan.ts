@@ -1,15 +1,20 @@
 /**
- * What a withdrawal will send, worked out before its owner or admin signs the statement naming
- * it: one line (an asset and amount asked for), or everything the managed wallet holds.
+ * What a withdrawal will send, worked out before its owner or admin signs the statement naming it:
+ * one line (an asset and amount asked for), or everything the managed wallet holds. Everything is
+ * every token in the wallet's associated token accounts (tokens elsewhere cannot be sent by the
+ * money path, which sends from those), then the SOL left once these are kept back:
  *
- * Everything is every token in the wallet's associated token accounts (tokens elsewhere cannot be
- * sent by the money path, which sends from those), then the SOL left once the withdrawal's own
- * costs are kept back: per transaction the signature fee (5,000 lamports) and, on mainnet, the
- * highest priority fee the service ever pays for its kind (`priority_fee.ts`); the rent of each
- * recipient token account the wallet must create; and the rent-exempt minimum of the wallet
- * itself, because a transaction that leaves an account with less than that but more than nothing
- * is refused, so its last lamports could never all be sent. What the fees did not use stays in
- * the wallet (a few thousandths of a SOL at most).
+ * | Kept back                    | How much, and why                                              |
+ * | ---------------------------- | -------------------------------------------------------------- |
+ * | Signature fee                | 5,000 lamports per transaction                                 |
+ * | Priority fee                 | On mainnet, per transaction, the highest the service ever pays |
+ * |                              | for its kind (`priority_fee.ts`)                               |
+ * | Token account rent           | For each recipient token account the wallet must create        |
+ * | Wallet's rent-exempt minimum | A transaction that leaves an account with less than that but   |
+ * |                              | more than nothing is refused, so its last lamports could never |
+ * |                              | all be sent                                                    |
+ *
+ * What the fees did not use stays in the wallet (a few thousandths of a SOL at most).
  */
 import { type Address, address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";

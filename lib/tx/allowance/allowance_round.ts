@@ -1,15 +1,19 @@
 /**
  * One round of the leased allowance (`allowance.ts` says why the limits stay exact): a commit per
- * project, checked on the ledgers of the scopes it looks at and on the previous version's lists,
- * that settles the instance's blocks being closed, counts other instances' lost blocks whole,
- * and grants new blocks for the waiting payouts that fit.
+ * project, checked on the ledgers of the scopes it looks at and on the previous version's lists.
  *
- * Two savings for a project paying now and then. A grant of exactly the waiting payouts' places
- * (no places ahead) goes straight into its bucket as used, instead of a block settled later: a
- * payout that then does not commit gives its place back like a failed one. And the released
- * counters (a list read per scope) are read only when the payouts do not all fit without them
- * (what they give back only lowers the count), or every `RELEASES_READ_MS` to delete those of
- * buckets out of the window.
+ * | Part        | Rule                                                                            |
+ * | ----------- | ------------------------------------------------------------------------------- |
+ * | Settles     | the instance's blocks being closed                                              |
+ * | Counts      | other instances' lost blocks, whole                                             |
+ * | Grants      | new blocks for the waiting payouts that fit                                     |
+ * | Exact grant | Saving for a project paying now and then: a grant of exactly the waiting        |
+ * |             | payouts' places (no places ahead) goes straight into its bucket as used,        |
+ * |             | instead of a block settled later; a payout that then does not commit gives its  |
+ * |             | place back like a failed one.                                                   |
+ * | Releases    | The released counters (a list read per scope) are read only when the payouts do |
+ * |             | not all fit without them (what they give back only lowers the count), or every  |
+ * |             | `RELEASES_READ_MS` to delete those of buckets out of the window.                |
  */
 import type { Clock } from "../../../core/clock.ts";
 import { commitWithRetry, RETRY } from "../../../core/commit_retry.ts";

@@ -1,15 +1,19 @@
 /**
  * Priority fees on mainnet, so transactions land under congestion.
  *
- * Choice: the compute-unit price is the 75th percentile of the per-slot minimum fees that
- * `getRecentPrioritizationFees` reports for the accounts the transaction writes (the last 150
- * slots), so it beats most recent competition for the same accounts without paying for outliers;
- * it is clamped between 1,000 and 2,000,000 micro-lamports per CU, so a quiet market still pays a
- * little and a spike cannot drain the wallet. The compute-unit limit is fixed per kind with a
- * margin over measured use (a SOL transfer uses about 750 CU with the two budget instructions and
- * the memo; a token transfer or mint that creates the associated account uses 25k to 40k), which keeps the
- * fee (price x limit) small and avoids a simulation round trip on every request. At the cap a
- * token transaction pays at most 0.0002 SOL in priority fee.
+ * | Part       | Rule, and why                                                                    |
+ * | ---------- | -------------------------------------------------------------------------------- |
+ * | Price      | The 75th percentile of the per-slot minimum fees that                            |
+ * |            | `getRecentPrioritizationFees` reports for the accounts the transaction writes    |
+ * |            | (the last 150 slots): it beats most recent competition for the same accounts     |
+ * |            | without paying for outliers.                                                     |
+ * | Clamp      | Between 1,000 and 2,000,000 micro-lamports per CU: a quiet market still pays a   |
+ * |            | little, a spike cannot drain the wallet.                                         |
+ * | CU limit   | Fixed per kind with a margin over measured use (a SOL transfer uses about 750 CU |
+ * |            | with the two budget instructions and the memo; a token transfer or mint that     |
+ * |            | creates the associated account uses 25k to 40k): the fee (price x limit) stays   |
+ * |            | small and no request pays a simulation round trip.                               |
+ * | At the cap | A token transaction pays at most 0.0002 SOL in priority fee.                     |
  */
 import type { Address, Rpc, SolanaRpcApi } from "@solana/kit";
 import type { TxRouteKind } from "../../../core/events.ts";

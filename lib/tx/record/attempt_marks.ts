@@ -1,7 +1,14 @@
 /**
  * The lifecycle's events short of a final status (`lifecycle.ts` states them, `transitions.ts`
- * commits the others): sign, accept, answer, expiry_unproven. Each is one commit checked on the
- * request record (on each record a shared transaction pays), as the table allows.
+ * commits the others). Each is one commit checked on the request record (on each record a shared
+ * transaction pays), as the table allows.
+ *
+ * | Event           | Marked by                                                                   |
+ * | --------------- | --------------------------------------------------------------------------- |
+ * | sign            | `recordSigned`                                                              |
+ * | accept          | `markAccepted`                                                              |
+ * | answer          | `markSubmitted`                                                             |
+ * | expiry_unproven | `markExpiryUnproven`                                                        |
  */
 import { commitWithRetry, RETRY } from "../../../core/commit_retry.ts";
 import type { TxContext } from "../runtime.ts";

@@ -1,15 +1,21 @@
 /**
- * A payout's turn on its hourly windows in this process. Every reservation writes its recipient's
- * window and its player's (`limits.ts`), checked by its commit, so payouts of one project to one
- * player at once (a game paying each of a player's rewards as it comes) all commit against the same
- * records: one wins, the others read again and retry, about n²/2 commits for n payouts (24 at once
- * lost 163 commits; 64 connections paying one player made 33 commits a payout). Here they reserve
- * one after another: each one's read comes after the previous one's commit, so it commits at its
- * first try. Instances still meet on these records through the commit's checks, as before.
+ * A payout's turn on its hourly windows in this process, so payouts of one project to one player at
+ * once commit at their first try instead of retrying against each other.
  *
- * A turn is waited for until the payout's deadline (`reservationWaitSignal`, as a wait for places
- * is), then it is answered `notReservedInTime` (nothing was kept or sent). The recipient's turn is
- * always taken before the player's, so two payouts never wait for each other.
+ * | Concern | Rule                                                                                |
+ * | ------- | ----------------------------------------------------------------------------------- |
+ * | Why     | Every reservation writes its recipient's and its player's window (`limits.ts`),     |
+ * |         | checked by its commit: payouts to one player at once (a game paying each of a       |
+ * |         | player's rewards as it comes) all commit against the same records, one wins and the |
+ * |         | others read again and retry, about n²/2 commits for n payouts (24 at once lost 163  |
+ * |         | commits; 64 connections paying one player made 33 commits a payout).                |
+ * | Turns   | Here they reserve one after another: each one's read comes after the previous one's |
+ * |         | commit, so it commits at its first try. Instances still meet on these records       |
+ * |         | through the commit's checks, as before.                                             |
+ * | Waiting | Until the payout's deadline (`reservationWaitSignal`, as a wait for places is),     |
+ * |         | then `notReservedInTime`: nothing was kept or sent.                                 |
+ * | Order   | The recipient's turn is always taken before the player's, so two payouts never wait |
+ * |         | for each other.                                                                     |
  */
 import type { TxContext } from "../runtime.ts";
 import type { CheckedRequest } from "./checks.ts";

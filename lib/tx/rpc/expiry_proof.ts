@@ -1,20 +1,28 @@
 /**
  * The one rule for "this attempt is dead" (expired without landing). Settling an attempt as
  * expired, proving a failed key's last attempt dead before a retry signs anew, and the sweep all
- * reach it through `confirmOnChain` (`confirm.ts`), and nothing else concludes an attempt is dead.
+ * reach it through `confirmOnChain` (`confirm.ts`); nothing else concludes an attempt is dead.
  *
  * A node's `null` for the signature proves nothing on its own: a node run without transaction
- * history once its status cache has rolled over, or a pool whose members lag, answers `null` for
- * a landed transaction while claiming its whole history. So expiry needs two independent proofs,
- * both from answers whose context has seen the finalized slot past the expiry margin:
- * 1. the status lookup (whole history) has no record of the signature, and
- * 2. the managed wallet's own signature history (`getSignaturesForAddress`, the fee payer signs
- *    every attempt), read back to the blockhash's slot, does not hold it.
- * The second is read at `minContextSlot`, so a lagging node refuses rather than answering from
- * before the landing; a node that says it cannot answer it (no address history, behind that
- * slot) gives no proof, while a failed transport only fails the round. Without both, the attempt
- * is `unproven`: it stays `submitted`, no new attempt is signed, and it is looked at less and less
- * often (`confirm_job.ts`). When the wallet's history holds the signature, its entry decides.
+ * history once its status cache has rolled over, or a pool whose members lag, answers `null` for a
+ * landed transaction while claiming its whole history. So expiry needs two independent proofs, each
+ * from an answer whose context has seen the finalized slot past the expiry margin:
+ *
+ * | Proof     | Holds when                                                                        |
+ * | --------- | --------------------------------------------------------------------------------- |
+ * | 1. Status | the status lookup (whole history) has no record of the signature                  |
+ * | 2. Wallet | the managed wallet's own signature history (`getSignaturesForAddress`; the fee    |
+ * |           | payer signs every attempt), read back to the blockhash's slot at                  |
+ * |           | `minContextSlot`, does not hold it: a lagging node refuses rather than answering  |
+ * |           | from before the landing                                                           |
+ *
+ * | Otherwise                     | Verdict                                                       |
+ * | ----------------------------- | ------------------------------------------------------------- |
+ * | The wallet's history holds it | its entry decides                                             |
+ * | A node cannot answer proof 2  | no proof (no address history, behind that slot)               |
+ * | A failed transport            | only the round fails                                          |
+ * | Not both proofs               | `unproven`: it stays `submitted`, no new attempt is signed,   |
+ * |                               | and it is looked at less and less often (`confirm_job.ts`)    |
  */
 import type { Address, Rpc, Signature, SolanaRpcApi } from "@solana/kit";
 import { getTransactionDecoder } from "@solana/kit";

@@ -1,36 +1,44 @@
 /**
  * Steps 12 and 13, the daily cap on failures, and the reservation. The project-wide limits (the
- * day's count, the asset's budget, the cap on failures) are places the payout takes first from
- * its instance's leased blocks (`allowance.ts`, which says why they stay exact); the reservation is one atomic
- * commit of the key record with the recipient's and the player's windows, all checked by
- * versionstamp, so concurrent requests can never together pass a limit, and of concurrent
- * requests with one key only one reserves it. A payout's commit touches no record of the project's
- * shared by other payouts, so a round end's payouts of one project neither queue nor conflict;
- * payouts to one recipient or player take turns in an instance (`window_turns.ts`) and meet across
- * instances through the checks. A reservation that does not commit gives its places back. A
- * conflict re-reads and re-checks (steps 1 and 7 included).
+ * day's count, the asset's budget, the cap on failures) are places the payout takes first from its
+ * instance's leased blocks (`allowance.ts`, which says why they stay exact); the reservation is one
+ * atomic commit of the key record with the recipient's and the player's windows, all checked by
+ * versionstamp.
  *
- * Crash windows. Places from blocks are granted (a commit) before the reservation: an instance that
- * dies between the two leaves them counted (its block counts whole until it leaves the window),
- * so the limits may refuse early by them, never late; nothing is paid without its reservation.
- * A single payout's transaction is signed before the reservation and stored by its commit, the
- * one commit before the send: an instance that dies before it leaves nothing stored and nothing
- * sent (the signed bytes were only in its memory), and one that dies after it leaves an attempt
- * with its signed bytes, which counts as sent and which its check job follows (resends, lands or
- * proves dead) as if the route had sent it. A batch's items are reserved unsigned and their
- * shared transaction stored after (`send_and_wait.ts`).
- *
- * The commit is also checked against the project's record, the API key's and the policy: a
- * deletion, a revocation or a policy saved before it fails it, and the next round finds the key
- * unusable (401), or judges the request by the new policy (`checkPolicyAgain`) and takes its places
- * again. So no payout is reserved with a key after its revocation or its project's deletion was
- * answered, nor past a policy after its save was, on any instance, whatever the key cache holds.
- *
- * A retry of a `failed` key reserves a new attempt only once the earlier attempt is proven dead
- * (`retry_proof.ts`, made before places are taken since it reads the chain); the commit is
- * checked against the record that proof was made for. The new attempt gets its background check
- * job in the same commit, so even an attempt whose instance dies before signing is abandoned on
- * time by whichever instance runs that job.
+ * | Concern        | Rule                                                                         |
+ * | -------------- | ---------------------------------------------------------------------------- |
+ * | Exact          | Concurrent requests can never together pass a limit, and of concurrent       |
+ * |                | requests with one key only one reserves it. A reservation that does not      |
+ * |                | commit gives its places back. A conflict re-reads and re-checks (steps 1 and |
+ * |                | 7 included).                                                                 |
+ * | No queue       | A payout's commit touches no record of the project's shared by other         |
+ * |                | payouts, so a round end's payouts of one project neither queue nor conflict; |
+ * |                | payouts to one recipient or player take turns in an instance                 |
+ * |                | (`window_turns.ts`) and meet across instances through the checks.            |
+ * | Crash: places  | Places from blocks are granted (a commit) before the reservation: an         |
+ * |                | instance that dies between the two leaves them counted (its block counts     |
+ * |                | whole until it leaves the window), so the limits may refuse early by them,   |
+ * |                | never late; nothing is paid without its reservation.                         |
+ * | Crash: signing | A single payout's transaction is signed before the reservation and stored by |
+ * |                | its commit, the one commit before the send. Dying before it leaves nothing   |
+ * |                | stored and nothing sent (the signed bytes were only in memory); dying after  |
+ * |                | it leaves an attempt with its signed bytes, which counts as sent and which   |
+ * |                | its check job follows (resends, lands or proves dead) as if the route had    |
+ * |                | sent it. A batch's items are reserved unsigned and their shared transaction  |
+ * |                | stored after (`send_and_wait.ts`).                                           |
+ * | Revoked        | The commit is also checked on the project's record, the API key's and the    |
+ * |                | policy: a deletion, a revocation or a policy saved before it fails it, and   |
+ * |                | the next round finds the key unusable (401), or judges the request by the    |
+ * |                | new policy (`checkPolicyAgain`) and takes its places again. So no payout is  |
+ * |                | reserved with a key after its revocation or its project's deletion was       |
+ * |                | answered, nor past a policy after its save was, on any instance, whatever    |
+ * |                | the key cache holds.                                                         |
+ * | Retry          | A retry of a `failed` key reserves a new attempt only once the earlier       |
+ * |                | attempt is proven dead (`retry_proof.ts`, made before places are taken since |
+ * |                | it reads the chain); the commit is checked on the record that proof was made |
+ * |                | for. The new attempt gets its background check job in the same commit, so    |
+ * |                | even an attempt whose instance dies before signing is abandoned on time by   |
+ * |                | whichever instance runs that job.                                            |
  */
 import { CommitConflictError } from "../../../core/commit_retry.ts";
 import type { TxContext } from "../runtime.ts";

@@ -1,7 +1,12 @@
 /**
  * What a reservation (`reserve.ts`) is made with besides the request's checks, and what its rounds
- * answer: the new attempt (its id, and the transaction it stores, signed while the places are
- * taken), its places, and the records its commit checks.
+ * answer:
+ *
+ * | Input           | What                                                                        |
+ * | --------------- | --------------------------------------------------------------------------- |
+ * | The new attempt | its id, and the transaction it stores, signed while the places are taken    |
+ * | Its places      | taken from blocks, folded into its commit, or none (a withdrawal's)         |
+ * | Its records     | those its commit checks                                                     |
  */
 import { txRequestKey, type TxRequestRecord } from "../../../kv/tx_requests.ts";
 import { txPlayerUsageKey, txRecipientUsageKey, type UsageWindow } from "../../../kv/tx_usage.ts";

@@ -1,17 +1,22 @@
 /**
  * Step 14 for reserved attempts that share one transaction (a single request's one attempt, or up
  * to `maxSharedPayments` items of a batch of one kind and asset): the signed bytes stored with
- * every attempt (by a single request's reservation, which signs beside it, `reserve.ts`; for a
- * batch's items, reserved first, by `recordSigned` here), the first send, then the route's wait
- * (`follower.ts`). The keys of a shared transaction share its fate: built and signed together (a
- * 502 fails them all), stored together, refused, landed or confirmed together, in one commit. The
- * route answers within the request's deadline (`timing.answerWithinMs` from its arrival) whatever
- * the RPC does: every RPC call aborts at the deadline.
+ * every attempt, the first send, then the route's wait (`follower.ts`).
  *
- * Once the signed bytes are stored the attempts count as sent. The one send whose preflight
- * refusal settles them `failed` is the first, and only when the refusal is about the transaction
- * itself: `BlockhashNotFound` or `AlreadyProcessed` (a node may answer them for a copy it did
- * forward) are followed like an unclear answer.
+ * | Concern     | Rule                                                                            |
+ * | ----------- | ------------------------------------------------------------------------------- |
+ * | Stored      | A single request's bytes by its reservation, which signs beside it              |
+ * |             | (`reserve.ts`); a batch's items, reserved first, by `recordSigned` here. Once   |
+ * |             | stored, the attempts count as sent.                                             |
+ * | Shared fate | The keys of a shared transaction are built and signed together (a 502 fails     |
+ * |             | them all), stored together, refused, landed or confirmed together, in one       |
+ * |             | commit.                                                                         |
+ * | Refused     | Only the first send's preflight refusal settles them `failed`, and only when it |
+ * |             | is about the transaction itself: `BlockhashNotFound` or `AlreadyProcessed` (a   |
+ * |             | node may answer them for a copy it did forward) are followed like an unclear    |
+ * |             | answer.                                                                         |
+ * | Deadline    | The route answers within the request's deadline (`timing.answerWithinMs` from   |
+ * |             | its arrival) whatever the RPC does: every RPC call aborts at the deadline.      |
  */
 import type { Signature } from "@solana/kit";
 import type { TxContext } from "../runtime.ts";
