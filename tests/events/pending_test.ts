@@ -6,6 +6,7 @@ import { startRemoteStore } from "../support/remote_store.ts";
 import { okJson, startTxHarness } from "../support/tx_harness.ts";
 import { runSweeps } from "../../jobs/sweeps.ts";
 import { listFeedEvents } from "../../kv/event_feed.ts";
+import { movePendingEvents } from "../../lib/events/pending.ts";
 
 Deno.test("A settlement's event its instance could not move into the feed is moved by another instance's sweep, once", async () => {
   // Given: two instances on a remote store, a linked player, and every commit that takes feed ids
@@ -48,5 +49,54 @@ Deno.test("A settlement's event its instance could not move into the feed is mov
   const events = (await feed()).events;
   assert.deepEqual(events.map((e) => [e.type, "key" in e ? e.key : null]), [["tx", "late"]]);
   const delivered = (await h.txEvents()).filter((e) => e.key === "late");
+  assert.deepEqual(delivered.map((e) => e.status), ["confirmed"]);
+});
+
+Deno.test("A payout whose settled event cannot be moved into the feed is answered by its deadline, and the event reaches the feed once later", async () => {
+  // Given: a store 30 ms away (a move's round, two reads and a commit one after the other, takes
+  // 90 ms or more: its 100 rounds 9 s), a 5 s answer deadline, two instances, a linked player,
+  // and every commit that takes feed ids losing its checks
+  const answerWithinMs = 5_000;
+  await using store = await startRemoteStore({ latencyMs: 30 });
+  await using h = await startTxHarness({
+    kvPath: store.url,
+    timing: { answerWithinMs, confirmWaitMs: 2_000 },
+  });
+  const b = await h.instance();
+  await h.policy({ maxSolPerTransfer: "1" });
+  await h.link(1);
+  store.server.faults.losingChecksTo = { text: "event_seqs", times: 1_000 };
+
+  // When: a payout lands, its settlement writing its event to the pending events (its first
+  // round, recording it in the feed, lost) and its move into the feed losing round after round
+  const started = performance.now();
+  const res = await h.a.post("transfer-sol", {
+    to: { userId: 1 },
+    amount: "0.01",
+    idempotencyKey: "unmoved",
+  });
+  const ms = performance.now() - started;
+
+  // Then: it is answered confirmed within its deadline, without waiting for the move
+  const answer = await okJson(res);
+  assert.equal(answer.status, "confirmed", JSON.stringify(answer));
+  assert.ok(ms <= answerWithinMs, `answered after ${Math.round(ms)} ms`);
+
+  // And: once the store accepts the commits, the move still running and another instance's sweep
+  // (after 30 s) move the event into the feed together, once, and it is delivered once
+  store.server.faults.losingChecksTo = null;
+  store.server.faults.latencyMs = 0;
+  h.a.clock.advance(31_000);
+  await runSweeps(b.ctx);
+  await movePendingEvents(h.a.ctx, h.project.id);
+  const { events } = await listFeedEvents(h.a.kv, h.project.id, {
+    after: 0,
+    limit: 100,
+    types: null,
+    now: h.a.clock.now(),
+    maxDecoded: 100,
+  });
+  assert.deepEqual(events.map((e) => [e.type, "key" in e ? e.key : null]), [["tx", "unmoved"]]);
+  const delivered = (await h.txEvents()).filter((e) => e.key === "unmoved");
   assert.deepEqual(delivered.map((e) => e.status), ["confirmed"]);
 });
