@@ -7,7 +7,7 @@
 import type { AppContext } from "../context.ts";
 import { formatUnits, parseUnits } from "../chain/amounts.ts";
 import { SOL_DECIMALS } from "../chain/sol_balance.ts";
-import { REQUESTS_PER_DAY, REQUESTS_PER_MINUTE } from "../quota/request_quota.ts";
+import { REQUESTS_PER_DAY, REQUESTS_PER_MINUTE } from "../quota/quota_plan.ts";
 import { SOL_ASSET } from "../tx/request/policy.ts";
 import { type TxPolicy } from "../../kv/policy.ts";
 import { MAX_TX_PER_DAY } from "../tx/request/limits.ts";

@@ -68,6 +68,11 @@ export class QuotaStore {
     });
   }
 
+  /** Keeps counters another commit of this instance wrote (`quota_fold.ts`). */
+  remember(entry: Deno.KvEntry<RequestCounts>): void {
+    this.known.remember([entry]);
+  }
+
   /** Commits; when the answer is lost, the counters tell whether this round applied. */
   async #commitOnce(
     op: Deno.AtomicOperation,

@@ -1,18 +1,18 @@
 /**
- * Per-project request quotas, counted durably before each answer, that cost almost no commits.
+ * Per-project request quotas, counted durably before each answer, at almost no commits of their own.
  *
- * Leases: a project busy on this instance takes allowance ahead of its requests, a block sized to
- * about `LEASE_MS` of its rate here (`lease_sizes.ts`), and the
- * requests then answer from memory: that allowance is already counted in the store. Half used, a
- * lease is topped up by a round in the background, so a busy project's requests never wait; it is
- * settled (its unused part given back) when it runs out, `LEASE_MS` after its last top-up, or on
- * `close()`. `quota_plan.ts` says what each round writes and why several instances stay exact.
+ * | Counted by         | When, and how                                                              |
+ * | ------------------ | -------------------------------------------------------------------------- |
+ * | a lease, in memory | a project busy here: allowance taken ahead, about `LEASE_MS` of its rate   |
+ * |                    | (`lease_sizes.ts`), already counted in the store; topped up in the         |
+ * |                    | background when half used, settled (unused part given back) when used up,  |
+ * |                    | `LEASE_MS` after its last top-up, or on `close()`                          |
+ * | a round            | requests that need the store: many projects in one commit checked on each  |
+ * |                    | one's counters (`quota_store.ts`); on a local file 2 rounds of up to 100   |
+ * |                    | projects at once, on a remote store (10 checks a commit) up to 16 of 10    |
+ * | the route's commit | a quiet project's payout: its reservation counts it (`quota_fold.ts`)      |
  *
- * Rounds: requests that do need the store wait for a round, which counts many waiting projects in
- * one commit that checks each one's counters (`quota_store.ts`). On a local file commits queue for
- * one disk, so two rounds of up to 100 projects run at once and the rounds grow with load; a remote
- * store takes at most 10 checks a commit but runs commits side by side, so up to 16 rounds of 10
- * run at once there, hiding its round trip.
+ * `quota_plan.ts` says what each round writes and why several instances stay exact.
  */
 import type { Clock } from "../../core/clock.ts";
 import { log } from "../../core/log.ts";
@@ -21,9 +21,7 @@ import { oncePerTurn } from "../../core/once_per_turn.ts";
 import { QuotaStore } from "./quota_store.ts";
 import { type Lease, LEASE_MS, type QuotaVerdict } from "./quota_plan.ts";
 import { LeaseSizes, MAX_LEASE } from "./lease_sizes.ts";
-
-export { REQUESTS_PER_DAY, REQUESTS_PER_MINUTE } from "./quota_plan.ts";
-export type { QuotaVerdict } from "./quota_plan.ts";
+import { type QuotaFold, quotaFold } from "./quota_fold.ts";
 
 interface Waiter {
   resolve: (verdict: QuotaVerdict) => void;
@@ -67,6 +65,8 @@ export class RequestQuota {
   #closing = false;
   #roundsInFlight = 0;
   #rounds: typeof LOCAL_ROUNDS;
+  /** Projects whose request a commit of a route is counting (`foldable`). */
+  #folding = new Set<string>();
 
   /** `remote`: the store is reached over the network (see `isRemoteKvPath`). */
   constructor(
@@ -96,6 +96,22 @@ export class RequestQuota {
     return new Promise((resolve, reject) => {
       this.#entry(projectId).waiters.push({ resolve, reject });
       this.#schedule();
+    });
+  }
+
+  /**
+   * One request of a project quiet here (no lease held, no round nor fold under way), for a commit
+   * of the route's own to count (`quota_fold.ts`); null when the project is busy: `count` it.
+   */
+  foldable(projectId: string): QuotaFold | null {
+    const busy = this.#held.has(projectId) || this.#waiting.has(projectId) ||
+      this.#inRound.has(projectId) || this.#folding.has(projectId);
+    if (busy || this.#closing) return null;
+    this.#sizes.note(projectId);
+    this.#folding.add(projectId);
+    return quotaFold(projectId, (written) => {
+      this.#folding.delete(projectId);
+      if (written) this.#store.remember(written);
     });
   }
 

@@ -74,7 +74,7 @@ export async function handleTxBatch(
   // Steps 5 to 11 read, and write nothing: all at once.
   const checked = await Promise.all(items.map(async (item, index) => {
     try {
-      const outcome = await checkTxRequest(ctx, caller, item.kind, item.input, { deadline });
+      const outcome = await checkTxRequest(ctx, caller, item.kind, item.input, options);
       if (outcome.kind === "existing") answer(index, txResultOf(outcome.record));
       else return outcome.request;
     } catch (error) {

@@ -8,6 +8,7 @@ import { KeyedLock } from "../../core/keyed_lock.ts";
 import { TtlCache } from "../../core/ttl_cache.ts";
 import type { MintInfo } from "../chain/mints.ts";
 import { defaultTxTiming, rpcSignal, type TxTiming } from "./rpc/timing.ts";
+import { RecentLinks } from "./recent_links.ts";
 import { StatusPoller } from "./rpc/status_poller.ts";
 import type { RpcClients } from "../chain/rpc_clients.ts";
 
@@ -79,6 +80,8 @@ export interface TxRuntime {
   blockhashes: TtlCache<LatestBlockhash>;
   /** The routes' confirmation waits, one status lookup per cluster and poll interval. */
   statuses: StatusPoller;
+  /** The recipients payouts found lately: what their reservations' records are read ahead for. */
+  links: RecentLinks;
 }
 
 /** What the transaction domain takes: the services, the event pipeline (a settled attempt records its event) and its own state. */
@@ -108,6 +111,7 @@ export function createTxRuntime(
       intervalMs: () => runtime.timing.routePollMs,
       callSignal: () => rpcSignal(runtime.timing),
     }),
+    links: new RecentLinks(),
   };
   return runtime;
 }

@@ -92,6 +92,7 @@ export async function sendWithdrawal(
     policy: emptyPolicy(),
     previous,
     read: { project: projectEntry, sender: memberEntry, policy: null },
+    ahead: Promise.resolve(null),
     recipient,
     recipientUserId: null,
     asset: mint ? mint.address : SOL_ASSET,

@@ -4,7 +4,7 @@ import { ApiError } from "../../core/api_error.ts";
 import type { Project } from "../../kv/projects.ts";
 import { FEED_READS_PER_SECOND } from "../../core/feed_limits.ts";
 import type { ApiKeyScope } from "../../kv/api_keys.ts";
-import type { QuotaVerdict } from "../../lib/quota/request_quota.ts";
+import type { QuotaVerdict } from "../../lib/quota/quota_plan.ts";
 import { Admission } from "../../lib/quota/admission.ts";
 
 /**
@@ -58,7 +58,11 @@ export function apiGuard(
       admission = new Admission(() => Promise.resolve("ok"), refuseOverQuota);
     } else {
       const byRoute = options.quotaVerdict === "awaited_by_route";
-      admission = new Admission(() => ctx.quota.count(projectId), refuseOverQuota);
+      admission = new Admission(
+        () => ctx.quota.count(projectId),
+        refuseOverQuota,
+        byRoute ? ctx.quota.foldable(projectId) : null,
+      );
       if (!byRoute) await admission.verdict();
     }
     if (!resolved.scopes.includes(options.scope)) {

@@ -15,7 +15,7 @@ import { TX_ROUTE_KINDS } from "../../core/events.ts";
 import { getTxRequest } from "../../kv/tx_requests.ts";
 import { txResultOf } from "../../lib/tx/lifecycle/result.ts";
 import { afterAdmission, type V1Env } from "./guard.ts";
-import { type Deadline, startDeadline } from "../../lib/tx/rpc/timing.ts";
+import { type Deadline, foldSignal, startDeadline } from "../../lib/tx/rpc/timing.ts";
 
 type TxEnv = { Variables: V1Env["Variables"] & { deadline: Deadline } };
 
@@ -40,7 +40,9 @@ export function txRoutes(
     app.post(`/tx/${kind}`, arrived(ctx), guards.pay, async (c) => {
       const caller = { projectId: c.get("project").id, keyId: c.get("keyId") };
       const deadline = c.get("deadline");
-      const result = await afterAdmission(c.get("admission"), async (admission) => {
+      const admission = c.get("admission");
+      admission.foldUntil(foldSignal(deadline));
+      const result = await afterAdmission(admission, async (admission) => {
         const input = toRequestInput(await readJsonBody(c, txBodySchema(kind)));
         return await handleTxRequest(ctx, caller, kind, input, { deadline, admission });
       });
@@ -50,7 +52,9 @@ export function txRoutes(
   app.post("/tx/batch", arrived(ctx), guards.pay, async (c) => {
     const caller = { projectId: c.get("project").id, keyId: c.get("keyId") };
     const deadline = c.get("deadline");
-    const items = await afterAdmission(c.get("admission"), async (admission) => {
+    const admission = c.get("admission");
+    admission.foldUntil(foldSignal(deadline));
+    const items = await afterAdmission(admission, async (admission) => {
       const { items } = await readJsonBody(c, txBatchSchema);
       const batch = items.map((item) => ({ kind: item.kind, input: toRequestInput(item) }));
       return await handleTxBatch(ctx, caller, batch, { deadline, admission });

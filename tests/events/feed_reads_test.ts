@@ -5,7 +5,7 @@ import { recordEvents } from "../../lib/events/record.ts";
 import { FeedReadLimit, MAX_FEED_READ_PROJECTS } from "../../lib/quota/feed_reads.ts";
 import { FEED_READS_PER_SECOND, FEED_STORE_EVENTS_PER_SECOND } from "../../core/feed_limits.ts";
 import { ManualClock } from "../../core/clock.ts";
-import { REQUESTS_PER_MINUTE } from "../../lib/quota/request_quota.ts";
+import { REQUESTS_PER_MINUTE } from "../../lib/quota/quota_plan.ts";
 import { HEAD_TTL_MS } from "../../lib/events/feed_heads.ts";
 import { createTestProject } from "../support/test_app.ts";
 import { type EventsHarness, startEventsHarness } from "../support/events_harness.ts";

@@ -78,12 +78,21 @@ export async function openTestStore(kind: TestStore): Promise<OpenedTestStore> {
  * out: each carries calls already answered, never a call's own path (`lib/quota/request_log.ts`).
  */
 export function commitsInSequence(calls: readonly DataPathCall[]): number {
-  const writes = calls
-    .filter((c) => c.kind === "write" && !c.keys.every((key) => key.startsWith("request_log")))
+  return longestChain(calls.filter((c) => c.kind === "write"));
+}
+
+/** The most round trips of `calls` made one after another, reads and commits (as above). */
+export function roundTripsInSequence(calls: readonly DataPathCall[]): number {
+  return longestChain(calls);
+}
+
+function longestChain(calls: readonly DataPathCall[]): number {
+  const ordered = calls
+    .filter((c) => !(c.kind === "write" && c.keys.every((key) => key.startsWith("request_log"))))
     .sort((a, b) => a.arrived - b.arrived);
   const chain: number[] = [];
-  for (const [i, write] of writes.entries()) {
-    const before = writes.slice(0, i).map((w, j) => w.answered < write.arrived ? chain[j]! : 0);
+  for (const [i, call] of ordered.entries()) {
+    const before = ordered.slice(0, i).map((c, j) => c.answered < call.arrived ? chain[j]! : 0);
     chain.push(1 + Math.max(0, ...before));
   }
   return Math.max(0, ...chain);

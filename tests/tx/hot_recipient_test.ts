@@ -23,6 +23,11 @@ onEachStore(
     await using h = await startTxHarness({ store });
     await h.policy({ maxSolPerTransfer: "1" });
     await h.link(21);
+    // Paid once before: this instance knows the player's wallet, and its payouts read their
+    // windows ahead of their turns (`read_ahead.ts`)
+    await okJson(
+      await h.a.post("transfer-sol", { to: { userId: 21 }, amount: "0.001", idempotencyKey: "w" }),
+    );
     const commits = countCommits(h.a.kv);
     const outcomes = await Promise.all(
       Array.from({ length: PAYOUTS }, async (_, i) =>

@@ -25,9 +25,12 @@ import { type AllowanceNeed, NEED_SCOPES, scopeOf } from "./allowance_grant.ts";
 import { decideScope, ledgerKeptMs } from "./allowance_round.ts";
 import { isFenced, previousWindowKey } from "../../migrations/previous_windows.ts";
 
-/** The records a fold reads: each scope's ledger, then each one's previous-version list. */
-export function foldKeys(projectId: string, need: AllowanceNeed): Deno.KvKey[] {
-  const scopes = NEED_SCOPES.map((s) => scopeOf(need, s));
+/**
+ * The records a fold of a payout of `asset` reads: each scope's ledger, then each one's
+ * previous-version list.
+ */
+export function foldKeys(projectId: string, asset: string): Deno.KvKey[] {
+  const scopes = NEED_SCOPES.map((s) => scopeOf({ asset }, s));
   return [
     ...scopes.map((scope) => allowanceKey(projectId, scope)),
     ...scopes.map((scope) => previousWindowKey(projectId, scope)),

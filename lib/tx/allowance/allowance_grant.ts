@@ -44,7 +44,7 @@ export interface ScopeVerdict {
 }
 
 /** The ledger scope of a need's scope. */
-export function scopeOf(need: AllowanceNeed, scope: NeedScope): AllowanceScope {
+export function scopeOf(need: Pick<AllowanceNeed, "asset">, scope: NeedScope): AllowanceScope {
   return scope === "asset" ? `asset:${need.asset}` : scope;
 }
 

@@ -29,6 +29,8 @@ import { SOL_DECIMALS } from "../../chain/sol_balance.ts";
 import { SOL_TRANSFER_PROGRAMS } from "../build/build.ts";
 import { findMint, parseAmount, storedAnswer } from "./check_steps.ts";
 import { allowedMaximum, checkMaximum } from "./policy_steps.ts";
+import { type ReadAhead, readAhead } from "./read_ahead.ts";
+import type { Admission } from "../../quota/admission.ts";
 
 /**
  * The API key a request came with and its project, as the guard resolved them; or, for a
@@ -58,6 +60,8 @@ export interface CheckedRequest {
     sender: Deno.KvEntryMaybe<unknown>;
     policy: Deno.KvEntryMaybe<TxPolicy> | null;
   };
+  /** The reservation's other records, read beside the checks' for a guessed recipient. */
+  ahead: Promise<ReadAhead | null>;
   recipient: Address;
   recipientUserId: number | null;
   /** `SOL` or the mint address. */
@@ -83,7 +87,7 @@ export async function checkTxRequest(
   caller: TxCaller,
   kind: TxKind,
   input: TxRequestInput,
-  options: { deadline: Deadline },
+  options: { deadline: Deadline; admission?: Admission | undefined },
 ): Promise<CheckOutcome> {
   const { body } = input;
   const { projectId } = caller;
@@ -94,6 +98,18 @@ export async function checkTxRequest(
   const linkKey = to.userId !== undefined
     ? linkByUserKey(projectId, to.userId)
     : toAddress && linkByAddressKey(projectId, toAddress);
+  const target = to.userId !== undefined
+    ? { userId: to.userId }
+    : toAddress && { address: toAddress };
+  const ahead = readAhead(ctx, {
+    projectId,
+    kind,
+    to: target,
+    asset: kind === "transfer-sol" ? SOL_ASSET : parseAddress(body.mint ?? undefined),
+    counters: options.admission?.foldKey() ?? null,
+  });
+  // Taken by the reservation; a request refused before it must not leave it unheard.
+  ahead.catch(() => {});
   const requestKey = txRequestKey(projectId, input.idempotencyKey);
   const decidingKeys = [
     projectKey(projectId),
@@ -113,6 +129,7 @@ export async function checkTxRequest(
   const read = {
     to,
     toAddress,
+    ahead,
     previous: previous as Deno.KvEntryMaybe<TxRequestRecord>,
     projectEntry,
     keyEntry,
@@ -131,6 +148,7 @@ async function checkRead(
   read: {
     to: { userId?: number; address?: string };
     toAddress: Address | null;
+    ahead: Promise<ReadAhead | null>;
     previous: Deno.KvEntryMaybe<TxRequestRecord>;
     projectEntry: Deno.KvEntryMaybe<Project>;
     keyEntry: Deno.KvEntryMaybe<unknown>;
@@ -141,7 +159,7 @@ async function checkRead(
 ): Promise<CheckOutcome> {
   const { body } = input;
   const sender = senderOf(caller);
-  const { to, toAddress, previous, projectEntry, keyEntry, policyEntry, linkEntry } = read;
+  const { to, toAddress, ahead, previous, projectEntry, keyEntry, policyEntry, linkEntry } = read;
   // Step 1 again, on the records themselves.
   const project = projectEntry.value;
   checkSender(project, keyEntry.value, sender);
@@ -186,6 +204,8 @@ async function checkRead(
     recipient = toAddress;
     recipientUserId = (linkEntry?.value as LinkByAddress | null | undefined)?.userId ?? null;
   }
+  const target = to.userId !== undefined ? { userId: to.userId } : { address: recipient };
+  ctx.tx.links.note(caller.projectId, target, { recipient, userId: recipientUserId });
 
   // Step 9: the asset must be allowed by the policy.
   const policy = policyEntry.value ?? emptyPolicy();
@@ -216,6 +236,7 @@ async function checkRead(
       policy,
       previous,
       read: { project: projectEntry, sender: keyEntry, policy: policyEntry },
+      ahead,
       recipient,
       recipientUserId,
       asset: mint ? mint.address : SOL_ASSET,

@@ -16,6 +16,8 @@
  * |         | then `notReservedInTime`: nothing was kept or sent.                                 |
  * | Order   | The recipient's turn is always taken before the player's, so two payouts never wait |
  * |         | for each other.                                                                     |
+ * | Told    | Whether the payout waited for another's turn: then what it read ahead of its turn   |
+ * |         | (`read_ahead.ts`) is older than that one's commit, and it reads again.              |
  */
 import type { TxContext } from "../runtime.ts";
 import type { CheckedRequest } from "./checks.ts";
@@ -23,12 +25,15 @@ import { type Deadline, notReservedInTime, reservationWaitSignal } from "../rpc/
 import { keyId } from "../../../kv/key_ids.ts";
 import { txPlayerUsageKey, txRecipientUsageKey } from "../../../kv/tx_usage.ts";
 
-/** Runs `reserve` once no other reservation of this process writes the request's windows. */
+/**
+ * Runs `reserve` once no other reservation of this process writes the request's windows, telling
+ * it whether another one did when it asked.
+ */
 export async function inWindowTurn<T>(
   ctx: TxContext,
   request: CheckedRequest,
   deadline: Deadline | undefined,
-  reserve: () => Promise<T>,
+  reserve: (waited: boolean) => Promise<T>,
 ): Promise<T> {
   const projectId = request.project.id;
   const windows = [txRecipientUsageKey(projectId, request.recipient)];
@@ -36,12 +41,13 @@ export async function inWindowTurn<T>(
     windows.push(txPlayerUsageKey(projectId, request.recipientUserId));
   }
   const signal = reservationWaitSignal(deadline?.signal);
+  const waited = windows.some((window) => ctx.tx.windowTurns.busy(keyId(window)));
   let started = false;
   const turns = windows.reduceRight<() => Promise<T>>(
     (inner, window) => () => ctx.tx.windowTurns.run(keyId(window), inner, { signal }),
     () => {
       started = true;
-      return reserve();
+      return reserve(waited);
     },
   );
   try {

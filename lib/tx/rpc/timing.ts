@@ -59,6 +59,16 @@ export function startDeadline(timing: TxTiming): Deadline {
 }
 
 /**
+ * Until when a quiet project's payout may leave its request's count to its reservation's commit
+ * (`lib/quota/admission.ts`): the first quarter of its deadline, many round trips of a sound store.
+ * A store slower than that counts it in a quota round from then on, beside the reservation, so a
+ * reservation that cannot commit in time leaves no count to make after it.
+ */
+export function foldSignal(deadline: Deadline): AbortSignal {
+  return AbortSignal.timeout(deadline.left() / 4);
+}
+
+/**
  * What a payout's waits before its reservation (for a round's places, for its turn on its windows)
  * end at: its deadline, or nothing for one past it already, whose signing stopped then and which is
  * to be recorded failed with what it waits for (the spec's 502 at step 14).

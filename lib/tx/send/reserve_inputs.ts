@@ -9,7 +9,7 @@
  * | Its records     | those its commit checks                                                     |
  */
 import { txRequestKey, type TxRequestRecord } from "../../../kv/tx_requests.ts";
-import { txPlayerUsageKey, txRecipientUsageKey, type UsageWindow } from "../../../kv/tx_usage.ts";
+import type { UsageWindow } from "../../../kv/tx_usage.ts";
 import { type Project, projectKey } from "../../../kv/projects.ts";
 import { policyKey, type TxPolicy } from "../../../kv/policy.ts";
 import { senderKey } from "../request/sender.ts";
@@ -17,12 +17,12 @@ import type { CheckedRequest } from "../request/checks.ts";
 import type { SignOutcome } from "../build/build.ts";
 import type { Deadline } from "../rpc/timing.ts";
 import { withDeadline } from "../../../core/deadline.ts";
-import type { Admission } from "../../quota/admission.ts";
+import type { Admission, AdmissionFold } from "../../quota/admission.ts";
 import type { TxContext } from "../runtime.ts";
 import { ulid } from "../../../core/ids.ts";
 import type { AllowanceClaim } from "../allowance/allowance_grant.ts";
-import { foldKeys } from "../allowance/allowance_fold.ts";
 import { countsAgainstLimits, limitNeed } from "../request/limits.ts";
+import { ledgerKeys, type ReadAhead, windowKeys } from "../request/read_ahead.ts";
 import type { RetryProof } from "../follow/retry_proof.ts";
 
 /**
@@ -47,6 +47,8 @@ export interface Attempt {
   signed: () => Promise<SignOutcome | null>;
   /** The records the round read, while the places were taken (`readReservation`). */
   read: Promise<ReservationRead>;
+  /** The request's count, when a quiet project's is the commit's to make. */
+  quota: AdmissionFold | null;
 }
 
 /** What a round read: the records its commit checks, and the ledgers a fold counts places in. */
@@ -54,6 +56,8 @@ export interface ReservationRead {
   entries: Deno.KvEntryMaybe<unknown>[];
   /** `foldKeys`' records; null for a withdrawal (it takes no places). */
   ledgers: Deno.KvEntryMaybe<unknown>[] | null;
+  /** The project's request counters, when the commit counts the request; else null. */
+  counters: Deno.KvEntryMaybe<unknown> | null;
 }
 
 /**
@@ -112,11 +116,8 @@ export function reservationKeys(request: CheckedRequest): Deno.KvKey[] {
     projectKey(projectId),
     senderKey(projectId, request.sender),
     ...(request.read.policy ? [policyKey(projectId)] : []),
-    txRecipientUsageKey(projectId, request.recipient),
+    ...windowKeys(projectId, { recipient: request.recipient, userId: request.recipientUserId }),
   ];
-  if (request.recipientUserId !== null) {
-    keys.push(txPlayerUsageKey(projectId, request.recipientUserId));
-  }
   return keys;
 }
 
@@ -176,32 +177,50 @@ export function freshSigning(
 }
 
 /**
- * The records a reservation's commit checks (`reservationKeys`' order). The first round reads
- * only the windows: it commits
- * against the request, the project and the sender as the checks read them, and a change since
- * fails that commit, whose next round reads everything. A payout's read takes the ledgers its
- * places may be counted in too (`foldKeys`): whether they fold is known only once the quota's
- * verdict came, and a read then would be one more round trip.
+ * The records a reservation's commit checks (`reservationKeys`' order), and those it counts the
+ * request and its places in (`quota`: the counters' key when it counts the request). The first round
+ * takes what the checks read: their records, and (`ahead`) the others read beside them
+ * (`read_ahead.ts`) when they were read for this recipient and asset; else it reads those. A change
+ * since fails its commit, and the next round reads everything.
  */
 export async function readReservation(
   ctx: TxContext,
   request: CheckedRequest,
-  options: { first: boolean },
+  options: {
+    first: boolean;
+    ahead: Promise<ReadAhead | null> | null;
+    quota: Deno.KvKey | null;
+  },
 ): Promise<ReservationRead> {
-  const keys = reservationKeys(request);
+  const { quota } = options;
   const checked = readByChecks(request);
+  if (options.first) {
+    const ahead = await options.ahead;
+    if (ahead && readFor(ahead, request) && (!quota || ahead.counters)) {
+      const { windows, ledgers, counters } = ahead;
+      return { entries: [...checked, ...windows], ledgers, counters: quota ? counters : null };
+    }
+  }
+  const keys = reservationKeys(request);
   const ownKeys = options.first ? keys.slice(checked.length) : keys;
-  const ledgerKeys = countsAgainstLimits(request.kind)
-    ? foldKeys(request.project.id, limitNeed(request))
-    : [];
+  const foldedKeys = [...ledgerKeys(request.project.id, request.kind, request.asset)];
+  const ledgerCount = foldedKeys.length;
+  if (quota) foldedKeys.push(quota);
   // One read when the keys fit in one (10 at most), else two side by side.
-  const [read, ledgers]: Deno.KvEntryMaybe<unknown>[][] =
-    ownKeys.length + ledgerKeys.length <= MAX_READ_KEYS
-      ? splitAt(await ctx.kv.getMany([...ownKeys, ...ledgerKeys]), ownKeys.length)
-      : await Promise.all([ctx.kv.getMany(ownKeys), ctx.kv.getMany(ledgerKeys)]);
+  const [read, folded]: Deno.KvEntryMaybe<unknown>[][] =
+    ownKeys.length + foldedKeys.length <= MAX_READ_KEYS
+      ? splitAt(await ctx.kv.getMany([...ownKeys, ...foldedKeys]), ownKeys.length)
+      : await Promise.all([ctx.kv.getMany(ownKeys), ctx.kv.getMany(foldedKeys)]);
   // The commit checks every one of the entries.
   const entries = options.first ? [...checked, ...read!] : read!;
-  return { entries, ledgers: ledgerKeys.length ? ledgers! : null };
+  const ledgers = ledgerCount ? folded!.slice(0, ledgerCount) : null;
+  return { entries, ledgers, counters: quota ? folded!.at(-1)! : null };
+}
+
+/** Whether `ahead` was read for the request's recipient, player and asset. */
+function readFor(ahead: ReadAhead, request: CheckedRequest): boolean {
+  return ahead.recipient === request.recipient && ahead.userId === request.recipientUserId &&
+    ahead.asset === request.asset;
 }
 
 // Keys one `getMany` reads at most.
