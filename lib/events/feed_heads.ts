@@ -48,6 +48,11 @@ export class FeedHeads {
     return reading;
   }
 
+  /** The end as this instance last knew it, without asking the store (0: not known). */
+  peek(projectId: string): number {
+    return this.#known.get(projectId)?.head ?? 0;
+  }
+
   /** Notes that this instance committed the project's events up to `head`. */
   moved(projectId: string, head: number): void {
     const known = this.#known.get(projectId);

@@ -56,7 +56,7 @@ export async function commitWithEvents(
      * The feed counter, read by the caller before what `op` depends on, and the project's webhook
      * endpoints, read with it (both are checked by the commit).
      */
-    reads?: { seq: Deno.KvEntryMaybe<number>; hooks: Deno.KvEntryMaybe<string[]> };
+    reads?: { seq: Deno.KvEntryMaybe<number>; hooks: Deno.KvEntryMaybe<string[]> } | undefined;
   },
 ): Promise<EventsCommit> {
   const { projectId, events } = input;

@@ -1,43 +1,93 @@
-// What a payout's answer waits for on the store Deno Deploy runs (KV Connect): the store commits
+// What a payout's answer waits for on the store Deno Deploy runs (KV Connect): the store round trips
 // it makes one after another, counted at the stand-in by which of them arrived after which was
-// answered (`commitsInSequence`), the only writes there (the job worker is not started, and a
-// project paying now and then holds no blocks whose timers could write meanwhile).
+// answered (`commitsInSequence`, `roundTripsInSequence`), the only calls there (the job worker is
+// not started, and a project paying now and then holds no blocks whose timers could write
+// meanwhile).
 import assert from "node:assert/strict";
 import type { DataPathCall } from "../../sandbox/kv_connect/server.ts";
-import { commitsInSequence, startRemoteStore } from "../support/remote_store.ts";
+import {
+  commitsInSequence,
+  roundTripsInSequence,
+  startRemoteStore,
+} from "../support/remote_store.ts";
 import { okJson, startTxHarness } from "../support/tx_harness.ts";
 
+/** A project that paid player 21 a moment ago (its key, wallet and link known here), over KV Connect. */
+async function quietProject(options: { confirmWaitMs: number; proxy?: boolean }) {
+  const store = await startRemoteStore({ latencyMs: 2 });
+  const h = await startTxHarness({
+    kvPath: store.url,
+    timing: { confirmWaitMs: options.confirmWaitMs },
+    proxy: options.proxy ?? false,
+  });
+  await h.policy({ maxSolPerTransfer: "5" });
+  await h.link(21);
+  const pay = async (key: string) =>
+    await okJson(
+      await h.a.post("transfer-sol", { to: { userId: 21 }, amount: "0.01", idempotencyKey: key }),
+    );
+  await pay("first");
+  return {
+    store,
+    h,
+    pay,
+    async [Symbol.asyncDispose]() {
+      await h[Symbol.asyncDispose]();
+      await store[Symbol.asyncDispose]();
+    },
+  };
+}
+
 for (
-  const [answer, confirmWaitMs, commits] of [
-    ["submitted", 0, "its quota's count, its reservation and the answer's mark"],
-    ["confirmed", 3_000, "its quota's count, its reservation and its settlement"],
+  const [answer, confirmWaitMs, commits, roundTrips] of [
+    ["submitted", 0, "its reservation (which counts its request) and the answer's mark", 3],
+    // The settlement's own read (its feed counter) is made while the transaction confirms: below.
+    ["confirmed", 3_000, "its reservation (which counts its request) and its settlement", 4],
   ] as const
 ) {
-  Deno.test(`A payout of a project paying now and then, answered ${answer}, waits for three commits in sequence: ${commits}`, async () => {
-    // Given: a project that paid once a moment ago (its key and wallet known here), over KV Connect
-    await using store = await startRemoteStore({ latencyMs: 2 });
-    await using h = await startTxHarness({ kvPath: store.url, timing: { confirmWaitMs } });
-    await h.policy({ maxSolPerTransfer: "5" });
-    await h.link(21);
-    const pay = async (key: string) =>
-      await okJson(
-        await h.a.post("transfer-sol", { to: { userId: 21 }, amount: "0.01", idempotencyKey: key }),
-      );
-    await pay("first");
+  Deno.test(`A payout of a project paying now and then, answered ${answer}, reads in one round trip and waits for two commits in sequence: ${commits}`, async () => {
+    // Given: a project that paid player 21 a moment ago
+    await using p = await quietProject({ confirmWaitMs });
 
-    // When: it pays again
+    // When: it pays the player again
     const calls: DataPathCall[] = [];
-    store.server.trace = calls;
-    const paid = await pay("second");
-    store.server.trace = null;
+    p.store.server.trace = calls;
+    const paid = await p.pay("second");
+    p.store.server.trace = null;
 
-    // Then: its places in the project's limits were counted by its reservation's own commit, not a
-    // round's before it: three commits one after another, not four
+    // Then: its request (against the quotas) and its places in the project's limits were counted
+    // by its reservation's own commit, not by rounds before it: two commits one after another
     assert.equal(paid.status, answer);
     assert.equal(
       commitsInSequence(calls),
-      3,
+      2,
       JSON.stringify(calls.filter((c) => c.kind === "write")),
     );
+    // And everything it checks was read in one round trip, beside the checks' records (the
+    // recipient's window read ahead for the wallet the player had at the first payout)
+    assert.equal(roundTripsInSequence(calls), roundTrips, JSON.stringify(calls));
   });
 }
+
+Deno.test("A payout's settlement reads its feed counter while the transaction confirms, not after", async () => {
+  // Given: a project that paid player 21 a moment ago, its status lookups held at the chain
+  await using p = await quietProject({ confirmWaitMs: 3_000, proxy: true });
+  const read = Promise.withResolvers<"read">();
+  const calls: DataPathCall[] = [];
+  calls.push = (...added) => {
+    if (added.some((c) => c.keys.some((key) => key.startsWith("event_seqs")))) read.resolve("read");
+    return Array.prototype.push.apply(calls, added);
+  };
+  p.store.server.trace = calls;
+  p.h.proxy.hold("getSignatureStatuses");
+
+  // When: it pays the player again
+  const paying = p.pay("second");
+
+  // Then: the settlement's read is answered while no status has come back yet
+  const first = await Promise.race([read.promise, paying.then(() => "answered" as const)]);
+  p.h.proxy.release({ forward: true });
+  assert.equal(first, "read");
+  // And once the statuses come, it is confirmed
+  assert.equal((await paying).status, "confirmed");
+});

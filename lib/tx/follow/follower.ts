@@ -23,6 +23,7 @@
  * Every send re-reads the stored attempt first: one settled by another path is not sent again.
  */
 import type { Signature } from "@solana/kit";
+import { readForSettlement } from "../record/settlement_reads.ts";
 import type { TxContext } from "../runtime.ts";
 import { CommitConflictError } from "../../../core/commit_retry.ts";
 import { log } from "../../../core/log.ts";
@@ -77,6 +78,9 @@ export async function waitForConfirmation(
   const signature = first.signature as Signature;
   const waitEnd = performance.now() + Math.min(timing.confirmWaitMs, deadline.left());
   let lastSent = performance.now();
+  // What the settlement reads besides the records, read while the transaction confirms.
+  const reads = waitEnd > lastSent ? readForSettlement(ctx, storedEntries) : undefined;
+  reads?.catch(() => {});
   for (;;) {
     const left = waitEnd - performance.now();
     if (left <= 0) break;
@@ -101,6 +105,7 @@ export async function waitForConfirmation(
       return await settleForRoute(ctx, storedEntries, outcome, {
         signal: deadline.signal,
         accepted,
+        reads,
       });
     }
     if (performance.now() - lastSent < timing.rebroadcastMs || !worthSendingAgain(verdict)) {

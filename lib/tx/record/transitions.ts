@@ -16,7 +16,6 @@ import { commitWithEvents } from "../../events/record.ts";
 import { countSettlement, movePendingEvents, whenFeedIsQuiet } from "../../events/pending.ts";
 import { addPendingEvents } from "../../../kv/event_pending.ts";
 import type { ServiceEvent } from "../../../core/events.ts";
-import { addJobRemoval, getJobEntry, type JobRecord } from "../../../kv/jobs.ts";
 import {
   addTxStatusMove,
   getTxRequestEntry,
@@ -30,6 +29,7 @@ import { type AttemptEvent, isFinal, transitionOf } from "../lifecycle/lifecycle
 import { applyEvent } from "../lifecycle/apply_event.ts";
 import { addRewardSettlement, type RewardSettlement } from "./reward_settlement.ts";
 import { addSettledUsage } from "./usage_release.ts";
+import { addConfirmJobRemoval, feedReadsOf, type SettlementReads } from "./settlement_reads.ts";
 
 /** Which attempt a change is for; a change for an older attempt of the key is ignored. */
 export interface AttemptRef {
@@ -69,6 +69,8 @@ interface SettleOptions {
    * transaction: the first round commits against them without a read.
    */
   known?: Deno.KvEntry<TxRequestRecord>[] | undefined;
+  /** Its other records, read by the route while its transaction confirmed: for the first round. */
+  reads?: Promise<SettlementReads> | undefined;
 }
 
 /**
@@ -135,6 +137,7 @@ async function settle(
   return await commitWithRetry("settle the transaction request", async (round) => {
     options.signal?.throwIfAborted();
     const entries = round === 0 && options.known ? options.known : await readTransaction(ctx, ref);
+    const reads = round === 0 ? await options.reads?.catch(() => undefined) : undefined;
     const found = new Map(entries.flatMap(({ value }) => value ? [[value.key, value]] : []));
     const record = found.get(ref.key);
     if (!record || record.attemptId !== ref.attemptId) return found;
@@ -155,7 +158,7 @@ async function settle(
     for (const entry of open) {
       const next = applyEvent(entry.value, event, now);
       if (!next) continue;
-      settled.push(await addSettlement(ctx, op, entry, next, { now, shared }));
+      settled.push(await addSettlement(ctx, op, entry, next, { now, shared, job: reads?.job }));
       if (transition.event) events.push(txEventOf(next, outcome.status));
       const reward = await addRewardSettlement(ctx, op, next, now);
       if (!reward) continue;
@@ -168,7 +171,12 @@ async function settle(
         ctx,
         ref.projectId,
         () =>
-          commitWithEvents(ctx, op, { projectId: ref.projectId, events, signal: options.signal }),
+          commitWithEvents(ctx, op, {
+            projectId: ref.projectId,
+            events,
+            signal: options.signal,
+            reads: feedReadsOf(ctx, ref.projectId, reads),
+          }),
       )
       : null;
     if (direct && !direct.ok) return RETRY;
@@ -227,7 +235,7 @@ async function addSettlement(
   op: Deno.AtomicOperation,
   entry: Deno.KvEntry<TxRequestRecord>,
   next: TxRequestRecord,
-  options: { now: number; shared: boolean },
+  options: { now: number; shared: boolean; job: SettlementReads["job"] | undefined },
 ): Promise<TxRequestRecord> {
   const { now } = options;
   const record = entry.value;
@@ -239,7 +247,7 @@ async function addSettlement(
   if (kept.expireIn) op.set(txAttemptByTimeKey(record.projectId, next.attemptId), next.key, kept);
   addTxStatusMove(op, record, next, kept);
   await addSettledUsage(ctx, op, next, options);
-  if (!options.shared) await addConfirmJobRemoval(ctx, op, record);
+  if (!options.shared) await addConfirmJobRemoval(ctx, op, record, options.job ?? null);
   return next;
 }
 
@@ -251,22 +259,6 @@ export const UNSENT_FAILED_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 // Earlier attempts were proven dead when they gave way.
 function neverLeft(record: TxRequestRecord): boolean {
   return record.status === "failed" && (!record.signed || record.signed.refused === true);
-}
-
-/**
- * Adds, to `op`, the removal of the attempt's confirmation job when no worker is running it, so a request
- * settled by the route leaves no job behind (a running one finds the attempt final and stops).
- */
-async function addConfirmJobRemoval(
-  ctx: TxContext,
-  op: Deno.AtomicOperation,
-  record: TxRequestRecord,
-): Promise<void> {
-  if (!record.checkJobId) return;
-  const job = await getJobEntry(ctx.kv, record.checkJobId);
-  if (!job.value || job.value.status !== "pending" || job.value.lease !== null) return;
-  op.check(job);
-  addJobRemoval(op, job as Deno.KvEntry<JobRecord>);
 }
 
 /** The `tx` event of an attempt settled as `next`. */
