@@ -4,7 +4,7 @@
  * (`expireIn`, and `expiresAt` re-checked on read). Creating, accepting and deleting them are
  * changes of the team (`team.ts`).
  */
-import { getManyInTens } from "./get_many.ts";
+import { getManyAtOnce } from "./get_many.ts";
 import type { MemberRole } from "./members.ts";
 
 /** A pending invitation as stored. */
@@ -58,7 +58,7 @@ export async function listInvitationsFor(
     keys.push(invitationKey(e.value, address));
   }
   const found: Invitation[] = [];
-  for (const e of await getManyInTens<Invitation>(kv, keys)) {
+  for (const e of await getManyAtOnce<Invitation>(kv, keys)) {
     if (e.value && e.value.expiresAt > now) found.push(e.value);
   }
   return found;

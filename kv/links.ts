@@ -1,7 +1,7 @@
 /** Player-wallet links: one wallet per player and one player per wallet, within a project. */
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import { must } from "../core/must.ts";
-import { getManyInTens } from "./get_many.ts";
+import { getManyAtOnce } from "./get_many.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 import type { KvReader } from "./read_batches.ts";
 
@@ -137,7 +137,7 @@ export async function getLinksByUsers(
   userIds: readonly number[],
 ): Promise<Map<number, LinkByUser | null>> {
   const distinct = [...new Set(userIds)];
-  const entries = await getManyInTens<LinkByUser>(
+  const entries = await getManyAtOnce<LinkByUser>(
     kv,
     distinct.map((id) => linkByUserKey(projectId, id)),
   );

@@ -5,7 +5,7 @@
  * (the 5-project limit counts owned projects only). Changes of the team are `team.ts`'s.
  */
 
-import { getManyInTens } from "./get_many.ts";
+import { getManyAtOnce } from "./get_many.ts";
 
 /** Roles, weakest first. */
 export const ROLES = ["viewer", "developer", "admin", "owner"] as const;
@@ -127,7 +127,7 @@ export async function getRolesOf(
   address: string,
   projectIds: readonly string[],
 ): Promise<Map<string, Role>> {
-  const entries = await getManyInTens<Member>(kv, projectIds.map((id) => memberKey(id, address)));
+  const entries = await getManyAtOnce<Member>(kv, projectIds.map((id) => memberKey(id, address)));
   const roles = new Map<string, Role>();
   entries.forEach((entry, i) => {
     if (entry.value) roles.set(projectIds[i]!, entry.value.role);

@@ -2,7 +2,7 @@
 import { commitWithRetry, RETRY } from "../core/commit_retry.ts";
 import type { Cluster } from "../core/cluster.ts";
 import { ulid } from "../core/ids.ts";
-import { getManyInTens } from "./get_many.ts";
+import { getManyAtOnce } from "./get_many.ts";
 import { wasWrittenBy } from "./lost_answer.ts";
 import { guardSealedWrite } from "./secret_check.ts";
 import type { KvReader } from "./read_batches.ts";
@@ -195,7 +195,7 @@ export async function getActiveProjectBySlug(kv: Deno.Kv, slug: string): Promise
 export async function listProjectsByDeveloper(kv: Deno.Kv, developer: string): Promise<Project[]> {
   const ids = await listMemberProjectIds(kv, developer);
   const projects: Project[] = [];
-  for (const e of await getManyInTens<Project>(kv, ids.map(projectKey))) {
+  for (const e of await getManyAtOnce<Project>(kv, ids.map(projectKey))) {
     if (e.value && e.value.deletedAt === null) projects.push(e.value);
   }
   return projects;

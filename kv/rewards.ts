@@ -12,7 +12,7 @@
  * and so a link commit checked on them knows whether the player has rewards to pay).
  */
 import type { TxKind } from "../core/events.ts";
-import { getManyInTens } from "./get_many.ts";
+import { getManyAtOnce } from "./get_many.ts";
 import type { KvReader } from "./read_batches.ts";
 
 /** A reward's status as the API states it. */
@@ -132,7 +132,7 @@ export async function listRewardsOfPlayer(
     count++;
   }
   const keys = runs.flatMap((run) => run.reverse()).slice(0, limit);
-  const found = await getManyInTens<RewardRecord>(kv, keys.map((key) => rewardKey(projectId, key)));
+  const found = await getManyAtOnce<RewardRecord>(kv, keys.map((key) => rewardKey(projectId, key)));
   return found.flatMap((entry) => entry.value ? [entry.value] : []);
 }
 
@@ -149,7 +149,7 @@ export async function listOpenRewards(
   });
   const keys: string[] = [];
   for await (const entry of entries) keys.push(entry.value);
-  const found = await getManyInTens<RewardRecord>(kv, keys.map((key) => rewardKey(projectId, key)));
+  const found = await getManyAtOnce<RewardRecord>(kv, keys.map((key) => rewardKey(projectId, key)));
   // One settled between the listing and the read is left out: the page lists open ones.
   const rewards = found.flatMap((entry) =>
     entry.value && isHolding(entry.value) ? [entry.value] : []

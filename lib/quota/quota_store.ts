@@ -11,7 +11,7 @@ import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { ulid } from "../../core/ids.ts";
 import { log } from "../../core/log.ts";
 import { must } from "../../core/must.ts";
-import { getManyInTens } from "../../kv/get_many.ts";
+import { getManyAtOnce } from "../../kv/get_many.ts";
 import { type RequestCounts, requestCountsKey } from "../../kv/request_counts.ts";
 import { addRequestUsage } from "../../kv/usage.ts";
 import { KnownEntries } from "../../kv/known_entries.ts";
@@ -112,6 +112,6 @@ export class QuotaStore {
   }
 
   #getCounts(ids: string[]): Promise<Deno.KvEntryMaybe<RequestCounts>[]> {
-    return getManyInTens<RequestCounts>(this.kv, ids.map(requestCountsKey));
+    return getManyAtOnce<RequestCounts>(this.kv, ids.map(requestCountsKey));
   }
 }

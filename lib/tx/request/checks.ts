@@ -18,6 +18,7 @@ import {
 import { type Project, projectKey } from "../../../kv/projects.ts";
 import { policyKey } from "../../../kv/policy.ts";
 import { txRequestKey, type TxRequestRecord } from "../../../kv/tx_requests.ts";
+import { getManyAtOnce } from "../../../kv/get_many.ts";
 import { ApiError } from "../../../core/api_error.ts";
 import { checkSender, senderKey, type TxSender } from "./sender.ts";
 import type { TxRequestInput } from "./request_body.ts";
@@ -101,6 +102,16 @@ export async function checkTxRequest(
   const target = to.userId !== undefined
     ? { userId: to.userId }
     : toAddress && { address: toAddress };
+  const requestKey = txRequestKey(projectId, input.idempotencyKey);
+  const decidingKeys = [
+    projectKey(projectId),
+    senderKey(projectId, sender),
+    policyKey(projectId),
+    ...(linkKey ? [linkKey] : []),
+  ];
+  // One read; the reservation's commit checks the request, the project and the key again.
+  // Both reads leave at once, in calls small enough not to wait in Deno's client (`get_many.ts`).
+  const reading = getManyAtOnce(ctx.kv, [requestKey, ...decidingKeys]);
   const ahead = readAhead(ctx, {
     projectId,
     kind,
@@ -110,15 +121,7 @@ export async function checkTxRequest(
   });
   // Taken by the reservation; a request refused before it must not leave it unheard.
   ahead.catch(() => {});
-  const requestKey = txRequestKey(projectId, input.idempotencyKey);
-  const decidingKeys = [
-    projectKey(projectId),
-    senderKey(projectId, sender),
-    policyKey(projectId),
-    ...(linkKey ? [linkKey] : []),
-  ];
-  // One read; the reservation's commit checks the request, the project and the key again.
-  const [previous, ...deciding] = await ctx.kv.getMany([requestKey, ...decidingKeys]);
+  const [previous, ...deciding] = await reading;
   const [projectEntry, keyEntry, policyEntry, linkEntry] = deciding as [
     Deno.KvEntryMaybe<Project>,
     Deno.KvEntryMaybe<unknown>,

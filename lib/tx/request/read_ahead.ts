@@ -10,6 +10,7 @@ import type { TxContext } from "../runtime.ts";
 import type { TxKind } from "../../../core/events.ts";
 import { txPlayerUsageKey, txRecipientUsageKey } from "../../../kv/tx_usage.ts";
 import { foldKeys } from "../allowance/allowance_fold.ts";
+import { getManyAtOnce } from "../../../kv/get_many.ts";
 import { countsAgainstLimits } from "./limits.ts";
 import type { PayoutTarget, Recipient } from "../recent_links.ts";
 
@@ -56,8 +57,11 @@ export async function readAhead(
   if (!guess || asset === null) return null;
   const windows = windowKeys(projectId, guess);
   const ledgers = ledgerKeys(projectId, input.kind, asset);
-  // At most 2 + 6 + 1 keys: one read.
-  const read = await ctx.kv.getMany([...windows, ...ledgers, ...(counters ? [counters] : [])]);
+  const read = await getManyAtOnce(ctx.kv, [
+    ...windows,
+    ...ledgers,
+    ...(counters ? [counters] : []),
+  ]);
   return {
     ...guess,
     asset,

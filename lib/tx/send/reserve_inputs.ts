@@ -19,6 +19,7 @@ import type { Deadline } from "../rpc/timing.ts";
 import { withDeadline } from "../../../core/deadline.ts";
 import type { Admission, AdmissionFold } from "../../quota/admission.ts";
 import type { TxContext } from "../runtime.ts";
+import { getManyAtOnce } from "../../../kv/get_many.ts";
 import { ulid } from "../../../core/ids.ts";
 import type { AllowanceClaim } from "../allowance/allowance_grant.ts";
 import { countsAgainstLimits, limitNeed } from "../request/limits.ts";
@@ -206,11 +207,8 @@ export async function readReservation(
   const foldedKeys = [...ledgerKeys(request.project.id, request.kind, request.asset)];
   const ledgerCount = foldedKeys.length;
   if (quota) foldedKeys.push(quota);
-  // One read when the keys fit in one (10 at most), else two side by side.
-  const [read, folded]: Deno.KvEntryMaybe<unknown>[][] =
-    ownKeys.length + foldedKeys.length <= MAX_READ_KEYS
-      ? splitAt(await ctx.kv.getMany([...ownKeys, ...foldedKeys]), ownKeys.length)
-      : await Promise.all([ctx.kv.getMany(ownKeys), ctx.kv.getMany(foldedKeys)]);
+  const all = await getManyAtOnce(ctx.kv, [...ownKeys, ...foldedKeys]);
+  const [read, folded] = [all.slice(0, ownKeys.length), all.slice(ownKeys.length)];
   // The commit checks every one of the entries.
   const entries = options.first ? [...checked, ...read!] : read!;
   const ledgers = ledgerCount ? folded!.slice(0, ledgerCount) : null;
@@ -221,13 +219,6 @@ export async function readReservation(
 function readFor(ahead: ReadAhead, request: CheckedRequest): boolean {
   return ahead.recipient === request.recipient && ahead.userId === request.recipientUserId &&
     ahead.asset === request.asset;
-}
-
-// Keys one `getMany` reads at most.
-const MAX_READ_KEYS = 10;
-
-function splitAt<T>(all: T[], at: number): [T[], T[]] {
-  return [all.slice(0, at), all.slice(at)];
 }
 
 /** A new attempt: its id, and its transaction signed at once when `sign` builds one. */
