@@ -14,7 +14,6 @@
  * flight. Payouts' settlements of a busy project do not take this turn: their events go through the project's
  * pending events (`pending.ts`), whose moves take it once for dozens of events.
  */
-import { commitAtOnce } from "../../kv/commit_at_once.ts";
 import { commitWithRetry, RETRY } from "../../core/commit_retry.ts";
 import { addFeedEvents, getEventSeqEntry } from "../../kv/event_feed.ts";
 import { addEventJob, DIRECT_DELIVERY_MAX } from "./job_payloads.ts";
@@ -61,9 +60,7 @@ export async function commitWithEvents(
   },
 ): Promise<EventsCommit> {
   const { projectId, events } = input;
-  if (events.length === 0) {
-    return { ok: (await commitAtOnce(ctx.kv, op)).ok, events: [], delivering: false };
-  }
+  if (events.length === 0) return { ok: (await op.commit()).ok, events: [], delivering: false };
   const deliver = input.deliver !== false;
   const target = deliver ? await publishTargetFor(ctx, projectId) : null;
   const outbox = target !== null && publishesThroughPublisher(target);
@@ -80,7 +77,7 @@ export async function commitWithEvents(
     if (target && !outbox) addDeliveries(op, projectId, recorded, dueAt);
     const hooked = hooks !== null &&
       addWebhookDeliveries(op, hooks, { projectId, events: recorded, now, dueAt });
-    const ok = (await commitAtOnce(ctx.kv, op)).ok;
+    const ok = (await op.commit()).ok;
     return { ok, events: recorded, delivering: target !== null, woke: target !== null || hooked };
   }, { signal: input.signal });
   if (!committed.ok) return { ok: false, events: [], delivering: false };

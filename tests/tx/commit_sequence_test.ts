@@ -38,7 +38,7 @@ async function quietProject(options: { confirmWaitMs: number; proxy?: boolean })
   };
 }
 
-// The one-key read each commit goes out behind (`kv/commit_at_once.ts`): it carries nothing.
+// The one-key read each commit goes out behind over KV Connect (`kv/open_kv.ts`): it carries nothing.
 const isPrompt = (call: DataPathCall) => call.keys.every((key) => key.startsWith("commit_prompt"));
 
 for (

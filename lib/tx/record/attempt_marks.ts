@@ -10,7 +10,6 @@
  * | answer          | `markSubmitted`                                                             |
  * | expiry_unproven | `markExpiryUnproven`                                                        |
  */
-import { commitAtOnce } from "../../../kv/commit_at_once.ts";
 import { commitWithRetry, RETRY } from "../../../core/commit_retry.ts";
 import type { TxContext } from "../runtime.ts";
 import {
@@ -80,7 +79,7 @@ async function updateUnsettled(
     if (!next) return record;
     const op = ctx.kv.atomic().check(entry).set(entry.key, next);
     if (next.status !== record.status) addTxStatusMove(op, record, next);
-    if ((await commitAtOnce(ctx.kv, op)).ok) return next;
+    if ((await op.commit()).ok) return next;
     return RETRY;
   });
 }

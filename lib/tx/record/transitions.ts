@@ -8,7 +8,6 @@
  * against the limits. A reward's payment moves its reward in the same commit
  * (`reward_settlement.ts`). A failed key found landed is `found_landed.ts`.
  */
-import { commitAtOnce } from "../../../kv/commit_at_once.ts";
 import { commitWithRetry, RETRY } from "../../../core/commit_retry.ts";
 import { abortable } from "../../../core/deadline.ts";
 import type { TxContext } from "../runtime.ts";
@@ -183,7 +182,7 @@ async function settle(
     if (direct && !direct.ok) return RETRY;
     if (!direct) {
       if (events.length > 0) addPendingEvents(op, ref.projectId, { events, now });
-      if (!(await commitAtOnce(ctx.kv, op)).ok) return RETRY;
+      if (!(await op.commit()).ok) return RETRY;
       options.pending.recorded = events.length > 0;
     }
     for (const [i, next] of settled.entries()) {

@@ -2,7 +2,6 @@
  * One round of a reservation (`reserve.ts`): the checks again on the records it read, its places
  * and its request counted in it when they fold, and its one commit, checked on every record read.
  */
-import { commitAtOnce } from "../../../kv/commit_at_once.ts";
 import type { TxContext } from "../runtime.ts";
 import { addToWindow, HOUR_WINDOW_MS, pruneWindow } from "../../../kv/tx_usage.ts";
 import { checkLimits, limitNeed } from "../request/limits.ts";
@@ -157,7 +156,7 @@ export async function commitReservation(
       op.set(playerEntry.key, addToWindow(player, at), { expireIn: 2 * HOUR_WINDOW_MS });
     }
   }
-  const result = await commitAtOnce(ctx.kv, op);
+  const result = await op.commit();
   // Deno's client sends again a write whose answer was lost, and that one fails its checks: a
   // commit that counted the request or its places is looked for, or both would be counted again.
   const versionstamp = result.ok
