@@ -110,7 +110,7 @@ export async function checkTxRequest(
     ...(linkKey ? [linkKey] : []),
   ];
   // One read; the reservation's commit checks the request, the project and the key again.
-  // Both reads leave at once, in calls small enough not to wait in Deno's client (`get_many.ts`).
+  // Both reads leave at once (over KV Connect in calls small enough not to wait: `kv/open_kv.ts`).
   const reading = getManyAtOnce(ctx.kv, [requestKey, ...decidingKeys]);
   const ahead = readAhead(ctx, {
     projectId,
