@@ -2,7 +2,7 @@
 // project's navigation, it lists the open rewards; cancelling one asks first, and a refused
 // question cancels nothing.
 import assert from "node:assert/strict";
-import { launchBrowser, signInThroughRoutes } from "../support/browser.ts";
+import { createProject, launchBrowser, signInThroughRoutes } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
 import { putReward, rewardRecord } from "../support/rewards.ts";
 import { getReward } from "../../kv/rewards.ts";
@@ -16,11 +16,7 @@ Deno.test("A held reward is cancelled from the Held rewards page in Chromium onc
   const page = browser.context.pages()[0] ?? await browser.context.newPage();
 
   // Given: a project of the developer's with two held rewards
-  await page.goto(`${baseUrl}/dashboard`);
-  await page.getByLabel("Name", { exact: true }).fill("Reward Quest");
-  await page.getByRole("button", { name: "Create project" }).click();
-  await page.waitForURL(/\/dashboard\/projects\/[0-9A-Z]{26}$/);
-  const projectId = new URL(page.url()).pathname.split("/").pop()!;
+  const projectId = await createProject(page, baseUrl, "Reward Quest");
   const now = Date.now();
   await putReward(
     kv,

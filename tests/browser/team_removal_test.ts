@@ -1,19 +1,10 @@
 // The team page in Chromium, with and without JavaScript: an owner removes a developer, ticking one
 // of the two keys they made to keep; the other is revoked in the same change.
-import type { Page } from "playwright-core";
 import assert from "node:assert/strict";
-import { launchBrowser, signInThroughRoutes } from "../support/browser.ts";
+import { createProject, launchBrowser, signInThroughRoutes } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
 import { listApiKeys } from "../../kv/api_keys.ts";
 import { getIslandsBundle } from "../../components/islands_bundle.ts";
-
-async function createProject(page: Page, baseUrl: string): Promise<string> {
-  await page.goto(`${baseUrl}/dashboard`);
-  await page.getByLabel("Name", { exact: true }).fill("Team Quest");
-  await page.getByRole("button", { name: "Create project" }).click();
-  await page.waitForURL(/\/dashboard\/projects\/[0-9A-Z]{26}$/);
-  return new URL(page.url()).pathname.split("/").pop()!;
-}
 
 Deno.test("The team page removes a member with what they made, but what is ticked to keep", async (t) => {
   await using served = await serveDashboard();
@@ -29,7 +20,7 @@ Deno.test("The team page removes a member with what they made, but what is ticke
       const dev = await developerBrowser.context.newPage();
 
       // Given: the owner invites the developer, who joins and makes two keys
-      const projectId = await createProject(owner, baseUrl);
+      const projectId = await createProject(owner, baseUrl, "Team Quest");
       const project = `${baseUrl}/dashboard/projects/${projectId}`;
       await owner.goto(`${project}/team`);
       await owner.getByLabel("Wallet address").fill(developer.address);

@@ -2,7 +2,7 @@
 // its Remove form post to `/dashboard/projects/<id>/watches/../delete`, which the browser resolves
 // to the project's own delete action.
 import assert from "node:assert/strict";
-import { launchBrowser, signInThroughRoutes } from "../support/browser.ts";
+import { createProject, launchBrowser, signInThroughRoutes } from "../support/browser.ts";
 import { serveDashboard } from "../support/dashboard.ts";
 import { getProject } from "../../kv/projects.ts";
 import { addWatchPoll } from "../../lib/watches/job_payloads.ts";
@@ -22,11 +22,7 @@ Deno.test("A watch named .. is removed alone in Chromium; the project and its wa
 
   // Given: a project with a managed wallet, and a watch named ".." (as an earlier version, which
   // accepted the name, stored it).
-  await page.goto(`${baseUrl}/dashboard`);
-  await page.getByLabel("Name", { exact: true }).fill("Dot Quest");
-  await page.getByRole("button", { name: "Create project" }).click();
-  await page.waitForURL(/\/dashboard\/projects\/[0-9A-Z]{26}$/);
-  const projectId = new URL(page.url()).pathname.split("/").pop()!;
+  const projectId = await createProject(page, baseUrl, "Dot Quest");
   await page.getByTestId("create-wallet").click();
   await page.getByTestId("wallet-address").waitFor();
   await createWatch(kv, {
