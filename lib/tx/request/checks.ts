@@ -31,6 +31,7 @@ import { SOL_TRANSFER_PROGRAMS } from "../build/build.ts";
 import { findMint, parseAmount, storedAnswer } from "./check_steps.ts";
 import { allowedMaximum, checkMaximum } from "./policy_steps.ts";
 import { type ReadAhead, readAhead } from "./read_ahead.ts";
+import type { PayoutTarget } from "../recent_links.ts";
 import type { Admission } from "../../quota/admission.ts";
 
 /**
@@ -96,12 +97,14 @@ export async function checkTxRequest(
   const to = body.to as { userId?: number; address?: string };
   // A `to.address` that is no address is refused at step 8; it never becomes part of a key.
   const toAddress = to.address === undefined ? null : parseAddress(to.address);
-  const linkKey = to.userId !== undefined
-    ? linkByUserKey(projectId, to.userId)
-    : toAddress && linkByAddressKey(projectId, toAddress);
-  const target = to.userId !== undefined
+  // The player or wallet paid, whose link step 8 reads (none for a `to.address` that is no address).
+  const target: PayoutTarget | null = to.userId !== undefined
     ? { userId: to.userId }
     : toAddress && { address: toAddress };
+  const linkKey = target &&
+    ("userId" in target
+      ? linkByUserKey(projectId, target.userId)
+      : linkByAddressKey(projectId, target.address));
   const requestKey = txRequestKey(projectId, input.idempotencyKey);
   const decidingKeys = [
     projectKey(projectId),
@@ -132,6 +135,7 @@ export async function checkTxRequest(
   const read = {
     to,
     toAddress,
+    target,
     ahead,
     previous: previous as Deno.KvEntryMaybe<TxRequestRecord>,
     projectEntry,
@@ -151,6 +155,7 @@ async function checkRead(
   read: {
     to: { userId?: number; address?: string };
     toAddress: Address | null;
+    target: PayoutTarget | null;
     ahead: Promise<ReadAhead | null>;
     previous: Deno.KvEntryMaybe<TxRequestRecord>;
     projectEntry: Deno.KvEntryMaybe<Project>;
@@ -162,7 +167,8 @@ async function checkRead(
 ): Promise<CheckOutcome> {
   const { body } = input;
   const sender = senderOf(caller);
-  const { to, toAddress, ahead, previous, projectEntry, keyEntry, policyEntry, linkEntry } = read;
+  const { to, toAddress, target, ahead, previous, projectEntry, keyEntry, policyEntry, linkEntry } =
+    read;
   // Step 1 again, on the records themselves.
   const project = projectEntry.value;
   checkSender(project, keyEntry.value, sender);
@@ -207,8 +213,8 @@ async function checkRead(
     recipient = toAddress;
     recipientUserId = (linkEntry?.value as LinkByAddress | null | undefined)?.userId ?? null;
   }
-  const target = to.userId !== undefined ? { userId: to.userId } : { address: recipient };
-  ctx.tx.links.note(caller.projectId, target, { recipient, userId: recipientUserId });
+  // Step 8 threw for a `to.address` that is no address: the target is known here.
+  ctx.tx.links.note(caller.projectId, target!, { recipient, userId: recipientUserId });
 
   // Step 9: the asset must be allowed by the policy.
   const policy = policyEntry.value ?? emptyPolicy();
