@@ -45,8 +45,8 @@ export function scopesOf(record: ApiKeyRecord): readonly ApiKeyScope[] {
   return record.scopes ?? API_KEY_SCOPES;
 }
 
-/** What the hash index points to. */
-interface ApiKeyRef {
+/** What the hash index points to: a key's project and id, the same for the key's whole life. */
+export interface ApiKeyRef {
   projectId: string;
   keyId: string;
 }
@@ -218,9 +218,7 @@ function addKeyRevocation(op: Deno.AtomicOperation, record: ApiKeyRecord, now: n
   }).delete(apiKeyHashKey(record.hash));
 }
 
-/** Finds the key record for a plaintext key's hash, or null. */
-export async function getApiKeyByHash(kv: KvReader, hash: string): Promise<ApiKeyRecord | null> {
-  const ref = (await kv.get<ApiKeyRef>(apiKeyHashKey(hash))).value;
-  if (!ref) return null;
-  return (await kv.get<ApiKeyRecord>(apiKeyKey(ref.projectId, ref.keyId))).value;
+/** Where a plaintext key's hash points, or null for a key never made (or long revoked). */
+export async function getApiKeyRef(kv: KvReader, hash: string): Promise<ApiKeyRef | null> {
+  return (await kv.get<ApiKeyRef>(apiKeyHashKey(hash))).value;
 }

@@ -63,6 +63,8 @@ export interface DataPathCall {
   kind: "read" | "write";
   /** The keys read or written, as text (their bytes decoded, separators dropped). */
   keys: string[];
+  /** The call's body, in bytes as sent (Deno's client holds a larger body back: `kv/open_kv.ts`). */
+  bytes: number;
   arrived: number;
   answered: number;
 }
@@ -190,7 +192,13 @@ export function startKvConnectServer(
     const body = new Uint8Array(await req.arrayBuffer());
     const arrived = position++;
     const traced = (kind: DataPathCall["kind"], keys: () => Uint8Array[]) => (res: Response) => {
-      trace?.push({ kind, keys: keys().map(keyText), arrived, answered: position++ });
+      trace?.push({
+        kind,
+        keys: keys().map(keyText),
+        bytes: body.length,
+        arrived,
+        answered: position++,
+      });
       return res;
     };
     try {

@@ -3,6 +3,8 @@ import { assertErrorCode } from "../support/assertions.ts";
 import { call, createTestApp, createTestProject } from "../support/test_app.ts";
 import { createApiKey, revokeApiKey } from "../../kv/api_keys.ts";
 import { deleteProject } from "../../kv/projects.ts";
+import type { DataPathCall } from "../../sandbox/kv_connect/server.ts";
+import { roundTripsInSequence, startRemoteStore } from "../support/remote_store.ts";
 
 Deno.test("createApiKey() returns a key of the documented shape and stores only its hash", async () => {
   await using env = await createTestApp();
@@ -82,6 +84,39 @@ Deno.test("revokeApiKey() stops a key within 30 seconds, on every instance", asy
   // And a second revocation finds nothing to revoke
   assert.deepEqual(await revokeApiKey(a.kv, project.id, keyId, a.clock.now()), false);
   await Deno.remove(path);
+});
+
+Deno.test("A key is read in two round trips on an instance's first call, and in one once its cached answer expires", async () => {
+  // Given: a key made on one instance, and a second instance on the same remote store
+  await using store = await startRemoteStore({ latencyMs: 2 });
+  await using a = await createTestApp({ kvPath: store.url });
+  await using b = await createTestApp({ kvPath: store.url, clock: a.clock });
+  const { apiKey } = await createTestProject(a);
+  // The store reads that find the key: its hash's index entry, and its record (with its project)
+  const keyReads = async (calls: DataPathCall[]) => {
+    store.server.trace = calls;
+    assert.deepEqual((await call(b.app, "/v1/project", { apiKey })).status, 200);
+    store.server.trace = null;
+    return calls.filter((c) =>
+      c.kind === "read" && c.keys.some((key) => key.startsWith("api_keys"))
+    );
+  };
+  const recordAndProject = (c: DataPathCall) =>
+    c.keys.some((key) => key.startsWith("api_keys ")) &&
+    c.keys.some((key) => key.startsWith("projects "));
+
+  // When: the second instance first sees the key
+  const first = await keyReads([]);
+  // Then: it reads where the key's hash points, then the key's record and project together
+  assert.deepEqual(roundTripsInSequence(first), 2, JSON.stringify(first));
+  assert.ok(first.some(recordAndProject), JSON.stringify(first));
+
+  // When: it sees the key again after its cached answer expired
+  a.clock.advance(11_000);
+  const again = await keyReads([]);
+  // Then: the record and the project are read in one round trip, the index not again
+  assert.deepEqual(roundTripsInSequence(again), 1, JSON.stringify(again));
+  assert.ok(again.length === 1 && recordAndProject(again[0]!), JSON.stringify(again));
 });
 
 Deno.test("deleteProject() stops the project's keys within 30 seconds", async () => {
