@@ -15,11 +15,14 @@
  *   (denoland/deno#35581) and without vectored writes, so its `h2` crate writes a body of 1,024 bytes
  *   or more apart from the frame head before it, and the second write waits until the server
  *   acknowledges the first, which a server with nothing to answer yet delays about 40 ms; small
- *   requests made in one turn leave together. A `getMany` is cut into calls of about 400 bytes of
- *   keys (a read carries each key twice), made at once. Each commit goes out behind a one-key read
- *   made in the same turn, whose answer, within a round trip, lets it out: two round trips instead
- *   of one and 40 ms, a gain on any store nearer than 40 ms (docs/performance.md).
+ *   requests made in one turn leave together. A `getMany` is cut into calls whose bodies stay
+ *   under that, made at once. A commit whose body may reach it (`kv/call_sizes.ts` bounds it as it
+ *   is built) goes out behind a one-key read made in the same turn, whose answer, within a round
+ *   trip, lets it out: two round trips instead of one and 40 ms, a gain on any store nearer than
+ *   40 ms (docs/performance.md); a smaller commit goes out at once.
  */
+
+import { checkBytes, HELD_BODY_BYTES, mutationBytes, readBytes, valueBytes } from "./call_sizes.ts";
 
 const MAX_ATTEMPTS = 50;
 
@@ -81,11 +84,7 @@ export async function openKv(path?: string): Promise<Deno.Kv> {
   return kv;
 }
 
-// Bytes of keys one read sends at once (`openKv()`'s KV Connect note).
-const KEY_BYTES_PER_CALL = 400;
-const encoder = new TextEncoder();
-
-/** `getMany` in calls of at most `KEY_BYTES_PER_CALL` of keys, made at once. */
+/** `getMany` in calls whose bodies stay under `HELD_BODY_BYTES`, made at once. */
 function inSmallCalls(getMany: Deno.Kv["getMany"]): Deno.Kv["getMany"] {
   return (async (
     keys: readonly Deno.KvKey[],
@@ -95,8 +94,8 @@ function inSmallCalls(getMany: Deno.Kv["getMany"]): Deno.Kv["getMany"] {
     let call: Deno.KvKey[] = [];
     let bytes = 0;
     for (const key of keys) {
-      const size = keyBytes(key);
-      if (call.length > 0 && bytes + size > KEY_BYTES_PER_CALL) {
+      const size = readBytes(key);
+      if (call.length > 0 && bytes + size >= HELD_BODY_BYTES) {
         calls.push(getMany(call, options));
         call = [];
         bytes = 0;
@@ -107,17 +106,6 @@ function inSmallCalls(getMany: Deno.Kv["getMany"]): Deno.Kv["getMany"] {
     if (call.length > 0 || calls.length === 0) calls.push(getMany(call, options));
     return (await Promise.all(calls)).flat();
   }) as Deno.Kv["getMany"];
-}
-
-/** About the bytes of `key` as the store encodes it. */
-function keyBytes(key: Deno.KvKey): number {
-  let bytes = 0;
-  for (const part of key) {
-    if (typeof part === "string") bytes += encoder.encode(part).length + 2;
-    else if (part instanceof Uint8Array) bytes += part.length + 2;
-    else bytes += 10;
-  }
-  return bytes;
 }
 
 /** `run`, run again while the file is locked; an answer on the first try costs one `catch`. */
@@ -141,29 +129,57 @@ function wrapAtomic(
   }
   let checked = false;
   let counting = false;
+  // At most the commit's body so far (`kv/call_sizes.ts`), while a prompt may be needed.
+  let bytes = 0;
+  const measure = prompt !== null;
   const check = op.check.bind(op);
   op.check = (...checks) => {
     checked ||= checks.length > 0;
+    if (measure) { for (const { key } of checks) bytes += checkBytes(key); }
     return check(...checks);
   };
   for (const name of ["sum", "min", "max"] as const) {
     const mutate = op[name].bind(op);
     op[name] = (key, n) => {
       counting = true;
+      if (measure) bytes += mutationBytes(key, 8);
       return mutate(key, n);
     };
   }
   const mutate = op.mutate.bind(op);
   op.mutate = (...mutations) => {
     counting ||= mutations.some((m) => m.type !== "set" && m.type !== "delete");
+    if (measure) {
+      for (const m of mutations) {
+        const value = m.type === "set" ? valueBytes(m.value) : m.type === "delete" ? 0 : 8;
+        bytes += mutationBytes(m.key, value, "expireIn" in m && m.expireIn !== undefined);
+      }
+    }
     return mutate(...mutations);
   };
-  const send = prompt
-    ? () => {
-      prompt();
-      return commit();
-    }
-    : commit;
+  if (!measure) {
+    op.commit = () => retry(commit, (error) => isNetworkFailure(error) && (checked || !counting));
+    return op;
+  }
+  const set = op.set.bind(op);
+  op.set = (key, value, options) => {
+    bytes += mutationBytes(key, valueBytes(value), options?.expireIn !== undefined);
+    return set(key, value, options);
+  };
+  const remove = op.delete.bind(op);
+  op.delete = (key) => {
+    bytes += mutationBytes(key, 0);
+    return remove(key);
+  };
+  const enqueue = op.enqueue.bind(op);
+  op.enqueue = (...args) => {
+    bytes = Infinity;
+    return enqueue(...args);
+  };
+  const send = () => {
+    if (bytes >= HELD_BODY_BYTES) prompt();
+    return commit();
+  };
   op.commit = () => retry(send, (error) => isNetworkFailure(error) && (checked || !counting));
   return op;
 }
