@@ -1,6 +1,7 @@
 /**
- * The links this instance's payouts found lately, by player and by wallet: a guess at a payout's
- * recipient before its checks read the link (`read_ahead.ts`). Only a guess: a payout whose link
+ * The links this instance found lately (its payouts', and the wallets `/v1` read for players), by
+ * player and by wallet: a guess at a payout's recipient before its checks read the link
+ * (`read_ahead.ts`). Only a guess: a payout whose link
  * says otherwise reads what it needs again. Bounded: the least recently used give way.
  */
 import type { Address } from "@solana/kit";

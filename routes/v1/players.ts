@@ -1,3 +1,4 @@
+import type { Address } from "@solana/kit";
 import { Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { AppContext } from "../../lib/context.ts";
@@ -20,14 +21,31 @@ export function playerRoutes(ctx: AppContext, guard: MiddlewareHandler<V1Env>): 
       if (userId === null) {
         throw new ApiError("invalid_user_id", "userId must be a positive integer");
       }
-      const link = await getLinkByUser(ctx.kv, c.get("project").id, userId);
+      const projectId = c.get("project").id;
+      const link = await getLinkByUser(ctx.kv, projectId, userId);
+      if (link) noteLink(ctx, projectId, userId, link.address);
       return c.json({ userId, address: link?.address ?? null, linkedAt: link?.linkedAt ?? null });
     })
     .post("/players/wallets", guard, async (c) => {
       const { userIds } = await readJsonBody(c, bulkSchema);
-      const links = await getLinksByUsers(ctx.kv, c.get("project").id, userIds);
+      const projectId = c.get("project").id;
+      const links = await getLinksByUsers(ctx.kv, projectId, userIds);
       const wallets: Record<string, string | null> = {};
-      for (const id of userIds) wallets[String(id)] = links.get(id)?.address ?? null;
+      for (const id of userIds) {
+        const address = links.get(id)?.address ?? null;
+        if (address) noteLink(ctx, projectId, id, address);
+        wallets[String(id)] = address;
+      }
       return c.json({ wallets });
     });
+}
+
+/**
+ * A game reads a player's wallet as they join and pays them later: with the link kept among this
+ * instance's recent ones, that payout reads what it checks in one round trip (`read_ahead.ts`).
+ */
+function noteLink(ctx: AppContext, projectId: string, userId: number, address: string): void {
+  const resolved = { recipient: address as Address, userId };
+  ctx.tx.links.note(projectId, { userId }, resolved);
+  ctx.tx.links.note(projectId, { address: address as Address }, resolved);
 }

@@ -11,6 +11,7 @@ import {
   startRemoteStore,
 } from "../support/remote_store.ts";
 import { okJson, startTxHarness } from "../support/tx_harness.ts";
+import { call } from "../support/test_app.ts";
 
 /** A project that paid player 21 a moment ago (its key, wallet and link known here), over KV Connect. */
 async function quietProject(options: { confirmWaitMs: number; proxy?: boolean }) {
@@ -22,9 +23,9 @@ async function quietProject(options: { confirmWaitMs: number; proxy?: boolean })
   });
   await h.policy({ maxSolPerTransfer: "5" });
   await h.link(21);
-  const pay = async (key: string) =>
+  const pay = async (key: string, userId = 21) =>
     await okJson(
-      await h.a.post("transfer-sol", { to: { userId: 21 }, amount: "0.01", idempotencyKey: key }),
+      await h.a.post("transfer-sol", { to: { userId }, amount: "0.01", idempotencyKey: key }),
     );
   await pay("first");
   return {
@@ -74,6 +75,33 @@ for (
     assert.equal(roundTripsInSequence(calls), roundTrips + 2, JSON.stringify(calls));
   });
 }
+
+Deno.test("A first payout to a player reads in one round trip when this instance read the player's wallet before (as a game does on join), in two otherwise", async () => {
+  // Given: a project paying now and then, and two linked players it never paid
+  await using p = await quietProject({ confirmWaitMs: 0 });
+  await p.h.link(22);
+  await p.h.link(23);
+  // And: the game read player 22's wallet, as it does when they join
+  const wallet = await call(p.h.a.app, "/v1/players/22/wallet", { apiKey: p.h.apiKey });
+  assert.equal(wallet.status, 200);
+  // The reads of a payout, one after another
+  const reads = async (userId: number) => {
+    const calls: DataPathCall[] = [];
+    p.store.server.trace = calls;
+    assert.equal((await p.pay(`first-${userId}`, userId)).status, "submitted");
+    p.store.server.trace = null;
+    return calls.filter((call) => call.kind === "read" && !isPrompt(call));
+  };
+
+  // When: it pays each of them
+  const read = await reads(22);
+  const unread = await reads(23);
+
+  // Then: player 22's payout read what its reservation checks beside its checks' records
+  assert.equal(roundTripsInSequence(read), 1, JSON.stringify(read));
+  // And: player 23's, whose wallet this instance did not know, read it once its checks found it
+  assert.equal(roundTripsInSequence(unread), 2, JSON.stringify(unread));
+});
 
 Deno.test("A payout's settlement reads its feed counter while the transaction confirms, not after", async () => {
   // Given: a project that paid player 21 a moment ago, its status lookups held at the chain
