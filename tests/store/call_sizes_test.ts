@@ -60,57 +60,51 @@ async function traced<T>(
 
 Deno.test("The bounds of a commit's and a read's body hold for every kind of key and value, and stay near it", async () => {
   await using store = await startRemoteStore();
-  const kv = await Deno.openKv(store.url);
-  try {
-    for (const key of KEYS) {
-      for (const [name, value] of Object.entries(VALUES)) {
-        const entry = await kv.get(key);
-        const calls = await traced(store, () => kv.atomic().check(entry).set(key, value).commit());
-        const sent = calls.find((c) => c.kind === "write")!.bytes;
-        const bound = checkBytes(key) + mutationBytes(key, valueBytes(value));
-        assert.ok(bound >= sent, `${name} under ${String(key[0])}: bound ${bound}, sent ${sent}`);
-        assert.ok(
-          bound <= 1.35 * sent,
-          `${name} under ${String(key[0])}: ${bound} for ${sent}`,
-        );
-      }
-      const calls = await traced(
-        store,
-        () => kv.atomic().delete(key).sum(["sum", ...key], 1n).commit(),
-      );
-      const bound = mutationBytes(key, 0) + mutationBytes(["sum", ...key], 8);
+  using kv = await Deno.openKv(store.url);
+  for (const key of KEYS) {
+    for (const [name, value] of Object.entries(VALUES)) {
+      const entry = await kv.get(key);
+      const calls = await traced(store, () => kv.atomic().check(entry).set(key, value).commit());
+      const sent = calls.find((c) => c.kind === "write")!.bytes;
+      const bound = checkBytes(key) + mutationBytes(key, valueBytes(value));
+      assert.ok(bound >= sent, `${name} under ${String(key[0])}: bound ${bound}, sent ${sent}`);
       assert.ok(
-        bound >= calls[0]!.bytes,
-        `delete and sum: bound ${bound}, sent ${calls[0]!.bytes}`,
+        bound <= 1.35 * sent,
+        `${name} under ${String(key[0])}: ${bound} for ${sent}`,
       );
-      const read = await traced(store, () => kv.getMany(KEYS));
-      const readBound = KEYS.reduce((sum, k) => sum + readBytes(k), 0);
-      assert.ok(readBound >= read[0]!.bytes, `read: bound ${readBound}, sent ${read[0]!.bytes}`);
     }
-  } finally {
-    kv.close();
+    const calls = await traced(
+      store,
+      () => kv.atomic().delete(key).sum(["sum", ...key], 1n).commit(),
+    );
+    const bound = mutationBytes(key, 0) + mutationBytes(["sum", ...key], 8);
+    assert.ok(
+      bound >= calls[0]!.bytes,
+      `delete and sum: bound ${bound}, sent ${calls[0]!.bytes}`,
+    );
+    const read = await traced(store, () => kv.getMany(KEYS));
+    const readBound = KEYS.reduce((sum, k) => sum + readBytes(k), 0);
+    assert.ok(readBound >= read[0]!.bytes, `read: bound ${readBound}, sent ${read[0]!.bytes}`);
   }
 });
 
 Deno.test("Over KV Connect, a commit that may reach 1,024 bytes goes out behind a prompt, and a smaller one at once", async () => {
   await using store = await startRemoteStore();
-  const kv = await openKv(store.url);
-  try {
-    const small = { note: "a".repeat(600) };
-    const large = { note: "a".repeat(1_200) };
-    assert.ok(mutationBytes(["small"], valueBytes(small)) < HELD_BODY_BYTES);
-    const calls = await traced(store, async () => {
-      await kv.atomic().set(["small"], small).commit();
-      await kv.atomic().set(["large"], large).commit();
-    });
-    const prompts = (write: string) => {
-      const at = calls.findIndex((c) => c.kind === "write" && c.keys[0] === write);
-      return calls.slice(0, at).filter((c) => c.keys[0] === "commit_prompt").length;
-    };
-    // Then: the small commit made no prompt read; the large one made one, before it
-    assert.deepEqual(prompts("small"), 0, JSON.stringify(calls));
-    assert.deepEqual(prompts("large"), 1, JSON.stringify(calls));
-  } finally {
-    kv.close();
-  }
+  using kv = await openKv(store.url);
+  // Given: a value whose commit stays under the bodies held back, and one that does not
+  const small = { note: "a".repeat(600) };
+  const large = { note: "a".repeat(1_200) };
+  assert.ok(mutationBytes(["small"], valueBytes(small)) < HELD_BODY_BYTES);
+  // When: each is committed through the service's store handle
+  const calls = await traced(store, async () => {
+    await kv.atomic().set(["small"], small).commit();
+    await kv.atomic().set(["large"], large).commit();
+  });
+  const prompts = (write: string) => {
+    const at = calls.findIndex((c) => c.kind === "write" && c.keys[0] === write);
+    return calls.slice(0, at).filter((c) => c.keys[0] === "commit_prompt").length;
+  };
+  // Then: the small commit made no prompt read; the large one made one, before it
+  assert.deepEqual(prompts("small"), 0, JSON.stringify(calls));
+  assert.deepEqual(prompts("large"), 1, JSON.stringify(calls));
 });
