@@ -80,7 +80,7 @@ export interface TxRuntime {
   blockhashes: TtlCache<LatestBlockhash>;
   /** The routes' confirmation waits, one status lookup per cluster and poll interval. */
   statuses: StatusPoller;
-  /** The recipients payouts found lately: what their reservations' records are read ahead for. */
+  /** The recipients payouts and wallet reads found lately: what reservations read ahead for. */
   links: RecentLinks;
 }
 

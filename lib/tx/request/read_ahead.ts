@@ -15,14 +15,10 @@ import { countsAgainstLimits } from "./limits.ts";
 import type { PayoutTarget, Recipient } from "../recent_links.ts";
 
 /** The records read ahead for a payout of `asset` to `recipient`. */
-export interface ReadAhead extends Recipient {
+export interface ReadAhead extends Recipient, Omit<FoldRead, "own"> {
   asset: string;
   /** The recipient's window, then the player's when there is one (`windowKeys`). */
   windows: Deno.KvEntryMaybe<unknown>[];
-  /** `foldKeys`' records; null for a withdrawal (it takes no places). */
-  ledgers: Deno.KvEntryMaybe<unknown>[] | null;
-  /** The project's request counters, when they were asked for; else null. */
-  counters: Deno.KvEntryMaybe<unknown> | null;
 }
 
 /** The windows a payout to `to` is checked against: the recipient's, and its player's if any. */
@@ -34,8 +30,46 @@ export function windowKeys(projectId: string, to: Recipient): Deno.KvKey[] {
 }
 
 /** The ledgers a payout of `kind` and `asset` may count its places in; none for a withdrawal. */
-export function ledgerKeys(projectId: string, kind: TxKind, asset: string): Deno.KvKey[] {
+function ledgerKeys(projectId: string, kind: TxKind, asset: string): Deno.KvKey[] {
   return countsAgainstLimits(kind) ? foldKeys(projectId, asset) : [];
+}
+
+/** What `readWithFolds` read: the caller's own records, and those a reservation counts in. */
+export interface FoldRead {
+  own: Deno.KvEntryMaybe<unknown>[];
+  /** `ledgerKeys`' records; null when there are none (a withdrawal takes no places). */
+  ledgers: Deno.KvEntryMaybe<unknown>[] | null;
+  /** The project's request counters, when they were asked for; else null. */
+  counters: Deno.KvEntryMaybe<unknown> | null;
+}
+
+/**
+ * Reads `own`, the ledgers a payout of `kind` and `asset` may count its places in, and the request
+ * counters (`counters`: their key, or null), all at once.
+ */
+export async function readWithFolds(
+  ctx: TxContext,
+  input: {
+    projectId: string;
+    kind: TxKind;
+    asset: string;
+    own: readonly Deno.KvKey[];
+    counters: Deno.KvKey | null;
+  },
+): Promise<FoldRead> {
+  const { own, counters } = input;
+  const ledgers = ledgerKeys(input.projectId, input.kind, input.asset);
+  const read = await getManyAtOnce(ctx.kv, [
+    ...own,
+    ...ledgers,
+    ...(counters ? [counters] : []),
+  ]);
+  const afterLedgers = own.length + ledgers.length;
+  return {
+    own: read.slice(0, own.length),
+    ledgers: ledgers.length ? read.slice(own.length, afterLedgers) : null,
+    counters: counters ? read[afterLedgers]! : null,
+  };
 }
 
 /**
@@ -55,18 +89,7 @@ export async function readAhead(
   const { projectId, to, asset, counters } = input;
   const guess = to && ctx.tx.links.guess(projectId, to);
   if (!guess || asset === null) return null;
-  const windows = windowKeys(projectId, guess);
-  const ledgers = ledgerKeys(projectId, input.kind, asset);
-  const read = await getManyAtOnce(ctx.kv, [
-    ...windows,
-    ...ledgers,
-    ...(counters ? [counters] : []),
-  ]);
-  return {
-    ...guess,
-    asset,
-    windows: read.slice(0, windows.length),
-    ledgers: ledgers.length ? read.slice(windows.length, windows.length + ledgers.length) : null,
-    counters: counters ? read.at(-1)! : null,
-  };
+  const own = windowKeys(projectId, guess);
+  const read = await readWithFolds(ctx, { projectId, kind: input.kind, asset, own, counters });
+  return { ...guess, asset, windows: read.own, ledgers: read.ledgers, counters: read.counters };
 }

@@ -19,11 +19,10 @@ import type { Deadline } from "../rpc/timing.ts";
 import { withDeadline } from "../../../core/deadline.ts";
 import type { Admission, AdmissionFold } from "../../quota/admission.ts";
 import type { TxContext } from "../runtime.ts";
-import { getManyAtOnce } from "../../../kv/get_many.ts";
 import { ulid } from "../../../core/ids.ts";
 import type { AllowanceClaim } from "../allowance/allowance_grant.ts";
 import { countsAgainstLimits, limitNeed } from "../request/limits.ts";
-import { ledgerKeys, type ReadAhead, windowKeys } from "../request/read_ahead.ts";
+import { type ReadAhead, readWithFolds, windowKeys } from "../request/read_ahead.ts";
 import type { RetryProof } from "../follow/retry_proof.ts";
 
 /**
@@ -203,16 +202,15 @@ export async function readReservation(
     }
   }
   const keys = reservationKeys(request);
-  const ownKeys = options.first ? keys.slice(checked.length) : keys;
-  const foldedKeys = [...ledgerKeys(request.project.id, request.kind, request.asset)];
-  const ledgerCount = foldedKeys.length;
-  if (quota) foldedKeys.push(quota);
-  const all = await getManyAtOnce(ctx.kv, [...ownKeys, ...foldedKeys]);
-  const [read, folded] = [all.slice(0, ownKeys.length), all.slice(ownKeys.length)];
+  const { own, ledgers, counters } = await readWithFolds(ctx, {
+    projectId: request.project.id,
+    kind: request.kind,
+    asset: request.asset,
+    own: options.first ? keys.slice(checked.length) : keys,
+    counters: quota,
+  });
   // The commit checks every one of the entries.
-  const entries = options.first ? [...checked, ...read!] : read!;
-  const ledgers = ledgerCount ? folded!.slice(0, ledgerCount) : null;
-  return { entries, ledgers, counters: quota ? folded!.at(-1)! : null };
+  return { entries: options.first ? [...checked, ...own] : own, ledgers, counters };
 }
 
 /** Whether `ahead` was read for the request's recipient, player and asset. */
